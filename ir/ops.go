@@ -1,0 +1,216 @@
+package ir
+
+// Op is an IR operation. Every op's comment shows its printed form. Operands
+// of elementwise ops already have the result's shape (the builder inserts
+// broadcast and splat) and the same dtype (the builder inserts convert);
+// comparisons produce bool.
+type Op uint8
+
+const (
+	OpInvalid Op = iota
+
+	// %v = const {value=1.5} : f32          a scalar constant (int64, float64 or bool value)
+	OpConst
+	// %v = bid {axis=0} : i32               this block's index along grid axis 0..2
+	OpBlockID
+	// %v = num_blocks {axis=0} : i32        the grid's extent along an axis
+	OpNumBlocks
+	// %v = dim %A {axis=1} : i32            an array's extent along an axis, fixed at launch
+	OpDim
+
+	// Binary elementwise, on scalars or tiles of one type.
+	// %v = add %x, %y : tile<128xf32>
+	OpAdd
+	OpSub
+	OpMul
+	// %v = div %x, %y : f32                 true division (floats only; the builder converts ints)
+	OpDiv
+	// %v = floordiv %x, %y : i32            Python's // (rounds toward -inf; floor of the quotient for floats)
+	OpFloorDiv
+	// %v = mod %x, %y : i32                 Python's % (result has the divisor's sign)
+	OpMod
+	// %v = pow %x, %y : f32
+	OpPow
+	// %v = min %x, %y : i32                 also ct.minimum on tiles
+	OpMin
+	// %v = max %x, %y : i32                 also ct.maximum on tiles
+	OpMax
+	// %v = and %x, %y : bool                logical on bool, bitwise on ints
+	OpAnd
+	OpOr
+	OpXor
+	// %v = cmp %x, %y {pred=lt} : bool      pred is eq, ne, lt, le, gt or ge; result dtype bool, operand shape
+	OpCmp
+
+	// Unary elementwise.
+	// %v = neg %x : f32
+	OpNeg
+	// %v = not %x : bool                    logical on bool, bitwise on ints
+	OpNot
+	OpAbs
+	OpExp
+	OpExp2
+	OpLog
+	OpSqrt
+	OpRsqrt
+	OpTanh
+
+	// %v = select %c, %x, %y : tile<64xf32>  ct.where; %c is bool of the same shape (or a bool scalar)
+	OpSelect
+	// %v = convert %x : tile<128x256xf16>   ct.astype: change dtype, keep shape (round to nearest even)
+	OpConvert
+
+	// %v = splat %s : tile<128x256xf32>     a tile filled with a scalar (full, zeros, ones)
+	OpSplat
+	// %v = iota : tile<64xi32>              0, 1, ..., n-1 (ct.arange)
+	OpIota
+	// %v = broadcast %t : tile<128x64xf32>  stretch size-1 dims; operand and result have equal rank
+	OpBroadcast
+	// %v = reshape %t : tile<1x64xf32>      same element count, row-major order
+	OpReshape
+	// %v = permute %t {perm=[1, 0]} : tile<64x128xf16>   result dim i is operand dim perm[i]
+	OpPermute
+	// %v = reduce %t {axis=1, kind=sum} : tile<128xf32>  kind is sum, max, min or argmax (i32 result);
+	// the axis is removed from the shape
+	OpReduce
+	// %v = mma %a, %b, %acc : tile<128x256xf32>  acc + a@b, products and sums in acc's dtype
+	OpMMA
+
+	// %v = load %A[%i, %j] {pad=zero} : tile<128x64xf16>
+	// Reads the tile at tile index (i, j), i.e. elements [i*128, (i+1)*128) x [j*64, ...);
+	// out-of-bounds elements take the padding value (pad: zero, neg_zero, nan, pos_inf, neg_inf).
+	OpLoad
+	// store %A[%i, %j], %t                  writes the tile at tile index (i, j); out-of-bounds parts are dropped
+	OpStore
+
+	// %r0, %r1 = for %lo, %hi, %step, %init0, %init1 : i32, tile<...> { ^(%i: i32, %c0: .., %c1: ..) ... yield %n0, %n1 }
+	// Region 0's parameters are the induction variable and the loop-carried values;
+	// it ends with a yield of the next carried values. Results are the final carried values.
+	OpFor
+	// %r = if %c : tile<...> { ... yield %a } else { ... yield %b }
+	// Two regions without parameters, each ending in a yield of the results.
+	OpIf
+	// yield %a, %b                          ends a for/if region
+	OpYield
+	// return                                ends the kernel body
+	OpReturn
+
+	NumOps
+)
+
+// OpInfo is the one table of per-op facts that the printer, parser, verifier
+// and passes consult.
+type OpInfo struct {
+	Name string
+	// NumArgs is the exact operand count, or -1 when variable.
+	NumArgs int
+	// NumRegions is the number of nested blocks.
+	NumRegions int
+	// Attrs are the attribute keys the op requires.
+	Attrs []string
+	// SideEffect ops are kept even when their results are unused.
+	SideEffect bool
+	// Terminator ops end a block.
+	Terminator bool
+	// Elementwise ops act independently on each element of same-shaped operands.
+	Elementwise bool
+}
+
+var opTable = [NumOps]OpInfo{
+	OpInvalid:   {Name: "invalid"},
+	OpConst:     {Name: "const", NumArgs: 0, Attrs: []string{"value"}},
+	OpBlockID:   {Name: "bid", NumArgs: 0, Attrs: []string{"axis"}},
+	OpNumBlocks: {Name: "num_blocks", NumArgs: 0, Attrs: []string{"axis"}},
+	OpDim:       {Name: "dim", NumArgs: 1, Attrs: []string{"axis"}},
+
+	OpAdd:      {Name: "add", NumArgs: 2, Elementwise: true},
+	OpSub:      {Name: "sub", NumArgs: 2, Elementwise: true},
+	OpMul:      {Name: "mul", NumArgs: 2, Elementwise: true},
+	OpDiv:      {Name: "div", NumArgs: 2, Elementwise: true},
+	OpFloorDiv: {Name: "floordiv", NumArgs: 2, Elementwise: true},
+	OpMod:      {Name: "mod", NumArgs: 2, Elementwise: true},
+	OpPow:      {Name: "pow", NumArgs: 2, Elementwise: true},
+	OpMin:      {Name: "min", NumArgs: 2, Elementwise: true},
+	OpMax:      {Name: "max", NumArgs: 2, Elementwise: true},
+	OpAnd:      {Name: "and", NumArgs: 2, Elementwise: true},
+	OpOr:       {Name: "or", NumArgs: 2, Elementwise: true},
+	OpXor:      {Name: "xor", NumArgs: 2, Elementwise: true},
+	OpCmp:      {Name: "cmp", NumArgs: 2, Attrs: []string{"pred"}, Elementwise: true},
+
+	OpNeg:   {Name: "neg", NumArgs: 1, Elementwise: true},
+	OpNot:   {Name: "not", NumArgs: 1, Elementwise: true},
+	OpAbs:   {Name: "abs", NumArgs: 1, Elementwise: true},
+	OpExp:   {Name: "exp", NumArgs: 1, Elementwise: true},
+	OpExp2:  {Name: "exp2", NumArgs: 1, Elementwise: true},
+	OpLog:   {Name: "log", NumArgs: 1, Elementwise: true},
+	OpSqrt:  {Name: "sqrt", NumArgs: 1, Elementwise: true},
+	OpRsqrt: {Name: "rsqrt", NumArgs: 1, Elementwise: true},
+	OpTanh:  {Name: "tanh", NumArgs: 1, Elementwise: true},
+
+	OpSelect:  {Name: "select", NumArgs: 3, Elementwise: true},
+	OpConvert: {Name: "convert", NumArgs: 1, Elementwise: true},
+
+	OpSplat:     {Name: "splat", NumArgs: 1},
+	OpIota:      {Name: "iota", NumArgs: 0},
+	OpBroadcast: {Name: "broadcast", NumArgs: 1},
+	OpReshape:   {Name: "reshape", NumArgs: 1},
+	OpPermute:   {Name: "permute", NumArgs: 1, Attrs: []string{"perm"}},
+	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []string{"axis", "kind"}},
+	OpMMA:       {Name: "mma", NumArgs: 3},
+
+	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []string{"pad"}},
+	OpStore: {Name: "store", NumArgs: -1, SideEffect: true},
+
+	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},
+	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
+	OpYield:  {Name: "yield", NumArgs: -1, Terminator: true, SideEffect: true},
+	OpReturn: {Name: "return", NumArgs: 0, Terminator: true, SideEffect: true},
+}
+
+// Info returns the op's table entry.
+func (o Op) Info() *OpInfo {
+	if o >= NumOps {
+		return &opTable[OpInvalid]
+	}
+	return &opTable[o]
+}
+
+func (o Op) String() string { return o.Info().Name }
+
+// OpByName maps a printed op name to its Op (OpInvalid if unknown).
+func OpByName(name string) Op {
+	for o := Op(1); o < NumOps; o++ {
+		if opTable[o].Name == name {
+			return o
+		}
+	}
+	return OpInvalid
+}
+
+// Comparison predicates (the "pred" attribute of cmp).
+const (
+	PredEQ = "eq"
+	PredNE = "ne"
+	PredLT = "lt"
+	PredLE = "le"
+	PredGT = "gt"
+	PredGE = "ge"
+)
+
+// Reduction kinds (the "kind" attribute of reduce).
+const (
+	ReduceSum    = "sum"
+	ReduceMax    = "max"
+	ReduceMin    = "min"
+	ReduceArgmax = "argmax"
+	ReduceArgmin = "argmin"
+)
+
+// Padding modes (the "pad" attribute of load), as in cuTile's ct.PaddingMode.
+const (
+	PadZero    = "zero"
+	PadNegZero = "neg_zero"
+	PadNaN     = "nan"
+	PadPosInf  = "pos_inf"
+	PadNegInf  = "neg_inf"
+)

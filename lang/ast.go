@@ -1,0 +1,257 @@
+package lang
+
+// This file defines the abstract syntax tree that the parser produces and the
+// IR builder consumes. It is the contract between the two: the participle
+// grammar structs (grammar.go) are converted into these nodes, so the grammar
+// can change shape without touching the builder.
+
+// Pos is a position in a source file. Line and Col are 1-based; Col counts
+// bytes. Offset is the 0-based byte offset.
+type Pos struct {
+	File   string
+	Line   int
+	Col    int
+	Offset int
+}
+
+// IsValid reports whether the position was set.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Node is implemented by every AST node.
+type Node interface {
+	Position() Pos
+}
+
+// File is one parsed source file.
+type File struct {
+	Src     *Source
+	Imports []*Import
+	Funcs   []*FuncDef
+}
+
+// Import is `import cuda.tile as ct` or `import tile as ct`.
+type Import struct {
+	Pos   Pos
+	Path  string // dotted, e.g. "cuda.tile"
+	Alias string // "" when there is no `as`
+}
+
+// FuncDef is a `def`, with its decorators. A kernel is a FuncDef with a
+// `@ct.kernel` or `@ct.kernel(...)` decorator; every other def is a helper.
+type FuncDef struct {
+	Pos        Pos // of the `def` keyword
+	NamePos    Pos
+	Name       string
+	Decorators []Expr // each an Attr/Name or a Call
+	Params     []*Param
+	Body       []Stmt
+}
+
+// Param is one parameter: `A: ct.Array[T, (M, K)]`, `tm: ct.Constant[int] = 128`, `x`.
+type Param struct {
+	Pos     Pos
+	Name    string
+	Annot   Expr // nil when absent
+	Default Expr // nil when absent
+}
+
+// Stmt is a statement.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// AssignStmt is `a = e` or `a, b = e` (Targets has several entries for
+// unpacking; each target is a *Name, or a *Tuple of names for nesting).
+type AssignStmt struct {
+	Pos     Pos
+	Targets []Expr
+	Value   Expr
+}
+
+// AugAssignStmt is `a += e` (Op is the binary operator without '=').
+type AugAssignStmt struct {
+	Pos    Pos
+	Target Expr
+	Op     string // "+", "-", "*", "/", "//", "%", "**", "@"
+	Value  Expr
+}
+
+// ExprStmt is an expression evaluated for its effect, e.g. `ct.store(...)`.
+type ExprStmt struct {
+	Pos Pos
+	X   Expr
+}
+
+// ForStmt is `for i in range(...):` (Iter is the call expression; the
+// builder checks that it is range). Target is a *Name.
+type ForStmt struct {
+	Pos    Pos
+	Target Expr
+	Iter   Expr
+	Body   []Stmt
+}
+
+// IfStmt is `if cond: ... elif ...: ... else: ...`; an elif is an IfStmt
+// as the only statement of Else.
+type IfStmt struct {
+	Pos  Pos
+	Cond Expr
+	Then []Stmt
+	Else []Stmt // nil when absent
+}
+
+// ReturnStmt is `return`, `return e` or `return a, b` (Value is a *Tuple).
+type ReturnStmt struct {
+	Pos   Pos
+	Value Expr // nil for a bare return
+}
+
+// PassStmt is `pass`.
+type PassStmt struct{ Pos Pos }
+
+func (s *AssignStmt) Position() Pos    { return s.Pos }
+func (s *AugAssignStmt) Position() Pos { return s.Pos }
+func (s *ExprStmt) Position() Pos      { return s.Pos }
+func (s *ForStmt) Position() Pos       { return s.Pos }
+func (s *IfStmt) Position() Pos        { return s.Pos }
+func (s *ReturnStmt) Position() Pos    { return s.Pos }
+func (s *PassStmt) Position() Pos      { return s.Pos }
+func (*AssignStmt) stmt()              {}
+func (*AugAssignStmt) stmt()           {}
+func (*ExprStmt) stmt()                {}
+func (*ForStmt) stmt()                 {}
+func (*IfStmt) stmt()                  {}
+func (*ReturnStmt) stmt()              {}
+func (*PassStmt) stmt()                {}
+
+// Expr is an expression.
+type Expr interface {
+	Node
+	expr()
+}
+
+// Name is an identifier.
+type Name struct {
+	Pos  Pos
+	Name string
+}
+
+// Attr is `X.Name`, e.g. `ct.float16`, `A.dtype`, `ct.PaddingMode.ZERO`.
+type Attr struct {
+	Pos     Pos // of X's start
+	X       Expr
+	Name    string
+	NamePos Pos
+}
+
+// Subscript is `X[Index]`; `X[a, b]` has a *Tuple index.
+type Subscript struct {
+	Pos   Pos
+	X     Expr
+	Index Expr
+}
+
+// Call is `Fun(Args..., Kwargs...)`.
+type Call struct {
+	Pos    Pos
+	Fun    Expr
+	Args   []Expr
+	Kwargs []*Keyword
+}
+
+// Keyword is `name=value` in a call.
+type Keyword struct {
+	Pos   Pos
+	Name  string
+	Value Expr
+}
+
+// Tuple is `(a, b)` or a bare `a, b` where allowed. A parenthesised single
+// expression is not a tuple; `(a,)` is.
+type Tuple struct {
+	Pos   Pos
+	Elems []Expr
+}
+
+// IntLit is an integer literal (decimal, hex 0x, binary 0b, octal 0o, `_`
+// separators allowed).
+type IntLit struct {
+	Pos   Pos
+	Value int64
+	Text  string
+}
+
+// FloatLit is a floating-point literal, including `inf`-free forms like 1e-5, 1., .5.
+type FloatLit struct {
+	Pos   Pos
+	Value float64
+	Text  string
+}
+
+// BoolLit is True or False.
+type BoolLit struct {
+	Pos   Pos
+	Value bool
+}
+
+// NoneLit is None.
+type NoneLit struct{ Pos Pos }
+
+// StringLit is a string literal (single or double quotes), kept for
+// messages in static_assert.
+type StringLit struct {
+	Pos   Pos
+	Value string
+}
+
+// BinaryExpr is `X Op Y`. Op is one of + - * / // % ** @ & | ^ << >>
+// == != < <= > >= and or.
+type BinaryExpr struct {
+	Pos   Pos // of X's start
+	OpPos Pos
+	Op    string
+	X, Y  Expr
+}
+
+// UnaryExpr is `Op X`; Op is "-", "+", "~" or "not".
+type UnaryExpr struct {
+	Pos Pos
+	Op  string
+	X   Expr
+}
+
+// CondExpr is `X if Cond else Y`.
+type CondExpr struct {
+	Pos  Pos
+	Cond Expr
+	X, Y Expr
+}
+
+func (e *Name) Position() Pos       { return e.Pos }
+func (e *Attr) Position() Pos       { return e.Pos }
+func (e *Subscript) Position() Pos  { return e.Pos }
+func (e *Call) Position() Pos       { return e.Pos }
+func (e *Keyword) Position() Pos    { return e.Pos }
+func (e *Tuple) Position() Pos      { return e.Pos }
+func (e *IntLit) Position() Pos     { return e.Pos }
+func (e *FloatLit) Position() Pos   { return e.Pos }
+func (e *BoolLit) Position() Pos    { return e.Pos }
+func (e *NoneLit) Position() Pos    { return e.Pos }
+func (e *StringLit) Position() Pos  { return e.Pos }
+func (e *BinaryExpr) Position() Pos { return e.Pos }
+func (e *UnaryExpr) Position() Pos  { return e.Pos }
+func (e *CondExpr) Position() Pos   { return e.Pos }
+func (*Name) expr()                 {}
+func (*Attr) expr()                 {}
+func (*Subscript) expr()            {}
+func (*Call) expr()                 {}
+func (*Tuple) expr()                {}
+func (*IntLit) expr()               {}
+func (*FloatLit) expr()             {}
+func (*BoolLit) expr()              {}
+func (*NoneLit) expr()              {}
+func (*StringLit) expr()            {}
+func (*BinaryExpr) expr()           {}
+func (*UnaryExpr) expr()            {}
+func (*CondExpr) expr()             {}
