@@ -7,6 +7,7 @@ require (
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.1.1 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	gorgonia.org/cu v0.9.6 // indirect
 )

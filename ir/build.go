@@ -1,0 +1,703 @@
+package ir
+
+// This file is the entry of the AST -> IR builder: Build, the module-level
+// names (imports, helpers, kernels), a kernel's parameters and constants,
+// and the emission helpers that the other build_*.go files share.
+//
+// The builder walks the AST once per kernel, inlining helpers at each call.
+// Names are bound per function, as in Python; compile-time values are folded
+// and only become IR values (consts) when they meet run-time values. Every
+// user mistake is reported through errorf and the builder continues with a
+// poison value, so one file reports all its errors.
+
+import (
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// BuildOptions selects what Build builds.
+type BuildOptions struct {
+	// Kernel is the kernel to build; "" builds every kernel of the file.
+	Kernel string
+	// Consts overrides constant parameters: name -> raw value, as given by
+	// `-D name=value` (ints, floats, True/False, dtype names such as float16 or f16).
+	Consts map[string]string
+}
+
+// Limits that keep the builder's work bounded on any input.
+const (
+	maxTileElems   = 1 << 24 // elements of one tile
+	maxInlineDepth = 64      // nested helper calls
+	maxInlineCalls = 10000   // helper calls inlined into one kernel
+	maxInstrs      = 1 << 18 // instructions of one kernel
+)
+
+// Build turns the kernels of a parsed file into IR. The error, when not
+// nil, is a sorted lang.ErrorList holding every error found.
+func Build(file *lang.File, opts BuildOptions) (*Module, error) {
+	b := &builder{file: file, src: file.Src, opts: opts}
+	if b.src == nil {
+		b.src = &lang.Source{}
+	}
+	b.collectModule()
+	var kernels []*lang.FuncDef
+	for _, def := range b.order {
+		if b.kernels[def] && (opts.Kernel == "" || def.Name == opts.Kernel) {
+			kernels = append(kernels, def)
+		}
+	}
+	if opts.Kernel != "" && len(kernels) == 0 {
+		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
+	}
+	b.checkConstNames(kernels)
+	m := &Module{}
+	for _, def := range kernels {
+		if f := b.buildKernel(def); f != nil {
+			m.Funcs = append(m.Funcs, f)
+		}
+	}
+	b.errs.Sort()
+	if len(b.errs) > 0 {
+		return nil, b.errs
+	}
+	return m, nil
+}
+
+// builder holds the state of one Build call.
+type builder struct {
+	file *lang.File
+	src  *lang.Source
+	opts BuildOptions
+	errs lang.ErrorList
+
+	// Module level.
+	globals map[string]value // helpers, kernels, import names
+	order   []*lang.FuncDef  // defs in source order, redefinitions dropped
+	kernels map[*lang.FuncDef]bool
+
+	// Per kernel.
+	f         *Func
+	kernel    *lang.FuncDef
+	arrays    map[string]*arrayVal // symbol -> first array declaring it
+	symAxis   map[string]int       // symbol -> its axis in that array
+	dims      map[string]*Value    // symbol -> emitted dim
+	dimInsert int                  // next insertion index of dims at the top of the body
+	cur       *Block
+	consts    map[*Block]map[constKey]*Value
+	fn        *funcCtx
+	stack     []string // helpers being inlined, outermost first
+	inlined   int
+	ninstrs   int
+	aborted   bool // a limit was hit: stop building the kernel
+}
+
+type constKey struct {
+	dt  DType
+	val any
+}
+
+// funcCtx is the scope of one function activation (the kernel or an
+// inlined helper call).
+type funcCtx struct {
+	def      *lang.FuncDef
+	scope    map[string]binding
+	locals   map[string]bool // names assigned anywhere in the body (Python's local rule)
+	isKernel bool
+	ret      value
+	hasRet   bool
+}
+
+// binding is a name's value and where it was last assigned.
+type binding struct {
+	val value
+	pos lang.Pos
+}
+
+// errorf reports a user error at pos.
+func (b *builder) errorf(pos lang.Pos, format string, args ...any) {
+	b.errs.Add(b.src.Errorf(pos, format, args...))
+}
+
+// fail reports an error and returns poison, for use in expression code.
+func (b *builder) fail(pos lang.Pos, format string, args ...any) value {
+	b.errorf(pos, format, args...)
+	return poison{}
+}
+
+// collectModule binds the import names and the defs, reporting redefinitions.
+func (b *builder) collectModule() {
+	b.globals = map[string]value{}
+	b.kernels = map[*lang.FuncDef]bool{}
+	imported := false
+	for _, imp := range b.file.Imports {
+		switch imp.Path {
+		case "cuda.tile", "tile":
+			imported = true
+			if imp.Alias != "" {
+				b.globals[imp.Alias] = nsTile
+			} else if imp.Path == "tile" {
+				b.globals["tile"] = nsTile
+			} else {
+				b.globals["cuda"] = nsCuda
+			}
+		default:
+			b.errorf(imp.Pos, "cannot import %s: only cuda.tile (or tile) can be imported", imp.Path)
+		}
+	}
+	if !imported {
+		b.globals["ct"] = nsTile
+	}
+	seen := map[string]*lang.FuncDef{}
+	for _, def := range b.file.Funcs {
+		kernel := false
+		for _, d := range def.Decorators {
+			if b.isKernelDecorator(d) {
+				kernel = true
+			} else {
+				b.errorf(d.Position(), "unknown decorator: only @ct.kernel is supported")
+			}
+		}
+		if prev, ok := seen[def.Name]; ok {
+			kind := "helper"
+			if b.kernels[prev] {
+				kind = "kernel"
+			}
+			b.errorf(def.NamePos, "%s %s is already defined at %s", kind, def.Name, prev.NamePos)
+			continue
+		}
+		if _, ok := b.globals[def.Name]; ok || pyBuiltins[def.Name] {
+			b.errorf(def.NamePos, "cannot define %s: it is a builtin name", def.Name)
+			continue
+		}
+		seen[def.Name] = def
+		b.order = append(b.order, def)
+		b.kernels[def] = kernel
+		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
+	}
+}
+
+// isKernelDecorator reports whether d is `@ct.kernel` or `@ct.kernel(...)`.
+func (b *builder) isKernelDecorator(d lang.Expr) bool {
+	if c, ok := d.(*lang.Call); ok {
+		d = c.Fun
+	}
+	return b.moduleAttr(d) == "kernel"
+}
+
+// moduleAttr returns name when e is `ct.name` (or `cuda.tile.name`) at
+// module scope, "" otherwise. It reports nothing.
+func (b *builder) moduleAttr(e lang.Expr) string {
+	a, ok := e.(*lang.Attr)
+	if !ok {
+		return ""
+	}
+	switch x := a.X.(type) {
+	case *lang.Name:
+		if b.globals[x.Name] == nsTile {
+			return a.Name
+		}
+	case *lang.Attr:
+		if n, ok := x.X.(*lang.Name); ok && x.Name == "tile" && b.globals[n.Name] == nsCuda {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+// checkConstNames reports -D names that are not constants of the kernels
+// being built. When building every kernel, a name is fine if any kernel has it.
+func (b *builder) checkConstNames(kernels []*lang.FuncDef) {
+	if len(b.opts.Consts) == 0 || len(kernels) == 0 {
+		return
+	}
+	names := make([]string, 0, len(b.opts.Consts))
+	for name := range b.opts.Consts {
+		names = append(names, name)
+	}
+	sortStrings(names)
+	for _, name := range names {
+		found := false
+		for _, def := range kernels {
+			if b.constParam(def, name) {
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		for _, def := range kernels {
+			b.errorf(def.NamePos, "-D %s: kernel %s has no constant parameter %s", name, def.Name, name)
+		}
+	}
+}
+
+// constParam reports whether def declares name as a ct.Constant parameter.
+func (b *builder) constParam(def *lang.FuncDef, name string) bool {
+	for _, p := range def.Params {
+		if p.Name == name {
+			if s, ok := p.Annot.(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// buildKernel builds one kernel; it returns nil when the kernel has errors.
+func (b *builder) buildKernel(def *lang.FuncDef) (f *Func) {
+	nerrs := len(b.errs)
+	defer func() {
+		if r := recover(); r != nil {
+			b.errorf(def.NamePos, "internal compiler error in kernel %s: %v\n%s", def.Name, r, debug.Stack())
+			f = nil
+		}
+	}()
+	b.f = NewFunc(def.Name)
+	b.f.Pos = def.NamePos
+	b.kernel = def
+	b.arrays = map[string]*arrayVal{}
+	b.symAxis = map[string]int{}
+	b.dims = map[string]*Value{}
+	b.dimInsert = 0
+	b.cur = b.f.Body
+	b.consts = map[*Block]map[constKey]*Value{}
+	b.stack = nil
+	b.inlined = 0
+	b.ninstrs = 0
+	b.aborted = false
+	b.fn = &funcCtx{def: def, scope: map[string]binding{}, isKernel: true}
+
+	b.kernelParams(def)
+	b.kernelGrid(def)
+	b.fn.locals = assignedSet(def.Body)
+	b.stmts(def.Body, nil, true)
+	b.f.Body.Append(&Instr{Op: OpReturn, Pos: def.Pos})
+	if len(b.errs) > nerrs {
+		return nil
+	}
+	b.f.Renumber()
+	if err := Verify(b.f); err != nil {
+		b.errorf(def.NamePos, "internal compiler error: kernel %s fails verification: %v", def.Name, err)
+		return nil
+	}
+	return b.f
+}
+
+// kernelParams binds the kernel's constants, arrays, scalars and dim symbols.
+func (b *builder) kernelParams(def *lang.FuncDef) {
+	seen := map[string]bool{}
+	type arrayParam struct {
+		p   *lang.Param
+		sub *lang.Subscript
+	}
+	var arrays []any // *lang.Param for scalars, arrayParam for arrays, in order
+	// Constants first: array annotations refer to them (ct.Array[T, ...]).
+	for _, p := range def.Params {
+		if seen[p.Name] {
+			b.errorf(p.Pos, "duplicate parameter %s", p.Name)
+			continue
+		}
+		seen[p.Name] = true
+		if b.reservedName(p.Name) {
+			b.errorf(p.Pos, "cannot use %s as a parameter name: it is a builtin", p.Name)
+			continue
+		}
+		if p.Annot == nil {
+			b.errorf(p.Pos, "kernel parameter %s needs a type annotation (ct.Array[...], ct.Constant[...] or a scalar type)", p.Name)
+			b.bind(p.Name, poison{}, p.Pos)
+			continue
+		}
+		if s, ok := p.Annot.(*lang.Subscript); ok {
+			switch b.moduleAttr(s.X) {
+			case "Constant":
+				b.constantParam(def, p, s)
+				continue
+			case "Array":
+				arrays = append(arrays, arrayParam{p, s})
+				continue
+			}
+		}
+		arrays = append(arrays, p)
+	}
+	// Then arrays and scalars, in declaration order.
+	for _, a := range arrays {
+		switch a := a.(type) {
+		case arrayParam:
+			b.arrayParam(a.p, a.sub)
+		case *lang.Param:
+			b.scalarParam(a)
+		}
+	}
+}
+
+// reservedName reports whether name may not be bound by user code: the
+// tile module's name, the cuda package, or a Python builtin.
+func (b *builder) reservedName(name string) bool {
+	if _, ok := b.globals[name].(nsVal); ok {
+		return true
+	}
+	return pyBuiltins[name]
+}
+
+// constantParam binds `name: ct.Constant[kind] = default`, applying -D.
+func (b *builder) constantParam(def *lang.FuncDef, p *lang.Param, s *lang.Subscript) {
+	kind := ""
+	switch k := s.Index.(type) {
+	case *lang.Name:
+		if k.Name == "int" || k.Name == "float" || k.Name == "bool" {
+			kind = k.Name
+		}
+	case *lang.Attr:
+		if b.moduleAttr(k) == "DType" {
+			kind = "dtype"
+		}
+	}
+	if kind == "" {
+		b.errorf(s.Index.Position(), "ct.Constant takes int, float, bool or ct.DType")
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	var v value
+	if raw, ok := b.opts.Consts[p.Name]; ok {
+		var good bool
+		v, good = parseConstValue(kind, raw)
+		if !good {
+			what := map[string]string{"int": "an int", "float": "a float", "bool": "a bool (True or False)", "dtype": "a dtype (e.g. float16 or f16)"}[kind]
+			b.errorf(p.Pos, "-D %s=%s: not %s", p.Name, raw, what)
+			v = poison{}
+		}
+	} else if p.Default != nil {
+		v = b.expr(p.Default)
+		if !isPoison(v) {
+			cv, ok := coerceConst(kind, v)
+			if !ok {
+				b.errorf(p.Default.Position(), "default of constant %s must be %s, got %s", p.Name, kindArticle(kind), describe(v))
+				cv = poison{}
+			}
+			v = cv
+		}
+	} else {
+		b.errorf(p.Pos, "constant %s of kernel %s has no default: give it with -D %s=...", p.Name, def.Name, p.Name)
+		v = poison{}
+	}
+	b.bind(p.Name, v, p.Pos)
+	if !isPoison(v) {
+		b.f.Consts = append(b.f.Consts, Const{Name: p.Name, Value: v})
+	}
+}
+
+func kindArticle(kind string) string {
+	if kind == "int" {
+		return "an int"
+	}
+	return "a " + kind
+}
+
+// parseConstValue reads a -D value of the given kind.
+func parseConstValue(kind, raw string) (value, bool) {
+	s := strings.TrimSpace(raw)
+	switch kind {
+	case "int":
+		v, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+		return v, err == nil
+	case "float":
+		v, err := strconv.ParseFloat(s, 64)
+		return v, err == nil
+	case "bool":
+		switch s {
+		case "True", "true", "1":
+			return true, true
+		case "False", "false", "0":
+			return false, true
+		}
+	case "dtype":
+		d, ok := parseDTypeName(s)
+		return d, ok
+	}
+	return nil, false
+}
+
+// coerceConst checks a default value against the declared constant kind.
+func coerceConst(kind string, v value) (value, bool) {
+	switch kind {
+	case "int":
+		x, ok := v.(int64)
+		return x, ok
+	case "float":
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case int64:
+			return float64(x), true
+		}
+	case "bool":
+		x, ok := v.(bool)
+		return x, ok
+	case "dtype":
+		x, ok := v.(DType)
+		return x, ok
+	}
+	return v, false
+}
+
+// arrayParam binds `A: ct.Array[dtype, (d0, d1, ...)]`.
+func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
+	idx, ok := s.Index.(*lang.Tuple)
+	if !ok || len(idx.Elems) != 2 {
+		b.errorf(s.Index.Position(), "ct.Array takes a dtype and a shape: ct.Array[ct.float16, (M, K)]")
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	dtv := b.expr(idx.Elems[0])
+	dt, isDT := dtv.(DType)
+	if !isDT {
+		if !isPoison(dtv) {
+			b.errorf(idx.Elems[0].Position(), "ct.Array's dtype must be a dtype such as ct.float16, got %s", describe(dtv))
+		}
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	var dimExprs []lang.Expr
+	if t, ok := idx.Elems[1].(*lang.Tuple); ok {
+		dimExprs = t.Elems
+	} else {
+		dimExprs = []lang.Expr{idx.Elems[1]}
+	}
+	if len(dimExprs) == 0 {
+		b.errorf(idx.Elems[1].Position(), "array %s needs at least one dimension", p.Name)
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	dims := make([]Dim, len(dimExprs))
+	bad := false
+	for i, de := range dimExprs {
+		switch de := de.(type) {
+		case *lang.IntLit:
+			if de.Value <= 0 {
+				b.errorf(de.Pos, "array dimension must be positive, got %d", de.Value)
+				bad = true
+			}
+			dims[i] = Dim{Size: de.Value}
+		case *lang.Name:
+			if bd, ok := b.fn.scope[de.Name]; ok {
+				switch v := bd.val.(type) {
+				case int64:
+					if v <= 0 {
+						b.errorf(de.Pos, "array dimension must be positive, got %s = %d", de.Name, v)
+						bad = true
+					}
+					dims[i] = Dim{Size: v}
+					continue
+				case dimSym:
+					dims[i] = Dim{Sym: de.Name}
+					continue
+				case poison:
+					bad = true
+					continue
+				}
+				b.errorf(de.Pos, "array dimension %s is already a parameter of kernel %s", de.Name, b.kernel.Name)
+				bad = true
+				continue
+			}
+			if b.reservedName(de.Name) {
+				b.errorf(de.Pos, "cannot use %s as a dimension name: it is a builtin", de.Name)
+				bad = true
+				continue
+			}
+			if b.paramNamed(de.Name) {
+				b.errorf(de.Pos, "array dimension %s is already a parameter of kernel %s", de.Name, b.kernel.Name)
+				bad = true
+				continue
+			}
+			dims[i] = Dim{Sym: de.Name}
+		default:
+			b.errorf(de.Position(), "array dimension must be a name or an int literal")
+			bad = true
+		}
+	}
+	if bad {
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	prm := b.f.AddParam(p.Name, ArrayOf(dt, len(dims)), dims)
+	av := &arrayVal{name: p.Name, p: prm}
+	b.bind(p.Name, av, p.Pos)
+	for axis, d := range dims {
+		if d.Sym == "" {
+			continue
+		}
+		if _, ok := b.arrays[d.Sym]; !ok {
+			b.arrays[d.Sym] = av
+			b.symAxis[d.Sym] = axis
+			b.bind(d.Sym, dimSym{d.Sym}, p.Pos)
+		}
+	}
+}
+
+// paramNamed reports whether the kernel has a parameter called name.
+func (b *builder) paramNamed(name string) bool {
+	for _, p := range b.kernel.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// scalarParam binds a run-time scalar parameter: `x: float`, `n: int`,
+// `flag: bool`, `x: ct.Scalar[ct.float32]` or `x: ct.float32`.
+func (b *builder) scalarParam(p *lang.Param) {
+	var dt DType
+	switch a := p.Annot.(type) {
+	case *lang.Name:
+		dt = map[string]DType{"int": I32, "float": F32, "bool": Bool}[a.Name]
+	case *lang.Subscript:
+		if b.moduleAttr(a.X) == "Scalar" {
+			v := b.expr(a.Index)
+			if isPoison(v) {
+				b.bind(p.Name, poison{}, p.Pos)
+				return
+			}
+			dt, _ = v.(DType)
+		}
+	case *lang.Attr:
+		dt = ctDTypes[b.moduleAttr(a)]
+	}
+	if dt == InvalidDType {
+		b.errorf(p.Annot.Position(), "unknown parameter type: use ct.Array[...], ct.Constant[...], ct.Scalar[dtype], int, float or bool")
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	if p.Default != nil {
+		b.errorf(p.Default.Position(), "only constant parameters may have defaults")
+	}
+	prm := b.f.AddParam(p.Name, ScalarOf(dt), nil)
+	b.bind(p.Name, prm.Value, p.Pos)
+}
+
+// bind assigns a name in the current function's scope.
+func (b *builder) bind(name string, v value, pos lang.Pos) {
+	b.fn.scope[name] = binding{val: v, pos: pos}
+}
+
+// dimValue returns the dim instruction of a symbolic dimension, emitting it
+// at the top of the kernel body on first use.
+func (b *builder) dimValue(sym string, pos lang.Pos) *Value {
+	if v, ok := b.dims[sym]; ok {
+		return v
+	}
+	av := b.arrays[sym]
+	in := b.f.NewInstr(OpDim, []*Value{av.p.Value}, ScalarOf(I32))
+	in.Attrs.Set("axis", b.symAxis[sym])
+	in.Pos = pos
+	in.Block = b.f.Body
+	body := b.f.Body
+	body.Instrs = append(body.Instrs, nil)
+	copy(body.Instrs[b.dimInsert+1:], body.Instrs[b.dimInsert:])
+	body.Instrs[b.dimInsert] = in
+	b.dimInsert++
+	b.dims[sym] = in.Result()
+	return in.Result()
+}
+
+// arrayDim returns an array's extent along axis: an int64 for a literal
+// dimension, a *Value for a symbolic one.
+func (b *builder) arrayDim(a *arrayVal, axis int, pos lang.Pos) value {
+	d := a.p.Dims[axis]
+	if d.Sym == "" {
+		return d.Size
+	}
+	if b.arrays[d.Sym] == a && b.symAxis[d.Sym] == axis {
+		return b.dimValue(d.Sym, pos)
+	}
+	// A later array repeating a symbol: the launch checks that they agree.
+	return b.dimValue(d.Sym, pos)
+}
+
+// emit appends an instruction with one result of type t to the current block.
+func (b *builder) emit(pos lang.Pos, op Op, t Type, args ...*Value) *Value {
+	return b.emitAttrs(pos, op, t, nil, args...)
+}
+
+// emitAttrs is emit with attributes.
+func (b *builder) emitAttrs(pos lang.Pos, op Op, t Type, attrs Attrs, args ...*Value) *Value {
+	var in *Instr
+	if t == nil {
+		in = b.f.NewInstr(op, args)
+	} else {
+		in = b.f.NewInstr(op, args, t)
+	}
+	in.Attrs = attrs
+	in.Pos = pos
+	b.append(in)
+	if t == nil {
+		return nil
+	}
+	return in.Result()
+}
+
+// append adds in to the current block, enforcing the instruction budget.
+func (b *builder) append(in *Instr) {
+	b.ninstrs++
+	if b.ninstrs == maxInstrs {
+		b.errorf(in.Pos, "kernel %s is too large (more than %d instructions)", b.kernel.Name, maxInstrs)
+		b.aborted = true
+	}
+	b.cur.Append(in)
+}
+
+// constant returns a scalar const of dtype dt holding the compile-time
+// number v, reusing an earlier one visible from the current block.
+func (b *builder) constant(pos lang.Pos, v value, dt DType) *Value {
+	var val any
+	switch {
+	case dt == Bool:
+		t, _ := truthy(v)
+		val = t
+	case dt.IsInt():
+		val = toInt(v)
+		if dt == I32 {
+			val = int64(int32(toInt(v)))
+		}
+	default:
+		val = toFloat(v)
+		if f := val.(float64); math.IsNaN(f) {
+			val = math.NaN()
+		}
+	}
+	key := constKey{dt, val}
+	if f, ok := val.(float64); ok && math.IsNaN(f) {
+		key.val = "nan"
+	}
+	for blk := b.cur; blk != nil; {
+		if v, ok := b.consts[blk][key]; ok {
+			return v
+		}
+		if blk.Parent == nil {
+			break
+		}
+		blk = blk.Parent.Block
+	}
+	var attrs Attrs
+	attrs.Set("value", val)
+	r := b.emitAttrs(pos, OpConst, ScalarOf(dt), attrs)
+	m := b.consts[b.cur]
+	if m == nil {
+		m = map[constKey]*Value{}
+		b.consts[b.cur] = m
+	}
+	m[key] = r
+	return r
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

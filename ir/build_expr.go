@@ -1,0 +1,675 @@
+package ir
+
+// Expressions: names, attributes, subscripts, operators, and the dtype
+// promotion and broadcasting that bring operands of elementwise ops to one
+// type. Compile-time operands fold; run-time ones emit instructions.
+
+import (
+	"strings"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// pyBuiltins are the Python builtins the language provides.
+var pyBuiltins = map[string]bool{
+	"range": true, "min": true, "max": true, "abs": true,
+	"int": true, "float": true, "bool": true, "len": true,
+}
+
+// expr evaluates an expression.
+func (b *builder) expr(e lang.Expr) value {
+	switch e := e.(type) {
+	case *lang.IntLit:
+		return e.Value
+	case *lang.FloatLit:
+		return e.Value
+	case *lang.BoolLit:
+		return e.Value
+	case *lang.NoneLit:
+		return noneVal{}
+	case *lang.StringLit:
+		return e.Value
+	case *lang.Name:
+		return b.lookup(e.Name, e.Pos)
+	case *lang.Attr:
+		return b.attrOf(b.expr(e.X), e)
+	case *lang.Subscript:
+		return b.subscript(e)
+	case *lang.Tuple:
+		t := make(tuple, len(e.Elems))
+		for i, x := range e.Elems {
+			t[i] = b.expr(x)
+		}
+		return t
+	case *lang.BinaryExpr:
+		if e.Op == "and" || e.Op == "or" {
+			return b.logical(e)
+		}
+		x := b.expr(e.X)
+		y := b.expr(e.Y)
+		return b.binop(e.OpPos, e.Op, x, y)
+	case *lang.UnaryExpr:
+		return b.unop(e.Pos, e.Op, b.expr(e.X))
+	case *lang.CondExpr:
+		return b.condExpr(e)
+	case *lang.Call:
+		return b.call(e)
+	case nil:
+		return poison{}
+	}
+	return b.fail(e.Position(), "unsupported expression")
+}
+
+// lookup resolves a name: the function's scope, then the module, then the
+// Python builtins.
+func (b *builder) lookup(name string, pos lang.Pos) value {
+	if bd, ok := b.fn.scope[name]; ok {
+		switch v := bd.val.(type) {
+		case undefVal:
+			return b.fail(pos, "%s", v.msg)
+		case dimSym:
+			return b.dimValue(v.name, pos)
+		}
+		return bd.val
+	}
+	if b.fn.locals[name] {
+		return b.fail(pos, "variable %s is used before it is assigned", name)
+	}
+	if v, ok := b.globals[name]; ok {
+		return v
+	}
+	if pyBuiltins[name] {
+		return builtinVal{name: name, py: true}
+	}
+	return b.fail(pos, "name %s is not defined", name)
+}
+
+// exprText renders a name or dotted attribute for messages ("ct.foo").
+func exprText(e lang.Expr) string {
+	switch e := e.(type) {
+	case *lang.Name:
+		return e.Name
+	case *lang.Attr:
+		return exprText(e.X) + "." + e.Name
+	case *lang.Call:
+		return exprText(e.Fun) + "(...)"
+	case *lang.Subscript:
+		return exprText(e.X) + "[...]"
+	}
+	return "expression"
+}
+
+// attrOf evaluates `x.name` where x is the already evaluated e.X.
+func (b *builder) attrOf(x value, e *lang.Attr) value {
+	switch x := x.(type) {
+	case poison:
+		return x
+	case nsVal:
+		return b.nsAttr(x, e)
+	case *arrayVal:
+		switch e.Name {
+		case "dtype":
+			return x.dtype()
+		case "ndim":
+			return int64(x.rank())
+		case "shape":
+			t := make(tuple, x.rank())
+			for i := range t {
+				t[i] = b.arrayDim(x, i, e.NamePos)
+			}
+			return t
+		}
+		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, dtype and ndim)", x.name, e.Name)
+	case *Value:
+		switch e.Name {
+		case "dtype":
+			return x.Type.Elem()
+		case "shape":
+			sh, _ := valueShape(x.Type)
+			t := make(tuple, len(sh))
+			for i, d := range sh {
+				t[i] = int64(d)
+			}
+			return t
+		case "ndim":
+			sh, _ := valueShape(x.Type)
+			return int64(len(sh))
+		case "T":
+			t, ok := x.Type.(*Tile)
+			if !ok || t.Rank() != 2 {
+				return b.fail(e.NamePos, ".T needs a 2-D tile, got %s", x.Type)
+			}
+			return b.permute(e.NamePos, x, []int{1, 0})
+		}
+		return b.fail(e.NamePos, "%s has no attribute %s (it has shape, dtype, ndim and T)", x.Type, e.Name)
+	case tuple:
+		return b.fail(e.NamePos, "tuple has no attribute %s", e.Name)
+	}
+	return b.fail(e.NamePos, "%s has no attribute %s", describe(x), e.Name)
+}
+
+// nsAttr resolves an attribute of a namespace: ct.float16, ct.load,
+// ct.PaddingMode.ZERO, cuda.tile.
+func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
+	switch ns {
+	case nsTile:
+		if d, ok := ctDTypes[e.Name]; ok {
+			return d
+		}
+		if _, ok := ctBuiltins[e.Name]; ok {
+			return builtinVal{name: e.Name}
+		}
+		switch e.Name {
+		case "PaddingMode":
+			return nsPaddingMode
+		case "Array", "Constant", "Scalar", "DType", "kernel":
+			return nsVal(e.Name)
+		}
+		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
+	case nsCuda:
+		if e.Name == "tile" {
+			return nsTile
+		}
+		return b.fail(e.NamePos, "cuda has no module %s (only cuda.tile)", e.Name)
+	case nsPaddingMode:
+		if _, ok := padModes[e.Name]; ok {
+			return padMode(e.Name)
+		}
+		return b.fail(e.NamePos, "ct.PaddingMode has no member %s (it has ZERO, NEG_ZERO, NAN, POS_INF, NEG_INF, UNDETERMINED)", e.Name)
+	}
+	return b.fail(e.NamePos, "ct.%s has no attribute %s", string(ns), e.Name)
+}
+
+// subscript evaluates `x[i]`: tuple indexing, and `A.shape[i]`, which
+// fetches only the one extent.
+func (b *builder) subscript(e *lang.Subscript) value {
+	var x value
+	if a, ok := e.X.(*lang.Attr); ok && a.Name == "shape" {
+		base := b.expr(a.X)
+		if av, ok := base.(*arrayVal); ok {
+			idx := b.expr(e.Index)
+			if n, isInt := idx.(int64); isInt && (n >= int64(av.rank()) || n < -int64(av.rank())) {
+				return b.fail(e.Index.Position(), "%s.shape[%d] is out of range: %s has rank %d", av.name, n, av.name, av.rank())
+			}
+			i, ok := b.tupleIndex(idx, e.Index, av.rank())
+			if !ok {
+				return poison{}
+			}
+			return b.arrayDim(av, i, e.Pos)
+		}
+		x = b.attrOf(base, a)
+	} else {
+		x = b.expr(e.X)
+	}
+	idx := b.expr(e.Index)
+	if isPoison(x) {
+		return poison{}
+	}
+	switch x := x.(type) {
+	case tuple:
+		i, ok := b.tupleIndex(idx, e.Index, len(x))
+		if !ok {
+			return poison{}
+		}
+		return x[i]
+	case nsVal:
+		if x == nsArray || x == nsConstant || x == nsScalar {
+			return b.fail(e.Pos, "ct.%s[...] is only allowed as a kernel parameter's annotation", string(x))
+		}
+	case *arrayVal:
+		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)
+	case *Value:
+		return b.fail(e.Pos, "%s cannot be indexed: tiles are whole values (use ct.reshape, ct.expand_dims)", x.Type)
+	}
+	return b.fail(e.Pos, "%s cannot be indexed", describe(x))
+}
+
+// tupleIndex checks a compile-time index into a sequence of length n
+// (negative indices count from the end).
+func (b *builder) tupleIndex(idx value, e lang.Expr, n int) (int, bool) {
+	if isPoison(idx) {
+		return 0, false
+	}
+	i, ok := idx.(int64)
+	if !ok {
+		b.errorf(e.Position(), "index must be a compile-time int, got %s", describe(idx))
+		return 0, false
+	}
+	if i < 0 {
+		i += int64(n)
+	}
+	if i < 0 || i >= int64(n) {
+		b.errorf(e.Position(), "index %d is out of range for length %d", idx, n)
+		return 0, false
+	}
+	return int(i), true
+}
+
+// isRuntime reports whether v is a run-time scalar or tile.
+func isRuntime(v value) bool {
+	x, ok := v.(*Value)
+	if !ok {
+		return false
+	}
+	_, isArray := x.Type.(*Array)
+	return !isArray
+}
+
+// isConstVal reports whether v is a compile-time value (foldable).
+func isConstVal(v value) bool {
+	switch v.(type) {
+	case int64, float64, bool, DType, string, tuple, padMode, noneVal:
+		return true
+	}
+	return false
+}
+
+var cmpPreds = map[string]string{"==": PredEQ, "!=": PredNE, "<": PredLT, "<=": PredLE, ">": PredGT, ">=": PredGE}
+
+var arithOps = map[string]Op{
+	"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "//": OpFloorDiv, "%": OpMod, "**": OpPow,
+	"&": OpAnd, "|": OpOr, "^": OpXor,
+}
+
+// binop applies a binary operator (not and/or) to evaluated operands.
+func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
+	if isPoison(x, y) {
+		return poison{}
+	}
+	if op == "@" {
+		return b.matmul(pos, "@", x, y)
+	}
+	if isConstVal(x) && isConstVal(y) {
+		v, err := foldBinary(op, x, y)
+		if err != nil {
+			return b.fail(pos, "%v", err)
+		}
+		return v
+	}
+	pred, isCmp := cmpPreds[op]
+	code, isArith := arithOps[op]
+	if !isCmp && !isArith {
+		return b.fail(pos, "operator %s is not supported on run-time values", op)
+	}
+	if !isRuntime(x) && !isNumber(x) || !isRuntime(y) && !isNumber(y) {
+		return b.fail(pos, "unsupported operand types for %s: %s and %s", op, describe(x), describe(y))
+	}
+	dt, shape, isTile, ok := b.commonType(pos, op, x, y)
+	if !ok {
+		return poison{}
+	}
+	switch {
+	case isCmp:
+	case op == "/":
+		if !dt.IsFloat() {
+			dt = F32
+		}
+	case op == "&" || op == "|" || op == "^":
+		if dt.IsFloat() {
+			return b.fail(pos, "operator %s needs int or bool operands, got %s", op, dt)
+		}
+	default:
+		if dt == Bool {
+			dt = I32
+		}
+	}
+	xv := b.coerce(pos, x, dt, shape, isTile)
+	yv := b.coerce(pos, y, dt, shape, isTile)
+	if isCmp {
+		var attrs Attrs
+		attrs.Set("pred", pred)
+		return b.emitAttrs(pos, OpCmp, typeOf(Bool, shape, isTile), attrs, xv, yv)
+	}
+	return b.emit(pos, code, typeOf(dt, shape, isTile), xv, yv)
+}
+
+// typeOf is a scalar or tile type.
+func typeOf(dt DType, shape []int, isTile bool) Type {
+	if isTile {
+		return TileOf(dt, shape...)
+	}
+	return ScalarOf(dt)
+}
+
+// commonType computes the dtype and shape that elementwise operands meet
+// at: run-time dtypes promote, compile-time numbers are weak (they take the
+// run-time operand's dtype), and tile shapes broadcast as in numpy.
+func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []int, bool, bool) {
+	dt := InvalidDType
+	var weak []value
+	var shape []int
+	isTile := false
+	var first Type
+	for _, v := range vs {
+		switch x := v.(type) {
+		case *Value:
+			switch t := x.Type.(type) {
+			case *Scalar, *Tile:
+			default:
+				b.errorf(pos, "%s: cannot use %s as an operand; load a tile with ct.load", what, t)
+				return 0, nil, false, false
+			}
+			if dt == InvalidDType {
+				dt = x.Type.Elem()
+			} else {
+				d, err := promote(dt, x.Type.Elem())
+				if err != nil {
+					b.errorf(pos, "%s: %v", what, err)
+					return 0, nil, false, false
+				}
+				dt = d
+			}
+			if t, ok := x.Type.(*Tile); ok {
+				if !isTile {
+					shape, isTile, first = t.Shape, true, t
+					continue
+				}
+				s, ok := broadcastShapes(shape, t.Shape)
+				if !ok {
+					b.errorf(pos, "%s: cannot broadcast %s and %s", what, first, t)
+					return 0, nil, false, false
+				}
+				shape = s
+			}
+		case int64, float64, bool:
+			weak = append(weak, x)
+		case *arrayVal:
+			b.errorf(pos, "%s: cannot use array %s as an operand; load a tile with ct.load", what, x.name)
+			return 0, nil, false, false
+		default:
+			b.errorf(pos, "%s: unsupported operand %s", what, describe(v))
+			return 0, nil, false, false
+		}
+	}
+	if dt == InvalidDType {
+		dt = weakJoinConsts(weak)
+	} else {
+		for _, w := range weak {
+			dt = weakJoin(dt, w)
+		}
+	}
+	return dt, shape, isTile, true
+}
+
+// broadcastShapes is numpy's broadcast of two shapes.
+func broadcastShapes(a, b []int) ([]int, bool) {
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := range n {
+		x, y := 1, 1
+		if j := len(a) - n + i; j >= 0 {
+			x = a[j]
+		}
+		if j := len(b) - n + i; j >= 0 {
+			y = b[j]
+		}
+		switch {
+		case x == y || y == 1:
+			out[i] = x
+		case x == 1:
+			out[i] = y
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// coerce brings an operand to dtype dt and, for a tile result, to shape:
+// compile-time numbers become consts, dtypes convert, scalars splat and
+// tiles broadcast.
+func (b *builder) coerce(pos lang.Pos, v value, dt DType, shape []int, isTile bool) *Value {
+	var x *Value
+	if isNumber(v) {
+		x = b.constant(pos, v, dt)
+	} else {
+		x = b.convert(pos, v.(*Value), dt)
+	}
+	if isTile {
+		x = b.broadcastTo(pos, x, shape)
+	}
+	return x
+}
+
+// convert changes a run-time value's dtype (nothing when it already has it).
+func (b *builder) convert(pos lang.Pos, x *Value, dt DType) *Value {
+	if x.Type.Elem() == dt {
+		return x
+	}
+	return b.emit(pos, OpConvert, WithElem(x.Type, dt), x)
+}
+
+// broadcastTo splats a scalar, or reshapes and broadcasts a tile, to shape.
+// The caller has checked that the shapes broadcast.
+func (b *builder) broadcastTo(pos lang.Pos, x *Value, shape []int) *Value {
+	switch t := x.Type.(type) {
+	case *Scalar:
+		return b.emit(pos, OpSplat, TileOf(t.DType, shape...), x)
+	case *Tile:
+		if shapesEqual(t.Shape, shape) {
+			return x
+		}
+		cur := t.Shape
+		if len(cur) < len(shape) {
+			padded := make([]int, len(shape))
+			for i := range padded {
+				padded[i] = 1
+			}
+			copy(padded[len(shape)-len(cur):], cur)
+			x = b.emit(pos, OpReshape, TileOf(t.DType, padded...), x)
+			cur = padded
+		}
+		if !shapesEqual(cur, shape) {
+			x = b.emit(pos, OpBroadcast, TileOf(t.DType, shape...), x)
+		}
+	}
+	return x
+}
+
+// unop applies -, +, ~ or not.
+func (b *builder) unop(pos lang.Pos, op string, x value) value {
+	if isPoison(x) {
+		return x
+	}
+	if isConstVal(x) {
+		v, err := foldUnary(op, x)
+		if err != nil {
+			return b.fail(pos, "%v", err)
+		}
+		return v
+	}
+	if !isRuntime(x) {
+		return b.fail(pos, "unsupported operand type for unary %s: %s", op, describe(x))
+	}
+	v := x.(*Value)
+	dt := v.Type.Elem()
+	switch op {
+	case "+":
+		if dt == Bool {
+			return b.convert(pos, v, I32)
+		}
+		return v
+	case "-":
+		if dt == Bool {
+			v = b.convert(pos, v, I32)
+		}
+		return b.emit(pos, OpNeg, v.Type, v)
+	case "~":
+		if dt.IsFloat() {
+			return b.fail(pos, "operator ~ needs an int or bool operand, got %s", v.Type)
+		}
+		return b.emit(pos, OpNot, v.Type, v)
+	case "not":
+		if _, ok := v.Type.(*Tile); ok {
+			return b.fail(pos, "not on %s: use ~ for tiles", v.Type)
+		}
+		return b.emit(pos, OpNot, ScalarOf(Bool), b.toBool(pos, v))
+	}
+	return b.fail(pos, "unsupported unary operator %s", op)
+}
+
+// toBool turns a run-time scalar into a bool scalar (comparing with 0).
+func (b *builder) toBool(pos lang.Pos, v *Value) *Value {
+	dt := v.Type.Elem()
+	if dt == Bool {
+		return v
+	}
+	zero := b.constant(pos, int64(0), dt)
+	var attrs Attrs
+	attrs.Set("pred", PredNE)
+	return b.emitAttrs(pos, OpCmp, ScalarOf(Bool), attrs, v, zero)
+}
+
+// condition evaluates a scalar condition: a compile-time bool (ok, static)
+// or a run-time bool scalar.
+func (b *builder) condition(pos lang.Pos, v value, what string) (static bool, cv bool, rv *Value, ok bool) {
+	if isPoison(v) {
+		return false, false, nil, false
+	}
+	if isConstVal(v) {
+		t, ok := truthy(v)
+		if !ok {
+			b.errorf(pos, "%s: condition must be a bool, got %s", what, describe(v))
+			return false, false, nil, false
+		}
+		return true, t, nil, true
+	}
+	x, ok := v.(*Value)
+	if !ok {
+		b.errorf(pos, "%s: condition must be a bool, got %s", what, describe(v))
+		return false, false, nil, false
+	}
+	if _, ok := x.Type.(*Scalar); !ok {
+		b.errorf(pos, "%s: condition must be a scalar, got %s", what, x.Type)
+		return false, false, nil, false
+	}
+	return false, false, b.toBool(pos, x), true
+}
+
+// logical evaluates `x and y` / `x or y`, short-circuiting on compile-time
+// operands (so that a static condition can guard code that would not build).
+func (b *builder) logical(e *lang.BinaryExpr) value {
+	x := b.expr(e.X)
+	static, xv, xr, ok := b.condition(e.X.Position(), x, e.Op)
+	if !ok {
+		b.expr(e.Y)
+		return poison{}
+	}
+	if static {
+		if (e.Op == "and") != xv {
+			return x
+		}
+		return b.expr(e.Y)
+	}
+	y := b.expr(e.Y)
+	static, yv, yr, ok := b.condition(e.Y.Position(), y, e.Op)
+	if !ok {
+		return poison{}
+	}
+	if static {
+		if (e.Op == "and") == yv {
+			return xr
+		}
+		return yv
+	}
+	op := OpAnd
+	if e.Op == "or" {
+		op = OpOr
+	}
+	return b.emit(e.OpPos, op, ScalarOf(Bool), xr, yr)
+}
+
+// condExpr evaluates `x if c else y`: statically when c is compile-time,
+// otherwise as a select of both.
+func (b *builder) condExpr(e *lang.CondExpr) value {
+	c := b.expr(e.Cond)
+	static, cv, cr, ok := b.condition(e.Cond.Position(), c, "conditional expression")
+	if !ok {
+		b.expr(e.X)
+		b.expr(e.Y)
+		return poison{}
+	}
+	if static {
+		if cv {
+			return b.expr(e.X)
+		}
+		return b.expr(e.Y)
+	}
+	x := b.expr(e.X)
+	y := b.expr(e.Y)
+	if isPoison(x, y) {
+		return poison{}
+	}
+	if isConstVal(x) && isConstVal(y) {
+		if eq, ok := constEqual(x, y); ok && eq {
+			return x
+		}
+	}
+	return b.selectValues(e.Pos, "conditional expression", cr, x, y)
+}
+
+// selectValues emits select(c, x, y) after unifying x and y.
+func (b *builder) selectValues(pos lang.Pos, what string, c *Value, x, y value) value {
+	dt, shape, isTile, ok := b.commonType(pos, what, x, y)
+	if !ok {
+		return poison{}
+	}
+	if ct, ok := c.Type.(*Tile); ok {
+		s, ok := broadcastShapes(shape, ct.Shape)
+		if !ok {
+			return b.fail(pos, "%s: cannot broadcast condition %s to the operands", what, c.Type)
+		}
+		shape, isTile = s, true
+		c = b.broadcastTo(pos, c, shape)
+	}
+	xv := b.coerce(pos, x, dt, shape, isTile)
+	yv := b.coerce(pos, y, dt, shape, isTile)
+	return b.emit(pos, OpSelect, typeOf(dt, shape, isTile), c, xv, yv)
+}
+
+// permute emits a permute unless perm is the identity.
+func (b *builder) permute(pos lang.Pos, x *Value, perm []int) *Value {
+	t := x.Type.(*Tile)
+	ident := true
+	shape := make([]int, len(perm))
+	for i, p := range perm {
+		shape[i] = t.Shape[p]
+		if p != i {
+			ident = false
+		}
+	}
+	if ident {
+		return x
+	}
+	var attrs Attrs
+	attrs.Set("perm", append([]int(nil), perm...))
+	return b.emitAttrs(pos, OpPermute, TileOf(t.DType, shape...), attrs, x)
+}
+
+// reshape emits a reshape unless the shape is unchanged.
+func (b *builder) reshape(pos lang.Pos, x *Value, shape []int) *Value {
+	t := x.Type.(*Tile)
+	if shapesEqual(t.Shape, shape) {
+		return x
+	}
+	return b.emit(pos, OpReshape, TileOf(t.DType, shape...), x)
+}
+
+// signatureText renders "name(a, b, c=...)" for messages.
+func signatureText(name string, params []sigParam) string {
+	var s strings.Builder
+	s.WriteString(name)
+	s.WriteByte('(')
+	for i, p := range params {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		s.WriteString(p.name)
+		if p.def != "" {
+			s.WriteByte('=')
+			s.WriteString(p.def)
+		}
+	}
+	s.WriteByte(')')
+	return s.String()
+}

@@ -1,0 +1,664 @@
+package ir
+
+// Statements and control flow. A `for` becomes an OpFor whose carried
+// values are the variables assigned in the body that were defined before
+// the loop; an `if` on a compile-time condition builds only the taken
+// branch, otherwise an OpIf whose results are the variables assigned in a
+// branch and still needed afterwards. "Needed afterwards" comes from a
+// conservative liveness: the names read by the rest of the function (and,
+// inside a loop, by the whole loop body).
+
+import (
+	"github.com/tilec/tilec/lang"
+)
+
+// nameSet is a set of variable names.
+type nameSet map[string]bool
+
+// stmts builds a statement list. live is the set of names that may be read
+// after the list; top is set for the top-level body of a function (where a
+// helper's return may appear, as the last statement).
+func (b *builder) stmts(list []lang.Stmt, live nameSet, top bool) {
+	// after[i] = names read by list[i+1:], plus live.
+	after := make([]nameSet, len(list))
+	acc := nameSet{}
+	for n := range live {
+		acc[n] = true
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		after[i] = acc
+		next := nameSet{}
+		for n := range acc {
+			next[n] = true
+		}
+		readNames(list[i], next)
+		acc = next
+	}
+	for i, s := range list {
+		if b.aborted {
+			return
+		}
+		b.stmt(s, after[i], top && i == len(list)-1)
+	}
+}
+
+// stmt builds one statement; last is set when it may be a helper's return.
+func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
+	switch s := s.(type) {
+	case *lang.AssignStmt:
+		v := b.expr(s.Value)
+		if len(s.Targets) == 1 {
+			b.assign(s.Targets[0], v, s.Value.Position())
+		} else {
+			b.assign(&lang.Tuple{Pos: s.Pos, Elems: s.Targets}, v, s.Value.Position())
+		}
+	case *lang.AugAssignStmt:
+		n, ok := s.Target.(*lang.Name)
+		if !ok {
+			b.errorf(s.Target.Position(), "cannot assign to %s", exprText(s.Target))
+			b.expr(s.Value)
+			return
+		}
+		x := b.lookup(n.Name, n.Pos)
+		y := b.expr(s.Value)
+		b.assign(n, b.binop(s.Pos, s.Op, x, y), s.Pos)
+	case *lang.ExprStmt:
+		b.expr(s.X)
+	case *lang.PassStmt:
+	case *lang.ReturnStmt:
+		b.returnStmt(s, last)
+	case *lang.ForStmt:
+		b.forStmt(s, live)
+	case *lang.IfStmt:
+		b.ifStmt(s, live)
+	default:
+		b.errorf(s.Position(), "unsupported statement")
+	}
+}
+
+// assign binds target (a name or a tuple of targets) to v.
+func (b *builder) assign(target lang.Expr, v value, pos lang.Pos) {
+	switch t := target.(type) {
+	case *lang.Name:
+		if b.reservedName(t.Name) {
+			b.errorf(t.Pos, "cannot assign to %s: it is a builtin", t.Name)
+			return
+		}
+		if _, isDim := b.fn.scope[t.Name].val.(dimSym); isDim && b.fn.isKernel {
+			b.errorf(t.Pos, "cannot assign to %s: it is an array dimension", t.Name)
+			return
+		}
+		b.bind(t.Name, v, t.Pos)
+	case *lang.Tuple:
+		if isPoison(v) {
+			for _, e := range t.Elems {
+				b.assign(e, poison{}, pos)
+			}
+			return
+		}
+		tv, ok := v.(tuple)
+		if !ok {
+			b.errorf(pos, "cannot unpack %s into %d names", describe(v), len(t.Elems))
+			for _, e := range t.Elems {
+				b.assign(e, poison{}, pos)
+			}
+			return
+		}
+		if len(tv) != len(t.Elems) {
+			b.errorf(pos, "cannot unpack %d values into %d names", len(tv), len(t.Elems))
+			for _, e := range t.Elems {
+				b.assign(e, poison{}, pos)
+			}
+			return
+		}
+		for i, e := range t.Elems {
+			b.assign(e, tv[i], pos)
+		}
+	default:
+		b.errorf(target.Position(), "cannot assign to %s: only names and tuples of names can be assigned", exprText(target))
+	}
+}
+
+// returnStmt records a helper's return value.
+func (b *builder) returnStmt(s *lang.ReturnStmt, last bool) {
+	var v value = noneVal{}
+	if s.Value != nil {
+		v = b.expr(s.Value)
+	}
+	if b.fn.isKernel {
+		if s.Value != nil || !last {
+			b.errorf(s.Pos, "return is not allowed in a kernel: kernels write their results with ct.store")
+		}
+		return
+	}
+	if !last {
+		b.errorf(s.Pos, "return must be the last statement of helper %s", b.fn.def.Name)
+		return
+	}
+	b.fn.ret = v
+	b.fn.hasRet = true
+}
+
+// rangeArgs evaluates `range(...)` into lo, hi, step.
+func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
+	call, isCall := s.Iter.(*lang.Call)
+	if !isCall {
+		b.expr(s.Iter)
+		b.errorf(s.Iter.Position(), "for loops iterate over range(...) only")
+		return nil, nil, nil, false
+	}
+	fn := b.expr(call.Fun)
+	if bv, isBuiltin := fn.(builtinVal); !isBuiltin || bv.name != "range" || !bv.py {
+		if !isPoison(fn) {
+			b.errorf(s.Iter.Position(), "for loops iterate over range(...) only")
+		}
+		return nil, nil, nil, false
+	}
+	if len(call.Kwargs) > 0 {
+		b.errorf(call.Kwargs[0].Pos, "range() takes no keyword arguments")
+		return nil, nil, nil, false
+	}
+	args := make([]value, len(call.Args))
+	ok = true
+	for i, a := range call.Args {
+		args[i] = b.expr(a)
+		switch x := args[i].(type) {
+		case int64:
+		case *Value:
+			if s, isScalar := x.Type.(*Scalar); !isScalar || !s.DType.IsInt() {
+				b.errorf(a.Position(), "range() arguments must be integers, got %s", x.Type)
+				ok = false
+			}
+		case poison:
+			ok = false
+		default:
+			b.errorf(a.Position(), "range() arguments must be integers, got %s", describe(x))
+			ok = false
+		}
+	}
+	if !ok {
+		return nil, nil, nil, false
+	}
+	switch len(args) {
+	case 1:
+		return int64(0), args[0], int64(1), true
+	case 2:
+		return args[0], args[1], int64(1), true
+	case 3:
+		if args[2] == int64(0) {
+			b.errorf(call.Args[2].Position(), "range() step must not be zero")
+			return nil, nil, nil, false
+		}
+		return args[0], args[1], args[2], true
+	}
+	b.errorf(call.Pos, "range() takes 1 to 3 arguments, got %d", len(args))
+	return nil, nil, nil, false
+}
+
+// forStmt builds `for i in range(...)` as an OpFor with loop-carried values.
+func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
+	target, ok := s.Target.(*lang.Name)
+	if !ok {
+		b.errorf(s.Target.Position(), "the loop variable must be a name")
+		return
+	}
+	if b.reservedName(target.Name) {
+		b.errorf(target.Pos, "cannot assign to %s: it is a builtin", target.Name)
+		return
+	}
+	lo, hi, step, ok := b.rangeArgs(s)
+	assigned := assignedList(s.Body)
+	bodyReads := nameSet{}
+	readList(s.Body, bodyReads)
+	if !ok {
+		// Build the body anyway for its errors, with the loop variable and
+		// the variables assigned in it poisoned.
+		b.bind(target.Name, poison{}, target.Pos)
+		for _, n := range assigned {
+			if _, defined := b.fn.scope[n]; defined {
+				b.bind(n, poison{}, s.Pos)
+			}
+		}
+		saved := b.cur
+		in := &Instr{Op: OpFor, Pos: s.Pos}
+		in.Block = b.cur
+		b.cur = in.NewRegion()
+		b.stmts(s.Body, nil, false)
+		b.cur = saved
+		for _, n := range assigned {
+			b.bind(n, poison{}, s.Pos)
+		}
+		return
+	}
+
+	// The induction variable's type: i32 unless a bound is i64.
+	ivt := I32
+	for _, x := range []value{lo, hi, step} {
+		if v, ok := x.(*Value); ok && v.Type.Elem() == I64 || weakDType(x) == I64 {
+			ivt = I64
+		}
+	}
+	bounds := []*Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
+
+	// Carried: assigned in the body, defined before, and read in the body or after it.
+	var carried []string
+	var inits []*Value
+	for _, n := range assigned {
+		if n == target.Name {
+			continue
+		}
+		bd, defined := b.fn.scope[n]
+		if !defined {
+			continue
+		}
+		if _, undef := bd.val.(undefVal); undef {
+			continue
+		}
+		if !bodyReads[n] && !live[n] {
+			continue
+		}
+		var init *Value
+		switch x := bd.val.(type) {
+		case *Value:
+			if isRuntime(x) {
+				init = x
+			}
+		case int64, float64, bool:
+			init = b.constant(bd.pos, x, weakDType(x))
+		case poison:
+			continue
+		}
+		if init == nil {
+			b.errorf(s.Pos, "%s holds %s and is reassigned in the loop: only scalars and tiles can be loop-carried", n, describe(bd.val))
+			b.bind(n, poison{}, bd.pos)
+			continue
+		}
+		carried = append(carried, n)
+		inits = append(inits, init)
+	}
+
+	in := &Instr{Op: OpFor, Pos: s.Pos, Args: append(bounds, inits...)}
+	b.append(in)
+	body := in.NewRegion()
+	iv := b.f.AddBlockParam(body, ScalarOf(ivt))
+	outer := b.cur
+	b.cur = body
+	b.bind(target.Name, iv, target.Pos)
+	params := make([]*Value, len(carried))
+	before := make([]binding, len(carried))
+	for i, n := range carried {
+		before[i] = b.fn.scope[n]
+		params[i] = b.f.AddBlockParam(body, inits[i].Type)
+		b.bind(n, params[i], before[i].pos)
+	}
+	bodyLive := nameSet{}
+	for n := range live {
+		bodyLive[n] = true
+	}
+	for n := range bodyReads {
+		bodyLive[n] = true
+	}
+	for _, n := range carried {
+		bodyLive[n] = true
+	}
+	b.stmts(s.Body, bodyLive, false)
+
+	// Yield the carried values, which must keep their types.
+	next := make([]*Value, len(carried))
+	for i, n := range carried {
+		bd := b.fn.scope[n]
+		v, ok := b.coerceTo(bd.val, inits[i].Type, bd.pos)
+		if !ok {
+			if !isPoison(bd.val) {
+				b.errorf(bd.pos, "loop-carried variable %s changes type in the loop: %s before, %s after", n, inits[i].Type, describe(bd.val))
+			}
+			v = params[i]
+		}
+		next[i] = v
+	}
+	b.cur.Append(&Instr{Op: OpYield, Args: next, Pos: s.Pos})
+	b.cur = outer
+	for i, n := range carried {
+		r := b.f.NewValue(inits[i].Type)
+		r.Def = in
+		r.Index = i
+		in.Results = append(in.Results, r)
+		b.bind(n, r, b.fn.scope[n].pos)
+	}
+	// Names first assigned in the body are not defined after the loop (it
+	// may run zero times); nor is the loop variable.
+	isCarried := nameSet{}
+	for _, n := range carried {
+		isCarried[n] = true
+	}
+	for _, n := range assigned {
+		if !isCarried[n] && n != target.Name {
+			b.bind(n, undefVal{msg: n + " is not defined on every path (it is assigned only inside a loop)"}, s.Pos)
+		}
+	}
+	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
+}
+
+// intValue materializes a loop bound as an integer scalar of dtype dt.
+func (b *builder) intValue(pos lang.Pos, v value, dt DType) *Value {
+	if x, ok := v.(*Value); ok {
+		return b.convert(pos, x, dt)
+	}
+	return b.constant(pos, v, dt)
+}
+
+// coerceTo makes v a run-time value of type t: equal types pass, and a
+// compile-time number becomes a const when t is a scalar.
+func (b *builder) coerceTo(v value, t Type, pos lang.Pos) (*Value, bool) {
+	switch x := v.(type) {
+	case *Value:
+		if TypesEqual(x.Type, t) {
+			return x, true
+		}
+	case int64, float64, bool:
+		if s, ok := t.(*Scalar); ok {
+			if _, isFloat := x.(float64); isFloat && !s.DType.IsFloat() {
+				return nil, false
+			}
+			return b.constant(pos, x, s.DType), true
+		}
+	}
+	return nil, false
+}
+
+// ifStmt builds an if: statically on a compile-time condition, else an OpIf.
+func (b *builder) ifStmt(s *lang.IfStmt, live nameSet) {
+	c := b.expr(s.Cond)
+	static, cv, cr, ok := b.condition(s.Cond.Position(), c, "if")
+	if ok && static {
+		if cv {
+			b.stmts(s.Then, live, false)
+		} else {
+			b.stmts(s.Else, live, false)
+		}
+		return
+	}
+	if !ok {
+		// Build both branches for their errors; what they assign is poisoned.
+		in := &Instr{Op: OpIf, Pos: s.Pos}
+		in.Block = b.cur
+		saved := b.cur
+		scope := copyScope(b.fn.scope)
+		b.cur = in.NewRegion()
+		b.stmts(s.Then, live, false)
+		b.fn.scope = copyScope(scope)
+		b.cur = in.NewRegion()
+		b.stmts(s.Else, live, false)
+		b.fn.scope = scope
+		b.cur = saved
+		for _, n := range append(assignedList(s.Then), assignedList(s.Else)...) {
+			b.bind(n, poison{}, s.Pos)
+		}
+		return
+	}
+
+	in := &Instr{Op: OpIf, Pos: s.Pos, Args: []*Value{cr}}
+	b.append(in)
+	outer := b.cur
+	before := b.fn.scope
+	thenB, elseB := in.NewRegion(), in.NewRegion()
+	b.fn.scope = copyScope(before)
+	b.cur = thenB
+	b.stmts(s.Then, live, false)
+	thenScope := b.fn.scope
+	b.fn.scope = copyScope(before)
+	b.cur = elseB
+	b.stmts(s.Else, live, false)
+	elseScope := b.fn.scope
+	b.fn.scope = before
+	b.cur = outer
+
+	// Merge the names assigned in either branch.
+	names := assignedList(append(append([]lang.Stmt(nil), s.Then...), s.Else...))
+	var thenVals, elseVals []*Value
+	var merged []string
+	for _, n := range names {
+		tb, inThen := thenScope[n]
+		eb, inElse := elseScope[n]
+		_, tUndef := tb.val.(undefVal)
+		_, eUndef := eb.val.(undefVal)
+		if !inThen || !inElse || tUndef || eUndef {
+			if live[n] {
+				b.bind(n, undefVal{msg: n + " is not defined on every path"}, s.Pos)
+			}
+			continue
+		}
+		if !live[n] {
+			// Not read afterwards: nothing to merge.
+			b.bind(n, undefVal{msg: n + " is not defined on every path"}, s.Pos)
+			continue
+		}
+		if isPoison(tb.val) || isPoison(eb.val) {
+			b.bind(n, poison{}, s.Pos)
+			continue
+		}
+		if isConstVal(tb.val) && isConstVal(eb.val) {
+			if eq, ok := constEqual(tb.val, eb.val); ok && eq {
+				b.bind(n, tb.val, tb.pos)
+				continue
+			}
+		}
+		if sameValue(tb.val, eb.val) {
+			b.bind(n, tb.val, tb.pos)
+			continue
+		}
+		t := b.mergeType(tb.val, eb.val)
+		if t == nil {
+			b.errorf(s.Pos, "%s is %s on one branch of the if but %s on the other", n, describe(tb.val), describe(eb.val))
+			b.bind(n, poison{}, s.Pos)
+			continue
+		}
+		b.cur = thenB
+		tv, _ := b.coerceTo(tb.val, t, tb.pos)
+		b.cur = elseB
+		ev, _ := b.coerceTo(eb.val, t, eb.pos)
+		b.cur = outer
+		merged = append(merged, n)
+		thenVals = append(thenVals, tv)
+		elseVals = append(elseVals, ev)
+	}
+	thenB.Append(&Instr{Op: OpYield, Args: thenVals, Pos: s.Pos})
+	elseB.Append(&Instr{Op: OpYield, Args: elseVals, Pos: s.Pos})
+	for i, n := range merged {
+		r := b.f.NewValue(thenVals[i].Type)
+		r.Def = in
+		r.Index = i
+		in.Results = append(in.Results, r)
+		b.bind(n, r, s.Pos)
+	}
+}
+
+// mergeType is the type that two branch values of a variable meet at, or
+// nil when they cannot: run-time types must be equal; a compile-time
+// number takes the other side's scalar dtype; two numbers take their
+// common default dtype.
+func (b *builder) mergeType(x, y value) Type {
+	xv, xRT := x.(*Value)
+	yv, yRT := y.(*Value)
+	xRT = xRT && isRuntime(xv)
+	yRT = yRT && isRuntime(yv)
+	switch {
+	case xRT && yRT:
+		if TypesEqual(xv.Type, yv.Type) {
+			return xv.Type
+		}
+	case xRT && isNumber(y):
+		if s, ok := xv.Type.(*Scalar); ok && weakJoin(s.DType, y) == s.DType {
+			return s
+		}
+	case yRT && isNumber(x):
+		if s, ok := yv.Type.(*Scalar); ok && weakJoin(s.DType, x) == s.DType {
+			return s
+		}
+	case isNumber(x) && isNumber(y):
+		return ScalarOf(weakJoinConsts([]value{x, y}))
+	}
+	return nil
+}
+
+// sameValue reports whether two values are the same (identical run-time
+// values, equal compile-time values, the same array or function).
+func sameValue(x, y value) bool {
+	xt, xIsTuple := x.(tuple)
+	yt, yIsTuple := y.(tuple)
+	if xIsTuple || yIsTuple {
+		if !xIsTuple || !yIsTuple || len(xt) != len(yt) {
+			return false
+		}
+		for i := range xt {
+			if !sameValue(xt[i], yt[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if isConstVal(x) && isConstVal(y) {
+		eq, ok := constEqual(x, y)
+		return ok && eq
+	}
+	return x == y
+}
+
+func copyScope(m map[string]binding) map[string]binding {
+	out := make(map[string]binding, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ---- name analysis ----
+
+// assignedList returns the names assigned in stmts (recursively, loop
+// variables of nested loops excluded), in order of first assignment.
+func assignedList(stmts []lang.Stmt) []string {
+	var out []string
+	seen := nameSet{}
+	var add func(e lang.Expr)
+	add = func(e lang.Expr) {
+		switch e := e.(type) {
+		case *lang.Name:
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				out = append(out, e.Name)
+			}
+		case *lang.Tuple:
+			for _, x := range e.Elems {
+				add(x)
+			}
+		}
+	}
+	var walk func(list []lang.Stmt)
+	walk = func(list []lang.Stmt) {
+		for _, s := range list {
+			switch s := s.(type) {
+			case *lang.AssignStmt:
+				for _, t := range s.Targets {
+					add(t)
+				}
+			case *lang.AugAssignStmt:
+				add(s.Target)
+			case *lang.ForStmt:
+				walk(s.Body)
+			case *lang.IfStmt:
+				walk(s.Then)
+				walk(s.Else)
+			}
+		}
+	}
+	walk(stmts)
+	return out
+}
+
+// assignedSet is the set of names a function body assigns, its loop
+// variables included: Python's locals.
+func assignedSet(body []lang.Stmt) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range assignedList(body) {
+		set[n] = true
+	}
+	var walk func(list []lang.Stmt)
+	walk = func(list []lang.Stmt) {
+		for _, s := range list {
+			switch s := s.(type) {
+			case *lang.ForStmt:
+				if n, ok := s.Target.(*lang.Name); ok {
+					set[n.Name] = true
+				}
+				walk(s.Body)
+			case *lang.IfStmt:
+				walk(s.Then)
+				walk(s.Else)
+			}
+		}
+	}
+	walk(body)
+	return set
+}
+
+// readList adds the names read by stmts to set.
+func readList(stmts []lang.Stmt, set nameSet) {
+	for _, s := range stmts {
+		readNames(s, set)
+	}
+}
+
+// readNames adds the names read by one statement to set.
+func readNames(s lang.Stmt, set nameSet) {
+	switch s := s.(type) {
+	case *lang.AssignStmt:
+		readExpr(s.Value, set)
+	case *lang.AugAssignStmt:
+		readExpr(s.Target, set)
+		readExpr(s.Value, set)
+	case *lang.ExprStmt:
+		readExpr(s.X, set)
+	case *lang.ReturnStmt:
+		readExpr(s.Value, set)
+	case *lang.ForStmt:
+		readExpr(s.Iter, set)
+		readList(s.Body, set)
+	case *lang.IfStmt:
+		readExpr(s.Cond, set)
+		readList(s.Then, set)
+		readList(s.Else, set)
+	}
+}
+
+func readExpr(e lang.Expr, set nameSet) {
+	switch e := e.(type) {
+	case *lang.Name:
+		set[e.Name] = true
+	case *lang.Attr:
+		readExpr(e.X, set)
+	case *lang.Subscript:
+		readExpr(e.X, set)
+		readExpr(e.Index, set)
+	case *lang.Call:
+		readExpr(e.Fun, set)
+		for _, a := range e.Args {
+			readExpr(a, set)
+		}
+		for _, k := range e.Kwargs {
+			readExpr(k.Value, set)
+		}
+	case *lang.Tuple:
+		for _, x := range e.Elems {
+			readExpr(x, set)
+		}
+	case *lang.BinaryExpr:
+		readExpr(e.X, set)
+		readExpr(e.Y, set)
+	case *lang.UnaryExpr:
+		readExpr(e.X, set)
+	case *lang.CondExpr:
+		readExpr(e.Cond, set)
+		readExpr(e.X, set)
+		readExpr(e.Y, set)
+	}
+}

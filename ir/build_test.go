@@ -1,0 +1,409 @@
+package ir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// Build tests read txtar archives:
+//
+//	testdata/build/NAME.txtar    -- example -- (a file under examples/) or -- in.tile --,
+//	                             optional -- flags --, and -- ir -- (ir.PrintModule's output)
+//	testdata/errors/NAME.txtar   -- in.tile --, optional -- flags --, and -- errors --
+//	                             (one `file:line:col: message` per error, sorted)
+//
+// Flags are lines `-D name=value` and `-kernel name`. `go test ./ir -update`
+// rewrites the -- ir -- and -- errors -- sections (review the diffs).
+
+// buildCase is one archive's input.
+type buildCase struct {
+	name string // file name for positions
+	src  []byte
+	opts BuildOptions
+}
+
+func readBuildCase(t *testing.T, path string) (*txtar.Archive, map[string]string, buildCase) {
+	t.Helper()
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := map[string]string{}
+	for _, f := range a.Files {
+		sec[f.Name] = string(f.Data)
+	}
+	var c buildCase
+	switch {
+	case sec["example"] != "":
+		name := strings.TrimSpace(sec["example"])
+		src, err := os.ReadFile(filepath.Join("..", "examples", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.name, c.src = name, src
+	case sec["in.tile"] != "":
+		c.name, c.src = "in.tile", []byte(sec["in.tile"])
+	default:
+		t.Fatal("archive has neither -- example -- nor -- in.tile --")
+	}
+	opts, err := parseBuildFlags(sec["flags"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.opts = opts
+	return a, sec, c
+}
+
+// parseBuildFlags reads `-D name=value` and `-kernel name` lines.
+func parseBuildFlags(text string) (BuildOptions, error) {
+	var opts BuildOptions
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "-D"):
+			kv := strings.TrimSpace(strings.TrimPrefix(line, "-D"))
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return opts, fmt.Errorf("bad flag %q", line)
+			}
+			if opts.Consts == nil {
+				opts.Consts = map[string]string{}
+			}
+			opts.Consts[k] = v
+		case strings.HasPrefix(line, "-kernel "):
+			opts.Kernel = strings.TrimSpace(strings.TrimPrefix(line, "-kernel "))
+		default:
+			return opts, fmt.Errorf("bad flag %q", line)
+		}
+	}
+	return opts, nil
+}
+
+// compile parses and builds a source file.
+func compile(name string, src []byte, opts BuildOptions) (*Module, error) {
+	f, err := lang.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return Build(f, opts)
+}
+
+// errorLines renders an error list as `file:line:col: message` lines.
+func errorLines(err error) string {
+	var list lang.ErrorList
+	if !errors.As(err, &list) {
+		return "not an ErrorList: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	for _, e := range list {
+		fmt.Fprintf(&b, "%s: %s\n", e.Pos, e.Msg)
+	}
+	return b.String()
+}
+
+func TestBuildGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "build", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no build goldens")
+	}
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			a, sec, c := readBuildCase(t, path)
+			m, err := compile(c.name, c.src, c.opts)
+			if err != nil {
+				t.Fatalf("build failed:\n%v", err)
+			}
+			got := PrintModule(m)
+			if updateGoldens() {
+				if got != sec["ir"] {
+					setSection(t, path, a, "ir", got)
+				}
+				return
+			}
+			if diff := cmp.Diff(sec["ir"], got); diff != "" {
+				t.Errorf("IR differs (-golden +built):\n%s", diff)
+			}
+			// The printed IR parses back to the same text.
+			m2, err := Parse(got)
+			if err != nil {
+				t.Fatalf("Parse(Print(build)): %v", err)
+			}
+			if diff := cmp.Diff(got, PrintModule(m2)); diff != "" {
+				t.Errorf("Print(Parse(Print(build))) differs:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBuildExamples checks that every example has a golden archive (or,
+// with -update, creates one).
+func TestBuildExamples(t *testing.T) {
+	examples, err := filepath.Glob(filepath.Join("..", "examples", "*.tile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(examples) < 10 {
+		t.Errorf("%d examples, want at least 10", len(examples))
+	}
+	for _, ex := range examples {
+		base := filepath.Base(ex)
+		src, err := os.ReadFile(ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := compile(base, src, BuildOptions{}); err != nil {
+			t.Errorf("%s:\n%v", base, err)
+			continue
+		}
+		golden := filepath.Join("testdata", "build", strings.TrimSuffix(base, ".tile")+".txtar")
+		if _, err := os.Stat(golden); err == nil {
+			continue
+		}
+		if !updateGoldens() {
+			t.Errorf("%s has no golden archive %s (run go test ./ir -update)", base, golden)
+			continue
+		}
+		a := &txtar.Archive{
+			Comment: []byte("Golden IR of examples/" + base + ".\n"),
+			Files:   []txtar.File{{Name: "example", Data: []byte(base + "\n")}, {Name: "ir"}},
+		}
+		if err := os.WriteFile(golden, txtar.Format(a), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "errors", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 30 {
+		t.Errorf("%d error cases, want at least 30", len(files))
+	}
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			a, sec, c := readBuildCase(t, path)
+			_, err := compile(c.name, c.src, c.opts)
+			if err == nil {
+				t.Fatal("built without errors")
+			}
+			got := errorLines(err)
+			if updateGoldens() {
+				if got != sec["errors"] {
+					setSection(t, path, a, "errors", got)
+				}
+				return
+			}
+			if diff := cmp.Diff(sec["errors"], got); diff != "" {
+				t.Errorf("errors differ (-want +got):\n%s", diff)
+			}
+			// Every error quotes its line with a caret.
+			var list lang.ErrorList
+			errors.As(err, &list)
+			for _, e := range list {
+				if !strings.Contains(e.Error(), "^") {
+					t.Errorf("error without caret: %q", e.Error())
+				}
+			}
+		})
+	}
+}
+
+// TestBuildErrorsSorted checks that errors come sorted by position.
+func TestBuildErrorsSorted(t *testing.T) {
+	src := `import cuda.tile as ct
+
+@ct.kernel
+def k(A: ct.Array[ct.float32, (N,)]):
+    x = undefined_b
+    y = ct.load(A, index=(0,), shape=(100,))
+    z = undefined_a
+`
+	_, err := compile("s.tile", []byte(src), BuildOptions{})
+	var list lang.ErrorList
+	if !errors.As(err, &list) || len(list) != 3 {
+		t.Fatalf("want 3 errors, got %v", err)
+	}
+	if !sort.SliceIsSorted(list, func(i, j int) bool { return list[i].Pos.Line < list[j].Pos.Line }) {
+		t.Errorf("errors not sorted:\n%v", err)
+	}
+}
+
+// TestBuildConstOverrides covers -D parsing per declared kind.
+func TestBuildConstOverrides(t *testing.T) {
+	src := `import cuda.tile as ct
+
+@ct.kernel
+def k(A: ct.Array[T, (N,)], T: ct.Constant[ct.DType] = ct.float32, n: ct.Constant[int] = 64,
+      f: ct.Constant[float] = 1.0, b: ct.Constant[bool] = False):
+    ct.store(A, index=(0,), tile=ct.full((n,), f, dtype=T))
+`
+	for _, tc := range []struct {
+		consts map[string]string
+		want   []Const
+	}{
+		{nil, []Const{{"T", F32}, {"n", int64(64)}, {"f", 1.0}, {"b", false}}},
+		{map[string]string{"T": "f16", "n": "0x20", "f": "-2.5", "b": "True"},
+			[]Const{{"T", F16}, {"n", int64(32)}, {"f", -2.5}, {"b", true}}},
+		{map[string]string{"T": "bfloat16", "b": "false", "f": "3"},
+			[]Const{{"T", BF16}, {"n", int64(64)}, {"f", 3.0}, {"b", false}}},
+	} {
+		m, err := compile("k.tile", []byte(src), BuildOptions{Consts: tc.consts})
+		if err != nil {
+			t.Fatalf("%v: %v", tc.consts, err)
+		}
+		if diff := cmp.Diff(tc.want, m.Funcs[0].Consts); diff != "" {
+			t.Errorf("%v: consts differ:\n%s", tc.consts, diff)
+		}
+	}
+}
+
+// TestBuildKernelSelection builds one kernel of a file by name.
+func TestBuildKernelSelection(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "examples", "reduction.tile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := compile("reduction.tile", src, BuildOptions{Kernel: "col_max"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Funcs) != 1 || m.Funcs[0].Name != "col_max" {
+		t.Errorf("got %d kernels", len(m.Funcs))
+	}
+	if _, err := compile("reduction.tile", src, BuildOptions{Kernel: "nope"}); err == nil {
+		t.Error("unknown kernel: no error")
+	}
+}
+
+// TestBuildNeverPanicsOnHandBuiltAST feeds ASTs the parser would not make.
+func TestBuildNeverPanicsOnHandBuiltAST(t *testing.T) {
+	pos := lang.Pos{File: "h.tile", Line: 1, Col: 1}
+	file := &lang.File{
+		Src: &lang.Source{Name: "h.tile", Text: "x\n"},
+		Funcs: []*lang.FuncDef{{
+			Pos: pos, NamePos: pos, Name: "k",
+			Decorators: []lang.Expr{&lang.Attr{Pos: pos, X: &lang.Name{Pos: pos, Name: "ct"}, Name: "kernel"}},
+			Body: []lang.Stmt{
+				&lang.ExprStmt{Pos: pos, X: &lang.Tuple{Pos: pos}},
+				&lang.AssignStmt{Pos: pos, Targets: []lang.Expr{&lang.IntLit{Pos: pos, Value: 1}}, Value: &lang.IntLit{Pos: pos}},
+				&lang.ForStmt{Pos: pos, Target: &lang.Name{Pos: pos, Name: "i"}, Iter: &lang.Name{Pos: pos, Name: "range"}},
+			},
+		}},
+	}
+	if _, err := Build(file, BuildOptions{}); err == nil {
+		t.Error("no error")
+	}
+}
+
+// TestIRDependencies keeps the package free of the runtime, the backends and cgo.
+func TestIRDependencies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		switch {
+		case strings.HasPrefix(dep, "github.com/tilec/tilec/runtime"),
+			strings.HasPrefix(dep, "github.com/tilec/tilec/lower"),
+			strings.HasPrefix(dep, "github.com/tilec/tilec/ptxgen"),
+			strings.HasPrefix(dep, "github.com/tilec/tilec/cmd"),
+			dep == "runtime/cgo",
+			strings.HasPrefix(dep, "gorgonia.org/"):
+			t.Errorf("ir depends on %s", dep)
+		}
+	}
+}
+
+func BenchmarkBuildMatmul(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "examples", "matmul.tile"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := compile("matmul.tile", src, BuildOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildMatmulASTToIR is the builder alone, from a parsed file.
+func BenchmarkBuildMatmulASTToIR(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "examples", "matmul.tile"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	file, err := lang.Parse("matmul.tile", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Build(file, BuildOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func FuzzBuild(f *testing.F) {
+	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*.tile"))
+	for _, ex := range examples {
+		if src, err := os.ReadFile(ex); err == nil {
+			f.Add(string(src))
+		}
+	}
+	cases, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.txtar"))
+	for _, path := range cases {
+		if a, err := txtar.ParseFile(path); err == nil {
+			for _, file := range a.Files {
+				if file.Name == "in.tile" {
+					f.Add(string(file.Data))
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := lang.Parse("fuzz.tile", []byte(src))
+		if err != nil {
+			return
+		}
+		m, err := Build(file, BuildOptions{})
+		if err != nil {
+			var list lang.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is not a non-empty ErrorList: %v", err)
+			}
+			for _, e := range list {
+				if strings.Contains(e.Msg, "internal compiler error") {
+					t.Fatalf("internal error:\n%v", e)
+				}
+			}
+			return
+		}
+		for _, fn := range m.Funcs {
+			if err := Verify(fn); err != nil {
+				t.Fatalf("built IR fails verification: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,335 @@
+package ir
+
+// This file defines the values of the builder's environment. A name is bound
+// either to a compile-time value, which the builder folds and never emits
+// (int64, float64, bool, DType, string, tuple, padMode, noneVal), to a
+// run-time IR value (*Value: a scalar or a tile), or to a special value that
+// only the builder understands (arrays, helper functions, builtins, the tile
+// module). poison stands for the result of an expression that already
+// reported an error; every operation on poison yields poison silently, so
+// that one mistake gives one message.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// value is one of: int64, float64, bool, DType, string, tuple, padMode,
+// noneVal, *Value, *arrayVal, *funcVal, builtinVal, nsVal, dimSym, undefVal,
+// poison.
+type value = any
+
+// tuple is a Python tuple; its elements may mix compile-time and run-time values.
+type tuple []value
+
+// noneVal is Python's None.
+type noneVal struct{}
+
+// padMode is a member of ct.PaddingMode, holding the load's pad attribute.
+type padMode string
+
+// poison is the value of an expression whose error was already reported.
+type poison struct{}
+
+// undefVal marks a name that is bound but may not be read: assigned on one
+// path only, or a loop variable after its loop. msg is the error on use.
+type undefVal struct{ msg string }
+
+// arrayVal is an array kernel parameter, as seen by the body.
+type arrayVal struct {
+	name string
+	p    *Param
+}
+
+func (a *arrayVal) rank() int    { return len(a.p.Dims) }
+func (a *arrayVal) dtype() DType { return a.p.Type.Elem() }
+
+// funcVal is a helper function (inlined at each call) or a kernel (which
+// cannot be called from kernel code).
+type funcVal struct {
+	def    *lang.FuncDef
+	kernel bool
+}
+
+// builtinVal is a builtin function: a tile builtin ("load") or a Python
+// builtin ("min") when py is set.
+type builtinVal struct {
+	name string
+	py   bool
+}
+
+// nsVal is a namespace: the tile module, the `cuda` package of
+// `import cuda.tile`, ct.PaddingMode, and the annotation-only ct.Array,
+// ct.Constant, ct.Scalar, ct.DType and ct.kernel.
+type nsVal string
+
+const (
+	nsTile        nsVal = "tile"
+	nsCuda        nsVal = "cuda"
+	nsPaddingMode nsVal = "PaddingMode"
+	nsArray       nsVal = "Array"
+	nsConstant    nsVal = "Constant"
+	nsScalar      nsVal = "Scalar"
+	nsDType       nsVal = "DType"
+	nsKernel      nsVal = "kernel"
+)
+
+// dimSym is a symbolic array dimension bound in a kernel's scope; reading it
+// emits (once) the dim instruction that fetches it.
+type dimSym struct{ name string }
+
+// isNumber reports whether v is a compile-time int, float or bool.
+func isNumber(v value) bool {
+	switch v.(type) {
+	case int64, float64, bool:
+		return true
+	}
+	return false
+}
+
+// isPoison reports whether any of vs is poison.
+func isPoison(vs ...value) bool {
+	for _, v := range vs {
+		switch v := v.(type) {
+		case poison:
+			return true
+		case tuple:
+			if isPoison(v...) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// describe names the kind of a value for error messages.
+func describe(v value) string {
+	switch v := v.(type) {
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case bool:
+		return "bool"
+	case DType:
+		return "dtype"
+	case string:
+		return "string"
+	case tuple:
+		return "tuple"
+	case padMode:
+		return "padding mode"
+	case noneVal:
+		return "None"
+	case *Value:
+		return v.Type.String()
+	case *arrayVal:
+		return "array " + v.name
+	case *funcVal:
+		if v.kernel {
+			return "kernel " + v.def.Name
+		}
+		return "function " + v.def.Name
+	case builtinVal:
+		return "builtin " + v.name
+	case nsVal:
+		return "namespace " + string(v)
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// formatConst renders a compile-time value as Python would (for messages).
+func formatConst(v value) string {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case DType:
+		return v.String()
+	case string:
+		return strconv.Quote(v)
+	case tuple:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = formatConst(e)
+		}
+		if len(v) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	case noneVal:
+		return "None"
+	}
+	return describe(v)
+}
+
+// shapeString renders a shape as `128x64`.
+func shapeString(shape []int) string {
+	if len(shape) == 0 {
+		return "()"
+	}
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.Itoa(d)
+	}
+	return strings.Join(parts, "x")
+}
+
+// truthy is Python's truth value of a compile-time value.
+func truthy(v value) (bool, bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case int64:
+		return v != 0, true
+	case float64:
+		return v != 0, true
+	case noneVal:
+		return false, true
+	case tuple:
+		return len(v) > 0, true
+	case string:
+		return v != "", true
+	case DType, padMode:
+		return true, true
+	}
+	return false, false
+}
+
+// weakDType is the dtype a compile-time number takes on its own: int
+// literals are i32 (i64 when they do not fit), floats f32.
+func weakDType(v value) DType {
+	switch v := v.(type) {
+	case bool:
+		return Bool
+	case int64:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return I64
+		}
+		return I32
+	case float64:
+		return F32
+	}
+	return InvalidDType
+}
+
+// dtypeRank orders dtypes for promotion: bool < i32 < i64 < f16 = bf16 < f32 = tf32 < f64.
+func dtypeRank(d DType) int {
+	switch d {
+	case Bool:
+		return 0
+	case I32:
+		return 1
+	case I64:
+		return 2
+	case F16, BF16:
+		return 3
+	case F32, TF32:
+		return 4
+	case F64:
+		return 5
+	}
+	return -1
+}
+
+// promote is the common dtype of two run-time operands.
+func promote(a, b DType) (DType, error) {
+	if a == b {
+		return a, nil
+	}
+	if (a == F16 && b == BF16) || (a == BF16 && b == F16) {
+		return InvalidDType, fmt.Errorf("cannot mix f16 and bf16; use ct.astype")
+	}
+	if (a == F32 && b == TF32) || (a == TF32 && b == F32) {
+		return F32, nil
+	}
+	if dtypeRank(a) >= dtypeRank(b) {
+		return a, nil
+	}
+	return b, nil
+}
+
+// weakJoin is the dtype of a run-time operand of dtype d mixed with a
+// compile-time number w: the number takes d's dtype unless that would lose
+// its kind (a float with an int tile gives f32; a large int with i32 gives i64).
+func weakJoin(d DType, w value) DType {
+	switch w := w.(type) {
+	case bool:
+		return d
+	case int64:
+		if d == Bool {
+			return weakDType(w)
+		}
+		if d == I32 && weakDType(w) == I64 {
+			return I64
+		}
+		return d
+	case float64:
+		if d.IsFloat() {
+			return d
+		}
+		return F32
+	}
+	return d
+}
+
+// weakJoinConsts is the dtype of several compile-time numbers mixed only
+// with each other in a run-time context (bool < int < float).
+func weakJoinConsts(vs []value) DType {
+	d := Bool
+	for _, v := range vs {
+		w := weakDType(v)
+		if dtypeRank(w) > dtypeRank(d) {
+			d = w
+		}
+	}
+	return d
+}
+
+// ctDTypes maps the tile module's dtype names to dtypes.
+var ctDTypes = map[string]DType{
+	"bool_":    Bool,
+	"int32":    I32,
+	"int64":    I64,
+	"float16":  F16,
+	"bfloat16": BF16,
+	"float32":  F32,
+	"tfloat32": TF32,
+	"float64":  F64,
+}
+
+// parseDTypeName reads a dtype given on the command line: a ct name
+// (float16, ct.float16) or a short name (f16).
+func parseDTypeName(s string) (DType, bool) {
+	s = strings.TrimPrefix(s, "ct.")
+	if d, ok := ctDTypes[s]; ok {
+		return d, true
+	}
+	if s == "bool" {
+		return Bool, true
+	}
+	return ParseDType(s)
+}
+
+// padModes maps ct.PaddingMode members to the load's pad attribute.
+var padModes = map[string]string{
+	"ZERO":         PadZero,
+	"NEG_ZERO":     PadNegZero,
+	"NAN":          PadNaN,
+	"POS_INF":      PadPosInf,
+	"NEG_INF":      PadNegInf,
+	"UNDETERMINED": PadZero,
+}
+
+// isPow2 reports whether n is a positive power of two.
+func isPow2(n int64) bool { return n > 0 && n&(n-1) == 0 }

@@ -1,0 +1,848 @@
+package ir
+
+// This file checks the IR's invariants: structure (operand, result and
+// region counts from the op table, terminators, back-pointers, unique IDs),
+// SSA dominance, and the typing rules of each op. Passes run it after every
+// step in tests; the builder's output must always pass it.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Verify checks f and returns the first violation found, naming the kernel
+// and printing the offending instruction.
+func Verify(f *Func) error {
+	if f == nil {
+		return errors.New("ir: nil kernel")
+	}
+	v := &irVerifier{f: f, ids: map[int]*Value{}, scope: map[*Value]bool{}}
+	v.fn()
+	return v.err
+}
+
+// VerifyModule verifies every kernel of m and checks that their names differ.
+func VerifyModule(m *Module) error {
+	seen := map[string]bool{}
+	for _, f := range m.Funcs {
+		if err := Verify(f); err != nil {
+			return err
+		}
+		if seen[f.Name] {
+			return fmt.Errorf("ir: kernel @%s defined twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	return nil
+}
+
+type irVerifier struct {
+	f   *Func
+	err error
+	// ids maps each ID to the one value that carries it.
+	ids map[int]*Value
+	// scope holds the values visible at the current point.
+	scope map[*Value]bool
+}
+
+// errorf records the first error, about the kernel as a whole.
+func (v *irVerifier) errorf(format string, args ...any) {
+	if v.err == nil {
+		v.err = fmt.Errorf("ir: kernel @%s: %s", v.f.Name, fmt.Sprintf(format, args...))
+	}
+}
+
+// instrErrorf records the first error, about one instruction.
+func (v *irVerifier) instrErrorf(in *Instr, format string, args ...any) {
+	if v.err == nil {
+		v.err = fmt.Errorf("ir: kernel @%s: `%s`: %s", v.f.Name, in, fmt.Sprintf(format, args...))
+	}
+}
+
+func (v *irVerifier) fn() {
+	f := v.f
+	if !isTextIdent(f.Name) {
+		v.errorf("kernel name %q is not an identifier", f.Name)
+	}
+	if f.Body == nil {
+		v.errorf("no body")
+		return
+	}
+	if f.Body.Parent != nil {
+		v.errorf("body block has a parent instruction")
+	}
+	v.params()
+	if v.err != nil {
+		return
+	}
+	v.consts()
+	v.grid()
+	if v.err != nil {
+		return
+	}
+	v.block(f.Body, nil)
+}
+
+func (v *irVerifier) params() {
+	f := v.f
+	if len(f.Params) != len(f.Body.Params) {
+		v.errorf("%d parameters but the body block has %d", len(f.Params), len(f.Body.Params))
+		return
+	}
+	names := map[string]bool{}
+	for i, prm := range f.Params {
+		if prm == nil || prm.Value == nil {
+			v.errorf("parameter %d is nil", i)
+			return
+		}
+		if prm.Value != f.Body.Params[i] {
+			v.errorf("parameter %s is not body parameter %d", prm.Name, i)
+		}
+		if prm.Name != "" {
+			if names[prm.Name] {
+				v.errorf("parameter name %s repeated", prm.Name)
+			}
+			names[prm.Name] = true
+		}
+		if !TypesEqual(prm.Type, prm.Value.Type) {
+			v.errorf("parameter %s has type %v but its value %v has %v", prm.Name, prm.Type, prm.Value, prm.Value.Type)
+		}
+		switch t := prm.Type.(type) {
+		case *Array:
+			if len(prm.Dims) != 0 && len(prm.Dims) != t.Rank {
+				v.errorf("parameter %s: %d dims declared for %v", prm.Name, len(prm.Dims), t)
+			}
+			for _, d := range prm.Dims {
+				if d.Sym == "" && d.Size < 0 || d.Sym != "" && !isTextIdent(d.Sym) {
+					v.errorf("parameter %s: bad dim %q", prm.Name, d.String())
+				}
+			}
+		case *Scalar:
+			if len(prm.Dims) != 0 {
+				v.errorf("scalar parameter %s has dims", prm.Name)
+			}
+		default:
+			v.errorf("parameter %s has type %v, want an array or a scalar", prm.Name, prm.Type)
+		}
+	}
+}
+
+func (v *irVerifier) consts() {
+	seen := map[string]bool{}
+	for _, c := range v.f.Consts {
+		if !isTextIdent(c.Name) {
+			v.errorf("constant name %q is not an identifier", c.Name)
+		}
+		if seen[c.Name] {
+			v.errorf("constant %s repeated", c.Name)
+		}
+		seen[c.Name] = true
+		switch x := c.Value.(type) {
+		case int64, float64, bool:
+		case DType:
+			if !dtypeValid(x) {
+				v.errorf("constant %s has invalid dtype %v", c.Name, x)
+			}
+		default:
+			v.errorf("constant %s has value %v of type %T, want int64, float64, bool or DType", c.Name, c.Value, c.Value)
+		}
+	}
+}
+
+func (v *irVerifier) grid() {
+	syms := map[string]bool{}
+	for _, prm := range v.f.Params {
+		for _, d := range prm.Dims {
+			if d.Sym != "" {
+				syms[d.Sym] = true
+			}
+		}
+	}
+	for _, c := range v.f.Consts {
+		syms[c.Name] = true
+	}
+	var check func(e *HostExpr) string
+	check = func(e *HostExpr) string {
+		if e == nil {
+			return "nil subexpression"
+		}
+		switch e.Op {
+		case HostConst:
+			if len(e.Args) != 0 {
+				return "constant with operands"
+			}
+			return ""
+		case HostSym:
+			if len(e.Args) != 0 {
+				return "symbol with operands"
+			}
+			if !syms[e.Sym] {
+				return fmt.Sprintf("unknown dimension %q", e.Sym)
+			}
+			return ""
+		case HostAdd, HostSub, HostMul, HostFloorDiv, HostMod, HostCdiv, HostMin, HostMax:
+			if len(e.Args) != 2 {
+				return fmt.Sprintf("operator with %d operands", len(e.Args))
+			}
+			for _, a := range e.Args {
+				if msg := check(a); msg != "" {
+					return msg
+				}
+			}
+			return ""
+		}
+		return fmt.Sprintf("unknown operator %d", e.Op)
+	}
+	for i, e := range v.f.Grid {
+		if e == nil {
+			continue
+		}
+		if msg := check(e); msg != "" {
+			v.errorf("grid axis %d: %s in %s", i, msg, formatHostExpr(e))
+		}
+	}
+}
+
+// define checks a value's type and ID and puts it in scope.
+func (v *irVerifier) define(x *Value, what string) bool {
+	if other, ok := v.ids[x.ID]; ok {
+		if other == x {
+			v.errorf("%s %v defined twice", what, x)
+		} else {
+			v.errorf("%s %v: ID used by two values", what, x)
+		}
+		return false
+	}
+	v.ids[x.ID] = x
+	if x.ID < 0 || x.ID >= v.f.nextID && v.f.nextID > 0 {
+		v.errorf("%s %v: ID out of range [0, %d)", what, x, v.f.nextID)
+		return false
+	}
+	if msg := verifyType(x.Type); msg != "" {
+		v.errorf("%s %v: %s", what, x, msg)
+		return false
+	}
+	v.scope[x] = true
+	return true
+}
+
+// block checks b, whose required terminator is term (OpReturn for the body,
+// OpYield for regions; nil parent means the body).
+func (v *irVerifier) block(b *Block, parent *Instr) {
+	for i, p := range b.Params {
+		if p == nil {
+			v.errorf("nil block parameter")
+			return
+		}
+		if p.Def != nil || p.Block != b || p.Index != i {
+			v.errorf("block parameter %v has inconsistent Def/Block/Index", p)
+			return
+		}
+		if !v.define(p, "block parameter") {
+			return
+		}
+	}
+	defer func() {
+		for _, p := range b.Params {
+			delete(v.scope, p)
+		}
+		for _, in := range b.Instrs {
+			if in != nil {
+				for _, r := range in.Results {
+					delete(v.scope, r)
+				}
+			}
+		}
+	}()
+	want := OpYield
+	if parent == nil {
+		want = OpReturn
+	}
+	if len(b.Instrs) == 0 {
+		if parent == nil {
+			v.errorf("empty body: it must end with return")
+		} else {
+			v.instrErrorf(parent, "empty region: it must end with yield")
+		}
+		return
+	}
+	for i, in := range b.Instrs {
+		if in == nil {
+			v.errorf("nil instruction")
+			return
+		}
+		if in.Block != b {
+			v.instrErrorf(in, "instruction's Block is not the block holding it")
+			return
+		}
+		last := i == len(b.Instrs)-1
+		switch {
+		case in.Op.Info().Terminator && !last:
+			v.instrErrorf(in, "terminator before the end of its block")
+		case last && in.Op != want:
+			v.instrErrorf(in, "block must end with %s", want)
+		}
+		if v.err != nil {
+			return
+		}
+		v.instr(in, parent)
+		if v.err != nil {
+			return
+		}
+	}
+}
+
+func (v *irVerifier) instr(in *Instr, parent *Instr) {
+	info := in.Op.Info()
+	if in.Op == OpInvalid || in.Op >= NumOps {
+		v.instrErrorf(in, "invalid op %d", in.Op)
+		return
+	}
+	if info.NumArgs >= 0 && len(in.Args) != info.NumArgs {
+		v.instrErrorf(in, "%s takes %d operands, has %d", in.Op, info.NumArgs, len(in.Args))
+		return
+	}
+	if len(in.Regions) != info.NumRegions {
+		v.instrErrorf(in, "%s takes %d regions, has %d", in.Op, info.NumRegions, len(in.Regions))
+		return
+	}
+	for _, key := range info.Attrs {
+		if in.Attrs.Get(key) == nil {
+			v.instrErrorf(in, "missing attribute %s", key)
+			return
+		}
+	}
+	for i, a := range in.Attrs {
+		if i > 0 && in.Attrs[i-1].Key >= a.Key {
+			v.instrErrorf(in, "attributes not sorted by key, or repeated")
+			return
+		}
+		switch a.Val.(type) {
+		case int64, float64, bool, string, []int:
+		default:
+			v.instrErrorf(in, "attribute %s has value of type %T", a.Key, a.Val)
+			return
+		}
+	}
+	for i, a := range in.Args {
+		if a == nil {
+			v.instrErrorf(in, "operand %d is nil", i)
+			return
+		}
+		if !v.scope[a] {
+			if v.ids[a.ID] != a {
+				v.instrErrorf(in, "operand %v is not defined in this kernel before its use", a)
+			} else {
+				v.instrErrorf(in, "operand %v does not dominate its use", a)
+			}
+			return
+		}
+	}
+	for i, r := range in.Results {
+		if r == nil {
+			v.instrErrorf(in, "result %d is nil", i)
+			return
+		}
+		if r.Def != in || r.Index != i || r.Block != nil {
+			v.instrErrorf(in, "result %v has inconsistent Def/Block/Index", r)
+			return
+		}
+	}
+	for _, r := range in.Regions {
+		if r == nil {
+			v.instrErrorf(in, "nil region")
+			return
+		}
+		if r.Parent != in {
+			v.instrErrorf(in, "region's Parent is not the instruction")
+			return
+		}
+	}
+	if in.Op == OpYield && (parent == nil || in.Block.Parent == nil) {
+		v.instrErrorf(in, "yield outside a for or if region")
+		return
+	}
+
+	// The op's own rules; region contents are checked after, with the
+	// region's parameters in scope.
+	if msg := v.typing(in); msg != "" {
+		v.instrErrorf(in, "%s", msg)
+		return
+	}
+	for _, r := range in.Regions {
+		v.block(r, in)
+		if v.err != nil {
+			return
+		}
+	}
+	for _, r := range in.Results {
+		if !v.define(r, "result") {
+			return
+		}
+	}
+}
+
+func dtypeValid(d DType) bool { return d > InvalidDType && d < numDTypes }
+
+// verifyType checks a value's type for well-formedness: a valid dtype and
+// tile dims that are positive powers of two.
+func verifyType(t Type) string {
+	switch t := t.(type) {
+	case *Scalar:
+		if t == nil || !dtypeValid(t.DType) {
+			return "invalid scalar type"
+		}
+	case *Tile:
+		if t == nil || !dtypeValid(t.DType) {
+			return "invalid tile dtype"
+		}
+		for _, d := range t.Shape {
+			if d <= 0 || d&(d-1) != 0 {
+				return fmt.Sprintf("tile dimension %d of %v is not a positive power of two", d, t)
+			}
+		}
+	case *Array:
+		if t == nil || !dtypeValid(t.DType) || t.Rank < 0 {
+			return "invalid array type"
+		}
+	default:
+		return "missing type"
+	}
+	return ""
+}
+
+// valueShape returns the shape of a scalar (nil, rank 0) or tile, and false for arrays.
+func valueShape(t Type) ([]int, bool) {
+	switch t := t.(type) {
+	case *Scalar:
+		return nil, true
+	case *Tile:
+		return t.Shape, true
+	}
+	return nil, false
+}
+
+func shapesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// typing checks the op's operand, attribute and result types; it returns
+// a message or "".
+func (v *irVerifier) typing(in *Instr) string {
+	// Every value here is in scope, hence has a checked type.
+	nres := 1
+	switch in.Op {
+	case OpStore, OpYield, OpReturn:
+		nres = 0
+	case OpFor:
+		nres = max(len(in.Args)-3, 0)
+	case OpIf:
+		nres = len(in.Results)
+	}
+	if len(in.Results) != nres {
+		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), nres)
+	}
+	var res Type
+	if nres == 1 && in.Op != OpFor && in.Op != OpIf {
+		res = in.Results[0].Type
+		if msg := verifyType(res); msg != "" {
+			return fmt.Sprintf("result %v: %s", in.Results[0], msg)
+		}
+	}
+	info := in.Op.Info()
+	a := in.Args
+
+	if info.Elementwise && in.Op != OpSelect && in.Op != OpConvert && in.Op != OpCmp {
+		for _, x := range a {
+			if !TypesEqual(x.Type, res) {
+				return fmt.Sprintf("operand %v has type %v, want the result type %v", x, x.Type, res)
+			}
+		}
+		if _, ok := valueShape(res); !ok {
+			return fmt.Sprintf("%s on %v, want a scalar or a tile", in.Op, res)
+		}
+		d := res.Elem()
+		switch in.Op {
+		case OpDiv, OpExp, OpExp2, OpLog, OpSqrt, OpRsqrt, OpTanh:
+			if !d.IsFloat() {
+				return fmt.Sprintf("%s needs a float type, has %v", in.Op, d)
+			}
+		case OpAnd, OpOr, OpXor, OpNot:
+			if d != Bool && !d.IsInt() {
+				return fmt.Sprintf("%s needs a bool or integer type, has %v", in.Op, d)
+			}
+		default:
+			if d == Bool {
+				return fmt.Sprintf("%s on bool", in.Op)
+			}
+		}
+		return ""
+	}
+
+	switch in.Op {
+	case OpConst:
+		s, ok := res.(*Scalar)
+		if !ok {
+			return fmt.Sprintf("const result %v, want a scalar", res)
+		}
+		switch x := in.Attrs.Get("value").(type) {
+		case bool:
+			if s.DType != Bool {
+				return fmt.Sprintf("bool value for %v", s)
+			}
+		case int64:
+			if s.DType == Bool {
+				return "integer value for bool"
+			}
+			if s.DType == I32 && x != int64(int32(x)) {
+				return fmt.Sprintf("value %d does not fit in i32", x)
+			}
+		case float64:
+			if !s.DType.IsFloat() {
+				return fmt.Sprintf("float value for %v", s)
+			}
+		default:
+			return fmt.Sprintf("value attribute of type %T", x)
+		}
+
+	case OpBlockID, OpNumBlocks:
+		axis, ok := in.Attrs.Get("axis").(int64)
+		if !ok || axis < 0 || axis > 2 {
+			return fmt.Sprintf("axis %v, want 0, 1 or 2", in.Attrs.Get("axis"))
+		}
+		if !TypesEqual(res, ScalarOf(I32)) {
+			return fmt.Sprintf("result %v, want i32", res)
+		}
+
+	case OpDim:
+		arr, ok := a[0].Type.(*Array)
+		if !ok {
+			return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
+		}
+		axis, ok := in.Attrs.Get("axis").(int64)
+		if !ok || axis < 0 || axis >= int64(arr.Rank) {
+			return fmt.Sprintf("axis %v out of range for %v", in.Attrs.Get("axis"), arr)
+		}
+		if s, ok := res.(*Scalar); !ok || !s.DType.IsInt() {
+			return fmt.Sprintf("result %v, want a scalar integer", res)
+		}
+
+	case OpCmp:
+		switch in.Attrs.Get("pred") {
+		case PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE:
+		default:
+			return fmt.Sprintf("unknown pred %v", formatAttrValue(in.Attrs.Get("pred")))
+		}
+		if !TypesEqual(a[0].Type, a[1].Type) {
+			return fmt.Sprintf("operand types %v and %v differ", a[0].Type, a[1].Type)
+		}
+		sh, ok := valueShape(a[0].Type)
+		if !ok {
+			return fmt.Sprintf("cmp on %v", a[0].Type)
+		}
+		rsh, ok := valueShape(res)
+		if !ok || res.Elem() != Bool || !shapesEqual(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+			return fmt.Sprintf("result %v, want bool of the operands' shape", res)
+		}
+
+	case OpSelect:
+		c := a[0].Type
+		if _, ok := valueShape(res); !ok {
+			return fmt.Sprintf("select of %v", res)
+		}
+		if !TypesEqual(a[1].Type, res) || !TypesEqual(a[2].Type, res) {
+			return fmt.Sprintf("operands %v, %v, want the result type %v", a[1].Type, a[2].Type, res)
+		}
+		if !TypesEqual(c, ScalarOf(Bool)) && !TypesEqual(c, WithElem(res, Bool)) {
+			return fmt.Sprintf("condition %v, want bool of the result's shape or a bool scalar", c)
+		}
+
+	case OpConvert:
+		sh, ok := valueShape(a[0].Type)
+		rsh, rok := valueShape(res)
+		if !ok || !rok || !shapesEqual(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+			return fmt.Sprintf("convert %v to %v changes the shape", a[0].Type, res)
+		}
+
+	case OpSplat:
+		s, ok := a[0].Type.(*Scalar)
+		t, tok := res.(*Tile)
+		if !ok || !tok || s.DType != t.DType {
+			return fmt.Sprintf("splat %v to %v, want a scalar to a tile of its dtype", a[0].Type, res)
+		}
+
+	case OpIota:
+		t, ok := res.(*Tile)
+		if !ok || t.Rank() != 1 || !t.DType.IsInt() {
+			return fmt.Sprintf("result %v, want a rank-1 i32 or i64 tile", res)
+		}
+
+	case OpBroadcast:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || x.DType != t.DType || x.Rank() != t.Rank() {
+			return fmt.Sprintf("broadcast %v to %v, want tiles of one dtype and rank", a[0].Type, res)
+		}
+		for i := range x.Shape {
+			if x.Shape[i] != t.Shape[i] && x.Shape[i] != 1 {
+				return fmt.Sprintf("broadcast %v to %v: dim %d is neither equal nor 1", x, t, i)
+			}
+		}
+
+	case OpReshape:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || x.DType != t.DType {
+			return fmt.Sprintf("reshape %v to %v, want tiles of one dtype", a[0].Type, res)
+		}
+		if x.NumElements() != t.NumElements() {
+			return fmt.Sprintf("reshape %v to %v changes the element count", x, t)
+		}
+
+	case OpPermute:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || x.DType != t.DType || x.Rank() != t.Rank() {
+			return fmt.Sprintf("permute %v to %v, want tiles of one dtype and rank", a[0].Type, res)
+		}
+		perm, ok := in.Attrs.Get("perm").([]int)
+		if !ok || len(perm) != x.Rank() {
+			return fmt.Sprintf("perm %s, want a permutation of %d axes", formatAttrValue(in.Attrs.Get("perm")), x.Rank())
+		}
+		seen := make([]bool, len(perm))
+		for _, p := range perm {
+			if p < 0 || p >= len(perm) || seen[p] {
+				return fmt.Sprintf("perm %s is not a permutation", formatAttrValue(perm))
+			}
+			seen[p] = true
+		}
+		for i, p := range perm {
+			if t.Shape[i] != x.Shape[p] {
+				return fmt.Sprintf("permute %v by %s gives %v", x, formatAttrValue(perm), permutedTile(x, perm))
+			}
+		}
+
+	case OpReduce:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || x.Rank() == 0 {
+			return fmt.Sprintf("reduce %v to %v, want tiles of rank >= 1", a[0].Type, res)
+		}
+		axis, ok := in.Attrs.Get("axis").(int64)
+		if !ok || axis < 0 || axis >= int64(x.Rank()) {
+			return fmt.Sprintf("axis %s out of range for %v", formatAttrValue(in.Attrs.Get("axis")), x)
+		}
+		want := &Tile{DType: x.DType}
+		want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
+		switch in.Attrs.Get("kind") {
+		case ReduceSum, ReduceMax, ReduceMin:
+			if x.DType == Bool {
+				return "reduce of bool"
+			}
+		case ReduceArgmax, ReduceArgmin:
+			want.DType = I32
+		default:
+			return fmt.Sprintf("unknown reduce kind %s", formatAttrValue(in.Attrs.Get("kind")))
+		}
+		if !TypesEqual(t, want) {
+			return fmt.Sprintf("result %v, want %v", t, want)
+		}
+
+	case OpMMA:
+		return verifyMMA(a[0].Type, a[1].Type, a[2].Type, res)
+
+	case OpLoad:
+		if len(a) < 1 {
+			return "load needs an array and indices"
+		}
+		arr, msg := v.indexedArray(in, a[1:])
+		if msg != "" {
+			return msg
+		}
+		t, ok := res.(*Tile)
+		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
+			return fmt.Sprintf("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
+		}
+		switch in.Attrs.Get("pad") {
+		case PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf:
+		default:
+			return fmt.Sprintf("unknown padding mode %s", formatAttrValue(in.Attrs.Get("pad")))
+		}
+
+	case OpStore:
+		if len(a) < 2 {
+			return "store needs an array, indices and a tile"
+		}
+		arr, msg := v.indexedArray(in, a[1:len(a)-1])
+		if msg != "" {
+			return msg
+		}
+		x := a[len(a)-1]
+		t, ok := x.Type.(*Tile)
+		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
+			return fmt.Sprintf("stored %v has type %v, want a rank-%d %v tile", x, x.Type, arr.Rank, arr.DType)
+		}
+
+	case OpFor:
+		if len(a) < 3 {
+			return "for needs lo, hi and step"
+		}
+		iv := a[0].Type
+		if s, ok := iv.(*Scalar); !ok || !s.DType.IsInt() {
+			return fmt.Sprintf("bound %v has type %v, want a scalar integer", a[0], iv)
+		}
+		for _, x := range a[1:3] {
+			if !TypesEqual(x.Type, iv) {
+				return fmt.Sprintf("bound %v has type %v, want %v like the others", x, x.Type, iv)
+			}
+		}
+		inits := a[3:]
+		for i, r := range in.Results {
+			if !TypesEqual(r.Type, inits[i].Type) {
+				return fmt.Sprintf("result %v has type %v, want the init's %v", r, r.Type, inits[i].Type)
+			}
+		}
+		body := in.Regions[0]
+		if len(body.Params) != 1+len(inits) {
+			return fmt.Sprintf("body has %d parameters, want %d (the induction variable and one per carried value)", len(body.Params), 1+len(inits))
+		}
+		for i, p := range body.Params {
+			want := iv
+			if i > 0 {
+				want = inits[i-1].Type
+			}
+			if p == nil || !TypesEqual(p.Type, want) {
+				return fmt.Sprintf("body parameter %d has type %v, want %v", i, typeOrNil(p), want)
+			}
+		}
+		return verifyYield(body, inits)
+
+	case OpIf:
+		if !TypesEqual(a[0].Type, ScalarOf(Bool)) {
+			return fmt.Sprintf("condition %v has type %v, want bool", a[0], a[0].Type)
+		}
+		for i, r := range in.Regions {
+			if len(r.Params) != 0 {
+				return fmt.Sprintf("region %d has parameters", i)
+			}
+			if msg := verifyYield(r, in.Results); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+func typeOrNil(v *Value) Type {
+	if v == nil {
+		return nil
+	}
+	return v.Type
+}
+
+func isTileType(t Type) bool {
+	_, ok := t.(*Tile)
+	return ok
+}
+
+func permutedTile(t *Tile, perm []int) *Tile {
+	out := &Tile{DType: t.DType, Shape: make([]int, len(perm))}
+	for i, p := range perm {
+		out.Shape[i] = t.Shape[p]
+	}
+	return out
+}
+
+// indexedArray checks a load or store's array operand and its tile indices.
+func (v *irVerifier) indexedArray(in *Instr, idx []*Value) (*Array, string) {
+	arr, ok := in.Args[0].Type.(*Array)
+	if !ok {
+		return nil, fmt.Sprintf("operand %v has type %v, want an array", in.Args[0], in.Args[0].Type)
+	}
+	if len(idx) != arr.Rank {
+		return nil, fmt.Sprintf("%d indices for a rank-%d array", len(idx), arr.Rank)
+	}
+	for _, x := range idx {
+		if s, ok := x.Type.(*Scalar); !ok || !s.DType.IsInt() {
+			return nil, fmt.Sprintf("index %v has type %v, want a scalar integer", x, x.Type)
+		}
+	}
+	return arr, ""
+}
+
+// verifyYield checks that region r ends in a yield of values of the given types.
+func verifyYield(r *Block, want []*Value) string {
+	if len(r.Instrs) == 0 || r.Instrs[len(r.Instrs)-1] == nil || r.Instrs[len(r.Instrs)-1].Op != OpYield {
+		return "" // the region's block check reports it, naming the instruction
+	}
+	y := r.Instrs[len(r.Instrs)-1]
+	if len(y.Args) != len(want) {
+		return fmt.Sprintf("region yields %d values, want %d", len(y.Args), len(want))
+	}
+	for i, x := range y.Args {
+		w := want[i]
+		if x == nil || w == nil || !TypesEqual(x.Type, w.Type) {
+			return fmt.Sprintf("region yields %v of type %v, want %v", x, typeOrNil(x), typeOrNil(w))
+		}
+	}
+	return ""
+}
+
+// verifyMMA checks acc + a@b: shapes (M,K)x(K,N)+(M,N), or batched with one
+// batch extent, and the dtype pairs of docs/language.md.
+func verifyMMA(at, bt, ct, res Type) string {
+	a, ok1 := at.(*Tile)
+	b, ok2 := bt.(*Tile)
+	c, ok3 := ct.(*Tile)
+	if !ok1 || !ok2 || !ok3 {
+		return fmt.Sprintf("mma of %v, %v, %v, want tiles", at, bt, ct)
+	}
+	if !TypesEqual(c, res) {
+		return fmt.Sprintf("accumulator %v, want the result type %v", c, res)
+	}
+	r := a.Rank()
+	if (r != 2 && r != 3) || b.Rank() != r || c.Rank() != r {
+		return fmt.Sprintf("mma ranks %d, %d, %d, want all 2 or all 3", a.Rank(), b.Rank(), c.Rank())
+	}
+	if r == 3 && (a.Shape[0] != b.Shape[0] || a.Shape[0] != c.Shape[0]) {
+		return fmt.Sprintf("mma batch extents %d, %d, %d differ", a.Shape[0], b.Shape[0], c.Shape[0])
+	}
+	m, k := a.Shape[r-2], a.Shape[r-1]
+	k2, n := b.Shape[r-2], b.Shape[r-1]
+	if k != k2 || c.Shape[r-2] != m || c.Shape[r-1] != n {
+		return fmt.Sprintf("mma shapes %v x %v + %v do not match (M,K)x(K,N)+(M,N)", tileShapeString(a), tileShapeString(b), tileShapeString(c))
+	}
+	f32ish := func(d DType) bool { return d == F32 || d == TF32 }
+	ok := false
+	switch {
+	case a.DType == F16 && b.DType == F16:
+		ok = c.DType == F32 || c.DType == F16
+	case a.DType == BF16 && b.DType == BF16:
+		ok = c.DType == F32
+	case f32ish(a.DType) && f32ish(b.DType):
+		ok = c.DType == F32
+	case a.DType == F64 && b.DType == F64:
+		ok = c.DType == F64
+	}
+	if !ok {
+		return fmt.Sprintf("mma of %v x %v into %v is not supported", a.DType, b.DType, c.DType)
+	}
+	return ""
+}
+
+func tileShapeString(t *Tile) string {
+	s := make([]string, len(t.Shape))
+	for i, d := range t.Shape {
+		s[i] = fmt.Sprint(d)
+	}
+	return "(" + strings.Join(s, ",") + ")"
+}

@@ -1,0 +1,215 @@
+package ir
+
+import (
+	"strings"
+	"testing"
+)
+
+// verifyHeader opens the kernels of TestVerifyRejects: an array, a float,
+// an int and a bool parameter.
+const verifyHeader = "kernel @k(%0 A: array<?x?xf32> [M, N], %1 x: f32, %2 n: i32, %3 c: bool) {\n"
+
+func TestVerifyRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string // instructions of the kernel; "return" is not added
+		want string
+	}{
+		{"operand type", "%4 = add %1, %2 : f32\nreturn", "`%4 = add %1, %2 : f32`: operand %2 has type i32, want the result type f32"},
+		{"operand count", "%4 = neg %1, %1 : f32\nreturn", "neg takes 1 operands, has 2"},
+		{"missing attr", "%4 = bid : i32\nreturn", "`%4 = bid : i32`: missing attribute axis"},
+		{"bid axis", "%4 = bid {axis=3} : i32\nreturn", "axis 3, want 0, 1 or 2"},
+		{"bid result", "%4 = num_blocks {axis=1} : i64\nreturn", "result i64, want i32"},
+		{"result count", "%4, %5 = neg %1 : f32, f32\nreturn", "neg has 2 results, want 1"},
+		{"dominance", "for %2, %2, %2 {\n^(%5: i32)\n%6 = neg %5 : i32\nyield\n}\n%7 = neg %6 : i32\nreturn", "`%7 = neg %6 : i32`: operand %6 does not dominate its use"},
+		{"dominance in sibling region", "if %3 {\n%4 = neg %1 : f32\nyield\n} else {\n%5 = neg %4 : f32\nyield\n}\nreturn", "operand %4 does not dominate its use"},
+		{"cmp result", "%4 = cmp %1, %1 {pred=lt} : f32\nreturn", "result f32, want bool of the operands' shape"},
+		{"cmp pred", "%4 = cmp %1, %1 {pred=less} : bool\nreturn", "unknown pred less"},
+		{"cmp operands", "%4 = convert %2 : f32\n%5 = cmp %1, %2 {pred=lt} : bool\nreturn", "operand types f32 and i32 differ"},
+		{"select cond", "%4 = splat %1 : tile<16xf32>\n%5 = splat %3 : tile<32xbool>\n%6 = select %5, %4, %4 : tile<16xf32>\nreturn", "condition tile<32xbool>, want bool of the result's shape or a bool scalar"},
+		{"select operand", "%4 = splat %1 : tile<16xf32>\n%5 = select %3, %4, %1 : tile<16xf32>\nreturn", "operands tile<16xf32>, f32, want the result type tile<16xf32>"},
+		{"convert shape", "%4 = splat %1 : tile<16xf32>\n%5 = convert %4 : tile<32xf16>\nreturn", "convert tile<16xf32> to tile<32xf16> changes the shape"},
+		{"convert scalar to tile", "%4 = convert %1 : tile<f16>\nreturn", "changes the shape"},
+		{"splat dtype", "%4 = splat %1 : tile<16xf16>\nreturn", "splat f32 to tile<16xf16>, want a scalar to a tile of its dtype"},
+		{"iota rank", "%4 = iota : tile<16x16xi32>\nreturn", "result tile<16x16xi32>, want a rank-1 i32 or i64 tile"},
+		{"iota dtype", "%4 = iota : tile<16xf32>\nreturn", "want a rank-1 i32 or i64 tile"},
+		{"broadcast dim", "%4 = splat %1 : tile<2x16xf32>\n%5 = broadcast %4 : tile<4x16xf32>\nreturn", "dim 0 is neither equal nor 1"},
+		{"broadcast rank", "%4 = splat %1 : tile<16xf32>\n%5 = broadcast %4 : tile<4x16xf32>\nreturn", "want tiles of one dtype and rank"},
+		{"reshape count", "%4 = splat %1 : tile<16xf32>\n%5 = reshape %4 : tile<4x8xf32>\nreturn", "reshape tile<16xf32> to tile<4x8xf32> changes the element count"},
+		{"reshape dtype", "%4 = splat %1 : tile<16xf32>\n%5 = reshape %4 : tile<4x4xf16>\nreturn", "want tiles of one dtype"},
+		{"permute not a permutation", "%4 = splat %1 : tile<4x8xf32>\n%5 = permute %4 {perm=[0, 0]} : tile<4x8xf32>\nreturn", "perm [0, 0] is not a permutation"},
+		{"permute length", "%4 = splat %1 : tile<4x8xf32>\n%5 = permute %4 {perm=[0]} : tile<4x8xf32>\nreturn", "perm [0], want a permutation of 2 axes"},
+		{"permute shape", "%4 = splat %1 : tile<4x8xf32>\n%5 = permute %4 {perm=[1, 0]} : tile<4x8xf32>\nreturn", "permute tile<4x8xf32> by [1, 0] gives tile<8x4xf32>"},
+		{"reduce axis", "%4 = splat %1 : tile<4x8xf32>\n%5 = reduce %4 {axis=2, kind=sum} : tile<4xf32>\nreturn", "axis 2 out of range for tile<4x8xf32>"},
+		{"reduce shape", "%4 = splat %1 : tile<4x8xf32>\n%5 = reduce %4 {axis=1, kind=sum} : tile<8xf32>\nreturn", "result tile<8xf32>, want tile<4xf32>"},
+		{"reduce argmax dtype", "%4 = splat %1 : tile<4x8xf32>\n%5 = reduce %4 {axis=0, kind=argmax} : tile<8xf32>\nreturn", "result tile<8xf32>, want tile<8xi32>"},
+		{"reduce kind", "%4 = splat %1 : tile<4x8xf32>\n%5 = reduce %4 {axis=0, kind=mean} : tile<8xf32>\nreturn", "unknown reduce kind mean"},
+		{"mma K", "%4 = load %0[%2, %2] {pad=zero} : tile<16x32xf32>\n%5 = load %0[%2, %2] {pad=zero} : tile<16x8xf32>\n%6 = splat %1 : tile<16x8xf32>\n%7 = mma %4, %5, %6 : tile<16x8xf32>\nreturn", "mma shapes (16,32) x (16,8) + (16,8) do not match (M,K)x(K,N)+(M,N)"},
+		{"mma dtype", "%4 = load %0[%2, %2] {pad=zero} : tile<16x16xf32>\n%5 = convert %4 : tile<16x16xbf16>\n%6 = convert %4 : tile<16x16xf16>\n%7 = mma %5, %5, %6 : tile<16x16xf16>\nreturn", "mma of bf16 x bf16 into f16 is not supported"},
+		{"mma mixed inputs", "%4 = load %0[%2, %2] {pad=zero} : tile<16x16xf32>\n%5 = convert %4 : tile<16x16xbf16>\n%6 = convert %4 : tile<16x16xf16>\n%7 = mma %5, %6, %4 : tile<16x16xf32>\nreturn", "mma of bf16 x f16 into f32 is not supported"},
+		{"mma batch", "%4 = splat %1 : tile<2x16x16xf32>\n%5 = splat %1 : tile<4x16x16xf32>\n%6 = mma %4, %5, %4 : tile<2x16x16xf32>\nreturn", "mma batch extents 2, 4, 2 differ"},
+		{"mma acc", "%4 = splat %1 : tile<16x16xf32>\n%5 = mma %4, %4, %4 : tile<16x16xf16>\nreturn", "accumulator tile<16x16xf32>, want the result type tile<16x16xf16>"},
+		{"load index count", "%4 = load %0[%2] {pad=zero} : tile<16xf32>\nreturn", "1 indices for a rank-2 array"},
+		{"load index type", "%4 = load %0[%2, %1] {pad=zero} : tile<16x16xf32>\nreturn", "index %1 has type f32, want a scalar integer"},
+		{"load not array", "%4 = load %1[%2, %2] {pad=zero} : tile<16x16xf32>\nreturn", "operand %1 has type f32, want an array"},
+		{"load result", "%4 = load %0[%2, %2] {pad=zero} : tile<16x16xf16>\nreturn", "result tile<16x16xf16>, want a rank-2 f32 tile"},
+		{"load pad", "%4 = load %0[%2, %2] {pad=one} : tile<16x16xf32>\nreturn", "unknown padding mode one"},
+		{"store dtype", "%4 = splat %2 : tile<16x16xi32>\nstore %0[%2, %2], %4\nreturn", "stored %4 has type tile<16x16xi32>, want a rank-2 f32 tile"},
+		{"store result", "%4 = splat %1 : tile<16x16xf32>\n%5 = store %0[%2, %2], %4 : f32\nreturn", "store has 1 results, want 0"},
+		{"for bounds", "%4 = convert %2 : i64\nfor %2, %4, %2 {\n^(%5: i32)\nyield\n}\nreturn", "bound %4 has type i64, want i32 like the others"},
+		{"for float bounds", "for %1, %1, %1 {\n^(%5: f32)\nyield\n}\nreturn", "bound %1 has type f32, want a scalar integer"},
+		{"for too few", "for %2, %2 {\nyield\n}\nreturn", "for needs lo, hi and step"},
+		{"for params", "%4 = for %2, %2, %2, %1 : f32 {\n^(%5: i32)\nyield %1\n}\nreturn", "body has 1 parameters, want 2"},
+		{"for param type", "%4 = for %2, %2, %2, %1 : f32 {\n^(%5: i32, %6: i32)\nyield %1\n}\nreturn", "body parameter 1 has type i32, want f32"},
+		{"for yield", "%4 = for %2, %2, %2, %1 : f32 {\n^(%5: i32, %6: f32)\nyield %5\n}\nreturn", "region yields %5 of type i32, want f32"},
+		{"for result", "%4 = for %2, %2, %2, %1 : i32 {\n^(%5: i32, %6: f32)\nyield %6\n}\nreturn", "result %4 has type i32, want the init's f32"},
+		{"if cond", "if %2 {\nyield\n} else {\nyield\n}\nreturn", "condition %2 has type i32, want bool"},
+		{"if yield count", "%4 = if %3 : f32 {\nyield %1\n} else {\nyield\n}\nreturn", "region yields 0 values, want 1"},
+		{"if regions", "%4 = if %3 : f32 {\nyield %1\n}\nreturn", "if takes 2 regions, has 1"},
+		{"if params", "if %3 {\n^(%4: i32)\nyield\n} else {\nyield\n}\nreturn", "region 0 has parameters"},
+		{"early return", "return\n%4 = neg %1 : f32\nreturn", "`return`: terminator before the end of its block"},
+		{"no return", "%4 = neg %1 : f32", "`%4 = neg %1 : f32`: block must end with return"},
+		{"empty body", "", "empty body: it must end with return"},
+		{"yield in body", "yield", "`yield`: block must end with return"},
+		{"return in region", "if %3 {\nreturn\n} else {\nyield\n}\nreturn", "`return`: block must end with yield"},
+		{"empty region", "if %3 {\n} else {\nyield\n}\nreturn", "`if %3 {...} else {...}`: empty region: it must end with yield"},
+		{"tile dim", "%4 = splat %1 : tile<48xf32>\nreturn", "tile dimension 48 of tile<48xf32> is not a positive power of two"},
+		{"tile dim zero", "%4 = splat %1 : tile<0xf32>\nreturn", "tile dimension 0 of tile<0xf32> is not a positive power of two"},
+		{"dim axis", "%4 = dim %0 {axis=2} : i32\nreturn", "axis 2 out of range for array<?x?xf32>"},
+		{"dim result", "%4 = dim %0 {axis=0} : f32\nreturn", "result f32, want a scalar integer"},
+		{"div on ints", "%4 = div %2, %2 : i32\nreturn", "div needs a float type, has i32"},
+		{"exp on ints", "%4 = exp %2 : i32\nreturn", "exp needs a float type, has i32"},
+		{"xor on floats", "%4 = xor %1, %1 : f32\nreturn", "xor needs a bool or integer type, has f32"},
+		{"add on bools", "%4 = add %3, %3 : bool\nreturn", "add on bool"},
+		{"add on arrays", "%4 = add %0, %0 : array<?x?xf32>\nreturn", "add on array<?x?xf32>, want a scalar or a tile"},
+		{"const bool", "%4 = const {value=true} : i32\nreturn", "bool value for i32"},
+		{"const range", "%4 = const {value=2147483648} : i32\nreturn", "value 2147483648 does not fit in i32"},
+		{"const float", "%4 = const {value=1.5} : i64\nreturn", "float value for i64"},
+		{"const tile", "%4 = const {value=1.5} : tile<2xf32>\nreturn", "const result tile<2xf32>, want a scalar"},
+		{"const kind", "%4 = const {value=one} : f32\nreturn", "value attribute of type string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := verifyHeader + tc.body + "\n}\n"
+			f, err := ParseFunc(text)
+			if err != nil {
+				t.Fatalf("Parse: %v\n%s", err, text)
+			}
+			err = Verify(f)
+			if err == nil {
+				t.Fatalf("Verify accepted:\n%s", text)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Verify error\n  %v\ndoes not contain\n  %s", err, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), "ir: kernel @k: ") {
+				t.Errorf("error %q does not name the kernel", err)
+			}
+		})
+	}
+}
+
+// TestVerifyRejectsHeader covers the kernel's parameters, constants and grid.
+func TestVerifyRejectsHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"grid symbol", "kernel @k(%0 A: array<?xf32> [M]) grid(cdiv(N, 4), 1, 1) {\nreturn\n}", `grid axis 0: unknown dimension "N" in cdiv(N, 4)`},
+		{"scalar dims", "kernel @k(%0 x: f32 [M]) {\nreturn\n}", "scalar parameter x has dims"},
+		{"dims count", "kernel @k(%0 A: array<?x?xf32> [M]) {\nreturn\n}", "parameter A: 1 dims declared for array<?x?xf32>"},
+		{"negative dim", "kernel @k(%0 A: array<?xf32> [-4]) {\nreturn\n}", `parameter A: bad dim "-4"`},
+		{"param tile", "kernel @k(%0 t: tile<4xf32>) {\nreturn\n}", "parameter t has type tile<4xf32>, want an array or a scalar"},
+		{"param names", "kernel @k(%0 x: f32, %1 x: f32) {\nreturn\n}", "parameter name x repeated"},
+		{"kernel name", "kernel @\"a b\"() {\nreturn\n}", `kernel name "a b" is not an identifier`},
+		{"const name", "kernel @k() consts(\"a b\"=1) {\nreturn\n}", `constant name "a b" is not an identifier`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseFunc(tc.text)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			err = Verify(f)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Verify error %v, want %s", err, tc.want)
+			}
+		})
+	}
+	m, err := Parse("kernel @k() {\nreturn\n}\nkernel @k() {\nreturn\n}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := VerifyModule(m); err == nil || !strings.Contains(err.Error(), "kernel @k defined twice") {
+		t.Errorf("VerifyModule: %v", err)
+	}
+}
+
+// TestVerifyRejectsStructure breaks the pointers and IDs of a valid kernel,
+// in ways that text cannot express.
+func TestVerifyRejectsStructure(t *testing.T) {
+	const text = `kernel @k(%0 A: array<?xf32> [N], %1 x: f32) {
+  %2 = bid {axis=0} : i32
+  %3 = const {value=0} : i32
+  %4 = for %3, %2, %2, %1 : f32 {
+    ^(%5: i32, %6: f32)
+    %7 = neg %6 : f32
+    yield %7
+  }
+  %8 = splat %4 : tile<16xf32>
+  store %0[%2], %8
+  return
+}
+`
+	for _, tc := range []struct {
+		name   string
+		break_ func(f *Func)
+		want   string
+	}{
+		{"duplicate ID", func(f *Func) { f.Body.Instrs[1].Result().ID = 2 }, "result %2: ID used by two values"},
+		{"ID out of range", func(f *Func) { f.Body.Instrs[0].Result().ID = 9 }, "ID out of range [0, 9)"},
+		{"result Def", func(f *Func) { f.Body.Instrs[1].Result().Def = f.Body.Instrs[0] }, "`%3 = const {value=0} : i32`: result %3 has inconsistent Def/Block/Index"},
+		{"result Index", func(f *Func) { f.Body.Instrs[1].Result().Index = 1 }, "result %3 has inconsistent Def/Block/Index"},
+		{"param Block", func(f *Func) { f.Body.Instrs[2].Regions[0].Params[1].Block = f.Body }, "block parameter %6 has inconsistent Def/Block/Index"},
+		{"param Index", func(f *Func) { f.Body.Instrs[2].Regions[0].Params[0].Index = 3 }, "block parameter %5 has inconsistent Def/Block/Index"},
+		{"instr Block", func(f *Func) { f.Body.Instrs[2].Regions[0].Instrs[0].Block = f.Body }, "`%7 = neg %6 : f32`: instruction's Block is not the block holding it"},
+		{"region Parent", func(f *Func) { f.Body.Instrs[2].Regions[0].Parent = f.Body.Instrs[0] }, "region's Parent is not the instruction"},
+		{"body Parent", func(f *Func) { f.Body.Parent = f.Body.Instrs[0] }, "body block has a parent instruction"},
+		{"param value", func(f *Func) { f.Params[0].Value = f.Params[1].Value }, "parameter A is not body parameter 0"},
+		{"param type", func(f *Func) { f.Params[1].Type = ScalarOf(I32) }, "parameter x has type i32 but its value %1 has f32"},
+		{"param count", func(f *Func) { f.Params = f.Params[:1] }, "1 parameters but the body block has 2"},
+		{"instr twice", func(f *Func) {
+			f.Body.Instrs = append(f.Body.Instrs[:2], f.Body.Instrs[1:]...)
+		}, "result %3 defined twice"},
+		{"foreign value", func(f *Func) {
+			g := NewFunc("g")
+			f.Body.Instrs[3].Args[0] = g.NewValue(ScalarOf(F32))
+		}, "`%8 = splat %0 : tile<16xf32>`: operand %0 is not defined in this kernel before its use"},
+		{"nil type", func(f *Func) { f.Body.Instrs[0].Result().Type = nil }, "result %2: missing type"},
+		{"nil operand", func(f *Func) { f.Body.Instrs[3].Args[0] = nil }, "`%8 = splat %? : tile<16xf32>`: operand 0 is nil"},
+		{"bad dtype", func(f *Func) { f.Body.Instrs[0].Result().Type = ScalarOf(DType(99)) }, "result %2: invalid scalar type"},
+		{"bad op", func(f *Func) { f.Body.Instrs[0].Op = Op(99) }, "invalid op 99"},
+		{"attrs unsorted", func(f *Func) {
+			f.Body.Instrs[0].Attrs = append(f.Body.Instrs[0].Attrs, Attr{"a", int64(1)})
+		}, "attributes not sorted by key, or repeated"},
+		{"attr kind", func(f *Func) { f.Body.Instrs[0].Attrs[0].Val = 1 }, "attribute axis has value of type int"},
+		{"const kind", func(f *Func) { f.Consts = []Const{{"a", "f16"}} }, "constant a has value f16 of type string"},
+		{"grid arity", func(f *Func) { f.Grid[0] = &HostExpr{Op: HostCdiv, Args: []*HostExpr{{Op: HostSym, Sym: "N"}}} }, "grid axis 0: operator with 1 operands"},
+		{"nil body", func(f *Func) { f.Body = nil }, "no body"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseFunc(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Verify(f); err != nil {
+				t.Fatalf("before breaking: %v", err)
+			}
+			tc.break_(f)
+			err = Verify(f)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Verify error\n  %v\nwant it to contain\n  %s", err, tc.want)
+			}
+		})
+	}
+	if err := Verify(nil); err == nil {
+		t.Error("Verify(nil) succeeded")
+	}
+}

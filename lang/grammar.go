@@ -1,0 +1,310 @@
+package lang
+
+import (
+	"io"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The participle grammar. Each struct is one rule; the EBNF above it is the
+// rule it implements (grammar_test.go pins participle's own rendering in
+// testdata/grammar.ebnf). The structs stay unexported: parse.go converts
+// them into the AST of ast.go, which is the package's contract.
+//
+// Tokens come from lexer.go: Name, Keyword, Int, Float, String, Op and the
+// layout tokens Newline, Indent and Dedent. A literal such as "def" or ":"
+// matches a token by its text.
+//
+// Operator precedence, loosest first (Python's, without chained comparisons;
+// see binPrec in convert.go):
+//
+//	x if c else y | or | and | not | == != < <= > >= | '|' | ^ | & | << >> |
+//	+ - | * / // % @ | unary - + ~ | ** (right-associative) | primary
+
+// Note: `x+` is written `x x*` where x may fail after consuming tokens:
+// participle forgets the deepest error of a `+` group that matched nothing,
+// and that error is the one the user needs to see.
+
+// file = { stmt } .
+type gFile struct {
+	Stmts []*gStmt `parser:"@@*"`
+}
+
+// stmt = decorated | funcDef | forStmt | ifStmt | simpleStmt .
+type gStmt struct {
+	Pos       lexer.Position
+	Decorated *gDecorated  `parser:"  @@"`
+	Def       *gFuncDef    `parser:"| @@"`
+	For       *gFor        `parser:"| @@"`
+	If        *gIf         `parser:"| @@"`
+	Simple    *gSimpleStmt `parser:"| @@"`
+}
+
+// decorated = decorator { decorator } funcDef .
+type gDecorated struct {
+	Decorators []*gDecorator `parser:"@@ @@*"`
+	Def        *gFuncDef     `parser:"@@"`
+}
+
+// decorator = "@" test Newline .
+type gDecorator struct {
+	Pos lexer.Position
+	X   *gTest `parser:"'@' @@ Newline"`
+}
+
+// funcDef = "def" name "(" [ param { "," param } [ "," ] ] ")" [ "->" test ] ":" suite .
+type gFuncDef struct {
+	Pos     lexer.Position
+	Name    *gName    `parser:"'def' @@"`
+	Params  []*gParam `parser:"'(' ( @@ ( ',' @@ )* ','? )? ')'"`
+	Returns *gTest    `parser:"( '->' @@ )?"`
+	Body    *gSuite   `parser:"':' @@"`
+}
+
+// name = Name .
+type gName struct {
+	Pos  lexer.Position
+	Name string `parser:"@Name"`
+}
+
+// param = Name [ ":" test ] [ "=" test ] .
+type gParam struct {
+	Pos     lexer.Position
+	Name    string `parser:"@Name"`
+	Annot   *gTest `parser:"( ':' @@ )?"`
+	Default *gTest `parser:"( '=' @@ )?"`
+}
+
+// suite = Newline Indent stmt { stmt } Dedent | simpleStmt .
+type gSuite struct {
+	Block  []*gStmt     `parser:"  Newline Indent @@+ Dedent"`
+	Simple *gSimpleStmt `parser:"| @@"`
+}
+
+// forStmt = "for" exprList "in" testList ":" suite .
+type gFor struct {
+	Pos    lexer.Position
+	Target *gExprList `parser:"'for' @@"`
+	Iter   *gTestList `parser:"'in' @@"`
+	Body   *gSuite    `parser:"':' @@"`
+}
+
+// ifStmt = "if" test ":" suite { elif } [ "else" ":" suite ] .
+type gIf struct {
+	Pos   lexer.Position
+	Cond  *gTest   `parser:"'if' @@"`
+	Then  *gSuite  `parser:"':' @@"`
+	Elifs []*gElif `parser:"@@*"`
+	Else  *gSuite  `parser:"( 'else' ':' @@ )?"`
+}
+
+// elif = "elif" test ":" suite .
+type gElif struct {
+	Pos  lexer.Position
+	Cond *gTest  `parser:"'elif' @@"`
+	Body *gSuite `parser:"':' @@"`
+}
+
+// simpleStmt = smallStmt { ";" smallStmt } [ ";" ] Newline .
+type gSimpleStmt struct {
+	Stmts []*gSmallStmt `parser:"@@ ( ';' @@ )* ';'? Newline"`
+}
+
+// smallStmt = "pass" | returnStmt | importStmt | fromImport | exprStmt .
+type gSmallStmt struct {
+	Pos    lexer.Position
+	Pass   bool       `parser:"  @'pass'"`
+	Return *gReturn   `parser:"| @@"`
+	Import *gImport   `parser:"| @@"`
+	From   *gFrom     `parser:"| @@"`
+	Expr   *gExprStmt `parser:"| @@"`
+}
+
+// returnStmt = "return" [ testList ] .
+type gReturn struct {
+	Pos   lexer.Position
+	Kw    string     `parser:"@'return'"`
+	Value *gTestList `parser:"@@?"`
+}
+
+// importStmt = "import" dottedAlias { "," dottedAlias } .
+type gImport struct {
+	Names []*gDottedAlias `parser:"'import' @@ ( ',' @@ )*"`
+}
+
+// dottedAlias = Name { "." Name } [ "as" Name ] .
+type gDottedAlias struct {
+	Pos   lexer.Position
+	Path  []string `parser:"@Name ( '.' @Name )*"`
+	Alias string   `parser:"( 'as' @Name )?"`
+}
+
+// fromImport = "from" Name { "." Name } "import" nameAlias { "," nameAlias } .
+type gFrom struct {
+	Module []string      `parser:"'from' @Name ( '.' @Name )*"`
+	Names  []*gNameAlias `parser:"'import' @@ ( ',' @@ )*"`
+}
+
+// nameAlias = Name [ "as" Name ] .
+type gNameAlias struct {
+	Pos   lexer.Position
+	Name  string `parser:"@Name"`
+	Alias string `parser:"( 'as' @Name )?"`
+}
+
+// exprStmt = testList [ augOp testList | assign { assign } ] .
+// augOp = "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "**=" | "@=" | "&=" | "|=" | "^=" | "<<=" | ">>=" .
+type gExprStmt struct {
+	Pos      lexer.Position
+	X        *gTestList `parser:"@@"`
+	AugOp    string     `parser:"( @( '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
+	AugValue *gTestList `parser:"  @@"`
+	Assign   []*gAssign `parser:"| @@ @@* )?"`
+}
+
+// assign = "=" testList .
+type gAssign struct {
+	Pos lexer.Position
+	X   *gTestList `parser:"'=' @@"`
+}
+
+// testList = test { "," test } [ "," ] .
+type gTestList struct {
+	Pos      lexer.Position
+	Elems    []*gTest `parser:"@@ ( ',' @@ )*"`
+	Trailing bool     `parser:"@','?"`
+}
+
+// exprList = binary { "," binary } [ "," ] .
+type gExprList struct {
+	Pos      lexer.Position
+	Elems    []*gBinary `parser:"@@ ( ',' @@ )*"`
+	Trailing bool       `parser:"@','?"`
+}
+
+// test = binary [ "if" binary "else" test ] .
+type gTest struct {
+	Pos  lexer.Position
+	X    *gBinary `parser:"@@"`
+	Cond *gBinary `parser:"( 'if' @@"`
+	Else *gTest   `parser:"  'else' @@ )?"`
+}
+
+// binary = operand { binOp operand } .
+//
+// Binary operators are parsed flat and grouped by precedence in convert.go
+// (precedence climbing): one grammar level instead of ten keeps the parser
+// fast and shallow.
+type gBinary struct {
+	X    *gOperand `parser:"@@"`
+	Rest []*gBinOp `parser:"@@*"`
+}
+
+// binOp = "or" | "and" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "|" | "^" | "&"
+//
+//	| "<<" | ">>" | "+" | "-" | "*" | "/" | "//" | "%" | "@" .
+type gBinOp struct {
+	Pos lexer.Position
+	Op  string    `parser:"@( 'or' | 'and' | '==' | '!=' | '<=' | '>=' | '<' | '>' | '|' | '^' | '&' | '<<' | '>>' | '+' | '-' | '*' | '/' | '//' | '%' | '@' )"`
+	Y   *gOperand `parser:"@@"`
+}
+
+// operand = { prefix } power .
+type gOperand struct {
+	Prefixes []*gPrefix `parser:"@@*"`
+	X        *gPower    `parser:"@@"`
+}
+
+// prefix = "not" | "-" | "+" | "~" .
+type gPrefix struct {
+	Pos lexer.Position
+	Op  string `parser:"@( 'not' | '-' | '+' | '~' )"`
+}
+
+// power = primary [ "**" operand ] .
+type gPower struct {
+	X   *gPrimary `parser:"@@"`
+	Exp *gPowOp   `parser:"@@?"`
+}
+
+type gPowOp struct {
+	Pos lexer.Position
+	Y   *gOperand `parser:"'**' @@"`
+}
+
+// primary = atom { trailer } .
+type gPrimary struct {
+	Pos      lexer.Position
+	X        *gAtom      `parser:"@@"`
+	Trailers []*gTrailer `parser:"@@*"`
+}
+
+// trailer = "(" [ arg { "," arg } [ "," ] ] ")" | "[" testList "]" | "." name .
+type gTrailer struct {
+	Pos   lexer.Position
+	Call  bool       `parser:"(  @'('"`
+	Args  []*gArg    `parser:"   ( @@ ( ',' @@ )* ','? )? ')' )"`
+	Index *gTestList `parser:"| ( '[' @@ ']' )"`
+	Attr  *gName     `parser:"| ( '.' @@ )"`
+}
+
+// arg = [ Name "=" ] test .
+type gArg struct {
+	Pos     lexer.Position
+	Keyword string `parser:"( @Name '=' )?"`
+	Value   *gTest `parser:"@@"`
+}
+
+// atom = Name | "(" [ testList ] ")" | Int | Float | String { String }
+//
+//	| "True" | "False" | "None" | "..." .
+type gAtom struct {
+	Pos      lexer.Position
+	Name     string     `parser:"  @Name"`
+	Paren    bool       `parser:"| ( @'('"`
+	Inner    *gTestList `parser:"    @@? ')' )"`
+	Int      string     `parser:"| @Int"`
+	Float    string     `parser:"| @Float"`
+	Strings  []string   `parser:"| @String+"`
+	True     bool       `parser:"| @'True'"`
+	False    bool       `parser:"| @'False'"`
+	None     bool       `parser:"| @'None'"`
+	Ellipsis bool       `parser:"| @'...'"`
+}
+
+// tokenDef hands participle the token slice that lexer.go produced.
+// It carries the symbol table so that package initialization builds
+// tokSymbols before the grammar.
+type tokenDef struct{ symbols map[string]lexer.TokenType }
+
+func (d tokenDef) Symbols() map[string]lexer.TokenType { return d.symbols }
+
+func (tokenDef) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	toks, _ := lex(filename, string(src))
+	return &tokenStream{toks: toks}, nil
+}
+
+// tokenStream replays a token slice; after the last token it keeps
+// returning that token (EOF).
+type tokenStream struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (t *tokenStream) Next() (lexer.Token, error) {
+	if t.i >= len(t.toks) {
+		return t.toks[len(t.toks)-1], nil
+	}
+	t.i++
+	return t.toks[t.i-1], nil
+}
+
+var grammar = participle.MustBuild[gFile](
+	participle.Lexer(tokenDef{tokSymbols}),
+	participle.UseLookahead(participle.MaxLookahead),
+)

@@ -1,0 +1,585 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The lexer turns source text into Python-style tokens, including the
+// layout tokens NEWLINE, INDENT and DEDENT, and feeds them to the participle
+// grammar (grammar.go) as a ready-made token slice.
+//
+// Layout rules (as in Python):
+//   - A logical line ends at a newline outside (), [] and {}; inside brackets
+//     newlines and indentation are ignored (implicit line joining), and a
+//     backslash right before a newline joins two physical lines.
+//   - Blank lines and lines holding only a comment produce no tokens.
+//   - The indentation of a logical line is compared with a stack of
+//     indentation widths: deeper pushes and emits INDENT, shallower pops and
+//     emits one DEDENT per level and must land exactly on an outer level.
+//   - Tabs in indentation are an error (use spaces); elsewhere a tab is
+//     ordinary white space. Columns count bytes.
+//
+// NEWLINE is positioned just after the last token of its logical line (where
+// a missing ':' would go); INDENT and DEDENT at the first token of the line
+// that causes them (DEDENTs at the end of the file at the end of the file).
+
+// Token types given to participle. Keywords get their own type so that
+// `@Name` never matches one.
+const (
+	tokEOF     = lexer.EOF
+	tokName    = lexer.TokenType(-2)
+	tokKeyword = lexer.TokenType(-3)
+	tokInt     = lexer.TokenType(-4)
+	tokFloat   = lexer.TokenType(-5)
+	tokString  = lexer.TokenType(-6)
+	tokOp      = lexer.TokenType(-7)
+	tokNewline = lexer.TokenType(-8)
+	tokIndent  = lexer.TokenType(-9)
+	tokDedent  = lexer.TokenType(-10)
+)
+
+var tokSymbols = map[string]lexer.TokenType{
+	"EOF":     tokEOF,
+	"Name":    tokName,
+	"Keyword": tokKeyword,
+	"Int":     tokInt,
+	"Float":   tokFloat,
+	"String":  tokString,
+	"Op":      tokOp,
+	"Newline": tokNewline,
+	"Indent":  tokIndent,
+	"Dedent":  tokDedent,
+}
+
+// Values of the layout tokens; none of them can be spelled in source.
+const (
+	newlineValue = "<newline>"
+	indentValue  = "<indent>"
+	dedentValue  = "<dedent>"
+)
+
+// keywords are Python's reserved words: all of them are reserved so that a
+// kernel stays valid Python, even those tilec does not support.
+var keywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true,
+	"async": true, "await": true, "break": true, "class": true, "continue": true,
+	"def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true,
+	"for": true, "from": true, "global": true, "if": true, "import": true, "in": true,
+	"is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true,
+	"raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
+// operators, longest first within each length so that the scanner can take
+// the longest match.
+var operators3 = []string{"**=", "//=", ">>=", "<<=", "..."}
+var operators2 = []string{
+	"**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->",
+	"+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=", "^=",
+}
+
+const operators1 = "+-*/%@&|^~<>=()[]{},:.;"
+
+// Limits that keep the parser's recursion and the work per file bounded.
+const (
+	// MaxSourceSize is the largest file Parse accepts, in bytes: far more
+	// than any kernel, and it keeps the parser's time and memory in check.
+	MaxSourceSize = 256 << 10
+	// maxErrors is how many errors Parse reports before it gives up.
+	maxErrors = 50
+	// maxNesting bounds, per logical line, open brackets plus the operators
+	// that make the grammar recurse (unary prefixes, **, conditional
+	// expressions).
+	maxNesting = 200
+	// maxIndent bounds the indentation levels (Python's own limit).
+	maxIndent = 100
+)
+
+type openBracket struct {
+	ch  byte
+	pos lexer.Position
+}
+
+type scanner struct {
+	src  string
+	file string
+	off  int
+	line int
+	col  int
+
+	toks []lexer.Token
+	errs []*lexError
+
+	indents     []int
+	brackets    []openBracket
+	lineStart   bool // at the start of a physical line outside brackets
+	lineHasToks bool // the current logical line has tokens
+	lastEnd     lexer.Position
+	nesting     int // recursion-causing tokens on this logical line
+	nestErr     bool
+}
+
+// lexError is a lexical error: its position and message.
+type lexError struct {
+	pos lexer.Position
+	msg string
+}
+
+// lex scans src completely. It always returns a well-formed token stream
+// ending with EOF (layout balanced), plus every lexical error it found; the
+// parser skips the parts of the file that contain lexical errors.
+func lex(file, src string) ([]lexer.Token, []*lexError) {
+	s := &scanner{src: src, file: file, line: 1, col: 1, indents: []int{0}, lineStart: true}
+	s.run()
+	return s.toks, s.errs
+}
+
+func (s *scanner) pos() lexer.Position {
+	return lexer.Position{Filename: s.file, Offset: s.off, Line: s.line, Column: s.col}
+}
+
+func (s *scanner) errorf(p lexer.Position, format string, args ...any) {
+	if len(s.errs) > maxErrors {
+		return
+	}
+	s.errs = append(s.errs, &lexError{pos: p, msg: fmt.Sprintf(format, args...)})
+}
+
+// advance moves over n bytes that contain no newline.
+func (s *scanner) advance(n int) {
+	s.off += n
+	s.col += n
+}
+
+func (s *scanner) newline() {
+	s.off++
+	s.line++
+	s.col = 1
+}
+
+func (s *scanner) peek(i int) byte {
+	if s.off+i < len(s.src) {
+		return s.src[s.off+i]
+	}
+	return 0
+}
+
+func (s *scanner) emit(typ lexer.TokenType, value string, p lexer.Position) {
+	s.toks = append(s.toks, lexer.Token{Type: typ, Value: value, Pos: p})
+	if typ != tokIndent && typ != tokDedent && typ != tokNewline {
+		s.lineHasToks = true
+		s.lastEnd = s.pos()
+	}
+}
+
+func (s *scanner) endLogicalLine() {
+	if s.lineHasToks {
+		s.toks = append(s.toks, lexer.Token{Type: tokNewline, Value: newlineValue, Pos: s.lastEnd})
+	}
+	s.lineHasToks = false
+	s.nesting = 0
+	s.nestErr = false
+}
+
+func (s *scanner) nest(p lexer.Position) {
+	s.nesting++
+	if s.nesting+len(s.brackets) > maxNesting && !s.nestErr {
+		s.nestErr = true
+		s.errorf(p, "expression nested too deeply")
+	}
+}
+
+func (s *scanner) run() {
+	for s.off < len(s.src) {
+		if s.lineStart {
+			if !s.indentation() {
+				continue
+			}
+		}
+		c := s.src[s.off]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+			s.advance(1)
+		case c == '\n':
+			if len(s.brackets) == 0 {
+				s.endLogicalLine()
+				s.lineStart = true
+			}
+			s.newline()
+		case c == '#':
+			s.skipComment()
+		case c == '\\':
+			s.continuation()
+		case isLetter(c):
+			s.identifier()
+		case isDigit(c) || c == '.' && isDigit(s.peek(1)):
+			s.number()
+		case c == '\'' || c == '"':
+			s.string(s.pos(), s.off)
+		default:
+			s.operator()
+		}
+	}
+	p := s.pos()
+	if n := len(s.brackets); n > 0 {
+		// An unclosed bracket is often the consequence of an earlier
+		// error on its line (an unterminated string): report it alone.
+		b := s.brackets[n-1]
+		if len(s.errs) == 0 || s.errs[len(s.errs)-1].pos.Offset < b.pos.Offset {
+			s.errorf(b.pos, "'%c' was never closed", b.ch)
+		}
+		s.brackets = nil
+	}
+	if !s.lineHasToks {
+		// DEDENTs at the end of the file sit after the last token.
+		p = s.lastEnd
+		if p.Line == 0 {
+			p = s.pos()
+		}
+	}
+	s.endLogicalLine()
+	for len(s.indents) > 1 {
+		s.indents = s.indents[:len(s.indents)-1]
+		s.toks = append(s.toks, lexer.Token{Type: tokDedent, Value: dedentValue, Pos: p})
+	}
+	s.toks = append(s.toks, lexer.EOFToken(p))
+}
+
+// indentation measures the indentation of a physical line at the start of a
+// logical line. It returns false when the line is blank or a comment (it
+// has then consumed the line up to its newline).
+func (s *scanner) indentation() bool {
+	width := 0
+	tabbed := false
+	for s.off < len(s.src) {
+		switch s.src[s.off] {
+		case ' ':
+			width++
+		case '\t':
+			if !tabbed {
+				s.errorf(s.pos(), "indentation contains a tab; use spaces")
+				tabbed = true
+			}
+			width = (width/8 + 1) * 8
+		case '\r', '\f':
+		default:
+			goto measured
+		}
+		s.advance(1)
+	}
+measured:
+	if s.off >= len(s.src) {
+		return false
+	}
+	switch s.src[s.off] {
+	case '\n':
+		s.newline()
+		return false
+	case '#':
+		s.skipComment()
+		return false
+	}
+	s.lineStart = false
+	p := s.pos()
+	top := s.indents[len(s.indents)-1]
+	switch {
+	case width > top:
+		if len(s.indents) > maxIndent {
+			s.errorf(p, "too many levels of indentation")
+		}
+		s.indents = append(s.indents, width)
+		s.toks = append(s.toks, lexer.Token{Type: tokIndent, Value: indentValue, Pos: p})
+	case width < top:
+		for len(s.indents) > 1 && s.indents[len(s.indents)-1] > width {
+			s.indents = s.indents[:len(s.indents)-1]
+			s.toks = append(s.toks, lexer.Token{Type: tokDedent, Value: dedentValue, Pos: p})
+		}
+		if s.indents[len(s.indents)-1] != width {
+			s.errorf(p, "unindent does not match any outer indentation level")
+		}
+	}
+	return true
+}
+
+func (s *scanner) skipComment() {
+	for s.off < len(s.src) && s.src[s.off] != '\n' {
+		s.advance(1)
+	}
+}
+
+func (s *scanner) continuation() {
+	p := s.pos()
+	s.advance(1)
+	if s.peek(0) == '\r' && s.peek(1) == '\n' {
+		s.advance(1)
+	}
+	switch {
+	case s.off >= len(s.src):
+		s.errorf(p, "unexpected end of file after line continuation character")
+	case s.src[s.off] == '\n':
+		s.newline()
+	default:
+		s.errorf(p, "unexpected character after line continuation character")
+	}
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isHex(c byte) bool    { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func (s *scanner) identifier() {
+	p := s.pos()
+	start := s.off
+	for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+		s.advance(1)
+	}
+	word := s.src[start:s.off]
+	if q := s.peek(0); q == '\'' || q == '"' {
+		switch strings.ToLower(word) {
+		case "r", "b", "f", "u", "br", "rb", "fr", "rf":
+			s.errorf(p, "string prefix '%s' is not supported", word)
+			s.string(s.pos(), s.off)
+			return
+		}
+	}
+	if keywords[word] {
+		if word == "not" || word == "if" {
+			s.nest(p)
+		}
+		s.emit(tokKeyword, word, p)
+		return
+	}
+	s.emit(tokName, word, p)
+}
+
+// number scans an int or float literal. The token keeps the source text;
+// the parser converts it (and reports values out of range).
+func (s *scanner) number() {
+	p := s.pos()
+	start := s.off
+	bad := func(kind string) {
+		// Swallow the rest of the malformed literal so that one mistake
+		// gives one error.
+		for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+			s.advance(1)
+		}
+		s.errorf(p, "invalid %s literal", kind)
+		s.emit(tokInt, "0", p)
+	}
+	if s.peek(0) == '0' {
+		var kind string
+		var ok func(byte) bool
+		switch s.peek(1) {
+		case 'x', 'X':
+			kind, ok = "hexadecimal", isHex
+		case 'o', 'O':
+			kind, ok = "octal", func(c byte) bool { return c >= '0' && c <= '7' }
+		case 'b', 'B':
+			kind, ok = "binary", func(c byte) bool { return c == '0' || c == '1' }
+		}
+		if ok != nil {
+			s.advance(2)
+			if s.peek(0) == '_' && ok(s.peek(1)) {
+				s.advance(1) // 0x_FF, as in Python
+			}
+			if !s.digits(ok) || isLetter(s.peek(0)) || isDigit(s.peek(0)) {
+				if c := s.peek(0); (isDigit(c) || isLetter(c)) && c != '_' {
+					s.errorf(s.pos(), "invalid digit '%c' in %s literal", c, kind)
+					for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+						s.advance(1)
+					}
+					s.emit(tokInt, "0", p)
+					return
+				}
+				bad(kind)
+				return
+			}
+			s.emit(tokInt, s.src[start:s.off], p)
+			return
+		}
+	}
+	isFloat := false
+	if s.peek(0) != '.' && !s.digits(isDigit) {
+		bad("decimal")
+		return
+	}
+	if s.peek(0) == '.' {
+		isFloat = true
+		s.advance(1)
+		if isDigit(s.peek(0)) && !s.digits(isDigit) {
+			bad("decimal")
+			return
+		}
+	}
+	if c := s.peek(0); c == 'e' || c == 'E' {
+		isFloat = true
+		s.advance(1)
+		if c := s.peek(0); c == '+' || c == '-' {
+			s.advance(1)
+		}
+		if !isDigit(s.peek(0)) || !s.digits(isDigit) {
+			bad("float")
+			return
+		}
+	}
+	if c := s.peek(0); isLetter(c) || isDigit(c) {
+		bad("decimal")
+		return
+	}
+	text := s.src[start:s.off]
+	if isFloat {
+		s.emit(tokFloat, text, p)
+		return
+	}
+	if len(text) > 1 && text[0] == '0' && strings.Trim(text, "0_") != "" {
+		s.errorf(p, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
+	}
+	s.emit(tokInt, text, p)
+}
+
+// digits scans digits accepted by ok with single '_' separators between
+// them; it reports whether the run was well formed and non-empty.
+func (s *scanner) digits(ok func(byte) bool) bool {
+	n := 0
+	for {
+		c := s.peek(0)
+		if ok(c) {
+			s.advance(1)
+			n++
+			continue
+		}
+		if c == '_' && n > 0 && ok(s.peek(1)) {
+			s.advance(1)
+			continue
+		}
+		return n > 0 && c != '_'
+	}
+}
+
+// string scans a quoted string starting at s.off; p is where the token
+// starts (before any prefix) and start is the offset of the opening quote.
+func (s *scanner) string(p lexer.Position, start int) {
+	q := s.src[s.off]
+	triple := s.peek(1) == q && s.peek(2) == q
+	if triple {
+		s.advance(3)
+	} else {
+		s.advance(1)
+	}
+	for {
+		if s.off >= len(s.src) {
+			if triple {
+				s.errorf(p, "unterminated triple-quoted string literal")
+			} else {
+				s.errorf(p, "unterminated string literal")
+			}
+			return
+		}
+		c := s.src[s.off]
+		switch {
+		case c == '\\':
+			s.advance(1)
+			if s.off < len(s.src) {
+				if s.src[s.off] == '\n' {
+					s.newline()
+				} else {
+					s.advance(1)
+				}
+			}
+		case c == '\n':
+			if !triple {
+				s.errorf(p, "unterminated string literal")
+				return
+			}
+			s.newline()
+		case c == q && (!triple || s.peek(1) == q && s.peek(2) == q):
+			if triple {
+				s.advance(3)
+			} else {
+				s.advance(1)
+			}
+			s.emit(tokString, s.src[start:s.off], p)
+			return
+		default:
+			s.advance(1)
+		}
+	}
+}
+
+func (s *scanner) operator() {
+	p := s.pos()
+	rest := s.src[s.off:]
+	for _, ops := range [][]string{operators3, operators2} {
+		for _, op := range ops {
+			if strings.HasPrefix(rest, op) {
+				s.advance(len(op))
+				if op == "**" {
+					s.nest(p)
+				}
+				s.emit(tokOp, op, p)
+				return
+			}
+		}
+	}
+	c := s.src[s.off]
+	if strings.IndexByte(operators1, c) < 0 {
+		r, size := utf8.DecodeRuneInString(rest)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			s.errorf(p, "invalid UTF-8 byte 0x%02x", c)
+		case r < ' ' || r == 0x7f:
+			s.errorf(p, "invalid character U+%04X", r)
+		case r == '!':
+			s.errorf(p, "invalid character '!' (use 'not')")
+		default:
+			s.errorf(p, "invalid character '%c' (U+%04X)", r, r)
+		}
+		s.advance(size)
+		return
+	}
+	switch c {
+	case '(', '[', '{':
+		s.brackets = append(s.brackets, openBracket{c, p})
+		s.nest(p)
+		s.nesting-- // the bracket itself is counted by len(s.brackets)
+	case ')', ']', '}':
+		open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+		n := len(s.brackets)
+		switch {
+		case n == 0:
+			s.errorf(p, "unmatched '%c'", c)
+			s.advance(1)
+			return
+		case s.brackets[n-1].ch != open:
+			s.errorf(p, "closing '%c' does not match opening '%c' on line %d", c, s.brackets[n-1].ch, s.brackets[n-1].pos.Line)
+		}
+		s.brackets = s.brackets[:n-1]
+	case '-', '+', '~':
+		if s.unaryPosition() {
+			s.nest(p)
+		}
+	}
+	s.advance(1)
+	s.emit(tokOp, string(c), p)
+}
+
+// unaryPosition reports whether an operator at the current point would be a
+// prefix operator: the previous token does not end an operand.
+func (s *scanner) unaryPosition() bool {
+	if !s.lineHasToks || len(s.toks) == 0 {
+		return true
+	}
+	t := s.toks[len(s.toks)-1]
+	switch t.Type {
+	case tokName, tokInt, tokFloat, tokString:
+		return false
+	case tokKeyword:
+		return t.Value != "True" && t.Value != "False" && t.Value != "None"
+	case tokOp:
+		return t.Value != ")" && t.Value != "]" && t.Value != "}"
+	}
+	return true
+}

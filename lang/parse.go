@@ -1,0 +1,522 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Parse parses one source file. It returns the file's AST (with Src set), or
+// a non-nil ErrorList, sorted, holding every error it could find: all
+// lexical errors, and the first syntax error of each top-level definition
+// and, inside a def, of each statement that the parser could resynchronize
+// after. Parse never panics and its work is bounded (MaxSourceSize, and
+// nesting limits), whatever the input.
+func Parse(filename string, src []byte) (*File, error) {
+	p := &parser{src: &Source{Name: filename, Text: string(src)}, file: filename}
+	if len(src) > MaxSourceSize {
+		p.errorf(Pos{File: filename, Line: 1, Col: 1}, "file too large (%d bytes; the limit is %d)", len(src), MaxSourceSize)
+		return nil, p.errs.Err()
+	}
+	f := p.parseFile()
+	p.errs.Sort()
+	if len(p.errs) > maxErrors {
+		e := p.errs[maxErrors]
+		p.errs = append(p.errs[:maxErrors], &Error{Pos: e.Pos, Msg: "too many errors", LineText: e.LineText})
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return f, nil
+}
+
+type parser struct {
+	src  *Source
+	file string
+	errs ErrorList
+	// parens maps a parenthesized expression to its '('.
+	parens map[Expr]Pos
+	// endedEarly is set when the previous chunk's error was at its end.
+	endedEarly bool
+}
+
+func (p *parser) errorf(pos Pos, format string, args ...any) {
+	if len(p.errs) > 2*maxErrors {
+		return
+	}
+	p.errs.Add(p.src.Errorf(pos, format, args...))
+}
+
+func toPos(lp lexer.Position) Pos {
+	return Pos{File: lp.Filename, Line: lp.Line, Col: lp.Column, Offset: lp.Offset}
+}
+
+// chunk is one top-level item: its decorators, def and body, or one
+// top-level statement. Each chunk is parsed on its own so that an error in
+// one does not hide the errors of the next.
+type chunk struct {
+	toks  []lexer.Token // without EOF
+	start int           // source offset where the chunk begins
+	end   int           // source offset where the next chunk begins
+	next  lexer.Token   // the token after the chunk (EOF for the last)
+}
+
+func (p *parser) parseFile() (f *File) {
+	f = &File{Src: p.src}
+	defer func() {
+		// A panic here is a bug in tilec, not in the user's program; it is
+		// still reported as an error so that a caller is never brought down.
+		if r := recover(); r != nil {
+			p.errorf(Pos{File: p.file, Line: 1, Col: 1}, "internal error in parser: %v", r)
+		}
+	}()
+	toks, lexErrs := lex(p.file, p.src.Text)
+	for _, e := range lexErrs {
+		p.errorf(toPos(e.pos), "%s", e.msg)
+	}
+	for _, c := range splitChunks(toks) {
+		if overlapsErrors(c, lexErrs) {
+			continue
+		}
+		endedEarly := p.endedEarly
+		p.endedEarly = false
+		if g := p.parseChunk(c); g != nil {
+			if endedEarly && len(g.Stmts) > 0 && g.Stmts[0].Simple != nil {
+				g.Stmts = g.Stmts[1:]
+			}
+			p.convFile(f, g)
+		}
+	}
+	return f
+}
+
+// splitChunks cuts the token stream at every logical line that starts at
+// indentation level 0, except the line after a decorator.
+func splitChunks(toks []lexer.Token) []chunk {
+	var chunks []chunk
+	depth := 0
+	begin := 0
+	afterDecorator := false
+	lineStart := true
+	for i, t := range toks {
+		if t.Type == tokEOF {
+			break
+		}
+		if lineStart && depth == 0 && t.Type != tokDedent && t.Type != tokIndent {
+			if i > begin && !afterDecorator {
+				chunks = append(chunks, chunk{toks: toks[begin:i]})
+				begin = i
+			}
+			afterDecorator = t.Value == "@"
+		}
+		switch t.Type {
+		case tokIndent:
+			depth++
+		case tokDedent:
+			depth--
+		}
+		lineStart = t.Type == tokNewline || t.Type == tokIndent || t.Type == tokDedent
+	}
+	eof := toks[len(toks)-1]
+	if len(toks)-1 > begin {
+		chunks = append(chunks, chunk{toks: toks[begin : len(toks)-1]})
+	}
+	for i := range chunks {
+		if i+1 < len(chunks) {
+			chunks[i].next = chunks[i+1].toks[0]
+			chunks[i].end = chunks[i].next.Pos.Offset
+			chunks[i+1].start = chunks[i].end
+		} else {
+			chunks[i].next = eof
+			chunks[i].end = int(^uint(0) >> 1)
+		}
+	}
+	return chunks
+}
+
+func overlapsErrors(c chunk, errs []*lexError) bool {
+	for _, e := range errs {
+		if e.pos.Offset >= c.start && e.pos.Offset < c.end {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRecoveries bounds the re-parses of one chunk after syntax errors, and
+// maxRecoveryTokens the tokens they may parse in all.
+const (
+	maxRecoveries     = 20
+	maxRecoveryTokens = 200_000
+)
+
+// parseChunk parses one chunk. On a syntax error it reports it, patches the
+// token stream around the error (see recoverAt) and parses again, to find
+// the errors of later statements; it returns nil when the chunk had errors.
+func (p *parser) parseChunk(c chunk) *gFile {
+	toks := append([]lexer.Token(nil), c.toks...)
+	lastErr := -1
+	failed := false
+	for attempt := range maxRecoveries {
+		if attempt*len(toks) > maxRecoveryTokens {
+			return nil
+		}
+		eof := lexer.Token{Type: tokEOF, Pos: c.next.Pos}
+		g, err := grammar.ParseFromLexer(mustUpgrade(append(toks, eof)))
+		if err == nil {
+			if failed {
+				// Only the conversion's errors are wanted: the tokens were patched.
+				p.convFile(&File{}, g)
+				return nil
+			}
+			return g
+		}
+		failed = true
+		i, expect := errorToken(toks, err)
+		if i < 0 || (i < len(toks) && toks[i].Pos.Offset <= lastErr) {
+			return nil
+		}
+		if i < len(toks) {
+			lastErr = toks[i].Pos.Offset
+		} else {
+			lastErr = int(^uint(0) >> 1)
+		}
+		tok := eof
+		if i < len(toks) {
+			tok = toks[i]
+		}
+		if len(p.errs) <= 2*maxErrors {
+			p.errs.Add(p.syntaxError(c, toks, i, tok, expect))
+		}
+		// A chunk that ends early (a def without its indented body) makes
+		// the next line look like a top-level statement: say it once.
+		p.endedEarly = i == len(toks)
+		if toks = recoverAt(toks, i, expect); toks == nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+func mustUpgrade(toks []lexer.Token) *lexer.PeekingLexer {
+	pl, err := lexer.Upgrade(&tokenStream{toks: toks})
+	if err != nil {
+		panic(err) // tokenStream never fails
+	}
+	return pl
+}
+
+// errorToken finds the index in toks of the token a participle error is
+// about (len(toks) for the end of the chunk), and what the grammar expected
+// there, in participle's EBNF ("" when unknown).
+func errorToken(toks []lexer.Token, err error) (int, string) {
+	var perr participle.Error
+	if !errors.As(err, &perr) {
+		return -1, ""
+	}
+	expect := ""
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		if msg := ute.Message(); strings.HasSuffix(msg, ")") {
+			if j := strings.Index(msg, " (expected "); j >= 0 {
+				expect = msg[j+len(" (expected ") : len(msg)-1]
+			}
+		}
+		if ute.Unexpected.Type == tokEOF {
+			return len(toks), expect
+		}
+		for i, t := range toks {
+			if t.Pos.Offset == ute.Unexpected.Pos.Offset && t.Type == ute.Unexpected.Type {
+				return i, expect
+			}
+		}
+	}
+	off := perr.Position().Offset
+	for i, t := range toks {
+		if t.Pos.Offset >= off {
+			return i, expect
+		}
+	}
+	return len(toks), expect
+}
+
+// recoverAt patches the tokens so that parsing can go past the error at
+// toks[i]; it returns nil when it cannot.
+//   - an unexpected INDENT is removed with its matching DEDENT;
+//   - a missing indented block gets `pass`;
+//   - any other erroneous logical line inside a block becomes `pass`, or
+//     `if True:` when it heads a block, so that its body is still checked.
+//
+// Errors on a def's own header (or at the end of the chunk) end the chunk.
+func recoverAt(toks []lexer.Token, i int, expect string) []lexer.Token {
+	if i >= len(toks) {
+		return nil
+	}
+	t := toks[i]
+	mk := func(typ lexer.TokenType, v string) lexer.Token { return lexer.Token{Type: typ, Value: v, Pos: t.Pos} }
+	switch {
+	case t.Type == tokIndent:
+		depth := 0
+		for j := i; j < len(toks); j++ {
+			switch toks[j].Type {
+			case tokIndent:
+				depth++
+			case tokDedent:
+				depth--
+				if depth == 0 {
+					out := append([]lexer.Token(nil), toks[:i]...)
+					out = append(out, toks[i+1:j]...)
+					return append(out, toks[j+1:]...)
+				}
+			}
+		}
+		return nil
+	case strings.HasPrefix(expect, "<indent>"):
+		out := append([]lexer.Token(nil), toks[:i]...)
+		out = append(out, mk(tokIndent, indentValue), mk(tokKeyword, "pass"), mk(tokNewline, newlineValue), mk(tokDedent, dedentValue))
+		return append(out, toks[i:]...)
+	case t.Type == tokDedent:
+		return nil
+	}
+	start := lineStart(toks, i)
+	if start == 0 || toks[start].Value == "def" || toks[start].Value == "@" {
+		return nil
+	}
+	end := i
+	for end < len(toks) && toks[end].Type != tokNewline {
+		end++
+	}
+	if end >= len(toks) {
+		return nil
+	}
+	at := toks[start].Pos
+	mkAt := func(typ lexer.TokenType, v string) lexer.Token { return lexer.Token{Type: typ, Value: v, Pos: at} }
+	repl := []lexer.Token{mkAt(tokKeyword, "pass"), mkAt(tokNewline, newlineValue)}
+	if end+1 < len(toks) && toks[end+1].Type == tokIndent {
+		repl = []lexer.Token{mkAt(tokKeyword, "if"), mkAt(tokKeyword, "True"), mkAt(tokOp, ":"), mkAt(tokNewline, newlineValue)}
+	}
+	out := append([]lexer.Token(nil), toks[:start]...)
+	out = append(out, repl...)
+	return append(out, toks[end+1:]...)
+}
+
+// lineStart returns the index of the first token of the logical line that
+// holds toks[i].
+func lineStart(toks []lexer.Token, i int) int {
+	for i > 0 {
+		switch toks[i-1].Type {
+		case tokNewline, tokIndent, tokDedent:
+			return i
+		}
+		i--
+	}
+	return 0
+}
+
+// Keywords that start statements tilec does not support.
+var unsupportedStmts = map[string]bool{
+	"while": true, "break": true, "continue": true, "class": true, "with": true, "try": true,
+	"except": true, "finally": true, "raise": true, "assert": true, "del": true, "global": true,
+	"nonlocal": true, "yield": true, "async": true, "await": true, "lambda": true,
+}
+
+// Keywords tilec does not support inside expressions.
+var unsupportedExprs = map[string]bool{"is": true, "lambda": true, "yield": true, "await": true, "in": true}
+
+// syntaxError turns a participle error at toks[i] (tok; EOF when i ==
+// len(toks)) into a readable message.
+func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token, expect string) *Error {
+	pos := toPos(tok.Pos)
+	err := func(format string, args ...any) *Error { return p.src.Errorf(pos, format, args...) }
+	if tok.Type == tokIndent {
+		return err("unexpected indent")
+	}
+	if strings.HasPrefix(expect, "<indent>") && i > 1 {
+		h := toks[lineStart(toks, i-1)]
+		return err("expected an indented block after %s on line %d", headerName(h.Value), h.Pos.Line)
+	}
+	start := lineStart(toks, min(i, len(toks)))
+	if strings.HasPrefix(expect, `":"`) && start < len(toks) {
+		switch h := toks[start].Value; h {
+		case "def":
+			return err("expected ':' after function signature")
+		case "for":
+			return err("expected ':' after for header")
+		case "if", "elif":
+			return err("expected ':' after %s condition", h)
+		case "else":
+			return err("expected ':' after 'else'")
+		}
+		return err("expected ':'")
+	}
+	if start < len(toks) && toks[start].Value == "for" && i > start {
+		switch {
+		case i == start+1:
+			return err("expected a loop variable after 'for'")
+		case tok.Value != "in" && !hasToken(toks[start:i], "in"):
+			return err("expected 'in' after the loop variable")
+		}
+	}
+	switch open := innermostBracket(toks, start, i); {
+	case open == "[" && tok.Value == ":":
+		return err("slices are not supported")
+	case tok.Value == "[" && strings.HasPrefix(expected(expect), ", expected an expression"):
+		return err("lists are not supported; use a tuple")
+	case tok.Value == "{":
+		return err("dicts and sets are not supported")
+	}
+	if tok.Type == tokKeyword {
+		atStart := start == i
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].Value
+		}
+		prev := ""
+		if i > 0 {
+			prev = toks[i-1].Value
+		}
+		inDefHeader := start < len(toks) && toks[start].Value == "def"
+		switch {
+		case atStart && (tok.Value == "else" || tok.Value == "elif"):
+			return err("'%s' without a matching 'if'", tok.Value)
+		case atStart && (next == "=" || next == ","),
+			prev == "def" || prev == "." || prev == "as" || prev == "import" || prev == "from",
+			(prev == "(" || prev == ",") && (inDefHeader || next == "="):
+			return err("keyword '%s' cannot be used as a name", tok.Value)
+		case atStart && unsupportedStmts[tok.Value]:
+			return err("'%s' statements are not supported", tok.Value)
+		case unsupportedExprs[tok.Value]:
+			return err("'%s' is not supported in expressions", tok.Value)
+		}
+		return err("unexpected keyword '%s'%s", tok.Value, expected(expect))
+	}
+	if tok.Type == tokEOF && c.next.Type != tokEOF {
+		// The chunk ended early: the real culprit is the next top-level line.
+		return err("unexpected %s%s", describe(c.next), expected(expect))
+	}
+	if i > start && endsOperand(toks[i-1]) && startsOperand(tok) {
+		return err("unexpected %s (missing ',' or operator?)", describe(tok))
+	}
+	return err("unexpected %s%s", describe(tok), expected(expect))
+}
+
+func endsOperand(t lexer.Token) bool {
+	switch t.Type {
+	case tokName, tokInt, tokFloat, tokString:
+		return true
+	case tokKeyword:
+		return t.Value == "True" || t.Value == "False" || t.Value == "None"
+	}
+	return t.Value == ")" || t.Value == "]"
+}
+
+func startsOperand(t lexer.Token) bool {
+	switch t.Type {
+	case tokName, tokInt, tokFloat, tokString:
+		return true
+	}
+	return false
+}
+
+func hasToken(toks []lexer.Token, value string) bool {
+	for _, t := range toks {
+		if t.Value == value && t.Type != tokString {
+			return true
+		}
+	}
+	return false
+}
+
+// innermostBracket returns the innermost bracket still open at toks[i], looking
+// back to the start of its logical line ("" if none).
+func innermostBracket(toks []lexer.Token, start, i int) string {
+	depth := 0
+	for j := min(i, len(toks)) - 1; j >= start; j-- {
+		if toks[j].Type != tokOp {
+			continue
+		}
+		switch toks[j].Value {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			if depth == 0 {
+				return toks[j].Value
+			}
+			depth--
+		}
+	}
+	return ""
+}
+
+func headerName(kw string) string {
+	switch kw {
+	case "def":
+		return "function definition"
+	case "for", "if", "elif", "else":
+		return "'" + kw + "' statement"
+	}
+	return "'" + kw + "'"
+}
+
+// describe names a token for a message.
+func describe(t lexer.Token) string {
+	switch t.Type {
+	case tokEOF:
+		return "end of file"
+	case tokNewline:
+		return "end of line"
+	case tokIndent:
+		return "indent"
+	case tokDedent:
+		return "dedent"
+	case tokName:
+		return fmt.Sprintf("name '%s'", t.Value)
+	case tokInt, tokFloat:
+		return fmt.Sprintf("number %s", t.Value)
+	case tokString:
+		v := t.Value
+		if len(v) > 20 {
+			v = v[:17] + "..."
+		}
+		v = strings.ReplaceAll(v, "\n", `\n`)
+		return "string " + v
+	case tokKeyword:
+		return fmt.Sprintf("keyword '%s'", t.Value)
+	}
+	return fmt.Sprintf("token '%s'", t.Value)
+}
+
+// expected renders what the grammar wanted next, from participle's EBNF of
+// the rest of the failed sequence: only its first element matters.
+func expected(expect string) string {
+	if expect == "" {
+		return ""
+	}
+	first := expect
+	if strings.HasPrefix(first, `"`) {
+		if j := strings.Index(first[1:], `"`); j >= 0 {
+			return fmt.Sprintf(", expected '%s'", first[1:j+1])
+		}
+	}
+	if j := strings.IndexAny(first, " ()*?+|"); j > 0 {
+		first = first[:j]
+	}
+	switch first {
+	case "GName", "<name>", "GNameAlias":
+		return ", expected a name"
+	case "GDottedAlias":
+		return ", expected a module name"
+	case "<newline>":
+		return ", expected end of line"
+	case "GTest", "GTestList", "GBinary", "GOperand", "GPower", "GPrimary", "GAtom", "GExprList":
+		return ", expected an expression"
+	case "GSuite":
+		return ", expected a statement"
+	case "GFuncDef":
+		return ", expected 'def' after decorator"
+	}
+	return ""
+}

@@ -1,0 +1,148 @@
+package lang
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestGolden parses the `in.tile` section of every archive under
+// testdata/parse and testdata/errors and compares the result with its `ast`
+// section (FormatAST) or its `errors` section (one `file:line:col: message`
+// line per error). Run `go test ./lang -update` to rewrite them.
+func TestGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no test archives")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.ToSlash(file)[len("testdata/"):], ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := section(ar, "in.tile")
+			if src == nil {
+				t.Fatal("no in.tile section")
+			}
+			wantErrs := strings.HasPrefix(filepath.Base(filepath.Dir(file)), "errors")
+			name, got := "ast", ""
+			f, perr := Parse("in.tile", src)
+			if perr != nil {
+				name, got = "errors", errorLines(perr)
+			} else {
+				got = FormatAST(f)
+			}
+			if *update {
+				ar.Files = []txtar.File{{Name: "in.tile", Data: src}, {Name: name, Data: []byte(got)}}
+				if err := os.WriteFile(file, txtar.Format(ar), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if wantErrs != (perr != nil) {
+				t.Errorf("want errors: %v; got:\n%s", wantErrs, got)
+			}
+			want := section(ar, name)
+			if want == nil {
+				t.Fatalf("no %q section; got:\n%s", name, got)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+			}
+		})
+	}
+}
+
+func section(ar *txtar.Archive, name string) []byte {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+// errorLines renders an ErrorList as `file:line:col: message` lines.
+func errorLines(err error) string {
+	var list ErrorList
+	if !errors.As(err, &list) {
+		return "not an ErrorList: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	for _, e := range list {
+		b.WriteString(e.Pos.String() + ": " + e.Msg + "\n")
+	}
+	return b.String()
+}
+
+// TestGrammarEBNF pins participle's rendering of the grammar.
+func TestGrammarEBNF(t *testing.T) {
+	const file = "testdata/grammar.ebnf"
+	got := grammar.String() + "\n"
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("grammar changed (-want +got); review and run with -update:\n%s", diff)
+	}
+}
+
+// TestErrorRendering checks the full rendering of an error: position,
+// message, the source line and a caret under the column.
+func TestErrorRendering(t *testing.T) {
+	_, err := Parse("k.tile", []byte("def f(x):\n    for i in range(4)\n        pass\n"))
+	want := "k.tile:2:22: expected ':' after for header\n        for i in range(4)\n                         ^"
+	if err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// TestParseReferenceExample parses the example at the top of the language
+// reference (its body is `...`).
+func TestParseReferenceExample(t *testing.T) {
+	src := pythonBlock(t, "../docs/language.md")
+	f, err := Parse("language.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Imports) != 1 || f.Imports[0].Path != "cuda.tile" || f.Imports[0].Alias != "ct" {
+		t.Errorf("imports: %+v", f.Imports)
+	}
+	if len(f.Funcs) != 1 || f.Funcs[0].Name != "matmul" || len(f.Funcs[0].Params) != 7 {
+		t.Fatalf("funcs: %s", FormatAST(f))
+	}
+	if _, ok := f.Funcs[0].Body[0].(*PassStmt); !ok {
+		t.Errorf("body: %s", FormatAST(f))
+	}
+}
+
+// pythonBlock returns the first ```python block of a markdown file.
+func pythonBlock(t testing.TB, file string) []byte {
+	md, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := bytes.Cut(md, []byte("```python\n"))
+	block, _, ok2 := bytes.Cut(rest, []byte("```"))
+	if !ok || !ok2 {
+		t.Fatalf("no python block in %s", file)
+	}
+	return block
+}
