@@ -1,0 +1,272 @@
+//go:build cuda
+
+package runtime
+
+// The device-resident API for benchmarks: upload once, launch many times,
+// time with CUDA events, compare with cuBLAS on the same buffers.
+//
+//	p, err := gpu.Prepare(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{})
+//	defer p.Free()
+//	ms, err := p.Time(5, 50)                     // median of 50 launches after 5 warm-ups
+//	err = p.Download()                           // C now holds tilec's result
+//	blas, err := p.TimeCublas("A", "B", "C", 5, 50) // cuBLAS on the same A, B (overwrites C)
+//	tflops := 2*M*N*K / (ms * 1e-3) / 1e12
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime/cudadrv"
+)
+
+// Prepared is a kernel bound to arguments that live on the device: Run and
+// Time launch it without any copy. Free releases the device memory.
+type Prepared struct {
+	c    *CUDA
+	ck   *cudaKernel
+	b    *Binding
+	da   *devArgs
+	args []any // the marshalled launch arguments
+}
+
+// Prepare compiles and loads k (cached as for Launch), checks args
+// (Kernel.Bind, with opts.Grid as the grid override) and uploads every array
+// once. The host tensors stay bound to the Prepared: Download copies into
+// them, Upload copies from them.
+func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, error) {
+	b, err := k.Bind(args, opts.Grid)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := c.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	da, err := c.upload(b)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := marshal(ck.pk, b, da)
+	if err != nil {
+		c.free(da)
+		return nil, err
+	}
+	return &Prepared{c: c, ck: ck, b: b, da: da, args: vals}, nil
+}
+
+// Run enqueues one launch of the kernel on the default stream and returns;
+// errors inside the kernel show at the next synchronising call (Time,
+// Download, Sync).
+func (p *Prepared) Run() error {
+	if p.da == nil {
+		return fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
+	}
+	pk := p.ck.pk
+	return p.c.Dev.Launch(p.ck.fn, p.b.Grid, pk.Block, pk.SharedBytes, p.args...)
+}
+
+// Sync waits for all enqueued work and returns its first error.
+func (p *Prepared) Sync() error {
+	if err := p.c.Dev.Synchronize(); err != nil {
+		return fmt.Errorf("cuda: %s: %w", p.ck.pk.Name, err)
+	}
+	return nil
+}
+
+// timedRun launches once between two CUDA events, waits, and returns the
+// kernel's milliseconds.
+func (p *Prepared) timedRun() (float64, error) {
+	d := p.c.Dev
+	start, err := d.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer start.Destroy()
+	end, err := d.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer end.Destroy()
+	if err := start.Record(); err != nil {
+		return 0, err
+	}
+	if err := p.Run(); err != nil {
+		return 0, err
+	}
+	if err := end.Record(); err != nil {
+		return 0, err
+	}
+	if err := p.Sync(); err != nil {
+		return 0, err
+	}
+	return start.Elapsed(end)
+}
+
+// Times launches the kernel warmup times untimed, then iters times, each
+// between CUDA events, and returns each timed launch's milliseconds.
+func (p *Prepared) Times(warmup, iters int) ([]float64, error) {
+	ts, err := p.c.Dev.TimeLaunches(p.Run, warmup, iters)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: timing %s: %w", p.ck.pk.Name, err)
+	}
+	return ts, nil
+}
+
+// Time is Times reduced to the median, in milliseconds: the figure to
+// report (kernel timings have a long upper tail).
+func (p *Prepared) Time(warmup, iters int) (float64, error) {
+	ts, err := p.Times(warmup, iters)
+	if err != nil {
+		return 0, err
+	}
+	return cudadrv.Median(ts), nil
+}
+
+// Download waits for the device and copies every array back into the host
+// tensors given to Prepare.
+func (p *Prepared) Download() error {
+	if p.da == nil {
+		return fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
+	}
+	if err := p.Sync(); err != nil {
+		return err
+	}
+	return p.c.download(p.da)
+}
+
+// Upload copies the host tensors given to Prepare to the device again (after
+// changing them on the host, e.g. to poison an output before a checked run).
+func (p *Prepared) Upload() error {
+	if p.da == nil {
+		return fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
+	}
+	return p.c.reupload(p.da)
+}
+
+// Free releases the device memory. The Prepared is unusable afterwards;
+// the compiled kernel stays cached.
+func (p *Prepared) Free() error {
+	if p.da == nil {
+		return nil
+	}
+	p.c.Dev.Synchronize()
+	err := p.c.free(p.da)
+	p.da = nil
+	return err
+}
+
+// Info describes the compiled kernel (see CUDA.CompileInfo).
+func (p *Prepared) Info() *CompileInfo {
+	info := p.ck.info
+	return &info
+}
+
+// Grid is the launch grid.
+func (p *Prepared) Grid() [3]int { return p.b.Grid }
+
+// Dims are the symbolic dims bound from the arguments.
+func (p *Prepared) Dims() map[string]int64 { return p.b.Dims }
+
+// Ptr returns the device address of element [0, 0, ...] of the array
+// parameter called name.
+func (p *Prepared) Ptr(name string) (uint64, error) {
+	i, t, err := p.array(name)
+	if err != nil {
+		return 0, err
+	}
+	if t.NumElements() == 0 {
+		return 0, fmt.Errorf("cuda: argument %s is empty", name)
+	}
+	return uint64(p.da.ptrs[i]), nil
+}
+
+func (p *Prepared) array(name string) (int, *Tensor, error) {
+	if p.da == nil {
+		return 0, nil, fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
+	}
+	for i, par := range p.b.Kernel.Func.Params {
+		if par.Name == name {
+			if p.b.Tensors[i] == nil {
+				return 0, nil, fmt.Errorf("cuda: parameter %s is not an array", name)
+			}
+			return i, p.b.Tensors[i], nil
+		}
+	}
+	return 0, nil, fmt.Errorf("cuda: %s has no parameter %s", p.b.Kernel.Name(), name)
+}
+
+// TimeCublas times cuBLAS computing C = A @ B on the Prepared's device
+// buffers of the array parameters named a, b and c, which must be row-major
+// contiguous 2-D arrays of one dtype (f16, bf16, f32 or tf32; f32 uses TF32
+// tensor cores) with shapes (M, K), (K, N), (M, N). It returns the median
+// milliseconds of iters runs after warmup. It overwrites c's device buffer:
+// Download tilec's result first if it is needed.
+func (p *Prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error) {
+	var ts [3]*Tensor
+	var ptrs [3]uint64
+	for j, name := range []string{a, b, c} {
+		_, t, err := p.array(name)
+		if err != nil {
+			return 0, err
+		}
+		if t.Rank() != 2 || !(t.Strides[1] == 1 && t.Strides[0] == t.Shape[1]) {
+			return 0, fmt.Errorf("cuda: cuBLAS needs row-major contiguous 2-D arrays; %s is %v", name, t)
+		}
+		if ptrs[j], err = p.Ptr(name); err != nil {
+			return 0, err
+		}
+		ts[j] = t
+	}
+	m, k, n := ts[0].Shape[0], ts[0].Shape[1], ts[1].Shape[1]
+	if ts[1].Shape[0] != k || ts[2].Shape[0] != m || ts[2].Shape[1] != n {
+		return 0, fmt.Errorf("cuda: cuBLAS: shapes %v @ %v -> %v do not form a matmul", ts[0].Shape, ts[1].Shape, ts[2].Shape)
+	}
+	if ts[1].DType != ts[0].DType || ts[2].DType != ts[0].DType {
+		return 0, fmt.Errorf("cuda: cuBLAS: dtypes %s, %s, %s differ", ts[0].DType, ts[1].DType, ts[2].DType)
+	}
+	return p.c.TimeCublasGemm(ts[0].DType, m, n, k, ptrs[0], ptrs[1], ptrs[2], warmup, iters)
+}
+
+// gemmType maps a tensor dtype to cuBLAS's.
+func gemmType(d ir.DType) (cudadrv.DType, error) {
+	switch d {
+	case ir.F16:
+		return cudadrv.F16, nil
+	case ir.BF16:
+		return cudadrv.BF16, nil
+	case ir.F32, ir.TF32:
+		return cudadrv.F32, nil
+	}
+	return 0, fmt.Errorf("cuda: cuBLAS GEMM does not take %s", d)
+}
+
+// CublasGemm enqueues C = A @ B with cuBLAS on device buffers: row-major
+// A (m x k), B (k x n), C (m x n) of dtype dt (f16, bf16; f32 and tf32 use
+// TF32 tensor cores), accumulating in f32. Device addresses come from
+// Prepared.Ptr.
+func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error {
+	gt, err := gemmType(dt)
+	if err != nil {
+		return err
+	}
+	return c.Dev.Gemm(gt, m, n, k, cudadrv.DevicePtr(a), cudadrv.DevicePtr(b), cudadrv.DevicePtr(cc))
+}
+
+// TimeCublasGemm times CublasGemm: warmup untimed runs, then the median
+// milliseconds of iters runs, each between CUDA events.
+func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+	if _, err := gemmType(dt); err != nil {
+		return 0, err
+	}
+	ts, err := c.Dev.TimeLaunches(func() error { return c.CublasGemm(dt, m, n, k, a, b, cc) }, warmup, iters)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing cuBLAS %s %dx%dx%d: %w", dt, m, n, k, err)
+	}
+	return cudadrv.Median(ts), nil
+}
+
+// BLASInfo loads cuBLAS if needed and says which library file was loaded
+// and its version (e.g. 130001), for bench output.
+func (c *CUDA) BLASInfo() (path string, version int, err error) {
+	return c.Dev.BLASInfo()
+}

@@ -1,0 +1,497 @@
+//go:build cuda
+
+package runtime
+
+// The CUDA backend: compiles a kernel's IR through lower and ptxgen, loads
+// the PTX with the driver's JIT (cached), uploads the arguments, launches,
+// times the kernel with CUDA events and copies the arrays back. The
+// device-resident API for benchmarks (Prepare, cuBLAS) is in bench_cuda.go.
+//
+// Arrays and strides: each distinct host storage (a Tensor's Data; views
+// made by Transpose or View share it) becomes one device buffer holding the
+// span of the storage that the arguments reach, and each array parameter is
+// passed as a pointer into it with the tensor's own strides. So strided,
+// transposed and broadcast views keep their layout on the device, arguments
+// that alias each other alias on the device too, and the copy back writes
+// the span back over the host storage.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime/cudadrv"
+)
+
+// CUDAAvailable reports whether this build has the CUDA backend.
+const CUDAAvailable = true
+
+// DefaultTarget is the PTX target the CUDA backend compiles for unless its
+// Target says otherwise: the mma.sync path, which runs on Ampere, Hopper and
+// consumer Blackwell.
+const DefaultTarget = "sm_80"
+
+// CUDA is the GPU backend. Its methods are safe for concurrent use; work
+// from all of them goes to the device's default stream, in order.
+type CUDA struct {
+	// Dev is the open device (available only in cuda builds).
+	Dev *cudadrv.Device
+	// Target is the PTX target kernels are compiled for ("" means
+	// DefaultTarget). Set it before the first launch.
+	Target string
+
+	mu    sync.Mutex
+	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
+}
+
+// cudaKernel is a kernel compiled for one target and loaded on the device.
+type cudaKernel struct {
+	pk   *ptxgen.Kernel
+	mod  *cudadrv.Module
+	fn   *cudadrv.Function
+	info CompileInfo
+}
+
+var _ Backend = (*CUDA)(nil)
+
+// NewCUDA opens GPU ordinal (0 for the first) for the CUDA backend.
+func NewCUDA(ordinal int) (*CUDA, error) {
+	d, err := cudadrv.Open(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	return &CUDA{Dev: d, cache: map[string]*cudaKernel{}}, nil
+}
+
+// Name implements Backend.
+func (c *CUDA) Name() string { return "cuda" }
+
+// DeviceName describes the device: name, compute capability, SMs, memory
+// and driver version.
+func (c *CUDA) DeviceName() string {
+	p := c.Dev.Props
+	return fmt.Sprintf("%s (sm_%d, %d SMs, %.0f GiB, driver CUDA %d.%d)", p.Name, p.SM(), p.SMs,
+		float64(p.TotalMemory)/(1<<30), p.DriverVersion/1000, p.DriverVersion%1000/10)
+}
+
+// Close unloads every cached module and releases the device.
+func (c *CUDA) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first error
+	for key, ck := range c.cache {
+		if err := ck.mod.Unload(); err != nil && first == nil {
+			first = err
+		}
+		delete(c.cache, key)
+	}
+	if err := c.Dev.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+func (c *CUDA) target() string {
+	if c.Target == "" {
+		return DefaultTarget
+	}
+	return c.Target
+}
+
+// Launch implements Backend: it checks the arguments (Kernel.Bind),
+// compiles and loads k (once per IR text and target), uploads every array,
+// launches the grid (the kernel's, or opts.Grid), waits for it, copies every
+// array back into its host tensor (kernels store into their arrays) and
+// frees the device memory. LaunchResult.Elapsed is the kernel's own time,
+// measured with CUDA events around the launch (no copies, no compilation).
+// opts.Workers is ignored; opts.Blocks (a sample of blocks) is refused: the
+// GPU runs whole grids.
+//
+// A fault inside the kernel (an illegal address, say) leaves the device's
+// context unusable: later calls on this CUDA fail too.
+func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
+	if len(opts.Blocks) > 0 {
+		return nil, errors.New("cuda: LaunchOptions.Blocks selects blocks for the interpreter; the GPU runs the whole grid")
+	}
+	p, err := c.Prepare(k, args, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	ms, err := p.timedRun()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Download(); err != nil {
+		return nil, err
+	}
+	return &LaunchResult{Grid: p.b.Grid, Dims: p.b.Dims, Blocks: p.b.NumBlocks(),
+		Elapsed: time.Duration(ms * float64(time.Millisecond))}, nil
+}
+
+// CompileInfo compiles and loads k for the device if that was not done yet
+// and describes the result: registers, spills, JIT log, compile and JIT
+// times. The times are those of the first compilation.
+func (c *CUDA) CompileInfo(k *Kernel) (*CompileInfo, error) {
+	ck, err := c.compile(k)
+	if err != nil {
+		return nil, err
+	}
+	info := ck.info
+	return &info, nil
+}
+
+// compile returns k compiled for c's target and loaded, from the cache when
+// a kernel with the same IR text (which includes the baked constants) was
+// compiled for the same target before.
+func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
+	if k == nil || k.Func == nil {
+		return nil, errors.New("cuda: nil kernel")
+	}
+	target := c.target()
+	key := target + "\x00" + ir.Print(k.Func)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ck, ok := c.cache[key]; ok {
+		return ck, nil
+	}
+	if c.cache == nil {
+		c.cache = map[string]*cudaKernel{}
+	}
+	if err := checkTarget(target, c.Dev.Props.SM()); err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", k.Name(), err)
+	}
+
+	start := time.Now()
+	pk, err := compilePTX(k.Func, target)
+	if err != nil {
+		return nil, err
+	}
+	compileTime := time.Since(start)
+	if err := checkABI(pk, k.Func); err != nil {
+		return nil, fmt.Errorf("cuda: %s: compiled kernel does not match its IR: %w", k.Name(), err)
+	}
+
+	start = time.Now()
+	mod, err := c.Dev.LoadModule(pk.PTX)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: JIT of %s for %s on %s failed: %w", pk.Name, target, c.Dev.Props.Name, err)
+	}
+	jitTime := time.Since(start)
+	ck := &cudaKernel{pk: pk, mod: mod}
+	fail := func(err error) (*cudaKernel, error) {
+		mod.Unload()
+		return nil, err
+	}
+	if ck.fn, err = mod.Function(pk.Name); err != nil {
+		return fail(fmt.Errorf("cuda: %w", err))
+	}
+	props := c.Dev.Props
+	if pk.SharedBytes > props.SharedPerBlock {
+		if pk.SharedBytes > props.SharedPerBlockOptin {
+			return fail(fmt.Errorf("cuda: %s needs %d bytes of shared memory; %s allows at most %d per block",
+				pk.Name, pk.SharedBytes, props.Name, props.SharedPerBlockOptin))
+		}
+		if err := ck.fn.SetMaxDynamicSharedMemory(pk.SharedBytes); err != nil {
+			return fail(fmt.Errorf("cuda: %w", err))
+		}
+	}
+	attrs, err := ck.fn.Attributes()
+	if err != nil {
+		return fail(fmt.Errorf("cuda: %w", err))
+	}
+	threads := pk.Block[0] * pk.Block[1] * pk.Block[2]
+	if attrs.MaxThreadsPerBlock > 0 && threads > attrs.MaxThreadsPerBlock {
+		return fail(fmt.Errorf("cuda: %s uses %d registers per thread, so at most %d threads per block, but its block is %d threads",
+			pk.Name, attrs.NumRegs, attrs.MaxThreadsPerBlock, threads))
+	}
+	ck.info = CompileInfo{
+		Kernel:             pk.Name,
+		Target:             target,
+		Device:             fmt.Sprintf("%s (sm_%d)", props.Name, props.SM()),
+		Block:              pk.Block,
+		SharedBytes:        pk.SharedBytes,
+		PTX:                pk.PTX,
+		RegsEstimate:       pk.Regs,
+		Regs:               attrs.NumRegs,
+		LocalBytes:         attrs.LocalBytes,
+		StaticSharedBytes:  attrs.StaticSharedBytes,
+		MaxThreadsPerBlock: attrs.MaxThreadsPerBlock,
+		JITLog:             strings.TrimSpace(mod.InfoLog),
+		CompileTime:        compileTime,
+		JITTime:            jitTime,
+	}
+	c.cache[key] = ck
+	return ck, nil
+}
+
+// compilePTX lowers f for target and emits its PTX: the one place the CUDA
+// backend calls the compiler.
+func compilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
+	t := lower.Target(target)
+	if !t.Valid() {
+		return nil, fmt.Errorf("cuda: unknown target %q (ptxgen emits %s and %s)", target, lower.SM80, lower.SM120a)
+	}
+	lf, err := lower.Lower(f, t)
+	if err != nil {
+		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, target, err)
+	}
+	pk, err := ptxgen.EmitKernel(lf, t)
+	if err != nil {
+		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, target, err)
+	}
+	return pk, nil
+}
+
+// checkTarget reports whether PTX for target can run on a device of
+// compute capability sm (e.g. 90): a plain target (sm_80) on that
+// generation or later, an architecture-specific one (sm_90a, sm_120a) only
+// on exactly that one.
+func checkTarget(target string, sm int) error {
+	s, ok := strings.CutPrefix(target, "sm_")
+	if !ok {
+		return fmt.Errorf("target %q is not sm_NN", target)
+	}
+	specific := strings.HasSuffix(s, "a") || strings.HasSuffix(s, "f")
+	if specific {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("target %q is not sm_NN", target)
+	}
+	switch {
+	case specific && n != sm:
+		return fmt.Errorf("target %s runs only on compute capability %d.%d; this device is %d.%d",
+			target, n/10, n%10, sm/10, sm%10)
+	case n > sm:
+		return fmt.Errorf("target %s needs compute capability %d.%d or later; this device is %d.%d",
+			target, n/10, n%10, sm/10, sm%10)
+	}
+	return nil
+}
+
+// checkABI checks that the kernel's parameter slots refer to parameters of
+// f of the right kind, so that marshalling cannot go wrong silently.
+func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
+	if pk.Block[0] <= 0 || pk.Block[1] <= 0 || pk.Block[2] <= 0 {
+		return fmt.Errorf("block %v", pk.Block)
+	}
+	for i, s := range pk.Params {
+		if s.Param < 0 || s.Param >= len(f.Params) {
+			return fmt.Errorf("param slot %d (%s) names parameter %d of %d", i, s.Kind, s.Param, len(f.Params))
+		}
+		p := f.Params[s.Param]
+		switch s.Kind {
+		case ptxgen.SlotPointer, ptxgen.SlotDim, ptxgen.SlotStride:
+			a, ok := p.Type.(*ir.Array)
+			if !ok {
+				return fmt.Errorf("param slot %d (%s) names %s, which is not an array", i, s.Kind, p.Name)
+			}
+			if s.Kind != ptxgen.SlotPointer && (s.Axis < 0 || s.Axis >= a.Rank) {
+				return fmt.Errorf("param slot %d (%s) names axis %d of rank-%d %s", i, s.Kind, s.Axis, a.Rank, p.Name)
+			}
+		case ptxgen.SlotScalar:
+			if _, ok := p.Type.(*ir.Scalar); !ok {
+				return fmt.Errorf("param slot %d (scalar) names %s, which is not a scalar", i, p.Name)
+			}
+		default:
+			return fmt.Errorf("param slot %d has kind %d", i, s.Kind)
+		}
+	}
+	return nil
+}
+
+// devSpan is one device buffer: a copy of the span of a host storage that
+// the arguments sharing it reach.
+type devSpan struct {
+	host []byte // the host bytes mirrored (a subslice of the tensors' Data)
+	dev  cudadrv.DevicePtr
+}
+
+// devArgs are a binding's arrays on the device.
+type devArgs struct {
+	spans []*devSpan
+	// ptrs[i] is the device address of element [0, 0, ...] of array
+	// parameter i (0 for scalars and empty arrays).
+	ptrs []cudadrv.DevicePtr
+}
+
+// elemSpan is the range [lo, hi] of element indices of t's Data that t's
+// elements occupy; ok is false for a tensor without elements.
+func elemSpan(t *Tensor) (lo, hi int, ok bool) {
+	lo, hi = t.Offset, t.Offset
+	for i, d := range t.Shape {
+		if d == 0 {
+			return 0, 0, false
+		}
+		if s := t.Strides[i]; s > 0 {
+			hi += (d - 1) * s
+		} else {
+			lo += (d - 1) * s
+		}
+	}
+	return lo, hi, true
+}
+
+// upload copies the binding's arrays to the device: one buffer per
+// distinct host storage, covering the union of the byte spans its tensors
+// reach.
+func (c *CUDA) upload(b *Binding) (*devArgs, error) {
+	da := &devArgs{ptrs: make([]cudadrv.DevicePtr, len(b.Tensors))}
+	type group struct {
+		data   []byte // the longest Data seen with this base
+		lo, hi int    // byte span [lo, hi)
+		span   *devSpan
+	}
+	groups := map[*byte]*group{}
+	var order []*byte
+	for _, t := range b.Tensors {
+		if t == nil || len(t.Data) == 0 {
+			continue
+		}
+		lo, hi, ok := elemSpan(t)
+		if !ok {
+			continue
+		}
+		bs := t.DType.Bytes()
+		base := unsafe.SliceData(t.Data)
+		g := groups[base]
+		if g == nil {
+			g = &group{data: t.Data, lo: lo * bs, hi: (hi + 1) * bs}
+			groups[base] = g
+			order = append(order, base)
+			continue
+		}
+		if len(t.Data) > len(g.data) {
+			g.data = t.Data
+		}
+		g.lo = min(g.lo, lo*bs)
+		g.hi = max(g.hi, (hi+1)*bs)
+	}
+	for _, base := range order {
+		g := groups[base]
+		host := g.data[g.lo:g.hi]
+		p, err := c.Dev.Alloc(len(host))
+		if err != nil {
+			c.free(da)
+			return nil, fmt.Errorf("cuda: allocating %d bytes: %w", len(host), err)
+		}
+		g.span = &devSpan{host: host, dev: p}
+		da.spans = append(da.spans, g.span)
+		if err := c.Dev.CopyHtoD(p, host); err != nil {
+			c.free(da)
+			return nil, fmt.Errorf("cuda: upload: %w", err)
+		}
+	}
+	for i, t := range b.Tensors {
+		if t == nil || len(t.Data) == 0 {
+			continue
+		}
+		if _, _, ok := elemSpan(t); !ok {
+			continue
+		}
+		g := groups[unsafe.SliceData(t.Data)]
+		da.ptrs[i] = g.span.dev + cudadrv.DevicePtr(t.Offset*t.DType.Bytes()-g.lo)
+	}
+	return da, nil
+}
+
+// reupload copies the host storage to the device buffers again.
+func (c *CUDA) reupload(da *devArgs) error {
+	for _, s := range da.spans {
+		if err := c.Dev.CopyHtoD(s.dev, s.host); err != nil {
+			return fmt.Errorf("cuda: upload: %w", err)
+		}
+	}
+	return nil
+}
+
+// download copies every device buffer back over its host span.
+func (c *CUDA) download(da *devArgs) error {
+	for _, s := range da.spans {
+		if err := c.Dev.CopyDtoH(s.host, s.dev); err != nil {
+			return fmt.Errorf("cuda: copying results back: %w", err)
+		}
+	}
+	return nil
+}
+
+// free releases the device buffers.
+func (c *CUDA) free(da *devArgs) error {
+	var first error
+	for _, s := range da.spans {
+		if err := c.Dev.Free(s.dev); err != nil && first == nil {
+			first = err
+		}
+	}
+	da.spans = nil
+	return first
+}
+
+// marshal builds the launch arguments in the order of the kernel's
+// parameter slots: pointers as DevicePtr, dims as int32, strides as int64
+// (elements), scalars in their dtype (f16 and bf16 as their bits).
+func marshal(pk *ptxgen.Kernel, b *Binding, da *devArgs) ([]any, error) {
+	f := b.Kernel.Func
+	out := make([]any, len(pk.Params))
+	for i, s := range pk.Params {
+		p := f.Params[s.Param]
+		switch s.Kind {
+		case ptxgen.SlotPointer:
+			out[i] = da.ptrs[s.Param]
+		case ptxgen.SlotDim:
+			d := b.Tensors[s.Param].Shape[s.Axis]
+			if d > math.MaxInt32 {
+				return nil, fmt.Errorf("cuda: %s: dimension %d is %d, more than the kernel's 32-bit extents hold",
+					p.Name, s.Axis, d)
+			}
+			out[i] = int32(d)
+		case ptxgen.SlotStride:
+			out[i] = int64(b.Tensors[s.Param].Strides[s.Axis])
+		case ptxgen.SlotScalar:
+			v, err := scalarParam(p.Type.(*ir.Scalar).DType, b.Scalars[s.Param])
+			if err != nil {
+				return nil, fmt.Errorf("cuda: argument %s: %w", p.Name, err)
+			}
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
+// scalarParam converts a bound scalar (int64 or float64, see Binding) to the
+// Go value of the kernel parameter's width.
+func scalarParam(d ir.DType, v any) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		switch d {
+		case ir.I32:
+			return int32(x), nil
+		case ir.I64:
+			return x, nil
+		case ir.Bool:
+			return uint8(x & 1), nil
+		}
+	case float64:
+		switch d {
+		case ir.F32, ir.TF32:
+			return float32(x), nil
+		case ir.F64:
+			return x, nil
+		case ir.F16:
+			return F16Bits(x), nil
+		case ir.BF16:
+			return BF16Bits(x), nil
+		}
+	}
+	return nil, fmt.Errorf("unsupported scalar %T for %s", v, d)
+}

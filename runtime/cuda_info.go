@@ -1,0 +1,67 @@
+package runtime
+
+// Types of the CUDA backend that exist in every build, so that callers
+// (cmd/tilec) compile with and without the cuda build tag: the backend
+// itself is in cuda.go (tag cuda), its stand-in in cuda_stub.go (no tag).
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrNoCUDA is returned by every CUDA method in a build without the cuda
+// tag.
+var ErrNoCUDA = errors.New("this tilec was built without CUDA support (build with -tags cuda)")
+
+// CompileInfo describes a kernel compiled and loaded for a device: what
+// `tilec run` prints about the code besides the launch.
+type CompileInfo struct {
+	Kernel string // the PTX .entry name
+	Target string // e.g. "sm_80"
+	Device string // e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
+
+	Block       [3]int // threads per block
+	SharedBytes int    // dynamic shared memory per block
+	PTX         string // the module text
+
+	// RegsEstimate is ptxgen's register estimate (0: none).
+	RegsEstimate int
+	// Regs, LocalBytes (per-thread local memory: spills and stack) and
+	// StaticSharedBytes are the driver's figures after JIT.
+	Regs              int
+	LocalBytes        int
+	StaticSharedBytes int
+	// MaxThreadsPerBlock is the most threads a launch can use given the
+	// registers; below the block size the launch fails.
+	MaxThreadsPerBlock int
+	// JITLog is the driver JIT's verbose info log (registers, barriers,
+	// stack frame, spill stores and loads).
+	JITLog string
+
+	CompileTime time.Duration // lower + ptxgen
+	JITTime     time.Duration // cuModuleLoadDataEx: PTX to machine code and load
+}
+
+// Summary is one line: target, block, shared memory, registers, spills,
+// compile and JIT times.
+func (c *CompileInfo) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: block %dx%dx%d, %d B dynamic shared, %d registers", c.Kernel, c.Target,
+		c.Block[0], c.Block[1], c.Block[2], c.SharedBytes, c.Regs)
+	if c.LocalBytes > 0 {
+		fmt.Fprintf(&b, ", %d B local (spills)", c.LocalBytes)
+	}
+	fmt.Fprintf(&b, "; compile %s, JIT %s", c.CompileTime.Round(time.Microsecond), c.JITTime.Round(time.Microsecond))
+	return b.String()
+}
+
+// TFLOPS is the rate of a matmul of m x n x k (2mnk operations) that took ms
+// milliseconds.
+func TFLOPS(m, n, k int, ms float64) float64 {
+	if ms <= 0 {
+		return 0
+	}
+	return 2 * float64(m) * float64(n) * float64(k) / (ms * 1e-3) / 1e12
+}

@@ -1,0 +1,207 @@
+//go:build cuda
+
+package runtime
+
+// Tests of the CUDA backend against the interpreter. They need a GPU: a
+// cuda-tagged binary exits at start-up without one (gorgonia.org/cu's init).
+// Build them here and run them on the GPU machine:
+//
+//	go test -c -tags cuda -o .dev/runtime.test ./runtime
+//	.dev/runtime.test -test.run CUDA -test.v        (there)
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+)
+
+var (
+	gpuOnce sync.Once
+	gpu     *CUDA
+	gpuErr  error
+)
+
+func testGPU(t *testing.T) *CUDA {
+	t.Helper()
+	gpuOnce.Do(func() { gpu, gpuErr = NewCUDA(0) })
+	if gpuErr != nil {
+		t.Fatalf("NewCUDA: %v", gpuErr)
+	}
+	return gpu
+}
+
+func logInfo(t *testing.T, c *CUDA, k *Kernel) {
+	t.Helper()
+	info, err := c.CompileInfo(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", info.Summary())
+}
+
+// checkGPU launches k on args on the GPU (outputs poisoned first) and
+// checks the result against the interpreter.
+func checkGPU(t *testing.T, c *CUDA, k *Kernel, args []Arg, opts CheckOptions) {
+	t.Helper()
+	PoisonOutputs(k.Func, args)
+	inputs := CloneArgs(args)
+	res, err := c.Launch(k, args, LaunchOptions{Grid: opts.Grid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Elapsed <= 0 {
+		t.Errorf("elapsed %v", res.Elapsed)
+	}
+	chk, err := CheckAgainstInterpreter(k, inputs, args, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s kernel %v grid %v: %s", k.Name(), res.Elapsed, res.Grid, chk)
+	if !chk.Pass {
+		t.Error("GPU result differs from the interpreter's")
+	}
+}
+
+func TestCUDACopyStrided(t *testing.T) {
+	c := testGPU(t)
+	t.Logf("device: %s", c.DeviceName())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []ir.DType{ir.F32, ir.F16} {
+		k := NewKernel(copyTile(d, 16, 32, ir.PadZero))
+		// A transposed view (strides (1, 45)) and a C with an offset and row
+		// padding: the device gets storage spans and the same strides.
+		base := RandNormal(rng, d, 77, 45)
+		A := base.Transpose()
+		Cstore := NewTensor(d, 50, 80)
+		C, err := Cstore.View([]int{45, 77}, []int{80, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		C.Offset = 3
+		checkGPU(t, c, k, []Arg{A, C}, CheckOptions{})
+		// The storage outside C's view came back unchanged (zero).
+		if x := Cstore.Data[0]; x != 0 {
+			t.Errorf("%s: storage before the view changed", d)
+		}
+		logInfo(t, c, k)
+	}
+}
+
+func TestCUDAMatmul(t *testing.T) {
+	c := testGPU(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		dt                ir.DType
+		tm, tn, tk, group int
+		M, N, K           int
+	}{
+		{ir.F16, 128, 256, 64, 8, 127, 129, 65},
+		{ir.F16, 128, 256, 64, 8, 1000, 1030, 999},
+		{ir.BF16, 128, 256, 64, 8, 512, 512, 512},
+		{ir.F32, 64, 64, 32, 8, 127, 129, 65},
+		{ir.F16, 64, 64, 32, 4, 300, 200, 100},
+	} {
+		k := NewKernel(buildMatmul(tc.dt, tc.tm, tc.tn, tc.tk, tc.group))
+		A := RandNormal(rng, tc.dt, tc.M, tc.K)
+		B := RandNormal(rng, tc.dt, tc.K, tc.N)
+		C := NewTensor(tc.dt, tc.M, tc.N)
+		checkGPU(t, c, k, []Arg{A, B, C}, CheckOptions{})
+		logInfo(t, c, k)
+	}
+	// A transposed A operand: C = (A^T)^T-style strided load.
+	k := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	At := RandNormal(rng, ir.F16, 200, 300) // A is its transpose: 300 x 200
+	B := RandNormal(rng, ir.F16, 200, 150)
+	checkGPU(t, c, k, []Arg{At.Transpose(), B, NewTensor(ir.F16, 300, 150)}, CheckOptions{})
+
+	// Same IR, same target: one cache entry.
+	n := len(c.cache)
+	k2 := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	if _, err := c.CompileInfo(k2); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.cache) != n {
+		t.Errorf("cache grew from %d to %d for an identical kernel", n, len(c.cache))
+	}
+}
+
+func TestCUDAPrepared(t *testing.T) {
+	c := testGPU(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	const M, N, K = 1024, 512, 768
+	for _, dt := range []ir.DType{ir.F16, ir.BF16} {
+		k := NewKernel(buildMatmul(dt, 128, 256, 64, 8))
+		A, B, C := RandNormal(rng, dt, M, K), RandNormal(rng, dt, K, N), NewTensor(dt, M, N)
+		args := []Arg{A, B, C}
+		PoisonOutputs(k.Func, args)
+		inputs := CloneArgs(args)
+		p, err := c.Prepare(k, args, LaunchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := p.Time(3, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Download(); err != nil {
+			t.Fatal(err)
+		}
+		chk, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !chk.Pass {
+			t.Errorf("tilec: %s", chk)
+		}
+		blas, err := p.TimeCublas("A", "B", "C", 3, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %dx%dx%d: tilec %.3f ms (%.1f TFLOP/s), cuBLAS %.3f ms (%.1f TFLOP/s)", dt, M, N, K,
+			ms, TFLOPS(M, N, K, ms), blas, TFLOPS(M, N, K, blas))
+		// cuBLAS wrote C on the device: it must agree with the interpreter too.
+		if err := p.Download(); err != nil {
+			t.Fatal(err)
+		}
+		chk, err = CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !chk.Pass {
+			t.Errorf("cuBLAS: %s", chk)
+		}
+		if _, err := p.Ptr("nope"); err == nil {
+			t.Error("Ptr of an unknown name: no error")
+		}
+		if err := p.Free(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Run(); err == nil {
+			t.Error("Run after Free: no error")
+		}
+	}
+}
+
+func TestCUDAErrors(t *testing.T) {
+	c := testGPU(t)
+	k := NewKernel(copyTile(ir.F32, 16, 32, ir.PadZero))
+	A, C := NewTensor(ir.F32, 4, 4), NewTensor(ir.F32, 4, 4)
+	if _, err := c.Launch(k, []Arg{A, C}, LaunchOptions{Blocks: [][3]int{{0, 0, 0}}}); err == nil {
+		t.Error("Blocks on the GPU: no error")
+	}
+	if _, err := c.Launch(k, []Arg{A}, LaunchOptions{}); err == nil {
+		t.Error("missing argument: no error")
+	}
+	old := c.Target
+	c.Target = "sm_120a"
+	if c.Dev.Props.SM() != 120 {
+		if _, err := c.CompileInfo(k); err == nil {
+			t.Errorf("sm_120a on sm_%d: no error", c.Dev.Props.SM())
+		} else {
+			t.Logf("sm_120a here: %v", err)
+		}
+	}
+	c.Target = old
+}

@@ -1,0 +1,1239 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+)
+
+// CPU is the interpreter backend: it executes the IR of a kernel block by
+// block, running blocks in parallel on Workers goroutines (0: GOMAXPROCS).
+// Each block executes the kernel body independently, as on a GPU; blocks
+// that write the same elements race, as they would on a GPU.
+type CPU struct {
+	Workers int
+}
+
+// Name implements Backend.
+func (CPU) Name() string { return "cpu" }
+
+// Launch implements Backend: it checks the arguments (Kernel.Bind), then
+// runs every block of the grid (or opts.Blocks). The error of the failing
+// block with the smallest linear id is reported.
+func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
+	start := time.Now()
+	prog, err := k.program()
+	if err != nil {
+		return nil, err
+	}
+	b, err := k.Bind(args, opts.Grid)
+	if err != nil {
+		return nil, err
+	}
+	blocks := opts.Blocks
+	n := b.NumBlocks()
+	if len(blocks) > 0 {
+		for _, id := range blocks {
+			for ax := range id {
+				if id[ax] < 0 || id[ax] >= b.Grid[ax] {
+					return nil, fmt.Errorf("block %v is outside the grid %v", id, b.Grid)
+				}
+			}
+		}
+		n = len(blocks)
+	}
+	blockAt := func(i int) [3]int {
+		if len(blocks) > 0 {
+			return blocks[i]
+		}
+		g := b.Grid
+		return [3]int{i % g[0], i / g[0] % g[1], i / (g[0] * g[1])}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = c.Workers
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, n)
+
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		mu       sync.Mutex
+		firstErr error
+		firstID  = n
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fr := newFrame(prog, b)
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				id := blockAt(i)
+				if err := fr.runBlock(id); err != nil {
+					mu.Lock()
+					if i < firstID {
+						firstID, firstErr = i, err
+					}
+					mu.Unlock()
+					failed.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return &LaunchResult{Grid: b.Grid, Dims: b.Dims, Blocks: n, Elapsed: time.Since(start)}, nil
+}
+
+// program is a kernel compiled for the interpreter: value slots instead of
+// *ir.Value, an exec handler per instruction, decoded attributes.
+type program struct {
+	f      *ir.Func
+	nslots int
+	body   *cblock
+	// params[i] is the slot of kernel parameter i.
+	params []int
+}
+
+type cblock struct {
+	params []int
+	instrs []*cinstr
+}
+
+type handler func(fr *frame, c *cinstr) error
+
+// cinstr is one instruction with everything its handler needs precomputed.
+type cinstr struct {
+	in      *ir.Instr
+	op      ir.Op
+	exec    handler
+	args    []int
+	res     []int
+	regions []*cblock
+
+	dtype  ir.DType   // result element type (first result)
+	shape  []int      // result tile shape; nil for scalars
+	n      int        // result element count
+	tile   bool       // the result is a tile
+	adt    []ir.DType // argument element types
+	ashape [][]int    // argument tile shapes (nil for scalars and arrays)
+
+	axis int
+	pred int
+	kind string
+	perm []int
+	pad  float64
+	cval val // const
+}
+
+// val is a register: a scalar (i for ints and bools, f for floats), a tile
+// or an array.
+type val struct {
+	i int64
+	f float64
+	t *tile
+	a *arrayRef
+}
+
+// tile holds a tile's elements in row-major order: f for float dtypes
+// (values already rounded to the dtype), i for integer and bool dtypes.
+// Tiles are immutable once made, so reshape shares them.
+type tile struct {
+	f []float64
+	i []int64
+}
+
+type arrayRef struct {
+	name string
+	t    *Tensor
+}
+
+type frame struct {
+	p    *program
+	regs []val
+	bid  [3]int
+	grid [3]int
+	tmp  []val
+	cur  *cinstr // the instruction executing, for errors
+}
+
+func newFrame(p *program, b *Binding) *frame {
+	fr := &frame{p: p, regs: make([]val, p.nslots), grid: b.Grid}
+	for i, s := range p.params {
+		param := p.f.Params[i]
+		switch {
+		case b.Tensors[i] != nil:
+			fr.regs[s] = val{a: &arrayRef{name: param.Name, t: b.Tensors[i]}}
+		default:
+			switch v := b.Scalars[i].(type) {
+			case int64:
+				fr.regs[s] = val{i: v}
+			case float64:
+				fr.regs[s] = val{f: v}
+			}
+		}
+	}
+	return fr
+}
+
+// errReturn unwinds nested regions when a return executes inside one.
+var errReturn = errors.New("return")
+
+// ExecError is a run-time error of one block: a load or store entirely out
+// of bounds, a for loop with step 0, or (Bug set) an internal error of the
+// interpreter.
+type ExecError struct {
+	Block [3]int
+	Pos   lang.Pos // the instruction's source position, when known
+	Op    ir.Op
+	Msg   string
+	Bug   bool
+}
+
+func (e *ExecError) Error() string {
+	var b strings.Builder
+	if e.Pos.IsValid() {
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.Pos.File, e.Pos.Line, e.Pos.Col)
+	}
+	fmt.Fprintf(&b, "block (%d,%d,%d): ", e.Block[0], e.Block[1], e.Block[2])
+	if e.Bug {
+		fmt.Fprintf(&b, "interpreter bug in %s: ", e.Op)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func (fr *frame) runBlock(id [3]int) (err error) {
+	fr.bid = id
+	fr.cur = nil
+	defer func() {
+		if r := recover(); r != nil {
+			e := &ExecError{Block: id, Msg: fmt.Sprint(r), Bug: true}
+			if fr.cur != nil {
+				e.Pos, e.Op = fr.cur.in.Pos, fr.cur.op
+			}
+			err = e
+		}
+	}()
+	_, err = fr.run(fr.p.body)
+	if err == errReturn {
+		err = nil
+	}
+	if err != nil {
+		e := &ExecError{Block: id, Msg: err.Error()}
+		if fr.cur != nil {
+			e.Pos, e.Op = fr.cur.in.Pos, fr.cur.op
+		}
+		err = e
+	}
+	return err
+}
+
+// run executes b up to its terminator, which it returns (nil if b has none).
+func (fr *frame) run(b *cblock) (*cinstr, error) {
+	for _, c := range b.instrs {
+		switch c.op {
+		case ir.OpYield:
+			return c, nil
+		case ir.OpReturn:
+			return c, errReturn
+		}
+		fr.cur = c
+		if err := c.exec(fr, c); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+func isFloat(d ir.DType) bool { return d.IsFloat() }
+
+// compile turns f into a program. It rejects IR the interpreter cannot run
+// (wrong operand counts, unknown attributes) with an error instead of
+// panicking at run time.
+func compile(f *ir.Func) (*program, error) {
+	c := &compiler{slots: map[*ir.Value]int{}}
+	p := &program{f: f}
+	for _, prm := range f.Params {
+		if prm.Value == nil {
+			return nil, fmt.Errorf("%s: parameter %s has no value", f.Name, prm.Name)
+		}
+		p.params = append(p.params, c.slot(prm.Value))
+	}
+	body, err := c.block(f.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	p.body = body
+	p.nslots = len(c.slots)
+	return p, nil
+}
+
+type compiler struct {
+	slots map[*ir.Value]int
+}
+
+func (c *compiler) slot(v *ir.Value) int {
+	if s, ok := c.slots[v]; ok {
+		return s
+	}
+	s := len(c.slots)
+	c.slots[v] = s
+	return s
+}
+
+func (c *compiler) block(b *ir.Block) (*cblock, error) {
+	cb := &cblock{}
+	for _, p := range b.Params {
+		cb.params = append(cb.params, c.slot(p))
+	}
+	for _, in := range b.Instrs {
+		ci, err := c.instr(in)
+		if err != nil {
+			if in.Pos.IsValid() {
+				return nil, fmt.Errorf("%s:%d:%d: %s: %w", in.Pos.File, in.Pos.Line, in.Pos.Col, in.Op, err)
+			}
+			return nil, fmt.Errorf("%s: %w", in.Op, err)
+		}
+		cb.instrs = append(cb.instrs, ci)
+	}
+	return cb, nil
+}
+
+func tileShape(t ir.Type) []int {
+	if tt, ok := t.(*ir.Tile); ok {
+		if tt.Shape == nil {
+			return []int{}
+		}
+		return tt.Shape
+	}
+	return nil
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+var predCodes = map[string]int{ir.PredEQ: 0, ir.PredNE: 1, ir.PredLT: 2, ir.PredLE: 3, ir.PredGT: 4, ir.PredGE: 5}
+
+func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
+	ci := &cinstr{in: in, op: in.Op}
+	info := in.Op.Info()
+	if info.NumArgs >= 0 && len(in.Args) != info.NumArgs {
+		return nil, fmt.Errorf("%d operands, want %d", len(in.Args), info.NumArgs)
+	}
+	if len(in.Regions) != info.NumRegions {
+		return nil, fmt.Errorf("%d regions, want %d", len(in.Regions), info.NumRegions)
+	}
+	for _, a := range in.Args {
+		if a == nil || a.Type == nil {
+			return nil, fmt.Errorf("missing operand")
+		}
+		ci.args = append(ci.args, c.slot(a))
+		ci.adt = append(ci.adt, a.Type.Elem())
+		ci.ashape = append(ci.ashape, tileShape(a.Type))
+	}
+	for _, r := range in.Results {
+		if r.Type == nil {
+			return nil, fmt.Errorf("result without a type")
+		}
+		ci.res = append(ci.res, c.slot(r))
+	}
+	if len(in.Results) > 0 {
+		t := in.Results[0].Type
+		ci.dtype = t.Elem()
+		ci.shape = tileShape(t)
+		ci.tile = ci.shape != nil
+		ci.n = numel(ci.shape)
+		if ci.dtype.Bytes() == 0 {
+			return nil, fmt.Errorf("result has invalid dtype %s", ci.dtype)
+		}
+	}
+	for _, r := range in.Regions {
+		cb, err := c.block(r)
+		if err != nil {
+			return nil, err
+		}
+		ci.regions = append(ci.regions, cb)
+	}
+	needResult := func() error {
+		if len(in.Results) != 1 {
+			return fmt.Errorf("%d results, want 1", len(in.Results))
+		}
+		return nil
+	}
+	// Elementwise operands must be scalars or tiles of the result's shape.
+	sameShape := func() error {
+		for i, s := range ci.ashape {
+			if s != nil && !ci.tile {
+				return fmt.Errorf("operand %d is a tile but the result is a scalar", i)
+			}
+			if s != nil && !shapesEqual(s, ci.shape) {
+				return fmt.Errorf("operand %d has shape %v, result %v", i, s, ci.shape)
+			}
+		}
+		return nil
+	}
+	switch in.Op {
+	case ir.OpConst:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		var x float64
+		var i int64
+		switch v := in.Attrs.Get("value").(type) {
+		case int64:
+			x, i = float64(v), v
+		case float64:
+			x, i = v, floatToInt(v, ir.I64)
+		case bool:
+			if v {
+				x, i = 1, 1
+			}
+		default:
+			return nil, fmt.Errorf("value attribute %v (%T)", v, v)
+		}
+		var s val
+		if isFloat(ci.dtype) {
+			s.f = RoundTo(ci.dtype, x)
+			if ci.dtype == ir.TF32 {
+				s.f = float64(RoundTF32(float32(x)))
+			}
+		} else {
+			s.i = wrapInt(ci.dtype, i)
+		}
+		if ci.tile {
+			s = val{t: splatTile(ci.dtype, ci.n, s)}
+		}
+		ci.cval = s
+		ci.exec = execConst
+	case ir.OpBlockID, ir.OpNumBlocks:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		ci.axis = in.Attrs.Int("axis")
+		if ci.axis < 0 || ci.axis > 2 || ci.tile || isFloat(ci.dtype) {
+			return nil, fmt.Errorf("axis %d, type %s", ci.axis, in.Results[0].Type)
+		}
+		ci.exec = execGridQuery
+	case ir.OpDim:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		at, ok := in.Args[0].Type.(*ir.Array)
+		ci.axis = in.Attrs.Int("axis")
+		if !ok || ci.axis < 0 || ci.axis >= at.Rank || ci.tile || isFloat(ci.dtype) {
+			return nil, fmt.Errorf("dim of %s along axis %d", in.Args[0].Type, ci.axis)
+		}
+		ci.exec = execDim
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpFloorDiv, ir.OpMod, ir.OpPow, ir.OpMin, ir.OpMax,
+		ir.OpAnd, ir.OpOr, ir.OpXor:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := sameShape(); err != nil {
+			return nil, err
+		}
+		for i, d := range ci.adt {
+			if isFloat(d) != isFloat(ci.dtype) {
+				return nil, fmt.Errorf("operand %d is %s, result %s", i, d, ci.dtype)
+			}
+		}
+		if isFloat(ci.dtype) && (in.Op == ir.OpAnd || in.Op == ir.OpOr || in.Op == ir.OpXor) {
+			return nil, fmt.Errorf("on %s", ci.dtype)
+		}
+		ci.exec = execBinary
+	case ir.OpCmp:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := sameShape(); err != nil {
+			return nil, err
+		}
+		p, ok := predCodes[in.Attrs.Str("pred")]
+		if !ok {
+			return nil, fmt.Errorf("unknown predicate %q", in.Attrs.Str("pred"))
+		}
+		if isFloat(ci.adt[0]) != isFloat(ci.adt[1]) {
+			return nil, fmt.Errorf("operands %s and %s", ci.adt[0], ci.adt[1])
+		}
+		ci.pred = p
+		ci.exec = execCmp
+	case ir.OpNeg, ir.OpNot, ir.OpAbs, ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := sameShape(); err != nil {
+			return nil, err
+		}
+		if isFloat(ci.adt[0]) != isFloat(ci.dtype) {
+			return nil, fmt.Errorf("operand %s, result %s", ci.adt[0], ci.dtype)
+		}
+		switch in.Op {
+		case ir.OpNeg, ir.OpAbs:
+		case ir.OpNot:
+			if isFloat(ci.dtype) {
+				return nil, fmt.Errorf("on %s", ci.dtype)
+			}
+		default:
+			if !isFloat(ci.dtype) {
+				return nil, fmt.Errorf("on %s", ci.dtype)
+			}
+		}
+		ci.exec = execUnary
+	case ir.OpSelect:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := sameShape(); err != nil {
+			return nil, err
+		}
+		if isFloat(ci.adt[0]) || isFloat(ci.adt[1]) != isFloat(ci.dtype) || isFloat(ci.adt[2]) != isFloat(ci.dtype) {
+			return nil, fmt.Errorf("operands %s, %s, %s", ci.adt[0], ci.adt[1], ci.adt[2])
+		}
+		ci.exec = execSelect
+	case ir.OpConvert:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := sameShape(); err != nil {
+			return nil, err
+		}
+		ci.exec = execConvert
+	case ir.OpSplat:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if !ci.tile || (ci.ashape[0] != nil && numel(ci.ashape[0]) != 1) {
+			return nil, fmt.Errorf("splat %s to %s", in.Args[0].Type, in.Results[0].Type)
+		}
+		ci.exec = execSplat
+	case ir.OpIota:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if !ci.tile {
+			return nil, fmt.Errorf("result is not a tile")
+		}
+		ci.exec = execIota
+	case ir.OpBroadcast:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		s := ci.ashape[0]
+		if !ci.tile || len(s) > len(ci.shape) || ci.adt[0] != ci.dtype {
+			return nil, fmt.Errorf("broadcast %s to %s", in.Args[0].Type, in.Results[0].Type)
+		}
+		off := len(ci.shape) - len(s)
+		for i, d := range s {
+			if d != 1 && d != ci.shape[off+i] {
+				return nil, fmt.Errorf("broadcast %s to %s", in.Args[0].Type, in.Results[0].Type)
+			}
+		}
+		ci.exec = execBroadcast
+	case ir.OpReshape:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if !ci.tile || ci.ashape[0] == nil || numel(ci.ashape[0]) != ci.n || ci.adt[0] != ci.dtype {
+			return nil, fmt.Errorf("reshape %s to %s", in.Args[0].Type, in.Results[0].Type)
+		}
+		ci.exec = execReshape
+	case ir.OpPermute:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		ci.perm = in.Attrs.Ints("perm")
+		s := ci.ashape[0]
+		if !ci.tile || s == nil || len(ci.perm) != len(s) || len(ci.shape) != len(s) || ci.adt[0] != ci.dtype {
+			return nil, fmt.Errorf("permute %s by %v to %s", in.Args[0].Type, ci.perm, in.Results[0].Type)
+		}
+		seen := make([]bool, len(s))
+		for i, p := range ci.perm {
+			if p < 0 || p >= len(s) || seen[p] || s[p] != ci.shape[i] {
+				return nil, fmt.Errorf("permute %s by %v to %s", in.Args[0].Type, ci.perm, in.Results[0].Type)
+			}
+			seen[p] = true
+		}
+		ci.exec = execPermute
+	case ir.OpReduce:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := c.reduce(ci); err != nil {
+			return nil, err
+		}
+	case ir.OpMMA:
+		if err := needResult(); err != nil {
+			return nil, err
+		}
+		if err := checkMMA(ci); err != nil {
+			return nil, err
+		}
+		ci.exec = execMMA
+	case ir.OpLoad, ir.OpStore:
+		if err := c.loadStore(ci); err != nil {
+			return nil, err
+		}
+	case ir.OpFor:
+		if len(in.Args) < 3 {
+			return nil, fmt.Errorf("%d operands, want at least 3", len(in.Args))
+		}
+		nc := len(in.Args) - 3
+		body := ci.regions[0]
+		if len(body.params) != 1+nc || len(ci.res) != nc {
+			return nil, fmt.Errorf("%d carried values, %d region parameters, %d results", nc, len(body.params), len(ci.res))
+		}
+		for i := 0; i < 3; i++ {
+			if ci.ashape[i] != nil || !ci.adt[i].IsInt() {
+				return nil, fmt.Errorf("bound %d is %s, want an integer scalar", i, in.Args[i].Type)
+			}
+		}
+		if err := checkYield(in.Regions[0], nc); err != nil {
+			return nil, err
+		}
+		ci.exec = execFor
+	case ir.OpIf:
+		if ci.ashape[0] != nil {
+			return nil, fmt.Errorf("condition is a tile")
+		}
+		for _, r := range in.Regions {
+			if err := checkYield(r, len(ci.res)); err != nil {
+				return nil, err
+			}
+		}
+		ci.exec = execIf
+	case ir.OpYield, ir.OpReturn:
+		ci.exec = func(*frame, *cinstr) error { return nil }
+	default:
+		return nil, fmt.Errorf("op %s is not supported by the interpreter", in.Op)
+	}
+	return ci, nil
+}
+
+// checkYield checks that region r ends in a yield of n values (or a return).
+func checkYield(r *ir.Block, n int) error {
+	if len(r.Instrs) == 0 {
+		if n == 0 {
+			return nil
+		}
+		return fmt.Errorf("region ends without yield")
+	}
+	last := r.Instrs[len(r.Instrs)-1]
+	switch last.Op {
+	case ir.OpReturn:
+		return nil
+	case ir.OpYield:
+		if len(last.Args) != n {
+			return fmt.Errorf("region yields %d values, want %d", len(last.Args), n)
+		}
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("region ends with %s, want yield", last.Op)
+}
+
+func shapesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func splatTile(d ir.DType, n int, s val) *tile {
+	t := &tile{}
+	if isFloat(d) {
+		t.f = make([]float64, n)
+		for i := range t.f {
+			t.f[i] = s.f
+		}
+	} else {
+		t.i = make([]int64, n)
+		for i := range t.i {
+			t.i[i] = s.i
+		}
+	}
+	return t
+}
+
+func execConst(fr *frame, c *cinstr) error {
+	fr.regs[c.res[0]] = c.cval
+	return nil
+}
+
+func execGridQuery(fr *frame, c *cinstr) error {
+	v := fr.bid[c.axis]
+	if c.op == ir.OpNumBlocks {
+		v = fr.grid[c.axis]
+	}
+	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(v))}
+	return nil
+}
+
+func execDim(fr *frame, c *cinstr) error {
+	a := fr.regs[c.args[0]].a
+	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(a.t.Shape[c.axis]))}
+	return nil
+}
+
+// floatsOf returns operand k as a float slice of the result's length; a
+// scalar operand is splatted.
+func (fr *frame) floatsOf(c *cinstr, k int) []float64 {
+	v := fr.regs[c.args[k]]
+	if v.t != nil {
+		return v.t.f
+	}
+	x := v.f
+	if !isFloat(c.adt[k]) {
+		x = float64(v.i)
+	}
+	s := make([]float64, c.n)
+	for i := range s {
+		s[i] = x
+	}
+	return s
+}
+
+func (fr *frame) intsOf(c *cinstr, k int) []int64 {
+	v := fr.regs[c.args[k]]
+	if v.t != nil {
+		return v.t.i
+	}
+	s := make([]int64, c.n)
+	for i := range s {
+		s[i] = v.i
+	}
+	return s
+}
+
+func binFloat(op ir.Op, x, y float64) float64 {
+	switch op {
+	case ir.OpAdd:
+		return x + y
+	case ir.OpSub:
+		return x - y
+	case ir.OpMul:
+		return x * y
+	case ir.OpDiv:
+		return x / y
+	case ir.OpFloorDiv:
+		return floorDivFloat(x, y)
+	case ir.OpMod:
+		return modFloat(x, y)
+	case ir.OpPow:
+		return math.Pow(x, y)
+	case ir.OpMin:
+		return minFloat(x, y)
+	case ir.OpMax:
+		return maxFloat(x, y)
+	}
+	return math.NaN()
+}
+
+func binInt(op ir.Op, x, y int64) int64 {
+	switch op {
+	case ir.OpAdd:
+		return x + y
+	case ir.OpSub:
+		return x - y
+	case ir.OpMul:
+		return x * y
+	case ir.OpDiv, ir.OpFloorDiv:
+		return floorDivInt(x, y)
+	case ir.OpMod:
+		return modInt(x, y)
+	case ir.OpPow:
+		return powInt(x, y)
+	case ir.OpMin:
+		return min(x, y)
+	case ir.OpMax:
+		return max(x, y)
+	case ir.OpAnd:
+		return x & y
+	case ir.OpOr:
+		return x | y
+	case ir.OpXor:
+		return x ^ y
+	}
+	return 0
+}
+
+func execBinary(fr *frame, c *cinstr) error {
+	if !c.tile {
+		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
+		if isFloat(c.dtype) {
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, binFloat(c.op, x.f, y.f))}
+		} else {
+			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, binInt(c.op, x.i, y.i))}
+		}
+		return nil
+	}
+	if isFloat(c.dtype) {
+		x, y := fr.floatsOf(c, 0), fr.floatsOf(c, 1)
+		out := make([]float64, c.n)
+		x, y = x[:len(out)], y[:len(out)]
+		switch c.op {
+		case ir.OpAdd:
+			for i := range out {
+				out[i] = x[i] + y[i]
+			}
+		case ir.OpSub:
+			for i := range out {
+				out[i] = x[i] - y[i]
+			}
+		case ir.OpMul:
+			for i := range out {
+				out[i] = x[i] * y[i]
+			}
+		case ir.OpDiv:
+			for i := range out {
+				out[i] = x[i] / y[i]
+			}
+		default:
+			for i := range out {
+				out[i] = binFloat(c.op, x[i], y[i])
+			}
+		}
+		roundSlice(c.dtype, out)
+		fr.regs[c.res[0]] = val{t: &tile{f: out}}
+		return nil
+	}
+	x, y := fr.intsOf(c, 0), fr.intsOf(c, 1)
+	out := make([]int64, c.n)
+	x, y = x[:len(out)], y[:len(out)]
+	switch c.op {
+	case ir.OpAdd:
+		for i := range out {
+			out[i] = x[i] + y[i]
+		}
+	case ir.OpMul:
+		for i := range out {
+			out[i] = x[i] * y[i]
+		}
+	default:
+		for i := range out {
+			out[i] = binInt(c.op, x[i], y[i])
+		}
+	}
+	wrapSlice(c.dtype, out)
+	fr.regs[c.res[0]] = val{t: &tile{i: out}}
+	return nil
+}
+
+func cmpFloat(p int, x, y float64) bool {
+	switch p {
+	case 0:
+		return x == y
+	case 1:
+		return x != y
+	case 2:
+		return x < y
+	case 3:
+		return x <= y
+	case 4:
+		return x > y
+	}
+	return x >= y
+}
+
+func cmpInt(p int, x, y int64) bool {
+	switch p {
+	case 0:
+		return x == y
+	case 1:
+		return x != y
+	case 2:
+		return x < y
+	case 3:
+		return x <= y
+	case 4:
+		return x > y
+	}
+	return x >= y
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func execCmp(fr *frame, c *cinstr) error {
+	fl := isFloat(c.adt[0])
+	if !c.tile {
+		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
+		var r bool
+		if fl {
+			r = cmpFloat(c.pred, x.f, y.f)
+		} else {
+			r = cmpInt(c.pred, x.i, y.i)
+		}
+		fr.regs[c.res[0]] = val{i: b2i(r)}
+		return nil
+	}
+	out := make([]int64, c.n)
+	if fl {
+		x, y := fr.floatsOf(c, 0), fr.floatsOf(c, 1)
+		for i := range out {
+			out[i] = b2i(cmpFloat(c.pred, x[i], y[i]))
+		}
+	} else {
+		x, y := fr.intsOf(c, 0), fr.intsOf(c, 1)
+		for i := range out {
+			out[i] = b2i(cmpInt(c.pred, x[i], y[i]))
+		}
+	}
+	fr.regs[c.res[0]] = val{t: &tile{i: out}}
+	return nil
+}
+
+func unFloat(op ir.Op, x float64) float64 {
+	switch op {
+	case ir.OpNeg:
+		return -x
+	case ir.OpAbs:
+		return math.Abs(x)
+	case ir.OpExp:
+		return math.Exp(x)
+	case ir.OpExp2:
+		return math.Exp2(x)
+	case ir.OpLog:
+		return math.Log(x)
+	case ir.OpSqrt:
+		return math.Sqrt(x)
+	case ir.OpRsqrt:
+		return 1 / math.Sqrt(x)
+	case ir.OpTanh:
+		return math.Tanh(x)
+	}
+	return math.NaN()
+}
+
+func unInt(op ir.Op, d ir.DType, x int64) int64 {
+	switch op {
+	case ir.OpNeg:
+		return -x
+	case ir.OpAbs:
+		if x < 0 {
+			return -x
+		}
+		return x
+	case ir.OpNot:
+		if d == ir.Bool {
+			return 1 - x
+		}
+		return ^x
+	}
+	return 0
+}
+
+func execUnary(fr *frame, c *cinstr) error {
+	if !c.tile {
+		x := fr.regs[c.args[0]]
+		if isFloat(c.dtype) {
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, unFloat(c.op, x.f))}
+		} else {
+			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, unInt(c.op, c.dtype, x.i))}
+		}
+		return nil
+	}
+	if isFloat(c.dtype) {
+		x := fr.floatsOf(c, 0)
+		out := make([]float64, c.n)
+		for i := range out {
+			out[i] = unFloat(c.op, x[i])
+		}
+		roundSlice(c.dtype, out)
+		fr.regs[c.res[0]] = val{t: &tile{f: out}}
+		return nil
+	}
+	x := fr.intsOf(c, 0)
+	out := make([]int64, c.n)
+	for i := range out {
+		out[i] = unInt(c.op, c.dtype, x[i])
+	}
+	wrapSlice(c.dtype, out)
+	fr.regs[c.res[0]] = val{t: &tile{i: out}}
+	return nil
+}
+
+func execSelect(fr *frame, c *cinstr) error {
+	if !c.tile {
+		cond, x, y := fr.regs[c.args[0]], fr.regs[c.args[1]], fr.regs[c.args[2]]
+		if cond.i != 0 {
+			fr.regs[c.res[0]] = x
+		} else {
+			fr.regs[c.res[0]] = y
+		}
+		return nil
+	}
+	cond := fr.intsOf(c, 0)
+	if isFloat(c.dtype) {
+		x, y := fr.floatsOf(c, 1), fr.floatsOf(c, 2)
+		out := make([]float64, c.n)
+		for i := range out {
+			if cond[i] != 0 {
+				out[i] = x[i]
+			} else {
+				out[i] = y[i]
+			}
+		}
+		fr.regs[c.res[0]] = val{t: &tile{f: out}}
+		return nil
+	}
+	x, y := fr.intsOf(c, 1), fr.intsOf(c, 2)
+	out := make([]int64, c.n)
+	for i := range out {
+		if cond[i] != 0 {
+			out[i] = x[i]
+		} else {
+			out[i] = y[i]
+		}
+	}
+	fr.regs[c.res[0]] = val{t: &tile{i: out}}
+	return nil
+}
+
+// convertFloat converts the float x to the float dtype d (TF32: PTX's
+// cvt.rna.tf32.f32 after rounding to f32).
+func convertFloat(d ir.DType, x float64) float64 {
+	if d == ir.TF32 {
+		return float64(RoundTF32(float32(x)))
+	}
+	return RoundTo(d, x)
+}
+
+// convertToInt converts the float x to the integer or bool dtype d:
+// truncation toward zero, saturating, NaN to 0; bool is x != 0 (NaN is true,
+// as in Python).
+func convertToInt(d ir.DType, x float64) int64 {
+	if d == ir.Bool {
+		return b2i(x != 0)
+	}
+	return floatToInt(x, d)
+}
+
+func execConvert(fr *frame, c *cinstr) error {
+	from, to := c.adt[0], c.dtype
+	if !c.tile {
+		x := fr.regs[c.args[0]]
+		var r val
+		switch {
+		case isFloat(from) && isFloat(to):
+			r.f = convertFloat(to, x.f)
+		case isFloat(from):
+			r.i = convertToInt(to, x.f)
+		case isFloat(to):
+			r.f = convertFloat(to, float64(x.i))
+		default:
+			r.i = wrapInt(to, x.i)
+		}
+		fr.regs[c.res[0]] = r
+		return nil
+	}
+	src := fr.regs[c.args[0]].t
+	out := &tile{}
+	switch {
+	case isFloat(from) && isFloat(to):
+		out.f = make([]float64, c.n)
+		if to == ir.TF32 {
+			for i, x := range src.f {
+				out.f[i] = convertFloat(to, x)
+			}
+		} else {
+			copy(out.f, src.f)
+			roundSlice(to, out.f)
+		}
+	case isFloat(from):
+		out.i = make([]int64, c.n)
+		for i, x := range src.f {
+			out.i[i] = convertToInt(to, x)
+		}
+	case isFloat(to):
+		out.f = make([]float64, c.n)
+		for i, x := range src.i {
+			out.f[i] = float64(x)
+		}
+		if to == ir.TF32 {
+			for i, x := range out.f {
+				out.f[i] = convertFloat(to, x)
+			}
+		} else {
+			roundSlice(to, out.f)
+		}
+	default:
+		out.i = make([]int64, c.n)
+		copy(out.i, src.i)
+		wrapSlice(to, out.i)
+	}
+	fr.regs[c.res[0]] = val{t: out}
+	return nil
+}
+
+func execSplat(fr *frame, c *cinstr) error {
+	v := fr.regs[c.args[0]]
+	from, to := c.adt[0], c.dtype
+	if v.t != nil { // a one-element tile
+		v = val{f: firstF(v.t), i: firstI(v.t)}
+	}
+	var s val
+	switch {
+	case isFloat(from) && isFloat(to):
+		s.f = convertFloat(to, v.f)
+	case isFloat(from):
+		s.i = convertToInt(to, v.f)
+	case isFloat(to):
+		s.f = convertFloat(to, float64(v.i))
+	default:
+		s.i = wrapInt(to, v.i)
+	}
+	fr.regs[c.res[0]] = val{t: splatTile(to, c.n, s)}
+	return nil
+}
+
+func firstF(t *tile) float64 {
+	if len(t.f) > 0 {
+		return t.f[0]
+	}
+	return 0
+}
+
+func firstI(t *tile) int64 {
+	if len(t.i) > 0 {
+		return t.i[0]
+	}
+	return 0
+}
+
+func execIota(fr *frame, c *cinstr) error {
+	t := &tile{}
+	if isFloat(c.dtype) {
+		t.f = make([]float64, c.n)
+		for i := range t.f {
+			t.f[i] = float64(i)
+		}
+		roundSlice(c.dtype, t.f)
+	} else {
+		t.i = make([]int64, c.n)
+		for i := range t.i {
+			t.i[i] = int64(i)
+		}
+		wrapSlice(c.dtype, t.i)
+	}
+	fr.regs[c.res[0]] = val{t: t}
+	return nil
+}
+
+// gather builds a tile of shape c.shape whose element at index idx is the
+// source's element at flat offset sum(idx[i]*strides[i]).
+func gather(src *tile, shape, strides []int, n int) *tile {
+	out := &tile{}
+	if src.f != nil {
+		out.f = make([]float64, n)
+	} else {
+		out.i = make([]int64, n)
+	}
+	if n == 0 {
+		return out
+	}
+	r := len(shape)
+	if r == 0 {
+		if src.f != nil {
+			out.f[0] = src.f[0]
+		} else {
+			out.i[0] = src.i[0]
+		}
+		return out
+	}
+	idx := make([]int, r)
+	last, ls := shape[r-1], strides[r-1]
+	e := 0
+	for o := 0; o < n; o += last {
+		if src.f != nil {
+			dst := out.f[o : o+last]
+			for j := range dst {
+				dst[j] = src.f[e+j*ls]
+			}
+		} else {
+			dst := out.i[o : o+last]
+			for j := range dst {
+				dst[j] = src.i[e+j*ls]
+			}
+		}
+		for i := r - 2; i >= 0; i-- {
+			idx[i]++
+			e += strides[i]
+			if idx[i] < shape[i] {
+				break
+			}
+			e -= idx[i] * strides[i]
+			idx[i] = 0
+		}
+	}
+	return out
+}
+
+func execBroadcast(fr *frame, c *cinstr) error {
+	v := fr.regs[c.args[0]]
+	s := c.ashape[0]
+	if v.t == nil || s == nil {
+		fr.regs[c.res[0]] = val{t: splatTile(c.dtype, c.n, v)}
+		return nil
+	}
+	src := RowMajorStrides(s)
+	strides := make([]int, len(c.shape))
+	off := len(c.shape) - len(s)
+	for i, d := range s {
+		if d != 1 {
+			strides[off+i] = src[i]
+		}
+	}
+	fr.regs[c.res[0]] = val{t: gather(v.t, c.shape, strides, c.n)}
+	return nil
+}
+
+func execReshape(fr *frame, c *cinstr) error {
+	fr.regs[c.res[0]] = fr.regs[c.args[0]]
+	return nil
+}
+
+func execPermute(fr *frame, c *cinstr) error {
+	src := RowMajorStrides(c.ashape[0])
+	strides := make([]int, len(c.perm))
+	for i, p := range c.perm {
+		strides[i] = src[p]
+	}
+	fr.regs[c.res[0]] = val{t: gather(fr.regs[c.args[0]].t, c.shape, strides, c.n)}
+	return nil
+}

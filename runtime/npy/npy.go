@@ -1,0 +1,422 @@
+package npy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+)
+
+const (
+	magic = "\x93NUMPY"
+	// maxHeader bounds the header a reader accepts (numpy's own limit is 10000
+	// bytes unless told otherwise).
+	maxHeader = 1 << 20
+	// maxBytes bounds the data a reader accepts, so a corrupt shape cannot
+	// ask for an absurd amount of memory.
+	maxBytes = 1 << 40
+)
+
+var descrs = map[string]ir.DType{
+	"f2": ir.F16, "f4": ir.F32, "f8": ir.F64, "i4": ir.I32, "i8": ir.I64, "b1": ir.Bool,
+}
+
+func descrOf(d ir.DType) (string, error) {
+	switch d {
+	case ir.F16:
+		return "<f2", nil
+	case ir.F32, ir.TF32, ir.BF16:
+		return "<f4", nil
+	case ir.F64:
+		return "<f8", nil
+	case ir.I32:
+		return "<i4", nil
+	case ir.I64:
+		return "<i8", nil
+	case ir.Bool:
+		return "|b1", nil
+	}
+	return "", fmt.Errorf("npy: no numpy dtype for %s", d)
+}
+
+// Write writes t to w in .npy format (version 1.0, C order). BF16 is written
+// as '<f4' (see the package documentation).
+func Write(w io.Writer, t *runtime.Tensor) error {
+	descr, err := descrOf(t.DType)
+	if err != nil {
+		return err
+	}
+	if t.DType == ir.BF16 || t.DType == ir.TF32 {
+		t = runtime.FromFloat64(ir.F32, t.Shape, t.Float64s())
+	} else if !t.IsContiguous() {
+		t = t.Clone()
+	}
+	dims := make([]string, len(t.Shape))
+	for i, d := range t.Shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	shape := "(" + strings.Join(dims, ", ")
+	if len(dims) == 1 {
+		shape += ","
+	}
+	shape += ")"
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+	major, lenBytes := byte(1), 2
+	hlen := len(dict) + 1
+	pad := 64 - (len(magic)+2+lenBytes+hlen)%64
+	if hlen+pad > 0xffff {
+		major, lenBytes = 2, 4
+		pad = 64 - (len(magic)+2+lenBytes+hlen)%64
+	}
+	var b bytes.Buffer
+	b.WriteString(magic)
+	b.WriteByte(major)
+	b.WriteByte(0)
+	if lenBytes == 2 {
+		binary.Write(&b, binary.LittleEndian, uint16(hlen+pad))
+	} else {
+		binary.Write(&b, binary.LittleEndian, uint32(hlen+pad))
+	}
+	b.WriteString(dict)
+	b.WriteString(strings.Repeat(" ", pad))
+	b.WriteByte('\n')
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	_, err = w.Write(t.Data)
+	return err
+}
+
+// WriteFile writes t to the named file.
+func WriteFile(name string, t *runtime.Tensor) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = Write(bw, t)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadFile reads a tensor from the named .npy file.
+func ReadFile(name string) (*runtime.Tensor, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := Read(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
+}
+
+// Header is the parsed dictionary of a .npy header.
+type Header struct {
+	Descr        string
+	FortranOrder bool
+	Shape        []int
+}
+
+// Read reads one array in .npy format from r. Trailing data after the array
+// is not consumed beyond what the array needs.
+func Read(r io.Reader) (*runtime.Tensor, error) {
+	var pre [8]byte
+	if _, err := io.ReadFull(r, pre[:]); err != nil {
+		return nil, fmt.Errorf("npy: reading magic: %w", noEOF(err))
+	}
+	if string(pre[:6]) != magic {
+		return nil, errors.New("npy: not a .npy file (bad magic)")
+	}
+	major, minor := pre[6], pre[7]
+	var hlen int
+	switch major {
+	case 1:
+		var l [2]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			return nil, fmt.Errorf("npy: reading header length: %w", noEOF(err))
+		}
+		hlen = int(binary.LittleEndian.Uint16(l[:]))
+	case 2, 3:
+		var l [4]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			return nil, fmt.Errorf("npy: reading header length: %w", noEOF(err))
+		}
+		n := binary.LittleEndian.Uint32(l[:])
+		if n > maxHeader {
+			return nil, fmt.Errorf("npy: header of %d bytes is too long", n)
+		}
+		hlen = int(n)
+	default:
+		return nil, fmt.Errorf("npy: unsupported format version %d.%d", major, minor)
+	}
+	if minor != 0 {
+		return nil, fmt.Errorf("npy: unsupported format version %d.%d", major, minor)
+	}
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, fmt.Errorf("npy: reading header: %w", noEOF(err))
+	}
+	h, err := ParseHeader(string(hb))
+	if err != nil {
+		return nil, err
+	}
+	descr := h.Descr
+	if len(descr) != 3 {
+		return nil, fmt.Errorf("npy: unsupported dtype %q", descr)
+	}
+	dt, ok := descrs[descr[1:]]
+	if !ok {
+		return nil, fmt.Errorf("npy: unsupported dtype %q", descr)
+	}
+	swap := false
+	switch descr[0] {
+	case '<', '=':
+	case '|':
+		if dt.Bytes() != 1 {
+			return nil, fmt.Errorf("npy: unsupported dtype %q", descr)
+		}
+	case '>':
+		swap = dt.Bytes() > 1
+	default:
+		return nil, fmt.Errorf("npy: unsupported dtype %q", descr)
+	}
+	n := int64(1)
+	for _, d := range h.Shape {
+		if d < 0 {
+			return nil, fmt.Errorf("npy: negative dimension in shape %v", h.Shape)
+		}
+		if d > 0 && n > maxBytes/int64(d) {
+			return nil, fmt.Errorf("npy: shape %v is too large", h.Shape)
+		}
+		n *= int64(d)
+	}
+	size := n * int64(dt.Bytes())
+	if size > maxBytes {
+		return nil, fmt.Errorf("npy: shape %v is too large", h.Shape)
+	}
+	// Read without trusting the header's size for the allocation: a short
+	// file fails after reading what is there.
+	var data bytes.Buffer
+	if m, err := io.CopyN(&data, r, size); err != nil {
+		return nil, fmt.Errorf("npy: %d bytes of data, shape %v of %s needs %d", m, h.Shape, descr, size)
+	}
+	buf := data.Bytes()
+	if swap {
+		w := dt.Bytes()
+		for i := 0; i+w <= len(buf); i += w {
+			for a, b := i, i+w-1; a < b; a, b = a+1, b-1 {
+				buf[a], buf[b] = buf[b], buf[a]
+			}
+		}
+	}
+	if dt == ir.Bool {
+		for i, x := range buf {
+			if x > 1 {
+				buf[i] = 1
+			}
+		}
+	}
+	t := &runtime.Tensor{DType: dt, Shape: h.Shape, Data: buf}
+	if h.FortranOrder {
+		t.Strides = make([]int, len(h.Shape))
+		s := 1
+		for i, d := range h.Shape {
+			t.Strides[i] = s
+			s *= d
+		}
+	} else {
+		t.Strides = runtime.RowMajorStrides(h.Shape)
+	}
+	return t, nil
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// ParseHeader parses a .npy header: a Python dict literal with the keys
+// 'descr' (a string), 'fortran_order' (True or False) and 'shape' (a tuple
+// of ints), padded with spaces and ending in a newline.
+func ParseHeader(s string) (*Header, error) {
+	p := &hparser{s: s}
+	h, err := p.header()
+	if err != nil {
+		return nil, fmt.Errorf("npy: header %q: %w", strings.TrimRight(s, " \n"), err)
+	}
+	return h, nil
+}
+
+type hparser struct {
+	s string
+	i int
+}
+
+func (p *hparser) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *hparser) eat(c byte) bool {
+	p.skip()
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *hparser) expect(c byte) error {
+	if !p.eat(c) {
+		return p.errf("expected %q", c)
+	}
+	return nil
+}
+
+func (p *hparser) errf(format string, args ...any) error {
+	return fmt.Errorf("at offset %d: %s", p.i, fmt.Sprintf(format, args...))
+}
+
+func (p *hparser) str() (string, error) {
+	p.skip()
+	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
+		return "", p.errf("expected a string")
+	}
+	q := p.s[p.i]
+	j := strings.IndexByte(p.s[p.i+1:], q)
+	if j < 0 {
+		return "", p.errf("unterminated string")
+	}
+	v := p.s[p.i+1 : p.i+1+j]
+	p.i += j + 2
+	return v, nil
+}
+
+func (p *hparser) ident() string {
+	p.skip()
+	j := p.i
+	for j < len(p.s) && (p.s[j] >= 'a' && p.s[j] <= 'z' || p.s[j] >= 'A' && p.s[j] <= 'Z') {
+		j++
+	}
+	v := p.s[p.i:j]
+	p.i = j
+	return v
+}
+
+func (p *hparser) tuple() ([]int, error) {
+	if err := p.expect('('); err != nil {
+		return nil, err
+	}
+	dims := []int{}
+	for {
+		if p.eat(')') {
+			return dims, nil
+		}
+		p.skip()
+		j := p.i
+		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+			j++
+		}
+		// numpy may write longs as 3L in old files
+		v, err := strconv.ParseInt(p.s[p.i:j], 10, 64)
+		if err != nil || v > 1<<40 {
+			return nil, p.errf("bad dimension %q", p.s[p.i:j])
+		}
+		p.i = j
+		if p.i < len(p.s) && p.s[p.i] == 'L' {
+			p.i++
+		}
+		dims = append(dims, int(v))
+		if p.eat(')') {
+			if len(dims) == 1 {
+				return nil, p.errf("a one-element tuple needs a trailing comma")
+			}
+			return dims, nil
+		}
+		if err := p.expect(','); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *hparser) header() (*Header, error) {
+	if !strings.HasSuffix(p.s, "\n") {
+		return nil, errors.New("does not end in a newline")
+	}
+	if err := p.expect('{'); err != nil {
+		return nil, err
+	}
+	h := &Header{}
+	seen := map[string]bool{}
+	for {
+		if p.eat('}') {
+			break
+		}
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			return nil, p.errf("duplicate key %q", key)
+		}
+		seen[key] = true
+		if err := p.expect(':'); err != nil {
+			return nil, err
+		}
+		switch key {
+		case "descr":
+			if h.Descr, err = p.str(); err != nil {
+				return nil, err
+			}
+		case "fortran_order":
+			switch v := p.ident(); v {
+			case "True":
+				h.FortranOrder = true
+			case "False":
+			default:
+				return nil, p.errf("fortran_order is %q, want True or False", v)
+			}
+		case "shape":
+			if h.Shape, err = p.tuple(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.errf("unexpected key %q", key)
+		}
+		if p.eat('}') {
+			break
+		}
+		if err := p.expect(','); err != nil {
+			return nil, err
+		}
+	}
+	p.skip()
+	if p.i != len(p.s) {
+		return nil, p.errf("trailing characters")
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return nil, fmt.Errorf("missing key %q", k)
+		}
+	}
+	return h, nil
+}

@@ -1,0 +1,333 @@
+package runtime
+
+import (
+	"math"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Narrow floating-point formats are produced from float64 in one rounding
+// step (round to nearest, ties to even), never through float32: rounding a
+// float64 to f32 and then to f16 could round twice. Values are kept as the
+// uint16 bit patterns the GPU stores.
+
+// roundBits rounds the finite, non-zero float64 magnitude bits b (sign
+// cleared) to a binary format with mantBits explicit mantissa bits, exponent
+// bias bias and maxBiased as the all-ones (inf/NaN) exponent, returning the
+// format's bits without sign. Overflow gives infinity; values below half the
+// smallest subnormal give zero.
+func roundBits(b uint64, mantBits, bias, maxBiased int) uint64 {
+	exp := int(b>>52) & 0x7ff
+	if exp == 0 {
+		return 0 // a float64 subnormal is far below any narrow format's range
+	}
+	e := exp - 1023
+	m := b&(1<<52-1) | 1<<52 // 53 significant bits
+	emin := 1 - bias
+	var shift int
+	if e >= emin {
+		shift = 52 - mantBits
+	} else {
+		// Subnormal: the unit is 2^(emin-mantBits); m*2^(e-52) / unit.
+		shift = 52 - mantBits + emin - e
+		if shift > 54 {
+			return 0
+		}
+	}
+	q := m >> shift
+	rem := m & (1<<shift - 1)
+	half := uint64(1) << (shift - 1)
+	if rem > half || (rem == half && q&1 == 1) {
+		q++
+	}
+	var r uint64
+	if e >= emin {
+		// q holds the implicit bit at 1<<mantBits; a carry out of the
+		// mantissa bumps the exponent, which is what we want.
+		r = uint64(e+bias-1)<<mantBits + q
+	} else {
+		r = q // may carry into the smallest normal, which is correct
+	}
+	if r >= uint64(maxBiased)<<mantBits {
+		return uint64(maxBiased) << mantBits // infinity
+	}
+	return r
+}
+
+// F16Bits rounds x to IEEE binary16 (round to nearest even; overflow to
+// infinity; NaN to the canonical quiet NaN with x's sign).
+func F16Bits(x float64) uint16 {
+	b := math.Float64bits(x)
+	sign := uint16(b>>48) & 0x8000
+	b &^= 1 << 63
+	if b >= 0x7ff0000000000000 {
+		if b > 0x7ff0000000000000 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	return sign | uint16(roundBits(b, 10, 15, 31))
+}
+
+// F16Float returns the value of binary16 bits h.
+func F16Float(h uint16) float64 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch exp {
+	case 0:
+		x := float64(mant) * 0x1p-24
+		if sign != 0 {
+			x = -x
+		}
+		return x
+	case 31:
+		if mant != 0 {
+			return math.NaN()
+		}
+		exp = 255 - 112 // infinity
+	}
+	return float64(math.Float32frombits(sign | (exp+112)<<23 | mant<<13))
+}
+
+// BF16Bits rounds x to bfloat16 (round to nearest even; overflow to
+// infinity; NaN to a quiet NaN with x's sign).
+func BF16Bits(x float64) uint16 {
+	b := math.Float64bits(x)
+	sign := uint16(b>>48) & 0x8000
+	b &^= 1 << 63
+	if b >= 0x7ff0000000000000 {
+		if b > 0x7ff0000000000000 {
+			return sign | 0x7fc0
+		}
+		return sign | 0x7f80
+	}
+	return sign | uint16(roundBits(b, 7, 127, 255))
+}
+
+// BF16Float returns the value of bfloat16 bits h.
+func BF16Float(h uint16) float64 {
+	return float64(math.Float32frombits(uint32(h) << 16))
+}
+
+// F32ToF16 and the following are the float32 forms of the conversions.
+func F32ToF16(x float32) uint16  { return F16Bits(float64(x)) }
+func F16ToF32(h uint16) float32  { return float32(F16Float(h)) }
+func F32ToBF16(x float32) uint16 { return BF16Bits(float64(x)) }
+func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// RoundTF32 rounds x to TF32 precision (10 explicit mantissa bits) as PTX
+// cvt.rna.tf32.f32 does: round to nearest, ties away from zero, the result
+// kept in float32 storage with the low 13 bits cleared. Inf and NaN pass
+// through; the largest finite values round up to infinity.
+func RoundTF32(x float32) float32 {
+	b := math.Float32bits(x)
+	if b&0x7f800000 == 0x7f800000 {
+		return x
+	}
+	b = (b + 0x1000) &^ 0x1fff
+	return math.Float32frombits(b)
+}
+
+// RoundTo rounds x to the nearest value of dtype d and returns it as a
+// float64: floats round to nearest even (TF32 values are f32 values; only
+// mma inputs and conversions to TF32 use tf32 precision), integers truncate
+// toward zero and wrap, bool is x != 0.
+func RoundTo(d ir.DType, x float64) float64 {
+	switch d {
+	case ir.F16:
+		return F16Float(F16Bits(x))
+	case ir.BF16:
+		return BF16Float(BF16Bits(x))
+	case ir.F32, ir.TF32:
+		return float64(float32(x))
+	case ir.I32:
+		return float64(int32(floatToInt(x, ir.I32)))
+	case ir.I64:
+		return float64(floatToInt(x, ir.I64))
+	case ir.Bool:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	}
+	return x
+}
+
+// floatToInt converts x to an integer of dtype d as PTX cvt.rzi does:
+// truncate toward zero, saturate to the type's range, NaN gives 0.
+func floatToInt(x float64, d ir.DType) int64 {
+	if x != x {
+		return 0
+	}
+	lo, hi := float64(math.MinInt64), float64(math.MaxInt64)
+	if d == ir.I32 {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if x <= lo {
+		return int64(lo)
+	}
+	if x >= hi {
+		if d == ir.I32 {
+			return math.MaxInt32
+		}
+		return math.MaxInt64
+	}
+	return int64(x)
+}
+
+// wrapInt wraps x to the integer dtype d (two's complement), as GPU integer
+// arithmetic does.
+func wrapInt(d ir.DType, x int64) int64 {
+	switch d {
+	case ir.I32:
+		return int64(int32(x))
+	case ir.Bool:
+		if x != 0 {
+			return 1
+		}
+		return 0
+	}
+	return x
+}
+
+// roundSlice rounds every element of xs to the float dtype d in place.
+func roundSlice(d ir.DType, xs []float64) {
+	switch d {
+	case ir.F16:
+		for i, x := range xs {
+			xs[i] = F16Float(F16Bits(x))
+		}
+	case ir.BF16:
+		for i, x := range xs {
+			xs[i] = BF16Float(BF16Bits(x))
+		}
+	case ir.F32, ir.TF32:
+		for i, x := range xs {
+			xs[i] = float64(float32(x))
+		}
+	}
+}
+
+// wrapSlice wraps every element of xs to the integer dtype d in place.
+func wrapSlice(d ir.DType, xs []int64) {
+	switch d {
+	case ir.I32:
+		for i, x := range xs {
+			xs[i] = int64(int32(x))
+		}
+	case ir.Bool:
+		for i, x := range xs {
+			if x != 0 {
+				xs[i] = 1
+			}
+		}
+	}
+}
+
+// floorDivInt is Python's // on integers; division by zero gives 0.
+func floorDivInt(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	if y == -1 {
+		return -x // wraps for the most negative value, as x / -1 does
+	}
+	q := x / y
+	if x%y != 0 && (x < 0) != (y < 0) {
+		q--
+	}
+	return q
+}
+
+// modInt is Python's % on integers (the result has the divisor's sign);
+// x % 0 is x, so that x == (x//y)*y + x%y still holds.
+func modInt(x, y int64) int64 {
+	if y == 0 {
+		return x
+	}
+	if y == -1 {
+		return 0
+	}
+	r := x % y
+	if r != 0 && (r < 0) != (y < 0) {
+		r += y
+	}
+	return r
+}
+
+// floorDivFloat and modFloat are Python's // and % on floats.
+func floorDivFloat(x, y float64) float64 {
+	return math.Floor(x / y)
+}
+
+func modFloat(x, y float64) float64 {
+	if y == 0 {
+		return math.NaN()
+	}
+	r := math.Mod(x, y)
+	if r != 0 && (r < 0) != (y < 0) {
+		r += y
+	}
+	return r
+}
+
+// powInt is x**y on integers with wraparound; a negative exponent gives 0
+// unless |x| == 1.
+func powInt(x, y int64) int64 {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if y&1 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := int64(1)
+	for y > 0 {
+		if y&1 == 1 {
+			r *= x
+		}
+		x *= x
+		y >>= 1
+	}
+	return r
+}
+
+// maxFloat and minFloat follow IEEE 754-2019 maximum/minimum: NaN if either
+// operand is NaN, and +0 > -0.
+func maxFloat(x, y float64) float64 {
+	switch {
+	case x > y:
+		return x
+	case y > x:
+		return y
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case math.Signbit(x):
+		return y
+	}
+	return x
+}
+
+func minFloat(x, y float64) float64 {
+	switch {
+	case x < y:
+		return x
+	case y < x:
+		return y
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case math.Signbit(x):
+		return x
+	}
+	return y
+}

@@ -1,0 +1,346 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Kernel is a compiled kernel ready to launch: the IR function (what the CPU
+// backend interprets, and what every launch is checked against) plus the
+// artifacts other backends need.
+type Kernel struct {
+	Func *ir.Func
+	// Artifacts hold target code by key (for example "ptx:sm_90a"), filled
+	// by whoever compiles for a device backend.
+	Artifacts map[string][]byte
+
+	once sync.Once
+	prog *program
+	err  error
+}
+
+// NewKernel wraps f. The interpreter program is built on first use.
+func NewKernel(f *ir.Func) *Kernel { return &Kernel{Func: f} }
+
+// Name is the kernel's name.
+func (k *Kernel) Name() string { return k.Func.Name }
+
+// program returns the interpreter's compiled form of the kernel.
+func (k *Kernel) program() (*program, error) {
+	k.once.Do(func() { k.prog, k.err = compile(k.Func) })
+	return k.prog, k.err
+}
+
+// Arg is one launch argument: a *Tensor for an array parameter, or a Go
+// scalar (float64, float32, int, int64, int32, bool) for a scalar parameter.
+type Arg any
+
+// LaunchOptions control one launch.
+type LaunchOptions struct {
+	// Grid overrides the kernel's declared grid when any entry is non-zero;
+	// zero entries of an override are 1. A kernel without a grid needs it.
+	Grid [3]int
+	// Workers is the number of goroutines that execute blocks on the CPU
+	// backend (0: the backend's own setting, then GOMAXPROCS).
+	Workers int
+	// Blocks, when non-empty, restricts execution to these block ids (for
+	// checking a sample of a large launch); the grid is still the full one.
+	Blocks [][3]int
+}
+
+// LaunchResult describes a finished launch.
+type LaunchResult struct {
+	Grid    [3]int
+	Dims    map[string]int64 // symbolic dims bound from the arguments
+	Blocks  int              // blocks executed
+	Elapsed time.Duration
+}
+
+// Backend executes kernels. The CPU interpreter is one; a CUDA backend
+// (build tag cuda) is another.
+type Backend interface {
+	Name() string
+	Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error)
+}
+
+// Launch runs k on the CPU interpreter.
+func Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
+	return CPU{}.Launch(k, args, opts)
+}
+
+// Binding is the outcome of checking launch arguments against a kernel:
+// what every backend needs before it can run the kernel.
+type Binding struct {
+	Kernel *Kernel
+	// Tensors[i] is the i-th parameter's tensor (nil for scalars).
+	Tensors []*Tensor
+	// Scalars[i] is the i-th scalar parameter's value as int64 (ints and
+	// bools) or float64 (floats, already rounded to the declared dtype).
+	Scalars []any
+	Dims    map[string]int64
+	Grid    [3]int
+}
+
+// NumBlocks is the product of the grid's extents.
+func (b *Binding) NumBlocks() int { return b.Grid[0] * b.Grid[1] * b.Grid[2] }
+
+// Bind checks args against the kernel's parameters, binds the symbolic
+// dims, and evaluates the grid (or takes grid when it is non-zero).
+func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
+	f := k.Func
+	if len(args) != len(f.Params) {
+		return nil, fmt.Errorf("%s", argCountMessage(f, len(args)))
+	}
+	b := &Binding{Kernel: k, Tensors: make([]*Tensor, len(args)), Scalars: make([]any, len(args)),
+		Dims: map[string]int64{}}
+	from := map[string]string{} // symbol -> the argument that bound it
+	for i, p := range f.Params {
+		switch pt := p.Type.(type) {
+		case *ir.Array:
+			t, ok := args[i].(*Tensor)
+			if ok && t == nil {
+				return nil, fmt.Errorf("argument %s: nil tensor", p.Name)
+			}
+			if !ok {
+				return nil, fmt.Errorf("argument %s: want an array (*runtime.Tensor), got %T", p.Name, args[i])
+			}
+			if t.DType != pt.DType {
+				return nil, fmt.Errorf("argument %s: dtype %s, kernel declares %s", p.Name, t.DType, pt.DType)
+			}
+			if len(t.Shape) != pt.Rank {
+				return nil, fmt.Errorf("argument %s: rank %d (shape %v), kernel declares rank %d %s",
+					p.Name, len(t.Shape), t.Shape, pt.Rank, dimsString(p.Dims))
+			}
+			if err := t.checkBounds(); err != nil {
+				return nil, fmt.Errorf("argument %s: %v", p.Name, err)
+			}
+			for ax, d := range p.Dims {
+				if ax >= len(t.Shape) {
+					break
+				}
+				got := int64(t.Shape[ax])
+				if d.Sym == "" {
+					if got != d.Size {
+						return nil, fmt.Errorf("argument %s: dimension %d is %d but the kernel declares %d",
+							p.Name, ax, got, d.Size)
+					}
+					continue
+				}
+				if v, ok := b.Dims[d.Sym]; ok {
+					if v != got {
+						return nil, fmt.Errorf("argument %s: dimension %s is %d but %s gives %d",
+							p.Name, d.Sym, got, from[d.Sym], v)
+					}
+					continue
+				}
+				b.Dims[d.Sym] = got
+				from[d.Sym] = p.Name
+			}
+			b.Tensors[i] = t
+		case *ir.Scalar:
+			v, err := scalarArg(pt.DType, args[i])
+			if err != nil {
+				return nil, fmt.Errorf("argument %s: %v", p.Name, err)
+			}
+			b.Scalars[i] = v
+		default:
+			return nil, fmt.Errorf("parameter %s has unsupported type %s", p.Name, p.Type)
+		}
+	}
+	if grid != [3]int{} {
+		for i := range grid {
+			if grid[i] == 0 {
+				grid[i] = 1
+			}
+			if grid[i] < 0 {
+				return nil, fmt.Errorf("grid %v has a negative extent", grid)
+			}
+		}
+		b.Grid = grid
+		return b, nil
+	}
+	if f.Grid[0] == nil && f.Grid[1] == nil && f.Grid[2] == nil {
+		return nil, fmt.Errorf("%s declares no grid: pass LaunchOptions.Grid", f.Name)
+	}
+	for ax, e := range f.Grid {
+		if e == nil {
+			b.Grid[ax] = 1
+			continue
+		}
+		v, err := e.Eval(b.Dims)
+		if err != nil {
+			return nil, err
+		}
+		if v <= 0 {
+			return nil, fmt.Errorf("grid is empty: %s = %d%s", HostExprString(e), v, symsString(e, b.Dims))
+		}
+		if v > math.MaxInt32 {
+			return nil, fmt.Errorf("grid axis %d is %s = %d, too large", ax, HostExprString(e), v)
+		}
+		b.Grid[ax] = int(v)
+	}
+	return b, nil
+}
+
+func argCountMessage(f *ir.Func, got int) string {
+	names := make([]string, len(f.Params))
+	arrays := true
+	for i, p := range f.Params {
+		names[i] = p.Name
+		if _, ok := p.Type.(*ir.Array); !ok {
+			arrays = false
+		}
+	}
+	what := "arguments"
+	if arrays {
+		what = "arrays"
+	}
+	return fmt.Sprintf("%s takes %d %s (%s), got %d", f.Name, len(f.Params), what, strings.Join(names, ", "), got)
+}
+
+func dimsString(dims []ir.Dim) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = d.String()
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// scalarArg converts a Go scalar to a scalar parameter's value: int64 for
+// integer and bool dtypes, float64 (rounded to the dtype) for floats.
+func scalarArg(d ir.DType, a Arg) (any, error) {
+	var f float64
+	var i int64
+	isInt, isBool := false, false
+	switch v := a.(type) {
+	case float64:
+		f = v
+	case float32:
+		f = float64(v)
+	case int:
+		i, isInt = int64(v), true
+	case int64:
+		i, isInt = v, true
+	case int32:
+		i, isInt = int64(v), true
+	case bool:
+		isBool = true
+		if v {
+			i = 1
+		}
+	default:
+		return nil, fmt.Errorf("want a %s scalar, got %T", d, a)
+	}
+	switch {
+	case d == ir.Bool:
+		if !isBool {
+			return nil, fmt.Errorf("want a bool, got %T", a)
+		}
+		return i, nil
+	case d.IsInt():
+		if !isInt {
+			return nil, fmt.Errorf("want an integer for %s, got %T", d, a)
+		}
+		if d == ir.I32 && int64(int32(i)) != i {
+			return nil, fmt.Errorf("%d overflows i32", i)
+		}
+		return i, nil
+	case d.IsFloat():
+		if isBool {
+			return nil, fmt.Errorf("want a float for %s, got bool", d)
+		}
+		if isInt {
+			f = float64(i)
+		}
+		return RoundTo(d, f), nil
+	}
+	return nil, fmt.Errorf("unsupported scalar dtype %s", d)
+}
+
+// HostExprString prints a grid expression in source form: `cdiv(M, 128) * 2`.
+func HostExprString(e *ir.HostExpr) string {
+	return hostExprString(e, 0)
+}
+
+func hostExprString(e *ir.HostExpr, prec int) string {
+	if e == nil {
+		return "1"
+	}
+	infix := func(op string, p int) string {
+		if len(e.Args) != 2 {
+			return "?"
+		}
+		s := hostExprString(e.Args[0], p) + " " + op + " " + hostExprString(e.Args[1], p+1)
+		if p < prec {
+			s = "(" + s + ")"
+		}
+		return s
+	}
+	call := func(name string) string {
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = hostExprString(a, 0)
+		}
+		return name + "(" + strings.Join(args, ", ") + ")"
+	}
+	switch e.Op {
+	case ir.HostConst:
+		return fmt.Sprint(e.Val)
+	case ir.HostSym:
+		return e.Sym
+	case ir.HostAdd:
+		return infix("+", 1)
+	case ir.HostSub:
+		return infix("-", 1)
+	case ir.HostMul:
+		return infix("*", 2)
+	case ir.HostFloorDiv:
+		return infix("//", 2)
+	case ir.HostMod:
+		return infix("%", 2)
+	case ir.HostCdiv:
+		return call("cdiv")
+	case ir.HostMin:
+		return call("min")
+	case ir.HostMax:
+		return call("max")
+	}
+	return "?"
+}
+
+// symsString lists the symbols of e with their values, " with M=0": those
+// that are <= 0 (the likely culprits), or all of them if none is.
+func symsString(e *ir.HostExpr, dims map[string]int64) string {
+	var syms, nonPos []string
+	seen := map[string]bool{}
+	var walk func(e *ir.HostExpr)
+	walk = func(e *ir.HostExpr) {
+		if e == nil {
+			return
+		}
+		if e.Op == ir.HostSym && !seen[e.Sym] {
+			seen[e.Sym] = true
+			s := fmt.Sprintf("%s=%d", e.Sym, dims[e.Sym])
+			syms = append(syms, s)
+			if dims[e.Sym] <= 0 {
+				nonPos = append(nonPos, s)
+			}
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	if len(nonPos) > 0 {
+		syms = nonPos
+	}
+	if len(syms) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(syms, ", ")
+}

@@ -1,0 +1,5 @@
+package runtime
+
+import "math"
+
+var nan = math.NaN()

@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the GPU check of tilec, run on the GPU machine (through the
+# device tool) with a cuda-built binary carried there:
+#
+#   here:   source scripts/cuda-dev.sh && go build -tags cuda -o .dev/tilec ./cmd/tilec
+#           go test -c -tags cuda -o .dev/runtime.test ./runtime        (optional: the gotest section)
+#   there:  bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench ...]
+#           (device tool: carry [".dev/tilec", ".dev/runtime.test"])
+#
+# Sections (default all, in this order):
+#   gotest the CUDA backend's Go tests (runtime/cuda_test.go) from .dev/runtime.test, if it is there
+#   ptxas  emit each example's PTX (tilec compile --emit ptx --target sm_80 | sm_120a) and assemble it
+#          with the machine's ptxas (sm_80 PTX for sm_80 and sm_90, sm_120a PTX for sm_120a):
+#          registers, spills, errors
+#   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
+#          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
+#   bench  tilec bench examples/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
+#
+# Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
+# folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
+# most 8 files from $OUT) beside $OUT/summary.txt and $OUT/bench.log, the tails of failed cases are
+# printed, and the summary table is printed last.
+#
+# Exit status: 0 if every case passed; 1 if any failed or timed out; 2 if the binary is missing;
+# 3 if none failed but some were skipped (out of time, or no ptxas).
+#
+# Environment (all optional):
+#   TILEC          the binary (default .dev/tilec); GOTEST the test binary (default .dev/runtime.test)
+#   OUT            where results go (the device tool sets it; default ./gpu-check-out)
+#   DEADLINE       seconds the whole script may take (default 570: the device tool stops a command at 600);
+#                  cases that would start later are skipped, and `run` leaves BENCH_RESERVE for bench
+#   BENCH_RESERVE  seconds kept for bench when it is selected (default 150)
+#   RUN_TIMEOUT    seconds per tilec run (default 150); PTX_TIMEOUT per compile/ptxas (default 60)
+#   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
+#   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
+#   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
+#   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
+
+set -u -o pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+TILEC="${TILEC:-$root/.dev/tilec}"
+GOTEST="${GOTEST:-$root/.dev/runtime.test}"
+OUT="${OUT:-$root/gpu-check-out}"
+DEADLINE="${DEADLINE:-570}"
+BENCH_RESERVE="${BENCH_RESERVE:-150}"
+RUN_TIMEOUT="${RUN_TIMEOUT:-150}"
+PTX_TIMEOUT="${PTX_TIMEOUT:-60}"
+BENCH_SIZES="${BENCH_SIZES:-1024,2048,4096,8192,16384}"
+BENCH_ARGS="${BENCH_ARGS:-}"
+CASES="${CASES:-}"
+
+sections=("$@")
+[ ${#sections[@]} -eq 0 ] && sections=(all)
+want() {
+	local s
+	for s in "${sections[@]}"; do
+		[ "$s" = all ] || [ "$s" = "$1" ] && return 0
+	done
+	return 1
+}
+for s in "${sections[@]}"; do
+	case "$s" in
+	all | gotest | ptxas | run | bench) ;;
+	*)
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench ...]" >&2
+		exit 2
+		;;
+	esac
+done
+
+mkdir -p "$OUT"
+work="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")"
+mkdir -p "$work/run" "$work/ptx" "$work/bench" "$work/gotest"
+summary="$work/summary.tsv" # section, case, status, seconds, note
+: >"$summary"
+
+say() { echo "gpu-check: $*" >&2; }
+
+if [ ! -x "$TILEC" ]; then
+	say "no tilec binary at $TILEC (build it here with: go build -tags cuda -o .dev/tilec ./cmd/tilec, and carry .dev/tilec)"
+	exit 2
+fi
+
+# cuBLAS: tilec looks in the loader path and /usr/local/cuda; also offer the pip wheel's copy.
+if [ -z "${TILEC_CUBLAS:-}" ] && ! ls /usr/local/cuda/lib64/libcublas.so* >/dev/null 2>&1; then
+	d="$(python3 -c 'import nvidia.cublas, os; print(os.path.dirname(list(nvidia.cublas.__path__)[0] + "/"))' 2>/dev/null || true)"
+	for f in "$d"/lib/libcublas.so.*; do
+		[ -e "$f" ] && export TILEC_CUBLAS="$f" && break
+	done
+fi
+
+{
+	echo "date: $(date -u +%FT%TZ)"
+	echo "host: $(uname -a)"
+	echo "tilec: $TILEC ($(stat -c %s "$TILEC") bytes)"
+	echo "TILEC_CUBLAS: ${TILEC_CUBLAS:-unset}"
+	nvidia-smi 2>&1 || echo "nvidia-smi failed"
+} >"$work/env.txt" 2>&1
+gpu="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+say "GPU: ${gpu:-unknown}; logs in $work"
+
+# record SECTION CASE STATUS SECONDS NOTE
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$summary"
+	printf 'gpu-check: %-6s %-34s %-7s %5ss  %s\n' "$1" "$2" "$3" "$4" "$5" >&2
+}
+
+# note LOG: the most telling line of a log, short.
+note() {
+	local line
+	line="$(grep -E -i 'FAIL|error|panic|mismatch|max abs|max rel|TFLOP|PASS' "$1" 2>/dev/null | grep -v '^\s*$' | tail -1)"
+	[ -z "$line" ] && line="$(grep -v '^\s*$' "$1" 2>/dev/null | tail -1)"
+	line="$(echo "$line" | tr -s ' \t' ' ')"
+	echo "${line:0:110}"
+}
+
+# status RC: PASS, TIMEOUT or FAIL(rc).
+status() {
+	case "$1" in
+	0) echo PASS ;;
+	124 | 137) echo TIMEOUT ;;
+	*) echo "FAIL($1)" ;;
+	esac
+}
+
+left() { echo $((DEADLINE - SECONDS)); }
+
+# ---------------------------------------------------------------- gotest
+section_gotest() {
+	local log="$work/gotest/runtime.test.log" t0 rc
+	if [ ! -x "$GOTEST" ]; then
+		# Only worth a row when asked for by name.
+		printf '%s\n' "${sections[@]}" | grep -qx gotest && record gotest runtime.test SKIP 0 "no $GOTEST"
+		return
+	fi
+	t0=$SECONDS
+	(cd "$root/runtime" && timeout -k 5 "$RUN_TIMEOUT" "$GOTEST" -test.run CUDA -test.v -test.count 1) >"$log" 2>&1
+	rc=$?
+	record gotest runtime.test "$(status $rc)" $((SECONDS - t0)) "$(grep -c -- '--- PASS' "$log") passed, $(grep -c -- '--- FAIL' "$log") failed"
+}
+
+# ---------------------------------------------------------------- ptxas
+find_ptxas() {
+	if [ -n "${PTXAS:-}" ]; then
+		echo "$PTXAS"
+		return
+	fi
+	if command -v ptxas >/dev/null 2>&1; then
+		command -v ptxas
+		return
+	fi
+	local p
+	for p in /usr/local/cuda/bin/ptxas $(ls -d /usr/local/cuda-*/bin/ptxas 2>/dev/null | sort -V -r); do
+		[ -x "$p" ] && echo "$p" && return
+	done
+}
+
+# kernels whose PTX is checked: name|file|compile flags
+ptx_kernels=(
+	"matmul_f16|examples/matmul.tile|-D T=f16"
+	"matmul_bf16|examples/matmul.tile|-D T=bf16"
+	"matmul_f32|examples/matmul.tile|-D T=f32"
+	"matmul_bias_relu|examples/matmul_bias_relu.tile|"
+	"matmul_bt|examples/matmul_bt.tile|"
+	"vector_add|examples/vector_add.tile|"
+)
+
+section_ptxas() {
+	local ptxas
+	ptxas="$(find_ptxas)"
+	if [ -z "$ptxas" ]; then
+		record ptxas "(ptxas)" SKIP 0 "no ptxas found (set PTXAS)"
+	else
+		"$ptxas" --version >"$work/ptx/ptxas-version.txt" 2>&1
+		say "ptxas: $ptxas ($(grep -o 'release [0-9.]*' "$work/ptx/ptxas-version.txt" | head -1))"
+	fi
+	local entry name file flags target arch ptx log t0 rc st regs spill
+	for entry in "${ptx_kernels[@]}"; do
+		IFS='|' read -r name file flags <<<"$entry"
+		for target in sm_80 sm_120a; do
+			ptx="$work/ptx/$name.$target.ptx"
+			if [ "$(left)" -lt 10 ]; then
+				record ptxas "$name $target" SKIP 0 "out of time"
+				continue
+			fi
+			t0=$SECONDS
+			# shellcheck disable=SC2086
+			timeout -k 5 "$PTX_TIMEOUT" "$TILEC" compile "$file" --emit ptx --target "$target" $flags \
+				>"$ptx" 2>"$ptx.err"
+			rc=$?
+			if [ $rc -ne 0 ]; then
+				record ptxas "$name $target emit" "$(status $rc)" $((SECONDS - t0)) "$(note "$ptx.err")"
+				continue
+			fi
+			[ -z "$ptxas" ] && continue
+			case "$target" in
+			sm_80) archs="sm_80 sm_90" ;;
+			*) archs="$target" ;;
+			esac
+			for arch in $archs; do
+				log="$work/ptx/$name.$target.$arch.ptxas.txt"
+				t0=$SECONDS
+				timeout -k 5 "$PTX_TIMEOUT" "$ptxas" -v -arch="$arch" "$ptx" -o "$work/ptx/$name.$arch.cubin" >"$log" 2>&1
+				rc=$?
+				st="$(status $rc)"
+				regs="$(grep -o 'Used [0-9]* registers' "$log" | head -1 | grep -o '[0-9]*')"
+				spill="$(grep -o '[0-9]* bytes spill stores, [0-9]* bytes spill loads' "$log" | head -1 |
+					sed 's/ bytes spill stores, /\//; s/ bytes spill loads//')"
+				if [ $rc -eq 0 ]; then
+					record ptxas "$name $target->$arch" "$st" $((SECONDS - t0)) \
+						"regs ${regs:-?}, spill st/ld ${spill:-?} B$(grep -o '[0-9]* bytes smem' "$log" | head -1 | sed 's/^/, /')"
+				else
+					record ptxas "$name $target->$arch" "$st" $((SECONDS - t0)) "$(note "$log")"
+				fi
+			done
+		done
+	done
+}
+
+# ---------------------------------------------------------------- run
+# cases: name|file|flags
+run_cases=()
+for T in f16 bf16 f32; do
+	for s in 1024 2048 4096 8192; do
+		run_cases+=("matmul_${T}_${s}|examples/matmul.tile|-D T=$T --shape M=$s,N=$s,K=$s")
+	done
+	for mnk in 1000x1030x999 1x4096x4096 4096x1x4096 127x129x65; do
+		IFS=x read -r m n k <<<"$mnk"
+		run_cases+=("matmul_${T}_${mnk}|examples/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+	done
+done
+for kern in matmul_bias_relu matmul_bt; do
+	for T in f16 bf16; do
+		for mnk in 1024x1024x1024 1000x1030x999 127x129x65; do
+			IFS=x read -r m n k <<<"$mnk"
+			run_cases+=("${kern}_${T}_${mnk}|examples/$kern.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+		done
+	done
+done
+for T in f32 f16; do
+	for n in 1000003 4096 1; do
+		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
+	done
+done
+
+section_run() {
+	local reserve=0 entry name file flags t0 rc log seed=1
+	want bench && reserve=$BENCH_RESERVE
+	for entry in "${run_cases[@]}"; do
+		IFS='|' read -r name file flags <<<"$entry"
+		if [ -n "$CASES" ] && ! echo "$name" | grep -E -q "$CASES"; then
+			continue
+		fi
+		log="$work/run/$name.log"
+		if [ $(($(left) - reserve)) -lt 20 ]; then
+			record run "$name" SKIP 0 "out of time"
+			continue
+		fi
+		t0=$SECONDS
+		local tmo=$RUN_TIMEOUT
+		[ $(($(left) - reserve)) -lt "$tmo" ] && tmo=$(($(left) - reserve))
+		echo "\$ tilec run $file $flags --seed $seed --backend cuda" >"$log"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$tmo" "$TILEC" run "$file" $flags --seed $seed --backend cuda >>"$log" 2>&1
+		rc=$?
+		record run "$name" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
+		seed=$((seed + 1))
+	done
+}
+
+# ---------------------------------------------------------------- bench
+section_bench() {
+	local log="$work/bench/bench.log" t0 rc tmo
+	tmo=$(($(left) - 5))
+	if [ "$tmo" -lt 30 ]; then
+		record bench "matmul $BENCH_SIZES" SKIP 0 "out of time"
+		return
+	fi
+	t0=$SECONDS
+	echo "\$ tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >"$log"
+	# shellcheck disable=SC2086
+	timeout -k 5 "$tmo" "$TILEC" bench examples/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
+	rc=$?
+	record bench "matmul $BENCH_SIZES" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
+	cp "$log" "$OUT/bench.log"
+}
+
+want gotest && section_gotest
+want ptxas && section_ptxas
+want run && section_run
+want bench && section_bench
+
+# ---------------------------------------------------------------- report
+{
+	printf '%-6s %-36s %-9s %6s  %s\n' section case status secs note
+	while IFS=$'\t' read -r sec name st secs nt; do
+		printf '%-6s %-36s %-9s %6s  %s\n' "$sec" "$name" "$st" "$secs" "$nt"
+	done <"$summary"
+} >"$work/summary.txt"
+npass=$(awk -F'\t' '$3=="PASS"' "$summary" | wc -l)
+nskip=$(awk -F'\t' '$3=="SKIP"' "$summary" | wc -l)
+nfail=$(awk -F'\t' '$3!="PASS" && $3!="SKIP"' "$summary" | wc -l)
+echo "total: $npass passed, $nfail failed, $nskip skipped, ${SECONDS}s; GPU: ${gpu:-unknown}" >>"$work/summary.txt"
+cp "$work/summary.txt" "$OUT/summary.txt"
+tar -czf "$OUT/gpu-check-logs.tar.gz" -C "$work" . 2>/dev/null
+
+# Tails of the failures (at most 8), then the bench output, then the summary last.
+shown=0
+while IFS=$'\t' read -r sec name st _ _; do
+	[ "$st" = PASS ] || [ "$st" = SKIP ] && continue
+	[ $shown -ge 8 ] && break
+	case "$sec" in
+	run) f="$work/run/$name.log" ;;
+	gotest) f="$work/gotest/runtime.test.log" ;;
+	*) f="" ;;
+	esac
+	if [ -n "$f" ] && [ -f "$f" ]; then
+		echo "---- $sec $name ($st): last lines of $(basename "$f")"
+		tail -n 12 "$f" | cut -c1-200
+		shown=$((shown + 1))
+	fi
+done <"$summary"
+if [ -f "$work/bench/bench.log" ]; then
+	echo "---- bench"
+	tail -n 40 "$work/bench/bench.log" | cut -c1-200
+fi
+echo "---- summary (logs: \$OUT/gpu-check-logs.tar.gz)"
+cat "$work/summary.txt"
+
+if [ "$nfail" -gt 0 ]; then
+	exit 1
+elif [ "$nskip" -gt 0 ]; then
+	exit 3
+fi
+exit 0
