@@ -2,8 +2,9 @@
 // the launch API shared by every backend (Kernel, Arg, LaunchOptions,
 // Backend, Kernel.Bind), the numerics of the narrow float formats, and the
 // CPU backend: an interpreter of the IR that is tilec's reference semantics
-// and the oracle GPU results are checked against. The CUDA backend (the files with the build tag
-// cuda, over the driver layer in runtime/cudadrv) implements the same Backend.
+// and the oracle GPU results are checked against. The CUDA backend (the
+// files with the build tag cuda, over the driver layer in runtime/cudadrv)
+// implements the same Backend.
 //
 // # Launch checks
 //
