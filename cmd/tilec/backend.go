@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tilec/tilec/runtime"
+)
+
+// defaultBackend is cuda in a cuda build (which only starts where a driver
+// is present), cpu otherwise.
+func defaultBackend() string {
+	if runtime.CUDAAvailable {
+		return "cuda"
+	}
+	return "cpu"
+}
+
+func openBackend(name, target string, workers int) (runtime.Backend, error) {
+	switch name {
+	case "cpu":
+		return runtime.CPU{Workers: workers}, nil
+	case "cuda":
+		gpu, err := runtime.NewCUDA(0)
+		if err != nil {
+			return nil, err
+		}
+		gpu.Target = target
+		return gpu, nil
+	}
+	return nil, usagef("--backend must be cpu or cuda, not %q", name)
+}
+
+// checkDevice compares a device launch's outputs with the interpreter's on
+// the same inputs (every block for small outputs, a sample of blocks for
+// large ones) and fails the command on a mismatch.
+func checkDevice(w io.Writer, k *runtime.Kernel, inputs, outputs []runtime.Arg, grid [3]int, seed int64, workers int) error {
+	res, err := runtime.CheckAgainstInterpreter(k, inputs, outputs, runtime.CheckOptions{
+		Grid: grid, Seed: uint64(seed), Workers: workers,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, res)
+	if !res.Pass {
+		return fmt.Errorf("tilec: %s: device result differs from the interpreter", k.Name())
+	}
+	return nil
+}

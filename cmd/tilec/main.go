@@ -1,0 +1,123 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() { os.Exit(main1()) }
+
+// main1 is main without os.Exit, so that testscript can run the command in-process.
+func main1() int {
+	return runCommand(os.Args[1:], os.Stdout, os.Stderr)
+}
+
+const usage = `usage:
+  tilec compile FILE [--emit ast|ir|lowered|ptx] [--target sm_80|sm_120a] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
+  tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--in A=a.npy] [--out C=c.npy]
+  tilec bench FILE [--sizes 1024,2048,4096] [-D name=value ...] [--json]
+`
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "compile":
+		err = cmdCompile(args[1:], stdout, stderr)
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "tilec: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err != errUsage {
+			fmt.Fprintln(stderr, err)
+		}
+		if err == errUsage || isUsage(err) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// errUsage reports a command-line mistake already printed by the flag package.
+var errUsage = fmt.Errorf("usage")
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return "tilec: " + e.msg }
+
+func isUsage(err error) bool { _, ok := err.(*usageError); return ok }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments (`tilec run FILE -D tm=64` and `tilec run -D tm=64 FILE` both work).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// defines collects repeated -D name=value flags.
+type defines map[string]string
+
+func (d defines) String() string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k+"="+d[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (d defines) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	d[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	return nil
+}
+
+// keyValues collects repeated or comma-separated name=value lists (--shape M=1,N=2 --in A=a.npy).
+type keyValues map[string]string
+
+func (kv keyValues) String() string { return defines(kv).String() }
+
+func (kv keyValues) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		if err := defines(kv).Set(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/npy"
+)
+
+// defaultDim is the size given to a symbolic dim that --shape leaves out:
+// large enough to span several tiles of the default matmul, small enough for
+// the interpreter to finish in seconds on two cores. Leading (batch) axes of
+// arrays of rank 3 or more default to defaultBatch.
+const (
+	defaultDim   = 512
+	defaultBatch = 4
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
+	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	backendName := fs.String("backend", defaultBackend(), "where to run: cpu or cuda")
+	target := fs.String("target", runtime.DefaultTarget, "GPU target for --backend cuda")
+	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
+	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
+	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
+	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
+	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
+	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
+	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
+	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("run takes one source file, got %d", len(pos))
+	}
+	f, err := loadKernel(pos[0], *kernel, consts)
+	if err != nil {
+		return err
+	}
+	var explicitGrid [3]int
+	if *grid != "" {
+		if explicitGrid, err = parseGrid(*grid); err != nil {
+			return usagef("--grid: %v", err)
+		}
+	}
+	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed)
+	if err != nil {
+		return err
+	}
+	backend, err := openBackend(*backendName, *target, *workers)
+	if err != nil {
+		return err
+	}
+	k := runtime.NewKernel(f)
+	var inputs []runtime.Arg
+	if backend.Name() != "cpu" {
+		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
+	}
+	runtime.PoisonOutputs(f, kargs)
+	start := time.Now()
+	res, err := backend.Launch(k, kargs, runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers})
+	if err != nil {
+		return err
+	}
+	wall := time.Since(start)
+
+	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, pos[0])
+	fmt.Fprintf(stdout, "consts   %s\n", constsString(f))
+	fmt.Fprintf(stdout, "shapes   %s\n", dimsString(dims, res.Dims))
+	fmt.Fprintf(stdout, "grid     (%d, %d, %d) = %d blocks\n", res.Grid[0], res.Grid[1], res.Grid[2], res.Grid[0]*res.Grid[1]*res.Grid[2])
+	fmt.Fprintf(stdout, "backend  %s\n", backend.Name())
+	if gpu, ok := backend.(*runtime.CUDA); ok {
+		if info, err := gpu.CompileInfo(k); err == nil {
+			fmt.Fprintf(stdout, "device   %s\n", info.Device)
+			fmt.Fprintf(stdout, "compiled %s\n", info.Summary())
+		}
+	}
+	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
+	stored := map[int]bool{}
+	for _, i := range runtime.StoredParams(f) {
+		stored[i] = true
+	}
+	for i, p := range f.Params {
+		if !stored[i] {
+			continue
+		}
+		fmt.Fprintf(stdout, "output   %s: %s\n", p.Name, summarize(kargs[i].(*runtime.Tensor)))
+	}
+	if inputs != nil {
+		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers); err != nil {
+			return err
+		}
+	}
+	for name, path := range outs {
+		i := paramIndex(f, name)
+		if i < 0 {
+			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
+		}
+		t, ok := kargs[i].(*runtime.Tensor)
+		if !ok {
+			return usagef("--out %s: %s is not an array", name, name)
+		}
+		if err := npy.WriteFile(path, t); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote    %s to %s\n", name, path)
+	}
+	return nil
+}
+
+// makeArgs builds the launch arguments: arrays read from --in files or filled
+// with seeded normal random data of the declared shapes, scalars from --scalar.
+func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime.Arg, map[string]int64, error) {
+	for name := range ins {
+		if paramIndex(f, name) < 0 {
+			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
+		}
+	}
+	for name := range scalars {
+		if i := paramIndex(f, name); i < 0 {
+			return nil, nil, usagef("--scalar %s: %s has no parameter %s", name, f.Name, name)
+		}
+	}
+	dims := map[string]int64{}
+	known := map[string]bool{}
+	for _, p := range f.Params {
+		for _, d := range p.Dims {
+			if d.Sym != "" {
+				known[d.Sym] = true
+			}
+		}
+	}
+	for name, v := range shapes {
+		if !known[name] {
+			return nil, nil, usagef("--shape %s: %s has no symbolic dim %s", name, f.Name, name)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, nil, usagef("--shape %s=%s: want a non-negative integer", name, v)
+		}
+		dims[name] = n
+	}
+	// Inputs read from files bind their dims first, so that the random
+	// arrays agree with them.
+	args := make([]runtime.Arg, len(f.Params))
+	for i, p := range f.Params {
+		path, ok := ins[p.Name]
+		if !ok {
+			continue
+		}
+		arr, isArray := p.Type.(*ir.Array)
+		if !isArray {
+			return nil, nil, usagef("--in %s: %s is a scalar; use --scalar", p.Name, p.Name)
+		}
+		t, err := npy.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
+		}
+		if t.DType != arr.DType {
+			t, err = convertTensor(t, arr.DType)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
+			}
+		}
+		if len(t.Shape) == len(p.Dims) {
+			for ax, d := range p.Dims {
+				if _, set := dims[d.Sym]; d.Sym != "" && !set {
+					dims[d.Sym] = int64(t.Shape[ax])
+				}
+			}
+		}
+		args[i] = t
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	for i, p := range f.Params {
+		if args[i] != nil {
+			continue
+		}
+		switch pt := p.Type.(type) {
+		case *ir.Array:
+			shape := make([]int, len(p.Dims))
+			for ax, d := range p.Dims {
+				if d.Sym == "" {
+					shape[ax] = int(d.Size)
+					continue
+				}
+				if _, ok := dims[d.Sym]; !ok {
+					if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
+						dims[d.Sym] = defaultBatch
+					} else {
+						dims[d.Sym] = defaultDim
+					}
+				}
+				shape[ax] = int(dims[d.Sym])
+			}
+			args[i] = runtime.RandNormal(rng, pt.DType, shape...)
+		case *ir.Scalar:
+			v, ok := scalars[p.Name]
+			if !ok {
+				return nil, nil, usagef("%s needs a value for scalar parameter %s: --scalar %s=...", f.Name, p.Name, p.Name)
+			}
+			x, err := parseScalar(pt.DType, v)
+			if err != nil {
+				return nil, nil, usagef("--scalar %s=%s: %v", p.Name, v, err)
+			}
+			args[i] = x
+		}
+	}
+	return args, dims, nil
+}
+
+func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
+	switch {
+	case d == ir.Bool:
+		return strconv.ParseBool(strings.ToLower(s))
+	case d.IsInt():
+		return strconv.ParseInt(s, 0, 64)
+	default:
+		return strconv.ParseFloat(s, 64)
+	}
+}
+
+// convertTensor converts a tensor read from .npy to the declared dtype
+// (numpy has no bf16, so bf16 inputs arrive as f32).
+func convertTensor(t *runtime.Tensor, d ir.DType) (*runtime.Tensor, error) {
+	if t.DType.IsFloat() != d.IsFloat() {
+		return nil, fmt.Errorf("file holds %s, kernel declares %s", t.DType, d)
+	}
+	if d.IsFloat() {
+		return runtime.FromFloat64(d, t.Shape, t.Float64s()), nil
+	}
+	out := runtime.NewTensor(d, t.Shape...)
+	for i, v := range t.Int64s() {
+		idx := unravel(i, t.Shape)
+		out.SetInt(v, idx...)
+	}
+	return out, nil
+}
+
+func unravel(i int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for ax := len(shape) - 1; ax >= 0; ax-- {
+		idx[ax] = i % shape[ax]
+		i /= shape[ax]
+	}
+	return idx
+}
+
+func paramIndex(f *ir.Func, name string) int {
+	for i, p := range f.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func parseGrid(s string) ([3]int, error) {
+	var g [3]int
+	parts := strings.Split(s, ",")
+	if len(parts) > 3 {
+		return g, fmt.Errorf("at most 3 axes, got %d", len(parts))
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 {
+			return g, fmt.Errorf("%q is not a positive integer", p)
+		}
+		g[i] = n
+	}
+	return g, nil
+}
+
+// summarize prints what a user checks first: shape, dtype, range, mean and
+// how many elements were left unwritten (still NaN from the poisoning).
+func summarize(t *runtime.Tensor) string {
+	vals := t.Float64s()
+	lo, hi, sum, nan := math.Inf(1), math.Inf(-1), 0.0, 0
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			nan++
+			continue
+		}
+		lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
+	}
+	s := fmt.Sprintf("%s %v", t.DType, t.Shape)
+	if n := len(vals) - nan; n > 0 {
+		s += fmt.Sprintf(" min %.4g max %.4g mean %.4g", lo, hi, sum/float64(n))
+	}
+	if nan > 0 {
+		s += fmt.Sprintf(" NaN %d of %d", nan, len(vals))
+	}
+	return s
+}
+
+func constsString(f *ir.Func) string {
+	if len(f.Consts) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, len(f.Consts))
+	for i, c := range f.Consts {
+		parts[i] = fmt.Sprintf("%s=%v", c.Name, c.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+func dimsString(chosen, bound map[string]int64) string {
+	all := map[string]int64{}
+	for k, v := range chosen {
+		all[k] = v
+	}
+	for k, v := range bound {
+		all[k] = v
+	}
+	if len(all) == 0 {
+		return "(no symbolic dims)"
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, all[k])
+	}
+	return strings.Join(parts, " ")
+}
