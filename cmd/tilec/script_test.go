@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run tilec in-process as a command named "tilec".
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tilec": func() { os.Exit(main1()) },
+	})
+}
+
+// TestScripts runs the CLI scenarios in testdata/script: each archive holds
+// the commands, the files they read and the output they must print.
+// The example kernels are available under $EXAMPLES.
+func TestScripts(t *testing.T) {
+	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EXAMPLES", examples)
+			return nil
+		},
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+	})
+}
