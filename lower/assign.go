@@ -1,0 +1,280 @@
+package lower
+
+// Pass layout.
+// Requires: check (every op is supported on the target).
+// Guarantees: every instruction that defines a tile has a layout attribute:
+//   - smem: loads whose tile feeds an mma operand (and permutes of them);
+//     the tile is copied to shared memory and read with ldmatrix;
+//   - mma: the accumulator of mma and every value joined to it by
+//     elementwise ops, converts, loops and stores (the epilogue stays in
+//     the registers the mma left it in);
+//   - slice: a layout derived from a consumer's layout (the operand of a
+//     broadcast, a size-1 reshape, a register permute);
+//   - blocked: everything else, spread row-major over the block's threads.
+// Values joined by elementwise ops, for/if carried values and yields share
+// one layout. The return gets num_warps.
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tilec/tilec/ir"
+)
+
+type unionFind struct{ parent map[*ir.Value]*ir.Value }
+
+func (u *unionFind) find(v *ir.Value) *ir.Value {
+	p, ok := u.parent[v]
+	if !ok || p == v {
+		u.parent[v] = v
+		return v
+	}
+	r := u.find(p)
+	u.parent[v] = r
+	return r
+}
+
+func (u *unionFind) union(a, b *ir.Value) {
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u.parent[ra] = rb
+	}
+}
+
+func isTile(v *ir.Value) bool { _, ok := v.Type.(*ir.Tile); return ok }
+
+// derived says that the layout of value from is fn(layout of value to).
+type derived struct {
+	from, to *ir.Value
+	fn       func(*Layout) (*Layout, error)
+}
+
+// AssignLayouts is the layout pass.
+func AssignLayouts(f *ir.Func, t Target) error {
+	u := &unionFind{parent: map[*ir.Value]*ir.Value{}}
+	var order []*ir.Value // tile values in program order
+	var edges []derived
+	smemLoads := map[*ir.Instr]bool{}
+	smemPermutes := map[*ir.Instr]bool{}
+	mmaRoots := map[*ir.Value][2]int{}
+	nwarps := 0
+	var err error
+
+	// markSmem follows an mma operand back to the load that must go
+	// through shared memory.
+	var markSmem func(v *ir.Value, in *ir.Instr) error
+	markSmem = func(v *ir.Value, mma *ir.Instr) error {
+		if v.Def != nil && v.Def.Op == ir.OpLoad {
+			smemLoads[v.Def] = true
+			return nil
+		}
+		if v.Def != nil && v.Def.Op == ir.OpPermute {
+			smemPermutes[v.Def] = true
+			return markSmem(v.Def.Args[0], mma)
+		}
+		return unsupported(t, "mma operand %s must come straight from ct.load (optionally transposed); register operands are not supported yet", v)
+	}
+
+	f.Body.Walk(func(in *ir.Instr) {
+		if err != nil {
+			return
+		}
+		for _, r := range in.Results {
+			if isTile(r) {
+				order = append(order, r)
+				u.find(r)
+			}
+		}
+		for _, r := range in.Regions {
+			for _, p := range r.Params {
+				if isTile(p) {
+					order = append(order, p)
+					u.find(p)
+				}
+			}
+		}
+		switch {
+		case in.Op == ir.OpMMA:
+			acc := in.Result().Type.(*ir.Tile)
+			if acc.Rank() != 2 {
+				err = unsupported(t, "batched mma (rank %d) is not supported yet", acc.Rank())
+				return
+			}
+			wm, wn := ChooseMMAWarps(acc.Shape[0], acc.Shape[1])
+			if nwarps != 0 && nwarps != wm*wn {
+				err = unsupported(t, "mma instructions of different warp grids in one kernel")
+				return
+			}
+			nwarps = wm * wn
+			u.union(in.Result(), in.Args[2])
+			mmaRoots[in.Result()] = [2]int{wm, wn}
+			if e := markSmem(in.Args[0], in); e != nil {
+				err = e
+				return
+			}
+			if e := markSmem(in.Args[1], in); e != nil {
+				err = e
+			}
+		case in.Op.Info().Elementwise:
+			for _, a := range in.Args {
+				if isTile(a) {
+					u.union(in.Result(), a)
+				}
+			}
+		case in.Op == ir.OpFor:
+			body := in.Regions[0]
+			y := body.Instrs[len(body.Instrs)-1]
+			for i, r := range in.Results {
+				if isTile(r) {
+					u.union(r, in.Args[3+i])
+					u.union(r, body.Params[1+i])
+					u.union(r, y.Args[i])
+				}
+			}
+		case in.Op == ir.OpIf:
+			for ri := range in.Regions {
+				b := in.Regions[ri]
+				y := b.Instrs[len(b.Instrs)-1]
+				for i, r := range in.Results {
+					if isTile(r) {
+						u.union(r, y.Args[i])
+					}
+				}
+			}
+		case in.Op == ir.OpBroadcast:
+			shape := in.Args[0].Type.(*ir.Tile).Shape
+			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+				return l.Project(shape), nil
+			}})
+		case in.Op == ir.OpReshape:
+			shape := in.Args[0].Type.(*ir.Tile).Shape
+			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+				s, ok := l.Squeeze(shape)
+				if !ok {
+					return nil, unsupported(t, "reshape other than inserting or removing size-1 dims is not supported yet")
+				}
+				return s, nil
+			}})
+		case in.Op == ir.OpPermute:
+			perm := in.Attrs.Ints("perm")
+			shape := in.Args[0].Type.(*ir.Tile).Shape
+			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+				return l.Permute(perm, shape), nil
+			}})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if nwarps == 0 {
+		nwarps = 4
+	}
+
+	// Layout per class root.
+	layouts := map[*ir.Value]*Layout{}
+	for v, w := range mmaRoots {
+		r := u.find(v)
+		s := v.Type.(*ir.Tile).Shape
+		layouts[r] = MMALayout(s[0], s[1], w[0], w[1])
+	}
+	smemVals := map[*ir.Value]bool{}
+	for in := range smemLoads {
+		smemVals[in.Result()] = true
+	}
+	for in := range smemPermutes {
+		smemVals[in.Result()] = true
+	}
+	pos := map[*ir.Value]int{}
+	for i, v := range order {
+		pos[v] = i
+	}
+	for {
+		// Propagate derived layouts from consumers to operands.
+		for changed := true; changed; {
+			changed = false
+			for _, e := range edges {
+				if smemVals[e.from] {
+					continue
+				}
+				rt, rf := u.find(e.to), u.find(e.from)
+				lt := layouts[rt]
+				if lt == nil || layouts[rf] != nil {
+					continue
+				}
+				lf, err := e.fn(lt)
+				if err != nil {
+					return err
+				}
+				layouts[rf] = lf
+				changed = true
+			}
+		}
+		// Give the latest unassigned class a blocked layout.
+		var pick *ir.Value
+		for i := len(order) - 1; i >= 0; i-- {
+			v := order[i]
+			if !smemVals[v] && layouts[u.find(v)] == nil {
+				pick = v
+				break
+			}
+		}
+		if pick == nil {
+			break
+		}
+		s := pick.Type.(*ir.Tile).Shape
+		n := pick.Type.(*ir.Tile).NumElements()
+		vec := 4
+		for vec > 1 && (n < vec*32*nwarps || len(s) == 0 || s[len(s)-1]%vec != 0) {
+			vec /= 2
+		}
+		layouts[u.find(pick)] = Blocked(s, nwarps, vec)
+	}
+	// Check derived edges are consistent (an operand used in two layouts
+	// would need a conversion through shared memory).
+	for _, e := range edges {
+		if smemVals[e.from] {
+			continue
+		}
+		want, err := e.fn(layouts[u.find(e.to)])
+		if err != nil {
+			return err
+		}
+		if !sameLayout(want, layouts[u.find(e.from)]) {
+			return unsupported(t, "value %s is needed in two register layouts; layout conversion is not supported yet", e.from)
+		}
+	}
+	// Record.
+	var rec func(b *ir.Block)
+	rec = func(b *ir.Block) {
+		for _, in := range b.Instrs {
+			for _, r := range in.Regions {
+				rec(r)
+			}
+			if len(in.Results) != 1 || !isTile(in.Result()) || in.Op == ir.OpFor || in.Op == ir.OpIf {
+				continue
+			}
+			if smemLoads[in] || smemPermutes[in] {
+				setLayoutAttrs(in, &Layout{Kind: "smem"})
+				continue
+			}
+			setLayoutAttrs(in, layouts[u.find(in.Result())])
+		}
+	}
+	rec(f.Body)
+	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+	if ret.Op != ir.OpReturn {
+		return fmt.Errorf("lower: kernel %s does not end in return", f.Name)
+	}
+	ret.Attrs.Set("num_warps", nwarps)
+	return nil
+}
+
+func sameLayout(a, b *Layout) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return equalInts(flatten(a.Reg), flatten(b.Reg)) && equalInts(flatten(a.Lane), flatten(b.Lane)) &&
+		equalInts(flatten(a.Warp), flatten(b.Warp)) && len(a.Reg) == len(b.Reg)
+}
+
+var _ = sort.Ints

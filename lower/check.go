@@ -1,0 +1,61 @@
+package lower
+
+// Pass check.
+// Requires: fold.
+// Guarantees: the kernel uses only ops, dtypes and shapes that ptxgen
+// handles for the target; otherwise an error naming the op and the target.
+
+import "github.com/tilec/tilec/ir"
+
+// Check is the check pass.
+func Check(f *ir.Func, t Target) error {
+	var err error
+	f.Body.Walk(func(in *ir.Instr) {
+		if err != nil {
+			return
+		}
+		for _, r := range in.Results {
+			if tt, ok := r.Type.(*ir.Tile); ok {
+				if tt.NumElements() > 1<<20 {
+					err = unsupported(t, "%s: tile %s is too large", in.Op, tt)
+					return
+				}
+				if tt.Rank() == 0 {
+					err = unsupported(t, "%s: rank-0 tiles are not supported yet", in.Op)
+					return
+				}
+			}
+		}
+		switch in.Op {
+		case ir.OpReduce:
+			err = unsupported(t, "reduce is not supported yet")
+		case ir.OpPow:
+			err = unsupported(t, "pow is not supported yet")
+		case ir.OpMMA:
+			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
+			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
+			if !ok {
+				err = unsupported(t, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
+				return
+			}
+			s := in.Result().Type.(*ir.Tile).Shape
+			ak := in.Args[0].Type.(*ir.Tile).Shape
+			if len(s) != 2 {
+				err = unsupported(t, "batched mma is not supported yet")
+				return
+			}
+			kstep := 16
+			if a == ir.F32 || a == ir.TF32 {
+				kstep = 8
+			}
+			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
+				err = unsupported(t, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
+			}
+		case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
+			if d := in.Result().Type.Elem(); d == ir.F64 {
+				err = unsupported(t, "%s on f64 is not supported yet", in.Op)
+			}
+		}
+	})
+	return err
+}

@@ -1,0 +1,213 @@
+package lower
+
+// Pass fold.
+// Requires: a kernel with its constants baked in (the builder did that).
+// Guarantees: scalar arithmetic whose operands are constants is replaced by
+// constants; pure instructions whose results are unused are removed.
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Fold folds constant scalar arithmetic and removes dead pure instructions.
+func Fold(f *ir.Func) error {
+	foldBlock(f, f.Body)
+	DeadCode(f)
+	return nil
+}
+
+func constOf(v *ir.Value) (any, bool) {
+	if v.Def == nil || v.Def.Op != ir.OpConst {
+		return nil, false
+	}
+	if _, ok := v.Type.(*ir.Scalar); !ok {
+		return nil, false
+	}
+	return v.Def.Attrs.Get("value"), true
+}
+
+func foldBlock(f *ir.Func, b *ir.Block) {
+	for _, in := range b.Instrs {
+		for _, r := range in.Regions {
+			foldBlock(f, r)
+		}
+		if len(in.Results) != 1 || !in.Op.Info().Elementwise {
+			continue
+		}
+		if _, ok := in.Result().Type.(*ir.Scalar); !ok {
+			continue
+		}
+		vals := make([]any, len(in.Args))
+		ok := true
+		for i, a := range in.Args {
+			vals[i], ok = constOf(a)
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		v, ok := evalConst(in, vals)
+		if !ok {
+			continue
+		}
+		// Rewrite in place: the instruction becomes a const.
+		in.Op = ir.OpConst
+		in.Args = nil
+		in.Attrs = nil
+		in.Attrs.Set("value", v)
+	}
+}
+
+func evalConst(in *ir.Instr, vals []any) (any, bool) {
+	dt := in.Result().Type.Elem()
+	if len(vals) == 2 {
+		x, xok := vals[0].(int64)
+		y, yok := vals[1].(int64)
+		if xok && yok && in.Args[0].Type.Elem().IsInt() {
+			var r int64
+			switch in.Op {
+			case ir.OpAdd:
+				r = x + y
+			case ir.OpSub:
+				r = x - y
+			case ir.OpMul:
+				r = x * y
+			case ir.OpFloorDiv:
+				if y == 0 {
+					return nil, false
+				}
+				r = floorDiv(x, y)
+			case ir.OpMod:
+				if y == 0 {
+					return nil, false
+				}
+				r = x - floorDiv(x, y)*y
+			case ir.OpMin:
+				r = min(x, y)
+			case ir.OpMax:
+				r = max(x, y)
+			case ir.OpAnd:
+				r = x & y
+			case ir.OpOr:
+				r = x | y
+			case ir.OpXor:
+				r = x ^ y
+			case ir.OpCmp:
+				return cmpInt(in.Attrs.Str("pred"), x, y)
+			default:
+				return nil, false
+			}
+			if dt == ir.I32 {
+				r = int64(int32(r))
+			}
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func cmpInt(pred string, x, y int64) (any, bool) {
+	switch pred {
+	case ir.PredEQ:
+		return x == y, true
+	case ir.PredNE:
+		return x != y, true
+	case ir.PredLT:
+		return x < y, true
+	case ir.PredLE:
+		return x <= y, true
+	case ir.PredGT:
+		return x > y, true
+	case ir.PredGE:
+		return x >= y, true
+	}
+	return nil, false
+}
+
+func floorDiv(x, y int64) int64 {
+	q := x / y
+	if x%y != 0 && (x < 0) != (y < 0) {
+		q--
+	}
+	return q
+}
+
+// DeadCode removes instructions without side effects whose results are not
+// used, until none is left.
+func DeadCode(f *ir.Func) {
+	for {
+		uses := Uses(f)
+		removed := false
+		var sweep func(b *ir.Block)
+		sweep = func(b *ir.Block) {
+			keep := b.Instrs[:0]
+			for _, in := range b.Instrs {
+				for _, r := range in.Regions {
+					sweep(r)
+				}
+				dead := !in.Op.Info().SideEffect && len(in.Regions) == 0
+				for _, r := range in.Results {
+					if len(uses[r]) > 0 {
+						dead = false
+					}
+				}
+				if dead {
+					removed = true
+					continue
+				}
+				keep = append(keep, in)
+			}
+			b.Instrs = keep
+		}
+		sweep(f.Body)
+		if !removed {
+			return
+		}
+	}
+}
+
+// Uses maps every value to the instructions that use it.
+func Uses(f *ir.Func) map[*ir.Value][]*ir.Instr {
+	u := map[*ir.Value][]*ir.Instr{}
+	f.Body.Walk(func(in *ir.Instr) {
+		for _, a := range in.Args {
+			u[a] = append(u[a], in)
+		}
+	})
+	return u
+}
+
+// checkDefs reports a value used before its definition or outside its scope.
+func checkDefs(f *ir.Func) error {
+	seen := map[*ir.Value]bool{}
+	for _, p := range f.Body.Params {
+		seen[p] = true
+	}
+	var walk func(b *ir.Block) error
+	walk = func(b *ir.Block) error {
+		for _, in := range b.Instrs {
+			for _, a := range in.Args {
+				if !seen[a] {
+					return fmt.Errorf("%s uses %s before its definition", in.Op, a)
+				}
+			}
+			for _, r := range in.Regions {
+				for _, p := range r.Params {
+					seen[p] = true
+				}
+				if err := walk(r); err != nil {
+					return err
+				}
+			}
+			for _, r := range in.Results {
+				seen[r] = true
+			}
+		}
+		return nil
+	}
+	return walk(f.Body)
+}

@@ -1,0 +1,414 @@
+package lower
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Layout says which elements of a tile each thread of the block holds in
+// its registers. It is linear over GF(2) in the sense of Triton's linear
+// layouts: a thread with warp index w and lane l holds registers
+// r = 0..NumRegs()-1, and the coordinate of register r is the XOR (here
+// always a plain sum: the bases of a layout built by this package never
+// share a bit) of the bases of the set bits of r, l and w. A zero basis
+// means replication: registers (or threads) that differ only in that bit
+// hold the same element.
+//
+// Printed on the defining instruction as attributes: layout (the kind),
+// lreg, llane, lwarp (the bases flattened, rank ints per basis).
+type Layout struct {
+	Kind  string // "blocked", "mma", "slice" (derived from another layout), "smem"
+	Shape []int
+	Reg   [][]int
+	Lane  [][]int // 5 bases
+	Warp  [][]int
+	// MMA is set for Kind "mma": warps along M and N.
+	WarpsM, WarpsN int
+	// Smem is set for Kind "smem": the value lives in shared memory.
+	Smem *SmemTile
+}
+
+// SmemTile describes a tile held in shared memory: the load that put it
+// there and whether the value is its transpose (a permute of the load).
+type SmemTile struct {
+	Load       *ir.Instr
+	Transposed bool
+}
+
+// NumRegs is the number of registers (elements, with duplicates) per thread.
+func (l *Layout) NumRegs() int { return 1 << len(l.Reg) }
+
+// RegCoord is the coordinate contributed by register index r.
+func (l *Layout) RegCoord(r int) []int { return combine(l.Reg, r, len(l.Shape)) }
+
+// LaneCoord is the coordinate contributed by lane index x.
+func (l *Layout) LaneCoord(x int) []int { return combine(l.Lane, x, len(l.Shape)) }
+
+// WarpCoord is the coordinate contributed by warp index x.
+func (l *Layout) WarpCoord(x int) []int { return combine(l.Warp, x, len(l.Shape)) }
+
+func combine(bases [][]int, x, rank int) []int {
+	c := make([]int, rank)
+	for b := 0; b < len(bases); b++ {
+		if x>>b&1 == 1 {
+			for d := range c {
+				c[d] ^= bases[b][d]
+			}
+		}
+	}
+	return c
+}
+
+func isZero(v []int) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// CanonicalReg maps a register index to the smallest index holding the
+// same element (registers differing only in zero-basis bits are copies).
+func (l *Layout) CanonicalReg(r int) int {
+	for b, v := range l.Reg {
+		if isZero(v) {
+			r &^= 1 << b
+		}
+	}
+	return r
+}
+
+// ReplicatedLaneMask / ReplicatedWarpMask have the bits of lane / warp
+// indices whose bases are zero: threads with such a bit set hold copies.
+func (l *Layout) ReplicatedLaneMask() int { return zeroMask(l.Lane) }
+func (l *Layout) ReplicatedWarpMask() int { return zeroMask(l.Warp) }
+
+func zeroMask(bases [][]int) int {
+	m := 0
+	for b, v := range bases {
+		if isZero(v) {
+			m |= 1 << b
+		}
+	}
+	return m
+}
+
+// ContigRegs is the number of consecutive registers (a power of two) that
+// hold consecutive elements along the last dimension: the vector width of
+// a global access.
+func (l *Layout) ContigRegs() int {
+	n := 1
+	last := len(l.Shape) - 1
+	for b := 0; b < len(l.Reg); b++ {
+		want := make([]int, len(l.Shape))
+		if last >= 0 {
+			want[last] = 1 << b
+		}
+		if !equalInts(l.Reg[b], want) {
+			break
+		}
+		n <<= 1
+	}
+	return n
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func log2(n int) int { return bits.Len(uint(n)) - 1 }
+
+// unravel gives the row-major coordinate of linear index e in shape.
+func unravel(e int, shape []int) []int {
+	c := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		c[d] = e % shape[d]
+		e /= shape[d]
+	}
+	return c
+}
+
+// Blocked spreads a tile over nwarps warps row-major: each thread holds vec
+// consecutive elements, lanes then warps take the next chunks, and the
+// pattern repeats over the rest of the tile in more registers. Threads
+// beyond the tile's size hold copies.
+func Blocked(shape []int, nwarps, vec int) *Layout {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	nb := log2(n)
+	l := &Layout{Kind: "blocked", Shape: append([]int(nil), shape...)}
+	bit := 0
+	next := func() []int {
+		if bit >= nb {
+			return make([]int, len(shape))
+		}
+		v := unravel(1<<bit, shape)
+		bit++
+		return v
+	}
+	for i := 0; i < log2(vec) && bit < nb; i++ {
+		l.Reg = append(l.Reg, next())
+	}
+	for i := 0; i < 5; i++ {
+		l.Lane = append(l.Lane, next())
+	}
+	for i := 0; i < log2(nwarps); i++ {
+		l.Warp = append(l.Warp, next())
+	}
+	for bit < nb {
+		l.Reg = append(l.Reg, next())
+	}
+	return l
+}
+
+// MMALayout is the accumulator layout of mma.sync m16n8 tiles over a
+// (M, N) tile: warps form a wm x wn grid (warp w at (w/wn, w%wn)), each
+// owns an (M/wm) x (N/wn) block made of m16n8 tiles; a thread's registers
+// are ordered c (4 per m16n8 tile, as in PTX's C fragment), then n8 tiles,
+// then m16 tiles: register 4*(ni + NI*mi) + c.
+func MMALayout(m, n, wm, wn int) *Layout {
+	l := &Layout{Kind: "mma", Shape: []int{m, n}, WarpsM: wm, WarpsN: wn}
+	rc := func(r, c int) []int { return []int{r, c} }
+	tm, tn := m/wm, n/wn
+	l.Reg = append(l.Reg, rc(0, 1), rc(8, 0))
+	for x := 8; x < tn; x <<= 1 {
+		l.Reg = append(l.Reg, rc(0, x))
+	}
+	for x := 16; x < tm; x <<= 1 {
+		l.Reg = append(l.Reg, rc(x, 0))
+	}
+	l.Lane = [][]int{rc(0, 2), rc(0, 4), rc(1, 0), rc(2, 0), rc(4, 0)}
+	for x := tn; x < n; x <<= 1 {
+		l.Warp = append(l.Warp, rc(0, x))
+	}
+	for x := tm; x < m; x <<= 1 {
+		l.Warp = append(l.Warp, rc(x, 0))
+	}
+	return l
+}
+
+// ChooseMMAWarps picks the warp grid for an (m, n) accumulator: up to 8
+// warps, splitting the longer side while it is at least 64 (so warp tiles
+// stay at least 32x32: 128x256 gives 2x4 warps of 64x64, 64x64 gives 2x2
+// of 32x32), then down to one mma (16x8) per warp while fewer than 4 warps.
+func ChooseMMAWarps(m, n int) (wm, wn int) {
+	wm, wn = 1, 1
+	for wm*wn < 8 {
+		tm, tn := m/wm, n/wn
+		switch {
+		case tn >= tm && tn >= 64:
+			wn *= 2
+		case tm >= 64:
+			wm *= 2
+		default:
+			goto small
+		}
+	}
+	return wm, wn
+small:
+	for wm*wn < 4 {
+		tm, tn := m/wm, n/wn
+		switch {
+		case tn >= 16 && tn >= tm/2:
+			wn *= 2
+		case tm >= 32:
+			wm *= 2
+		case tn >= 16:
+			wn *= 2
+		default:
+			return wm, wn
+		}
+	}
+	return wm, wn
+}
+
+// transform builds a layout of another shape from l, each basis mapped by fn.
+func (l *Layout) transform(kind string, shape []int, fn func([]int) []int) *Layout {
+	m := func(bs [][]int) [][]int {
+		out := make([][]int, len(bs))
+		for i, b := range bs {
+			out[i] = fn(b)
+		}
+		return out
+	}
+	return &Layout{Kind: kind, Shape: append([]int(nil), shape...), Reg: m(l.Reg), Lane: m(l.Lane), Warp: m(l.Warp)}
+}
+
+// Project is l restricted to a broadcast operand's shape: dims of size 1 in
+// shape (where l's shape is larger) lose their component.
+func (l *Layout) Project(shape []int) *Layout {
+	return l.transform("slice", shape, func(b []int) []int {
+		c := append([]int(nil), b...)
+		for d := range c {
+			if shape[d] == 1 {
+				c[d] = 0
+			}
+		}
+		return c
+	})
+}
+
+// Squeeze maps l to a shape that has the same non-1 dims in the same order
+// (a reshape that only inserts or removes size-1 dims).
+func (l *Layout) Squeeze(shape []int) (*Layout, bool) {
+	var from, to []int
+	for d, x := range l.Shape {
+		if x != 1 {
+			from = append(from, d)
+		}
+	}
+	for d, x := range shape {
+		if x != 1 {
+			to = append(to, d)
+		}
+	}
+	if len(from) != len(to) {
+		return nil, false
+	}
+	for i := range from {
+		if l.Shape[from[i]] != shape[to[i]] {
+			return nil, false
+		}
+	}
+	return l.transform("slice", shape, func(b []int) []int {
+		c := make([]int, len(shape))
+		for i := range from {
+			c[to[i]] = b[from[i]]
+		}
+		return c
+	}), true
+}
+
+// Permute maps the layout of a permute's result to its operand: result dim
+// i is operand dim perm[i].
+func (l *Layout) Permute(perm []int, shape []int) *Layout {
+	return l.transform("slice", shape, func(b []int) []int {
+		c := make([]int, len(shape))
+		for i, p := range perm {
+			c[p] = b[i]
+		}
+		return c
+	})
+}
+
+func flatten(bs [][]int) []int {
+	out := []int{}
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+func unflatten(xs []int, rank int) [][]int {
+	if rank == 0 {
+		return nil
+	}
+	var out [][]int
+	for i := 0; i+rank <= len(xs); i += rank {
+		out = append(out, append([]int(nil), xs[i:i+rank]...))
+	}
+	return out
+}
+
+// setLayoutAttrs records l on in (the instruction defining the value).
+func setLayoutAttrs(in *ir.Instr, l *Layout) {
+	in.Attrs.Set("layout", l.Kind)
+	if l.Kind == "smem" {
+		return
+	}
+	in.Attrs.Set("lreg", flatten(l.Reg))
+	in.Attrs.Set("llane", flatten(l.Lane))
+	in.Attrs.Set("lwarp", flatten(l.Warp))
+	if l.Kind == "mma" {
+		in.Attrs.Set("warps", []int{l.WarpsM, l.WarpsN})
+	}
+}
+
+// LayoutOf reads back the layout of a tile value from the lowered IR; nil
+// for scalars and arrays.
+func LayoutOf(v *ir.Value) (*Layout, error) {
+	t, ok := v.Type.(*ir.Tile)
+	if !ok {
+		return nil, nil
+	}
+	def := v.Def
+	if def == nil {
+		// A loop-carried value: it has the layout of the loop's init operand.
+		b := v.Block
+		if b == nil || b.Parent == nil || b.Parent.Op != ir.OpFor || v.Index == 0 {
+			return nil, fmt.Errorf("lower: no layout for block parameter %s", v)
+		}
+		return LayoutOf(b.Parent.Args[3+v.Index-1])
+	}
+	switch def.Op {
+	case ir.OpFor:
+		return LayoutOf(def.Args[3+v.Index])
+	case ir.OpIf:
+		return LayoutOf(def.Regions[0].Instrs[len(def.Regions[0].Instrs)-1].Args[v.Index])
+	}
+	kind := def.Attrs.Str("layout")
+	switch kind {
+	case "":
+		return nil, fmt.Errorf("lower: %s (%s) has no layout", v, def.Op)
+	case "smem":
+		st := &SmemTile{Load: def}
+		if def.Op == ir.OpPermute {
+			src, err := LayoutOf(def.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			if src.Smem == nil {
+				return nil, fmt.Errorf("lower: smem permute of a register tile")
+			}
+			st = &SmemTile{Load: src.Smem.Load, Transposed: !src.Smem.Transposed}
+		}
+		return &Layout{Kind: "smem", Shape: t.Shape, Smem: st}, nil
+	}
+	r := len(t.Shape)
+	l := &Layout{
+		Kind:  kind,
+		Shape: t.Shape,
+		Reg:   unflatten(def.Attrs.Ints("lreg"), r),
+		Lane:  unflatten(def.Attrs.Ints("llane"), r),
+		Warp:  unflatten(def.Attrs.Ints("lwarp"), r),
+	}
+	if w := def.Attrs.Ints("warps"); kind == "mma" && len(w) == 2 {
+		l.WarpsM, l.WarpsN = w[0], w[1]
+	}
+	return l, nil
+}
+
+// NumWarps is the number of warps per block the lowered kernel was laid out for.
+func NumWarps(f *ir.Func) int {
+	for _, in := range f.Body.Instrs {
+		if in.Op == ir.OpReturn {
+			if n := in.Attrs.Int("num_warps"); n > 0 {
+				return n
+			}
+		}
+	}
+	return 4
+}
+
+// SmemBytes is the shared memory the lowered kernel uses (without alignment slack).
+func SmemBytes(f *ir.Func) int {
+	for _, in := range f.Body.Instrs {
+		if in.Op == ir.OpReturn {
+			return in.Attrs.Int("smem_bytes")
+		}
+	}
+	return 0
+}

@@ -1,0 +1,225 @@
+package lower_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func build(t testing.TB, file string, consts map[string]string) *ir.Func {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "examples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	af, err := lang.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{Consts: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Funcs[0]
+}
+
+// TestGolden lowers each example for sm_80 (verifying the IR after every
+// pass) and compares the lowered IR with testdata/<name>.txtar.
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"matmul", "matmul_bt", "matmul_bias_relu", "vector_add", "broadcast"} {
+		t.Run(name, func(t *testing.T) {
+			f := build(t, name+".tile", nil)
+			before := ir.Print(f)
+			g, err := lower.LowerOpts(f, lower.SM80, lower.Options{Verify: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ir.Print(f) != before {
+				t.Errorf("Lower changed its input")
+			}
+			got := ir.Print(g)
+			path := filepath.Join("testdata", name+".txtar")
+			if *update {
+				a := &txtar.Archive{
+					Comment: []byte("Lowered IR of examples/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n"),
+					Files:   []txtar.File{{Name: "lowered", Data: []byte(got)}},
+				}
+				if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			a, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(a.Files[0].Data), got); d != "" {
+				t.Errorf("lowered IR mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestLayoutsOnMatmul(t *testing.T) {
+	g, err := lower.Lower(build(t, "matmul.tile", nil), lower.SM80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := lower.NumWarps(g); n != 8 {
+		t.Errorf("num_warps = %d, want 8", n)
+	}
+	var sawFor, sawMMA bool
+	g.Body.Walk(func(in *ir.Instr) {
+		switch in.Op {
+		case ir.OpFor:
+			sawFor = true
+			if s := in.Attrs.Int("stages"); s < 3 {
+				t.Errorf("for: stages = %d, want >= 3", s)
+			}
+		case ir.OpLoad:
+			if in.Attrs.Str("layout") != "smem" || in.Attrs.Get("pipelined") != true {
+				t.Errorf("load %v is not a pipelined smem load", in.Attrs)
+			}
+		case ir.OpMMA:
+			sawMMA = true
+			l, err := lower.LayoutOf(in.Result())
+			if err != nil || l.Kind != "mma" || l.WarpsM != 2 || l.WarpsN != 4 || l.NumRegs() != 128 {
+				t.Errorf("mma layout = %+v, %v", l, err)
+			}
+		}
+	})
+	if !sawFor || !sawMMA {
+		t.Errorf("for/mma missing")
+	}
+	if b := lower.SmemBytes(g); b > lower.MaxSharedBytes || b < 3*48*1024 {
+		t.Errorf("smem_bytes = %d", b)
+	}
+}
+
+// TestLayoutCoversTile checks that every layout the pass builds maps the
+// threads' registers onto every element of the tile.
+func TestLayoutCoversTile(t *testing.T) {
+	check := func(name string, l *lower.Layout, nwarps int) {
+		n := 1
+		for _, d := range l.Shape {
+			n *= d
+		}
+		seen := map[string]bool{}
+		for w := 0; w < nwarps; w++ {
+			for ln := 0; ln < 32; ln++ {
+				for r := 0; r < l.NumRegs(); r++ {
+					c := make([]int, len(l.Shape))
+					for d := range c {
+						c[d] = l.WarpCoord(w)[d] + l.LaneCoord(ln)[d] + l.RegCoord(r)[d]
+						if c[d] >= l.Shape[d] {
+							t.Fatalf("%s: coordinate %v out of %v", name, c, l.Shape)
+						}
+					}
+					seen[strings.Trim(strings.Join(strings.Fields(fmtInts(c)), ","), "[]")] = true
+				}
+			}
+		}
+		if len(seen) != n {
+			t.Errorf("%s: covers %d of %d elements", name, len(seen), n)
+		}
+	}
+	check("mma 128x256", lower.MMALayout(128, 256, 2, 4), 8)
+	check("mma 64x64", lower.MMALayout(64, 64, 2, 2), 4)
+	check("blocked 1024", lower.Blocked([]int{1024}, 4, 4), 4)
+	check("blocked 32x64", lower.Blocked([]int{32, 64}, 4, 4), 4)
+	check("blocked 8 (replicated)", lower.Blocked([]int{8}, 4, 1), 4)
+	check("blocked 2x4x8", lower.Blocked([]int{2, 4, 8}, 8, 2), 8)
+}
+
+func fmtInts(c []int) string {
+	s := make([]string, len(c))
+	for i, x := range c {
+		s[i] = strings.Repeat(" ", 0) + itoa(x)
+	}
+	return strings.Join(s, " ")
+}
+
+func itoa(x int) string {
+	if x == 0 {
+		return "0"
+	}
+	var b []byte
+	for x > 0 {
+		b = append([]byte{byte('0' + x%10)}, b...)
+		x /= 10
+	}
+	return string(b)
+}
+
+func TestChooseMMAWarps(t *testing.T) {
+	for _, c := range []struct{ m, n, wm, wn int }{
+		{128, 256, 2, 4}, {64, 64, 2, 2}, {128, 128, 2, 4}, {16, 16, 1, 2}, {256, 128, 4, 2},
+	} {
+		wm, wn := lower.ChooseMMAWarps(c.m, c.n)
+		if wm != c.wm || wn != c.wn {
+			t.Errorf("ChooseMMAWarps(%d, %d) = %d, %d; want %d, %d", c.m, c.n, wm, wn, c.wm, c.wn)
+		}
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	f := build(t, "reduction.tile", nil)
+	_, err := lower.Lower(f, lower.SM80)
+	if err == nil || !strings.Contains(err.Error(), "ptxgen sm_80: reduce is not supported yet") {
+		t.Errorf("err = %v, want reduce unsupported", err)
+	}
+	if _, err := lower.Lower(f, "sm_75"); err == nil {
+		t.Errorf("sm_75 accepted")
+	}
+}
+
+func TestDumpAfter(t *testing.T) {
+	var b strings.Builder
+	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.SM80, "layout", &b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "// after layout") || !strings.Contains(b.String(), "layout=blocked") {
+		t.Errorf("dump:\n%s", b.String())
+	}
+	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.SM80, "nosuch", &b); err == nil {
+		t.Errorf("unknown pass accepted")
+	}
+}
+
+func TestFold(t *testing.T) {
+	f := ir.NewFunc("k")
+	c := func(v int64) *ir.Value {
+		in := f.NewInstr(ir.OpConst, nil, ir.ScalarOf(ir.I32))
+		in.Attrs.Set("value", v)
+		f.Body.Append(in)
+		return in.Result()
+	}
+	a, b := c(-7), c(2)
+	d := f.Body.Append(f.NewInstr(ir.OpFloorDiv, []*ir.Value{a, b}, ir.ScalarOf(ir.I32)))
+	m := f.Body.Append(f.NewInstr(ir.OpMod, []*ir.Value{a, b}, ir.ScalarOf(ir.I32)))
+	f.Body.Append(f.NewInstr(ir.OpAdd, []*ir.Value{a, b}, ir.ScalarOf(ir.I32))) // dead
+	f.Body.Append(f.NewInstr(ir.OpReturn, nil))
+	if err := lower.Fold(f); err != nil {
+		t.Fatal(err)
+	}
+	if d.Op != ir.OpConst || d.Attrs.Get("value") != int64(-4) {
+		t.Errorf("-7 // 2 folded to %v %v, want const -4", d.Op, d.Attrs)
+	}
+	if m.Op != ir.OpConst || m.Attrs.Get("value") != int64(1) {
+		t.Errorf("-7 %% 2 folded to %v %v, want const 1", m.Op, m.Attrs)
+	}
+	if n := len(f.Body.Instrs); n != 1 {
+		t.Errorf("after fold+DCE %d instructions remain, want only return:\n%s", n, ir.Print(f))
+	}
+}

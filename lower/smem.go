@@ -1,0 +1,200 @@
+package lower
+
+// Pass smem.
+// Requires: layout (loads feeding mma carry layout=smem).
+// Guarantees: every smem load has row_bytes (bytes of one tile row),
+// stage_bytes (bytes of one copy of the tile, a multiple of 1024), stages
+// (copies in the ring: S >= 2 for a load in a pipelinable for body, 1
+// otherwise) and smem (byte offset of copy 0 from the 1024-aligned base);
+// the return has smem_bytes, the total.
+//
+// Pass pipeline.
+// Requires: smem.
+// Guarantees: a for whose body holds smem loads with stages > 1 has
+// stages=S; its loads have pipelined=true and are issued S-1 iterations
+// ahead (ptxgen emits the prologue, the cp.async ring and the waits).
+//
+// Shared tiles are row-major with a 16-byte-chunk XOR swizzle (SwizzleXor),
+// which keeps cp.async writes and ldmatrix reads free of bank conflicts.
+
+import (
+	"github.com/tilec/tilec/ir"
+)
+
+// MaxSharedBytes is the dynamic shared memory a kernel may use on sm_80+
+// parts we target (H100 allows 227 KiB per block; keep 1 KiB for aligning
+// the base).
+const MaxSharedBytes = 232448 - 1024
+
+// MaxStages bounds the cp.async ring (a variable so that experiments can
+// change it; see docs/perf.md).
+var MaxStages = 4
+
+// SwizzleXor is the value XORed into bits 4..6 of the byte offset of an
+// element of row `row` of a shared tile with rows of rowBytes bytes: with
+// rows of at least 128 bytes the 16-byte chunk index is XORed with
+// row&7; narrower rows are packed into 128-byte lines, and the line index
+// is used instead (CuTe's Swizzle<3,4,3> on byte addresses).
+func SwizzleXor(row, rowBytes int) int {
+	if rowBytes >= 128 {
+		return row & 7
+	}
+	return (row * rowBytes >> 7) & 7
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// AllocShared is the smem pass.
+func AllocShared(f *ir.Func, t Target) error {
+	var loads []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpLoad && in.Attrs.Str("layout") == "smem" {
+			loads = append(loads, in)
+		}
+	})
+	uses := Uses(f)
+	for _, in := range loads {
+		tt := in.Result().Type.(*ir.Tile)
+		if tt.Rank() != 2 {
+			return unsupported(t, "mma operand tiles of rank %d are not supported yet", tt.Rank())
+		}
+		rb := tt.Shape[1] * tt.DType.Bytes()
+		if rb < 16 {
+			return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
+		}
+		in.Attrs.Set("row_bytes", rb)
+		in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
+		for _, u := range uses[in.Result()] {
+			if u.Op != ir.OpMMA && !(u.Op == ir.OpPermute && u.Attrs.Str("layout") == "smem") {
+				return unsupported(t, "a tile loaded for mma is also used by %s; not supported yet", u.Op)
+			}
+		}
+	}
+	// Stage counts: loads in the same for body share a ring depth.
+	groups := map[*ir.Instr][]*ir.Instr{} // for -> its smem loads
+	var outside []*ir.Instr
+	for _, in := range loads {
+		if p := in.Block.Parent; p != nil && p.Op == ir.OpFor && pipelinable(in) {
+			groups[p] = append(groups[p], in)
+		} else {
+			outside = append(outside, in)
+		}
+	}
+	total := 0
+	for _, in := range outside {
+		in.Attrs.Set("stages", 1)
+		in.Attrs.Set("smem", total)
+		total += in.Attrs.Int("stage_bytes")
+	}
+	// Loops do not overlap in time, so every loop's ring starts after the
+	// unpipelined tiles. A loop nest would need more care: a load pipelined
+	// in an inner loop of an outer pipelined loop is rejected by pipelinable.
+	maxTotal := total
+	for _, g := range sortedFors(f, groups) {
+		ls := groups[g]
+		per := 0
+		for _, in := range ls {
+			per += in.Attrs.Int("stage_bytes")
+		}
+		s := MaxStages
+		for s > 1 && total+s*per > MaxSharedBytes {
+			s--
+		}
+		if total+s*per > MaxSharedBytes {
+			return unsupported(t, "mma operand tiles need %d bytes of shared memory (max %d); use smaller tiles", total+per, MaxSharedBytes)
+		}
+		off := total
+		for _, in := range ls {
+			in.Attrs.Set("stages", s)
+			in.Attrs.Set("smem", off)
+			off += s * in.Attrs.Int("stage_bytes")
+		}
+		maxTotal = max(maxTotal, off)
+	}
+	if maxTotal > MaxSharedBytes {
+		return unsupported(t, "kernel needs %d bytes of shared memory (max %d)", maxTotal, MaxSharedBytes)
+	}
+	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+	ret.Attrs.Set("smem_bytes", maxTotal)
+	return nil
+}
+
+func sortedFors(f *ir.Func, groups map[*ir.Instr][]*ir.Instr) []*ir.Instr {
+	var out []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if _, ok := groups[in]; ok {
+			out = append(out, in)
+		}
+	})
+	return out
+}
+
+// pipelinable reports whether a load's tile index can be computed for a
+// later iteration: every index is defined outside the loop, is the
+// induction variable, or is pure scalar arithmetic on those in the body.
+// Loads in loops nested in another loop that holds smem loads are not
+// pipelined.
+func pipelinable(in *ir.Instr) bool {
+	loop := in.Block.Parent
+	body := in.Block
+	var ok func(v *ir.Value) bool
+	ok = func(v *ir.Value) bool {
+		if v.Block == body {
+			return v.Index == 0 // the induction variable
+		}
+		if v.Def == nil {
+			return !inside(v.Block, loop)
+		}
+		if !inside(v.Def.Block, loop) {
+			return true
+		}
+		if v.Def.Block != body || len(v.Def.Regions) > 0 || v.Def.Op.Info().SideEffect || v.Def.Op == ir.OpLoad {
+			return false
+		}
+		if _, s := v.Type.(*ir.Scalar); !s {
+			return false
+		}
+		for _, a := range v.Def.Args {
+			if !ok(a) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, a := range in.Args[1:] {
+		if !ok(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// inside reports whether block b is loop's body or nested in it.
+func inside(b *ir.Block, loop *ir.Instr) bool {
+	for b != nil {
+		if b.Parent == loop {
+			return true
+		}
+		if b.Parent == nil {
+			return false
+		}
+		b = b.Parent.Block
+	}
+	return false
+}
+
+// Pipeline is the pipeline pass.
+func Pipeline(f *ir.Func, t Target) error {
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op != ir.OpLoad || in.Attrs.Str("layout") != "smem" {
+			return
+		}
+		s := in.Attrs.Int("stages")
+		if s <= 1 {
+			return
+		}
+		in.Attrs.Set("pipelined", true)
+		in.Block.Parent.Attrs.Set("stages", s)
+	})
+	return nil
+}

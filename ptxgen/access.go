@@ -1,0 +1,312 @@
+package ptxgen
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// padValue is the register filled into out-of-bounds elements of a load.
+func (e *emitter) padValue(pad string, d ir.DType) Reg {
+	var v float64
+	switch pad {
+	case "", ir.PadZero:
+		v = 0
+	case ir.PadNegZero:
+		v = math.Copysign(0, -1)
+	case ir.PadNaN:
+		v = math.NaN()
+	case ir.PadPosInf:
+		v = math.Inf(1)
+	case ir.PadNegInf:
+		v = math.Inf(-1)
+	default:
+		e.fail("load padding %q is not supported", pad)
+	}
+	if d.IsInt() || d == ir.Bool {
+		if v != 0 && !math.IsNaN(v) {
+			e.fail("padding %s on an integer load", pad)
+		}
+		return e.constReg(int64(0), d)
+	}
+	return e.constReg(v, d)
+}
+
+// tileOrigin returns, per dim, the element offset index*shape of a tile access.
+func (e *emitter) tileOrigin(idx []*ir.Value, shape []int, subst map[*ir.Value]Reg) []Reg {
+	out := make([]Reg, len(shape))
+	for d, v := range idx {
+		var r Reg
+		if s, ok := subst[v]; ok {
+			r = s
+		} else {
+			r = e.vals[v].reg
+		}
+		if v.Type.Elem() == ir.I64 {
+			t := e.newReg(B32)
+			e.emit("cvt.u32.u64", t, r)
+			r = t
+		}
+		o := e.newReg(B32)
+		e.emit("mul.lo.s32", o, r, Imm(shape[d]))
+		out[d] = o
+	}
+	return out
+}
+
+// byteOffset is c*stride[d]*bytes as a 64-bit register (thread-invariant).
+func (e *emitter) byteOffset(a *array, arr *ir.Value, d, c int) Reg {
+	bytes := a.dt.Bytes()
+	return e.invariant(fmt.Sprintf("off/%d/%d/%d", arr.ID, d, c), func() Reg {
+		r := e.newReg(B64)
+		e.emit("mul.lo.s64", r, a.strides[d], Imm(int64(c*bytes)))
+		return r
+	})
+}
+
+// alignedFlag is a uniform predicate: the array's last stride is 1 and
+// every row starts on a vec*bytes boundary, so vector accesses are legal.
+func (e *emitter) alignedFlag(a *array, arr *ir.Value, vecBytes int) Reg {
+	return e.invariant(fmt.Sprintf("aligned/%d/%d", arr.ID, vecBytes), func() Reg {
+		rank := len(a.strides)
+		p := e.newReg(Pred)
+		e.emit("setp.eq.s64", p, a.strides[rank-1], Imm(1))
+		check := func(x Reg) {
+			m := e.newReg(B64)
+			e.emit("and.b64", m, x, Imm(int64(vecBytes-1)))
+			q := e.newReg(Pred)
+			e.emit("setp.eq.s64", q, m, Imm(0))
+			n := e.newReg(Pred)
+			e.emit("and.pred", n, p, q)
+			p = n
+		}
+		check(a.ptr)
+		for d := 0; d < rank-1; d++ {
+			b := e.newReg(B64)
+			e.emit("mul.lo.s64", b, a.strides[d], Imm(int64(a.dt.Bytes())))
+			check(b)
+		}
+		return p
+	})
+}
+
+// emitGlobalAccess loads a register tile from global memory or stores one:
+// each thread accesses the elements its layout gives it, vectorized over
+// consecutive registers when the array's alignment allows (checked at run
+// time, uniformly), and predicated on the array bounds.
+func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
+	arrV := in.Args[0]
+	a := e.arrs[arrV]
+	if a == nil {
+		e.fail("%s of a non-parameter array", in.Op)
+	}
+	rank := len(a.dims)
+	idx := in.Args[1 : 1+rank]
+	var tv *ir.Value
+	if store {
+		tv = in.Args[1+rank]
+	} else {
+		tv = in.Result()
+	}
+	tt := tv.Type.(*ir.Tile)
+	if tt.Rank() != rank {
+		e.fail("%s: tile rank %d on an array of rank %d", in.Op, tt.Rank(), rank)
+	}
+	var lay *lower.Layout
+	var src *value
+	if store {
+		src = e.vals[tv]
+		lay = src.lay
+		if src.regs == nil {
+			e.fail("store of a shared-memory tile is not supported yet")
+		}
+	} else {
+		lay = e.layout(tv)
+	}
+	dt := a.dt
+	bytes := dt.Bytes()
+	vec := lay.ContigRegs()
+	for vec*bytes > 16 {
+		vec /= 2
+	}
+	if dt == ir.Bool {
+		vec = 1
+	}
+	tc := e.threadCoord(lay)
+	origin := e.tileOrigin(idx, tt.Shape, nil)
+	// rem[d]: elements left in dim d from this thread's base coordinate.
+	base := make([]Reg, rank)
+	rem := make([]Reg, rank)
+	for d := 0; d < rank; d++ {
+		base[d] = e.newReg(B32)
+		e.emit("add.s32", base[d], origin[d], tc[d])
+		rem[d] = e.newReg(B32)
+		e.emit("sub.s32", rem[d], a.dims[d], base[d])
+	}
+	addr0 := a.ptr
+	for d := 0; d < rank; d++ {
+		w := e.newReg(B64)
+		e.emit("cvt.s64.s32", w, base[d])
+		s := e.newReg(B64)
+		e.emit("mul.lo.s64", s, w, a.strides[d])
+		b := e.newReg(B64)
+		e.emit("mad.lo.s64", b, s, Imm(int64(bytes)), addr0)
+		addr0 = b
+	}
+	preds := map[[2]int]Reg{}
+	inb := func(d, c int) Reg {
+		if p, ok := preds[[2]int{d, c}]; ok {
+			return p
+		}
+		p := e.newReg(Pred)
+		e.emit("setp.gt.s32", p, rem[d], Imm(c))
+		preds[[2]int{d, c}] = p
+		return p
+	}
+	and := func(x, y Reg) Reg {
+		r := e.newReg(Pred)
+		e.emit("and.pred", r, x, y)
+		return r
+	}
+	// Threads holding copies of another thread's elements do not store.
+	var owner *Reg
+	if store {
+		if m := lay.ReplicatedLaneMask(); m != 0 {
+			x := e.newReg(B32)
+			e.emit("and.b32", x, e.lane, Imm(m))
+			p := e.newReg(Pred)
+			e.emit("setp.eq.s32", p, x, Imm(0))
+			owner = &p
+		}
+		if m := lay.ReplicatedWarpMask(); m != 0 {
+			x := e.newReg(B32)
+			e.emit("and.b32", x, e.warp, Imm(m))
+			p := e.newReg(Pred)
+			e.emit("setp.eq.s32", p, x, Imm(0))
+			if owner != nil {
+				p = and(*owner, p)
+			}
+			owner = &p
+		}
+	}
+	var aligned Reg
+	if vec > 1 {
+		aligned = e.alignedFlag(a, arrV, vec*bytes)
+	}
+	regs := make([]Reg, lay.NumRegs())
+	var pad Reg
+	if !store {
+		pad = e.padValue(in.Attrs.Str("pad"), dt)
+	}
+	bt := btype(dt)
+	loadOp, storeOp := "ld.global."+bt, "st.global."+bt
+	for r := 0; r < lay.NumRegs(); r += vec {
+		if c := lay.CanonicalReg(r); c != r {
+			for i := 0; i < vec; i++ {
+				regs[r+i] = regs[c+i]
+			}
+			continue
+		}
+		c := lay.RegCoord(r)
+		// Address of the first element.
+		addr := addr0
+		for d := 0; d < rank; d++ {
+			if c[d] == 0 {
+				continue
+			}
+			x := e.newReg(B64)
+			e.emit("add.s64", x, addr, e.byteOffset(a, arrV, d, c[d]))
+			addr = x
+		}
+		var pRow Reg // in bounds in every dim but the last
+		hasRow := false
+		for d := 0; d < rank-1; d++ {
+			p := inb(d, c[d])
+			if hasRow {
+				p = and(pRow, p)
+			}
+			pRow, hasRow = p, true
+		}
+		if owner != nil {
+			if hasRow {
+				pRow = and(pRow, *owner)
+			} else {
+				pRow, hasRow = *owner, true
+			}
+		}
+		last := rank - 1
+		elemPred := func(i int) Reg {
+			p := inb(last, c[last]+i)
+			if hasRow {
+				p = and(pRow, p)
+			}
+			return p
+		}
+		// Element registers.
+		el := make([]Reg, vec)
+		for i := range el {
+			if store {
+				el[i] = src.regs[r+i]
+				if dt == ir.Bool {
+					h := e.newReg(B16)
+					e.emit("selp.b16", h, Imm(1), Imm(0), el[i])
+					el[i] = h
+				}
+			} else {
+				if dt == ir.Bool {
+					el[i] = e.newReg(B16)
+					e.emit("mov.b16", el[i], Imm(0))
+				} else {
+					el[i] = e.newReg(classOf(dt))
+					e.emit("mov."+btypeReg(classOf(dt)), el[i], pad)
+				}
+			}
+		}
+		ops := make(Vec, vec)
+		for i := range el {
+			ops[i] = el[i]
+		}
+		if vec > 1 {
+			pv := and(elemPred(vec-1), aligned)
+			vs := fmt.Sprintf(".v%d", vec)
+			if store {
+				e.emitIf(pv, false, "st.global"+vs+"."+bt, Addr{Base: addr}, ops)
+			} else {
+				e.emitIf(pv, false, "ld.global"+vs+"."+bt, ops, Addr{Base: addr})
+			}
+			npv := e.newReg(Pred)
+			e.emit("not.pred", npv, pv)
+			for i := 0; i < vec; i++ {
+				p := and(elemPred(i), npv)
+				if store {
+					e.emitIf(p, false, storeOp, Addr{Base: addr, Off: int64(i * bytes)}, el[i])
+				} else {
+					e.emitIf(p, false, loadOp, el[i], Addr{Base: addr, Off: int64(i * bytes)})
+				}
+			}
+		} else {
+			p := elemPred(0)
+			if store {
+				e.emitIf(p, false, storeOp, Addr{Base: addr}, el[0])
+			} else {
+				e.emitIf(p, false, loadOp, el[0], Addr{Base: addr})
+			}
+		}
+		if !store {
+			for i := 0; i < vec; i++ {
+				if dt == ir.Bool {
+					b := e.newReg(Pred)
+					e.emit("setp.ne.b16", b, el[i], Imm(0))
+					regs[r+i] = b
+				} else {
+					regs[r+i] = el[i]
+				}
+			}
+		}
+	}
+	if !store {
+		e.vals[tv] = &value{regs: regs, lay: lay}
+	}
+}

@@ -1,0 +1,293 @@
+package ptxgen
+
+import (
+	"github.com/tilec/tilec/ir"
+)
+
+// compute emits one element of an elementwise op on registers.
+func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
+	res := in.Result().Type.Elem()
+	switch in.Op {
+	case ir.OpConvert:
+		return e.convert(args[0], in.Args[0].Type.Elem(), res)
+	case ir.OpSelect:
+		return e.selectReg(args[0], args[1], args[2], res)
+	case ir.OpCmp:
+		return e.cmp(in.Attrs.Str("pred"), args[0], args[1], in.Args[0].Type.Elem())
+	}
+	d := in.Args[0].Type.Elem()
+	if d == ir.F16 || d == ir.BF16 {
+		// Half-precision math goes through f32 and rounds once.
+		wide := make([]Reg, len(args))
+		for i, a := range args {
+			wide[i] = e.convert(a, d, ir.F32)
+		}
+		r := e.arith(in.Op, wide, ir.F32)
+		return e.convert(r, ir.F32, d)
+	}
+	return e.arith(in.Op, args, d)
+}
+
+func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
+	t := ptype(d)
+	r := e.newReg(classOf(d))
+	isF := d.IsFloat()
+	switch op {
+	case ir.OpAdd, ir.OpSub, ir.OpMul:
+		name := map[ir.Op]string{ir.OpAdd: "add", ir.OpSub: "sub", ir.OpMul: "mul"}[op]
+		switch {
+		case isF:
+			e.emit(name+".rn."+t, r, a[0], a[1])
+		case op == ir.OpMul:
+			e.emit("mul.lo."+t, r, a[0], a[1])
+		default:
+			e.emit(name+"."+t, r, a[0], a[1])
+		}
+	case ir.OpDiv:
+		if !isF {
+			e.fail("integer true division reached the backend")
+		}
+		e.emit("div.rn."+t, r, a[0], a[1])
+	case ir.OpMin, ir.OpMax:
+		name := "min."
+		if op == ir.OpMax {
+			name = "max."
+		}
+		e.emit(name+t, r, a[0], a[1])
+	case ir.OpFloorDiv, ir.OpMod:
+		if isF {
+			q := e.newReg(classOf(d))
+			e.emit("div.rn."+t, q, a[0], a[1])
+			fq := e.newReg(classOf(d))
+			e.emit("cvt.rmi."+t+"."+t, fq, q)
+			if op == ir.OpFloorDiv {
+				return fq
+			}
+			p := e.newReg(classOf(d))
+			e.emit("mul.rn."+t, p, fq, a[1])
+			e.emit("sub.rn."+t, r, a[0], p)
+			return r
+		}
+		return e.pyDivMod(op, a[0], a[1], d)
+	case ir.OpAnd, ir.OpOr, ir.OpXor:
+		name := map[ir.Op]string{ir.OpAnd: "and", ir.OpOr: "or", ir.OpXor: "xor"}[op]
+		bt := "b32"
+		switch d {
+		case ir.Bool:
+			bt = "pred"
+		case ir.I64:
+			bt = "b64"
+		}
+		e.emit(name+"."+bt, r, a[0], a[1])
+	case ir.OpNeg:
+		e.emit("neg."+t, r, a[0])
+	case ir.OpNot:
+		switch d {
+		case ir.Bool:
+			e.emit("not.pred", r, a[0])
+		case ir.I64:
+			e.emit("not.b64", r, a[0])
+		default:
+			e.emit("not.b32", r, a[0])
+		}
+	case ir.OpAbs:
+		e.emit("abs."+t, r, a[0])
+	case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
+		if d != ir.F32 && d != ir.TF32 {
+			if d == ir.F64 && op == ir.OpSqrt {
+				e.emit("sqrt.rn.f64", r, a[0])
+				return r
+			}
+			e.fail("%s on %s is not supported yet", op, d)
+		}
+		switch op {
+		case ir.OpExp:
+			x := e.newReg(F32)
+			e.emit("mul.f32", x, a[0], F32Imm(1.4426950408889634))
+			e.emit("ex2.approx.f32", r, x)
+		case ir.OpExp2:
+			e.emit("ex2.approx.f32", r, a[0])
+		case ir.OpLog:
+			x := e.newReg(F32)
+			e.emit("lg2.approx.f32", x, a[0])
+			e.emit("mul.f32", r, x, F32Imm(0.6931471805599453))
+		case ir.OpSqrt:
+			e.emit("sqrt.rn.f32", r, a[0])
+		case ir.OpRsqrt:
+			e.emit("rsqrt.approx.f32", r, a[0])
+		case ir.OpTanh:
+			e.emit("tanh.approx.f32", r, a[0])
+		}
+	default:
+		e.fail("%s is not supported yet", op)
+	}
+	return r
+}
+
+// pyDivMod is Python's // and % on integers (floor division).
+func (e *emitter) pyDivMod(op ir.Op, x, y Reg, d ir.DType) Reg {
+	t := ptype(d)
+	c := classOf(d)
+	q := e.newReg(c)
+	e.emit("div."+t, q, x, y)
+	m := e.newReg(c)
+	e.emit("rem."+t, m, x, y)
+	// Adjust when the remainder is non-zero and its sign differs from y's.
+	p1 := e.newReg(Pred)
+	e.emit("setp.ne."+t, p1, m, Imm(0))
+	sx := e.newReg(c)
+	if d == ir.I64 {
+		e.emit("xor.b64", sx, m, y)
+	} else {
+		e.emit("xor.b32", sx, m, y)
+	}
+	p2 := e.newReg(Pred)
+	e.emit("setp.lt."+t, p2, sx, Imm(0))
+	p := e.newReg(Pred)
+	e.emit("and.pred", p, p1, p2)
+	if op == ir.OpFloorDiv {
+		q1 := e.newReg(c)
+		e.emit("sub."+t, q1, q, Imm(1))
+		r := e.newReg(c)
+		e.emit("selp."+btypeReg(c), r, q1, q, p)
+		return r
+	}
+	m1 := e.newReg(c)
+	e.emit("add."+t, m1, m, y)
+	r := e.newReg(c)
+	e.emit("selp."+btypeReg(c), r, m1, m, p)
+	return r
+}
+
+func btypeReg(c RegClass) string {
+	switch c {
+	case B16:
+		return "b16"
+	case B64:
+		return "b64"
+	case F32:
+		return "f32"
+	case F64:
+		return "f64"
+	}
+	return "b32"
+}
+
+func (e *emitter) cmp(pred string, x, y Reg, d ir.DType) Reg {
+	if d == ir.F16 || d == ir.BF16 {
+		x, y = e.convert(x, d, ir.F32), e.convert(y, d, ir.F32)
+		d = ir.F32
+	}
+	r := e.newReg(Pred)
+	if d == ir.Bool {
+		switch pred {
+		case ir.PredEQ:
+			t := e.newReg(Pred)
+			e.emit("xor.pred", t, x, y)
+			e.emit("not.pred", r, t)
+		case ir.PredNE:
+			e.emit("xor.pred", r, x, y)
+		default:
+			e.fail("ordered comparison of bools is not supported")
+		}
+		return r
+	}
+	p := pred
+	if d.IsFloat() {
+		// Ordered comparisons are false on NaN, as in Python; != is true.
+		if p == ir.PredNE {
+			p = "neu"
+		}
+	}
+	e.emit("setp."+p+"."+ptype(d), r, x, y)
+	return r
+}
+
+func (e *emitter) selectReg(c, x, y Reg, d ir.DType) Reg {
+	r := e.newReg(classOf(d))
+	if d == ir.Bool {
+		a := e.newReg(Pred)
+		e.emit("and.pred", a, c, x)
+		nc := e.newReg(Pred)
+		e.emit("not.pred", nc, c)
+		b := e.newReg(Pred)
+		e.emit("and.pred", b, nc, y)
+		e.emit("or.pred", r, a, b)
+		return r
+	}
+	e.emit("selp."+btypeReg(classOf(d)), r, x, y, c)
+	return r
+}
+
+// castInt converts an i32 register to dtype d.
+func (e *emitter) castInt(x Reg, from, to ir.DType) Reg {
+	return e.convert(x, from, to)
+}
+
+// convert changes a register's dtype: round to nearest even for narrowing
+// floats, truncation toward zero for float -> int.
+func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
+	if from == to || (from == ir.F32 && to == ir.TF32) || (from == ir.TF32 && to == ir.F32) {
+		return x
+	}
+	if from == ir.TF32 {
+		from = ir.F32
+	}
+	if to == ir.TF32 {
+		to = ir.F32
+	}
+	r := e.newReg(classOf(to))
+	switch {
+	case from == ir.Bool:
+		switch to {
+		case ir.F16, ir.BF16:
+			f := e.convert(x, ir.Bool, ir.F32)
+			return e.convert(f, ir.F32, to)
+		case ir.F32:
+			e.emit("selp.f32", r, F32Imm(1), F32Imm(0), x)
+		case ir.F64:
+			e.emit("selp.f64", r, F64Imm(1), F64Imm(0), x)
+		case ir.I64:
+			e.emit("selp.b64", r, Imm(1), Imm(0), x)
+		default:
+			e.emit("selp.b32", r, Imm(1), Imm(0), x)
+		}
+	case to == ir.Bool:
+		switch from {
+		case ir.F16, ir.BF16:
+			return e.convert(e.convert(x, from, ir.F32), ir.F32, ir.Bool)
+		case ir.F32:
+			e.emit("setp.ne.f32", r, x, F32Imm(0))
+		case ir.F64:
+			e.emit("setp.ne.f64", r, x, F64Imm(0))
+		default:
+			e.emit("setp.ne."+ptype(from), r, x, Imm(0))
+		}
+	case from == ir.BF16 && to == ir.F32:
+		// cvt.f32.bf16 needs sm_90: shift the bits into the upper half.
+		z := e.newReg(B16)
+		e.emit("mov.b16", z, Imm(0))
+		b := e.newReg(B32)
+		e.emit("mov.b32", b, Vec{z, x})
+		e.emit("mov.b32", r, b)
+	case from == ir.BF16:
+		return e.convert(e.convert(x, ir.BF16, ir.F32), ir.F32, to)
+	case to == ir.BF16 && from != ir.F32:
+		return e.convert(e.convert(x, from, ir.F32), ir.F32, ir.BF16)
+	case from.IsFloat() && to.IsFloat():
+		if to.Bytes() < from.Bytes() {
+			e.emit("cvt.rn."+ptype(to)+"."+ptype(from), r, x)
+		} else {
+			e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
+		}
+	case from.IsFloat() && to.IsInt():
+		e.emit("cvt.rzi."+ptype(to)+"."+ptype(from), r, x)
+	case from.IsInt() && to.IsFloat():
+		e.emit("cvt.rn."+ptype(to)+"."+ptype(from), r, x)
+	case from.IsInt() && to.IsInt():
+		e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
+	default:
+		e.fail("convert %s -> %s is not supported", from, to)
+	}
+	return r
+}

@@ -1,0 +1,600 @@
+package ptxgen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// EmitKernel generates PTX for a kernel lowered for t by lower.Lower.
+func EmitKernel(f *ir.Func, t lower.Target) (k *Kernel, err error) {
+	if !t.Valid() {
+		return nil, fmt.Errorf("ptxgen: unknown target %q", t)
+	}
+	e := &emitter{
+		f:    f,
+		t:    t,
+		nw:   lower.NumWarps(f),
+		vals: map[*ir.Value]*value{},
+		arrs: map[*ir.Value]*array{},
+		inv:  map[string]Reg{},
+		invP: map[string]Reg{},
+	}
+	e.nt = 32 * e.nw
+	defer func() {
+		if r := recover(); r != nil {
+			if ee, ok := r.(emitError); ok {
+				k, err = nil, ee.err
+				return
+			}
+			panic(fmt.Sprintf("ptxgen %s: internal error in kernel %s: %v", t, f.Name, r))
+		}
+	}()
+	e.cur = &e.entry
+	e.prologue()
+	e.cur = &e.code
+	e.block(f.Body)
+	return e.finish(), nil
+}
+
+type emitError struct{ err error }
+
+// fail aborts emission with a user-facing error.
+func (e *emitter) fail(format string, args ...any) {
+	panic(emitError{fmt.Errorf("ptxgen %s: %s", e.t, fmt.Sprintf(format, args...))})
+}
+
+type emitter struct {
+	f      *ir.Func
+	t      lower.Target
+	nw, nt int
+
+	entry []Instr // thread-invariant prelude
+	code  []Instr // the body
+	cur   *[]Instr
+	nreg  [numClasses]int
+
+	params    []ParamSlot
+	paramDecl []string
+
+	vals map[*ir.Value]*value
+	arrs map[*ir.Value]*array
+	inv  map[string]Reg // thread-invariant values by key (emitted into entry)
+	invP map[string]Reg
+
+	tid, lane, warp Reg
+	smemBase        Reg // 1024-aligned shared-window address of the dynamic shared memory
+	labels          int
+	usesSmem        bool
+	uses            map[*ir.Value]int
+	hoist           *[]Instr // where invariants go inside a loop nest
+	copyMode        string   // "fast" or "slow": emit only that smem copy path
+	pendingIssue    func()   // next-stage copies, emitted by the first mma k-step
+	mmaPipe         *mmaPipe // set while emitting a pipelined loop body of the simple matmul shape
+}
+
+// value is how a tile or scalar is held.
+type value struct {
+	reg  Reg   // a scalar
+	regs []Reg // a register tile: one per register index (copies share a Reg)
+	lay  *lower.Layout
+	smem *smemVal
+}
+
+// smemVal is a tile in shared memory: one copy of a load's ring.
+type smemVal struct {
+	load  *ir.Instr
+	base  Reg // shared-window address of this copy
+	trans bool
+}
+
+type array struct {
+	ptr     Reg // global address
+	dims    []Reg
+	strides []Reg
+	dt      ir.DType
+}
+
+func (e *emitter) newReg(c RegClass) Reg {
+	e.nreg[c]++
+	return Reg{Class: c, N: e.nreg[c]}
+}
+
+func (e *emitter) emit(op string, args ...Operand) {
+	*e.cur = append(*e.cur, Instr{Op: op, Args: args})
+}
+
+func (e *emitter) emitIf(g Reg, neg bool, op string, args ...Operand) {
+	*e.cur = append(*e.cur, Instr{Op: op, Args: args, Guard: &g, Neg: neg})
+}
+
+func (e *emitter) label(l string) { *e.cur = append(*e.cur, Instr{Label: l}) }
+
+func (e *emitter) newLabel(what string) string {
+	e.labels++
+	return fmt.Sprintf("$L_%s_%d", what, e.labels)
+}
+
+// invariant computes a thread-invariant value once: in the preheader of the
+// outermost enclosing loop (so that loops do not recompute it), or where it
+// is first needed outside loops (so that it is not live across them).
+func (e *emitter) invariant(key string, gen func() Reg) Reg {
+	if r, ok := e.inv[key]; ok {
+		return r
+	}
+	saved := e.cur
+	if e.hoist != nil {
+		e.cur = e.hoist
+	}
+	r := gen()
+	e.cur = saved
+	e.inv[key] = r
+	return r
+}
+
+// classOf is the register class holding one element of dtype d.
+func classOf(d ir.DType) RegClass {
+	switch d {
+	case ir.Bool:
+		return Pred
+	case ir.I32:
+		return B32
+	case ir.I64:
+		return B64
+	case ir.F16, ir.BF16:
+		return B16
+	case ir.F32, ir.TF32:
+		return F32
+	case ir.F64:
+		return F64
+	}
+	return B32
+}
+
+// ptype is the PTX arithmetic type suffix for dtype d.
+func ptype(d ir.DType) string {
+	switch d {
+	case ir.Bool:
+		return "pred"
+	case ir.I32:
+		return "s32"
+	case ir.I64:
+		return "s64"
+	case ir.F16:
+		return "f16"
+	case ir.BF16:
+		return "bf16"
+	case ir.F32, ir.TF32:
+		return "f32"
+	case ir.F64:
+		return "f64"
+	}
+	return "b32"
+}
+
+// btype is the untyped bit-size suffix for moves, loads and stores.
+func btype(d ir.DType) string {
+	switch d.Bytes() {
+	case 1:
+		return "u8"
+	case 2:
+		return "b16"
+	case 8:
+		return "b64"
+	}
+	return "b32"
+}
+
+// prologue declares the parameters and computes thread ids and the shared base.
+func (e *emitter) prologue() {
+	for i, p := range e.f.Params {
+		name := "p_" + sanitize(p.Name)
+		switch t := p.Type.(type) {
+		case *ir.Array:
+			a := &array{dt: t.DType}
+			e.params = append(e.params, ParamSlot{Kind: SlotPointer, Param: i})
+			e.paramDecl = append(e.paramDecl, ".param .u64 "+name+"_ptr")
+			raw := e.newReg(B64)
+			e.emit("ld.param.u64", raw, Addr{Base: Sym(name + "_ptr")})
+			a.ptr = e.newReg(B64)
+			e.emit("cvta.to.global.u64", a.ptr, raw)
+			for ax := 0; ax < t.Rank; ax++ {
+				e.params = append(e.params, ParamSlot{Kind: SlotDim, Param: i, Axis: ax})
+				n := fmt.Sprintf("%s_dim%d", name, ax)
+				e.paramDecl = append(e.paramDecl, ".param .s32 "+n)
+				r := e.newReg(B32)
+				e.emit("ld.param.s32", r, Addr{Base: Sym(n)})
+				a.dims = append(a.dims, r)
+			}
+			for ax := 0; ax < t.Rank; ax++ {
+				e.params = append(e.params, ParamSlot{Kind: SlotStride, Param: i, Axis: ax})
+				n := fmt.Sprintf("%s_stride%d", name, ax)
+				e.paramDecl = append(e.paramDecl, ".param .s64 "+n)
+				r := e.newReg(B64)
+				e.emit("ld.param.s64", r, Addr{Base: Sym(n)})
+				a.strides = append(a.strides, r)
+			}
+			e.arrs[p.Value] = a
+		case *ir.Scalar:
+			e.params = append(e.params, ParamSlot{Kind: SlotScalar, Param: i})
+			var decl string
+			r := e.newReg(classOf(t.DType))
+			switch t.DType {
+			case ir.I32:
+				decl = ".s32"
+				e.emit("ld.param.s32", r, Addr{Base: Sym(name)})
+			case ir.I64:
+				decl = ".s64"
+				e.emit("ld.param.s64", r, Addr{Base: Sym(name)})
+			case ir.F32, ir.TF32:
+				decl = ".f32"
+				e.emit("ld.param.f32", r, Addr{Base: Sym(name)})
+			case ir.F64:
+				decl = ".f64"
+				e.emit("ld.param.f64", r, Addr{Base: Sym(name)})
+			case ir.Bool:
+				decl = ".u8"
+				h := e.newReg(B16)
+				e.emit("ld.param.u8", h, Addr{Base: Sym(name)})
+				e.emit("setp.ne.b16", r, h, Imm(0))
+			default:
+				e.fail("scalar parameter %s of type %s is not supported yet", p.Name, t.DType)
+			}
+			e.paramDecl = append(e.paramDecl, ".param "+decl+" "+name)
+			e.vals[p.Value] = &value{reg: r}
+		}
+	}
+	e.tid = e.newReg(B32)
+	e.emit("mov.u32", e.tid, Sym("%tid.x"))
+	e.lane = e.newReg(B32)
+	e.emit("and.b32", e.lane, e.tid, Imm(31))
+	e.warp = e.newReg(B32)
+	e.emit("shr.u32", e.warp, e.tid, Imm(5))
+	if lower.SmemBytes(e.f) > 0 {
+		e.usesSmem = true
+		s := e.newReg(B32)
+		e.emit("mov.u32", s, Sym("smem"))
+		e.emit("add.u32", s, s, Imm(1023))
+		e.smemBase = e.newReg(B32)
+		e.emit("and.b32", e.smemBase, s, Imm(-1024))
+	}
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// finish prints the module.
+func (e *emitter) finish() *Kernel {
+	version := "7.0"
+	if e.t == lower.SM120a {
+		version = "8.7"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "//\n// Generated by tilec for %s\n//\n\n.version %s\n.target %s\n.address_size 64\n\n", e.f.Name, version, e.t)
+	if e.usesSmem {
+		b.WriteString(".extern .shared .align 1024 .b8 smem[];\n\n")
+	}
+	fmt.Fprintf(&b, ".visible .entry %s(\n", sanitize(e.f.Name))
+	for i, d := range e.paramDecl {
+		b.WriteString("\t" + d)
+		if i < len(e.paramDecl)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, ")\n.reqntid %d, 1, 1\n{\n", e.nt)
+	for c := RegClass(0); c < numClasses; c++ {
+		if e.nreg[c] > 0 {
+			fmt.Fprintf(&b, "\t.reg %s %s<%d>;\n", classInfo[c].decl, classInfo[c].prefix, e.nreg[c]+1)
+		}
+	}
+	b.WriteByte('\n')
+	for _, list := range [][]Instr{e.entry, e.code} {
+		for _, in := range list {
+			if in.Label != "" && in.Op == "" {
+				b.WriteString(in.String() + "\n")
+			} else {
+				b.WriteString("\t" + in.String() + "\n")
+			}
+		}
+	}
+	b.WriteString("\tret;\n}\n")
+	smem := 0
+	if e.usesSmem {
+		smem = lower.SmemBytes(e.f) + 1024
+	}
+	return &Kernel{
+		Name:        sanitize(e.f.Name),
+		Target:      string(e.t),
+		PTX:         b.String(),
+		Block:       [3]int{e.nt, 1, 1},
+		SharedBytes: smem,
+		Params:      e.params,
+	}
+}
+
+// block emits a block's instructions.
+func (e *emitter) block(b *ir.Block) {
+	for _, in := range b.Instrs {
+		e.instr(in)
+	}
+}
+
+func (e *emitter) instr(in *ir.Instr) {
+	switch in.Op {
+	case ir.OpReturn:
+		return
+	case ir.OpYield:
+		return // handled by for/if
+	case ir.OpFor:
+		e.emitFor(in)
+		return
+	case ir.OpIf:
+		e.emitIfOp(in)
+		return
+	case ir.OpLoad:
+		if in.Attrs.Str("layout") == "smem" {
+			if in.Attrs.Get("pipelined") == true {
+				return // issued by the loop
+			}
+			e.emitSmemLoadSync(in)
+			return
+		}
+		e.emitGlobalAccess(in, false)
+		return
+	case ir.OpStore:
+		e.emitGlobalAccess(in, true)
+		return
+	case ir.OpMMA:
+		e.emitMMA(in)
+		return
+	case ir.OpPermute:
+		if in.Attrs.Str("layout") == "smem" {
+			src := e.vals[in.Args[0]]
+			e.vals[in.Result()] = &value{smem: &smemVal{load: src.smem.load, base: src.smem.base, trans: !src.smem.trans}}
+			return
+		}
+		fallthrough
+	case ir.OpBroadcast, ir.OpReshape:
+		// The operand's layout is derived from the result's: the same
+		// register indices hold the right elements.
+		src := e.vals[in.Args[0]]
+		lay := e.layout(in.Result())
+		e.vals[in.Result()] = &value{regs: src.regs, lay: lay}
+		return
+	case ir.OpReduce:
+		e.fail("reduce is not supported yet")
+	}
+	if len(in.Results) != 1 {
+		e.fail("%s is not supported yet", in.Op)
+	}
+	res := in.Result()
+	switch t := res.Type.(type) {
+	case *ir.Scalar:
+		e.vals[res] = &value{reg: e.scalarOp(in, nil)}
+	case *ir.Tile:
+		lay := e.layout(res)
+		regs := make([]Reg, lay.NumRegs())
+		var coords [][]Reg
+		if in.Op == ir.OpIota {
+			coords = e.elemCoords(lay)
+		}
+		for r := range regs {
+			c := lay.CanonicalReg(r)
+			if c != r {
+				regs[r] = regs[c]
+				continue
+			}
+			regs[r] = e.elemOp(in, r, coords)
+		}
+		_ = t
+		e.vals[res] = &value{regs: regs, lay: lay}
+	default:
+		e.fail("%s producing %s is not supported", in.Op, res.Type)
+	}
+}
+
+func (e *emitter) layout(v *ir.Value) *lower.Layout {
+	l, err := lower.LayoutOf(v)
+	if err != nil {
+		e.fail("%v", err)
+	}
+	if l == nil {
+		e.fail("%s has no layout", v)
+	}
+	return l
+}
+
+// elemCoords returns, per register, the coordinate registers (iota).
+func (e *emitter) elemCoords(l *lower.Layout) [][]Reg {
+	tc := e.threadCoord(l)
+	out := make([][]Reg, l.NumRegs())
+	for r := range out {
+		rc := l.RegCoord(r)
+		out[r] = make([]Reg, len(tc))
+		for d := range tc {
+			x := e.newReg(B32)
+			e.emit("add.s32", x, tc[d], Imm(rc[d]))
+			out[r][d] = x
+		}
+	}
+	return out
+}
+
+// threadCoord is, per dim, the part of the coordinate that comes from the
+// thread's lane and warp bits.
+func (e *emitter) threadCoord(l *lower.Layout) []Reg {
+	key := fmt.Sprint("tc", l.Shape, l.Lane, l.Warp)
+	out := make([]Reg, len(l.Shape))
+	for d := range out {
+		d := d
+		out[d] = e.invariant(fmt.Sprint(key, d), func() Reg {
+			acc := e.newReg(B32)
+			e.emit("mov.u32", acc, Imm(0))
+			add := func(src Reg, bases [][]int) {
+				for b, v := range bases {
+					if v[d] == 0 {
+						continue
+					}
+					x := e.newReg(B32)
+					e.emit("bfe.u32", x, src, Imm(b), Imm(1))
+					y := e.newReg(B32)
+					e.emit("mul.lo.u32", y, x, Imm(v[d]))
+					z := e.newReg(B32)
+					e.emit("or.b32", z, acc, y)
+					acc = z
+				}
+			}
+			add(e.lane, l.Lane)
+			add(e.warp, l.Warp)
+			return acc
+		})
+	}
+	return out
+}
+
+// operandReg returns the register holding element r of a tile operand, or
+// the scalar register (for scalar operands of elementwise ops).
+func (e *emitter) operandReg(v *ir.Value, r int) Reg {
+	x := e.vals[v]
+	if x == nil {
+		e.fail("internal: %s has no value", v)
+	}
+	if x.regs != nil {
+		return x.regs[r]
+	}
+	return x.reg
+}
+
+// elemOp emits one element of a tile-valued instruction.
+func (e *emitter) elemOp(in *ir.Instr, r int, coords [][]Reg) Reg {
+	switch in.Op {
+	case ir.OpSplat:
+		return e.vals[in.Args[0]].reg
+	case ir.OpIota:
+		d := coords[r][len(coords[r])-1]
+		return e.castInt(d, ir.I32, in.Result().Type.Elem())
+	}
+	if !in.Op.Info().Elementwise {
+		e.fail("%s on tiles is not supported yet", in.Op)
+	}
+	args := make([]Reg, len(in.Args))
+	for i, a := range in.Args {
+		args[i] = e.operandReg(a, r)
+	}
+	return e.compute(in, args)
+}
+
+// scalarOp emits a scalar instruction; subst, when set, maps values to
+// registers to use instead of their own (re-emitting loop index math).
+func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
+	switch in.Op {
+	case ir.OpConst:
+		return e.constReg(in.Attrs.Get("value"), in.Result().Type.Elem())
+	case ir.OpBlockID, ir.OpNumBlocks:
+		ax := in.Attrs.Int("axis")
+		if ax < 0 || ax > 2 {
+			e.fail("%s axis %d", in.Op, ax)
+		}
+		sr := []string{"%ctaid.x", "%ctaid.y", "%ctaid.z"}
+		if in.Op == ir.OpNumBlocks {
+			sr = []string{"%nctaid.x", "%nctaid.y", "%nctaid.z"}
+		}
+		r := e.newReg(B32)
+		e.emit("mov.u32", r, Sym(sr[ax]))
+		return r
+	case ir.OpDim:
+		a := e.arrs[in.Args[0]]
+		ax := in.Attrs.Int("axis")
+		return a.dims[ax]
+	}
+	if !in.Op.Info().Elementwise {
+		e.fail("%s on scalars is not supported yet", in.Op)
+	}
+	args := make([]Reg, len(in.Args))
+	for i, a := range in.Args {
+		if s, ok := subst[a]; ok {
+			args[i] = s
+		} else {
+			args[i] = e.vals[a].reg
+		}
+	}
+	return e.compute(in, args)
+}
+
+func (e *emitter) constReg(v any, d ir.DType) Reg {
+	r := e.newReg(classOf(d))
+	switch x := v.(type) {
+	case int64:
+		switch d {
+		case ir.F32, ir.TF32:
+			e.emit("mov.f32", r, F32Imm(float32(x)))
+		case ir.F64:
+			e.emit("mov.f64", r, F64Imm(float64(x)))
+		case ir.F16, ir.BF16:
+			return e.constReg(float64(x), d)
+		case ir.Bool:
+			e.emit("setp.ne.s32", r, Imm(x), Imm(0))
+		case ir.I64:
+			e.emit("mov.b64", r, Imm(x))
+		default:
+			e.emit("mov.b32", r, Imm(int64(int32(x))))
+		}
+	case float64:
+		switch d {
+		case ir.F32, ir.TF32:
+			e.emit("mov.f32", r, F32Imm(float32(x)))
+		case ir.F64:
+			e.emit("mov.f64", r, F64Imm(x))
+		case ir.F16, ir.BF16:
+			f := e.newReg(F32)
+			e.emit("mov.f32", f, F32Imm(float32(x)))
+			e.emit("cvt.rn."+ptype(d)+".f32", r, f)
+		case ir.I32:
+			e.emit("mov.b32", r, Imm(int64(int32(x))))
+		case ir.I64:
+			e.emit("mov.b64", r, Imm(int64(x)))
+		case ir.Bool:
+			e.emit("setp.ne.s32", r, Imm(boolInt(x != 0)), Imm(0))
+		}
+	case bool:
+		switch d {
+		case ir.Bool:
+			e.emit("setp.ne.s32", r, Imm(boolInt(x)), Imm(0))
+		default:
+			return e.constReg(int64(boolInt(x)), d)
+		}
+	default:
+		e.fail("constant %v (%T) is not supported", v, v)
+	}
+	return r
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sortedKeys is for deterministic iteration in tests.
+func sortedKeys(m map[string]Reg) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}

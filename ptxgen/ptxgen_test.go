@@ -1,0 +1,261 @@
+package ptxgen
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/ptxgen/internal/handir"
+)
+
+var updateFlag = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func updating() bool { return *updateFlag || os.Getenv("UPDATE") != "" }
+
+func TestPrinter(t *testing.T) {
+	p := Reg{Pred, 3}
+	for _, c := range []struct {
+		in   Instr
+		want string
+	}{
+		{Instr{Op: "add.s32", Args: []Operand{Reg{B32, 1}, Reg{B32, 2}, Imm(-5)}}, "add.s32 %r1, %r2, -5;"},
+		{Instr{Op: "ld.global.v2.b16", Args: []Operand{Vec{Reg{B16, 1}, Reg{B16, 2}}, Addr{Base: Reg{B64, 7}, Off: 4}}, Guard: &p}, "@%p3 ld.global.v2.b16 {%h1, %h2}, [%rd7+4];"},
+		{Instr{Op: "bra.uni", Args: []Operand{Label("$L_loop_1")}, Guard: &p, Neg: true}, "@!%p3 bra.uni $L_loop_1;"},
+		{Instr{Op: "mov.f32", Args: []Operand{Reg{F32, 2}, F32Imm(1)}}, "mov.f32 %f2, 0f3F800000;"},
+		{Instr{Op: "mov.f64", Args: []Operand{Reg{F64, 2}, F64Imm(-0.5)}}, "mov.f64 %fd2, 0dBFE0000000000000;"},
+		{Instr{Op: "cp.async.cg.shared.global", Args: []Operand{Addr{Base: Reg{B32, 4}, Off: 8192}, Addr{Base: Reg{B64, 2}}, Imm(16), Reg{B32, 9}}}, "cp.async.cg.shared.global [%r4+8192], [%rd2], 16, %r9;"},
+		{Instr{Op: "ld.param.u64", Args: []Operand{Reg{B64, 1}, Addr{Base: Sym("p_A_ptr")}}}, "ld.param.u64 %rd1, [p_A_ptr];"},
+		{Instr{Label: "$L_endloop_2"}, "$L_endloop_2:"},
+		{Instr{Op: "cp.async.commit_group"}, "cp.async.commit_group;"},
+	} {
+		if got := c.in.String(); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
+
+// compileExample parses, builds, lowers and emits one example kernel.
+func compileExample(tb testing.TB, file string, consts map[string]string, t lower.Target) (*ir.Func, *ir.Func, *Kernel) {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "examples", file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	af, err := lang.Parse(file, src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{Consts: consts})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := m.Funcs[0]
+	g, err := lower.LowerOpts(f, t, lower.Options{Verify: true})
+	if err != nil {
+		tb.Fatalf("%s: %v", file, err)
+	}
+	k, err := EmitKernel(g, t)
+	if err != nil {
+		tb.Fatalf("%s: %v", file, err)
+	}
+	return f, g, k
+}
+
+func count(ptx, pat string) int { return len(regexp.MustCompile(pat).FindAllString(ptx, -1)) }
+
+func TestMatmulPatterns(t *testing.T) {
+	for _, c := range []struct {
+		file, mma string
+		consts    map[string]string
+		ldm       string
+	}{
+		{"matmul.tile", `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32`, nil, `ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16`},
+		{"matmul.tile", `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32`, map[string]string{"T": "bfloat16"}, `ldmatrix`},
+		{"matmul.tile", `mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32`, map[string]string{"T": "float32", "tk": "32"}, `cvt\.rna\.tf32\.f32`},
+		{"matmul_bt.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
+		{"matmul_bias_relu.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `max\.f32`},
+	} {
+		_, _, k := compileExample(t, c.file, c.consts, lower.SM80)
+		ptx := k.PTX
+		for _, want := range []string{c.mma, c.ldm, `cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16, %r\d+;`, `cp\.async\.wait_group`, `bar\.sync 0`, `\.reqntid \d+, 1, 1`, `\.extern \.shared \.align 1024 \.b8 smem\[\];`} {
+			if count(ptx, want) == 0 {
+				t.Errorf("%s %v: no %s", c.file, c.consts, want)
+			}
+		}
+		for _, bad := range []string{`ld\.local`, `st\.local`} {
+			if count(ptx, bad) != 0 {
+				t.Errorf("%s: %s present", c.file, bad)
+			}
+		}
+		if k.SharedBytes == 0 || k.SharedBytes > 232448 {
+			t.Errorf("%s: SharedBytes %d", c.file, k.SharedBytes)
+		}
+	}
+	// The seed kernel: 8 warps, 4 mma m16 x 8 n8 per warp per k16, 4 k16 steps per 64-wide k tile.
+	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	if k.Block != [3]int{256, 1, 1} {
+		t.Errorf("block %v", k.Block)
+	}
+	// Two copies of the loop (aligned and unaligned copy paths).
+	if n := count(k.PTX, `mma\.sync`); n != 2*4*8*4 {
+		t.Errorf("%d mma.sync, want %d", n, 2*4*8*4)
+	}
+	if !strings.Contains(k.PTX, ".version 7.0\n.target sm_80\n.address_size 64") {
+		t.Errorf("header")
+	}
+	_, _, k120 := compileExample(t, "matmul.tile", nil, lower.SM120a)
+	if !strings.Contains(k120.PTX, ".version 8.7\n.target sm_120a\n") {
+		t.Errorf("sm_120a header")
+	}
+}
+
+func TestParamSlots(t *testing.T) {
+	f, _, k := compileExample(t, "matmul_bias_relu.tile", nil, lower.SM80)
+	var got []string
+	for _, s := range k.Params {
+		got = append(got, f.Params[s.Param].Name+"."+s.Kind.String()+string(rune('0'+s.Axis)))
+	}
+	want := "A.pointer0 A.dim0 A.dim1 A.stride0 A.stride1 B.pointer0 B.dim0 B.dim1 B.stride0 B.stride1 bias.pointer0 bias.dim0 bias.stride0 C.pointer0 C.dim0 C.dim1 C.stride0 C.stride1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("slots %s\nwant  %s", strings.Join(got, " "), want)
+	}
+	if n := count(k.PTX, `\.param \.`); n != len(k.Params) {
+		t.Errorf("%d .param declarations for %d slots", n, len(k.Params))
+	}
+}
+
+func TestElementwisePatterns(t *testing.T) {
+	_, _, k := compileExample(t, "vector_add.tile", nil, lower.SM80)
+	for _, bad := range []string{`mma`, `ldmatrix`, `cp\.async`, `ld\.local`, `st\.local`, `bar\.sync`} {
+		if count(k.PTX, bad) != 0 {
+			t.Errorf("vector_add: %s present", bad)
+		}
+	}
+	for _, want := range []string{`ld\.global\.v4\.b32`, `st\.global\.v4\.b32`, `add\.rn\.f32`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("vector_add: no %s", want)
+		}
+	}
+	if k.SharedBytes != 0 {
+		t.Errorf("vector_add uses shared memory")
+	}
+	_, _, k = compileExample(t, "broadcast.tile", nil, lower.SM80)
+	for _, want := range []string{`tanh\.approx\.f32`, `selp\.f32`, `abs\.f32`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("broadcast: no %s", want)
+		}
+	}
+}
+
+// TestGolden compares the PTX of small examples with testdata/<name>.txtar
+// (go test ./ptxgen -update rewrites them).
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"vector_add", "broadcast", "matmul_bt"} {
+		t.Run(name, func(t *testing.T) {
+			_, _, k := compileExample(t, name+".tile", nil, lower.SM80)
+			path := filepath.Join("testdata", name+".txtar")
+			if updating() {
+				a := &txtar.Archive{
+					Comment: []byte("PTX of examples/" + name + ".tile for sm_80 (go test ./ptxgen -update rewrites it).\n"),
+					Files:   []txtar.File{{Name: "ptx", Data: []byte(k.PTX)}},
+				}
+				if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			a, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(a.Files[0].Data), k.PTX); d != "" {
+				t.Errorf("PTX mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestHandIRMatchesExample(t *testing.T) {
+	// The hand-built IR (kept for variants the examples do not cover) must
+	// lower to the same schedule as the real example.
+	g1, err := lower.Lower(handir.Matmul(handir.MatmulOpts{T: ir.F16}), lower.SM80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, g2, _ := compileExample(t, "matmul.tile", nil, lower.SM80)
+	if lower.SmemBytes(g1) != lower.SmemBytes(g2) || lower.NumWarps(g1) != lower.NumWarps(g2) {
+		t.Errorf("hand IR and example differ")
+	}
+}
+
+func TestUnsupportedIsError(t *testing.T) {
+	src, err := os.ReadFile("../examples/reduction.tile")
+	if err != nil {
+		t.Skip(err)
+	}
+	af, err := lang.Parse("reduction.tile", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lower.Lower(m.Funcs[0], lower.SM80); err == nil || !strings.HasPrefix(err.Error(), "ptxgen sm_80: ") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestNoRuntimeNoCgo keeps the backend free of the runtime and of cgo.
+func TestNoRuntimeNoCgo(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}}", "github.com/tilec/tilec/ptxgen", "github.com/tilec/tilec/lower").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		if strings.HasPrefix(f[0], "github.com/tilec/tilec/runtime") || f[0] == "C" || f[0] == "gorgonia.org/cu" {
+			t.Errorf("lower/ptxgen depend on %s", f[0])
+		}
+		if f[1] != "0" && strings.HasPrefix(f[0], "github.com/tilec/") {
+			t.Errorf("%s has cgo files", f[0])
+		}
+	}
+}
+
+func BenchmarkSourceToPTXMatmul(b *testing.B) {
+	src, err := os.ReadFile("../examples/matmul.tile")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		af, err := lang.Parse("matmul.tile", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := ir.Build(af, ir.BuildOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		g, err := lower.Lower(m.Funcs[0], lower.SM80)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := EmitKernel(g, lower.SM80); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,447 @@
+package ptxgen
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// swizzled emits, in the entry block, the physical byte offset in a shared
+// tile of the element at (row, colBytes): (row*rowBytes + colBytes) with
+// lower.SwizzleXor(row)<<4 XORed in.
+func (e *emitter) swizzled(row, colBytes Reg, rowBytes int) Reg {
+	lin := e.newReg(B32)
+	e.emit("mad.lo.u32", lin, row, Imm(rowBytes), colBytes)
+	sw := e.newReg(B32)
+	if rowBytes >= 128 {
+		e.emit("and.b32", sw, row, Imm(7))
+	} else {
+		x := e.newReg(B32)
+		e.emit("mul.lo.u32", x, row, Imm(rowBytes))
+		y := e.newReg(B32)
+		e.emit("shr.u32", y, x, Imm(7))
+		e.emit("and.b32", sw, y, Imm(7))
+	}
+	s4 := e.newReg(B32)
+	e.emit("shl.b32", s4, sw, Imm(4))
+	r := e.newReg(B32)
+	e.emit("xor.b32", r, lin, s4)
+	return r
+}
+
+// tileOffset returns a register and an immediate whose sum is the swizzled
+// byte offset of element (rowReg+rowConst, colReg+colConst) of a shared
+// tile. The register is thread-invariant (computed once in the entry);
+// constant parts that do not change the swizzle go to the immediate.
+func (e *emitter) tileOffset(ld *ir.Instr, rowReg Reg, rowConst int, colReg Reg, colConst int) (Reg, int64) {
+	rb := ld.Attrs.Int("row_bytes")
+	bytes := ld.Result().Type.Elem().Bytes()
+	rowsPerPattern := 8
+	if rb < 128 {
+		rowsPerPattern = 1024 / rb
+	}
+	rc := ((rowConst % rowsPerPattern) + rowsPerPattern) % rowsPerPattern
+	imm := int64(rowConst-rc) * int64(rb)
+	cb := colConst * bytes
+	cl := cb
+	if rb >= 128 {
+		cl = cb % 128
+		imm += int64(cb - cl)
+	}
+	key := fmt.Sprintf("toff/%d/%d/%d/%d/%d", ld.Result().ID, rowReg.N, rc, colReg.N, cl)
+	r := e.invariant(key, func() Reg {
+		row := e.newReg(B32)
+		e.emit("add.u32", row, rowReg, Imm(rc))
+		col := e.newReg(B32)
+		e.emit("mad.lo.u32", col, colReg, Imm(bytes), Imm(cl))
+		return e.swizzled(row, col, rb)
+	})
+	return r, imm
+}
+
+// inv32 is a thread-invariant 32-bit value computed by gen.
+func (e *emitter) inv32(key string, gen func(r Reg)) Reg {
+	return e.invariant(key, func() Reg {
+		r := e.newReg(B32)
+		gen(r)
+		return r
+	})
+}
+
+// issueSmemLoad copies a load's tile into the shared buffer at base: with
+// 16-byte cp.async.cg (zero-filling out-of-bounds chunks through src-size)
+// when the array is 16-byte aligned with unit last stride, otherwise
+// element by element with ordinary loads and st.shared.
+func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg) {
+	arrV := ld.Args[0]
+	a := e.arrs[arrV]
+	tt := ld.Result().Type.(*ir.Tile)
+	R, C := tt.Shape[0], tt.Shape[1]
+	dt := a.dt
+	bytes := dt.Bytes()
+	E := 16 / bytes
+	if C%E != 0 {
+		e.fail("shared tile rows of %d elements are not a multiple of 16 bytes", C)
+	}
+	cpr := C / E
+	total := R * cpr
+	nj := (total + e.nt - 1) / e.nt
+	rb := C * bytes
+
+	idx := make([]Reg, 2)
+	for d := 0; d < 2; d++ {
+		idx[d] = e.scalarAt(ld.Args[1+d], body, subst)
+	}
+	// origin in elements.
+	org := make([]Reg, 2)
+	for d := 0; d < 2; d++ {
+		org[d] = e.newReg(B32)
+		e.emit("mul.lo.s32", org[d], idx[d], Imm(tt.Shape[d]))
+	}
+	fast := e.fastFlag(ld)
+	rowStep := e.nt / cpr
+	rowsPerPattern := 8
+	if rb < 128 {
+		rowsPerPattern = 1024 / rb
+	}
+	if e.nt%cpr == 0 && total%e.nt == 0 && rowStep%rowsPerPattern == 0 {
+		e.issueRegular(ld, a, arrV, fast, org, base, R, C, nj, rowStep)
+		return
+	}
+	// Per chunk j of this thread: row, chunk column, shared offset (invariant).
+	type chunk struct {
+		row, col Reg // element coordinates within the tile
+		dst      Reg // swizzled byte offset
+		valid    *Reg
+	}
+	chunks := make([]chunk, nj)
+	for j := 0; j < nj; j++ {
+		j := j
+		key := fmt.Sprintf("chunk/%d/%d/%d", R, C, j)
+		q := e.inv32(key+"/q", func(r Reg) { e.emit("add.u32", r, e.tid, Imm(j*e.nt)) })
+		row := e.inv32(key+"/row", func(r Reg) { e.emit("shr.u32", r, q, Imm(log2(cpr))) })
+		col := e.inv32(key+"/col", func(r Reg) {
+			c := e.newReg(B32)
+			e.emit("and.b32", c, q, Imm(cpr-1))
+			e.emit("mul.lo.u32", r, c, Imm(E))
+		})
+		dst := e.invariant(key+"/dst", func() Reg {
+			cb := e.newReg(B32)
+			e.emit("mul.lo.u32", cb, col, Imm(bytes))
+			return e.swizzled(row, cb, rb)
+		})
+		ch := chunk{row: row, col: col, dst: dst}
+		if total%e.nt != 0 {
+			v := e.invariant(key+"/valid", func() Reg {
+				p := e.newReg(Pred)
+				e.emit("setp.lt.u32", p, q, Imm(total))
+				return p
+			})
+			ch.valid = &v
+		}
+		chunks[j] = ch
+	}
+	// Remaining extents from the tile origin.
+	remR := e.newReg(B32)
+	e.emit("sub.s32", remR, a.dims[0], org[0])
+	remC := e.newReg(B32)
+	e.emit("sub.s32", remC, a.dims[1], org[1])
+	// Row base address of the tile origin (64-bit).
+	o0 := e.newReg(B64)
+	e.emit("cvt.s64.s32", o0, org[0])
+	t0 := e.newReg(B64)
+	e.emit("mul.lo.s64", t0, o0, a.strides[0])
+	rowBase := e.newReg(B64)
+	e.emit("mad.lo.s64", rowBase, t0, Imm(int64(bytes)), a.ptr)
+
+	doFast, doSlow, slowL, doneL := e.copyBranch(fast)
+	if doFast {
+		// Fast path: unit last stride, so the tile base is rowBase + org1*bytes.
+		o1 := e.newReg(B64)
+		e.emit("cvt.s64.s32", o1, org[1])
+		tileBase := e.newReg(B64)
+		e.emit("mad.lo.s64", tileBase, o1, Imm(int64(bytes)), rowBase)
+		for _, ch := range chunks {
+			ch := ch
+			// Thread's offset within the tile in global memory (invariant).
+			goff := e.invariant(fmt.Sprintf("goff/%d/%d/%d", arrV.ID, ch.row.N, ch.col.N), func() Reg {
+				r64 := e.newReg(B64)
+				e.emit("cvt.u64.u32", r64, ch.row)
+				c64 := e.newReg(B64)
+				e.emit("cvt.u64.u32", c64, ch.col)
+				x := e.newReg(B64)
+				e.emit("mul.lo.s64", x, r64, a.strides[0])
+				y := e.newReg(B64)
+				e.emit("add.s64", y, x, c64)
+				z := e.newReg(B64)
+				e.emit("mul.lo.s64", z, y, Imm(int64(bytes)))
+				return z
+			})
+			pr := e.newReg(Pred)
+			e.emit("setp.lt.s32", pr, ch.row, remR)
+			cl := e.newReg(B32)
+			e.emit("sub.s32", cl, remC, ch.col)
+			e.emit("min.s32", cl, cl, Imm(E))
+			e.emit("max.s32", cl, cl, Imm(0))
+			sz := e.newReg(B32)
+			e.emit("mul.lo.u32", sz, cl, Imm(bytes))
+			e.emit("selp.b32", sz, sz, Imm(0), pr)
+			pin := e.newReg(Pred)
+			e.emit("setp.ne.s32", pin, sz, Imm(0))
+			ga := e.newReg(B64)
+			e.emit("add.s64", ga, tileBase, goff)
+			src := e.newReg(B64)
+			e.emit("selp.b64", src, ga, a.ptr, pin)
+			sa := e.newReg(B32)
+			e.emit("add.u32", sa, base, ch.dst)
+			ops := []Operand{Addr{Base: sa}, Addr{Base: src}, Imm(16), sz}
+			if ch.valid != nil {
+				e.emitIf(*ch.valid, false, "cp.async.cg.shared.global", ops...)
+			} else {
+				e.emit("cp.async.cg.shared.global", ops...)
+			}
+		}
+	}
+	if doFast && doSlow {
+		e.emit("bra.uni", Label(doneL))
+		e.label(slowL)
+	}
+	if doSlow {
+		// Slow path: element by element with any strides.
+		bt := btype(dt)
+		for _, ch := range chunks {
+			pr := e.newReg(Pred)
+			e.emit("setp.lt.s32", pr, ch.row, remR)
+			if ch.valid != nil {
+				e.emit("and.pred", pr, pr, *ch.valid)
+			}
+			r64 := e.newReg(B64)
+			e.emit("cvt.u64.u32", r64, ch.row)
+			x := e.newReg(B64)
+			e.emit("mul.lo.s64", x, r64, a.strides[0])
+			ra := e.newReg(B64)
+			e.emit("mad.lo.s64", ra, x, Imm(int64(bytes)), rowBase)
+			col := e.newReg(B32)
+			e.emit("add.s32", col, org[1], ch.col)
+			c64 := e.newReg(B64)
+			e.emit("cvt.s64.s32", c64, col)
+			y := e.newReg(B64)
+			e.emit("mul.lo.s64", y, c64, a.strides[1])
+			ea := e.newReg(B64)
+			e.emit("mad.lo.s64", ea, y, Imm(int64(bytes)), ra)
+			cl := e.newReg(B32)
+			e.emit("sub.s32", cl, remC, ch.col)
+			sa := e.newReg(B32)
+			e.emit("add.u32", sa, base, ch.dst)
+			for i := 0; i < E; i++ {
+				p := e.newReg(Pred)
+				e.emit("setp.gt.s32", p, cl, Imm(i))
+				e.emit("and.pred", p, p, pr)
+				addr := ea
+				if i > 0 {
+					addr = e.newReg(B64)
+					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
+				}
+				v := e.newReg(classOf(dt))
+				if dt.Bytes() == 2 {
+					e.emit("mov.b16", v, Imm(0))
+				} else {
+					e.emit(movOp(classOf(dt)), v, e.zeroImm(dt))
+				}
+				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
+				st := Instr{Op: "st.shared." + bt, Args: []Operand{Addr{Base: sa, Off: int64(i * bytes)}, v}}
+				if ch.valid != nil {
+					g := *ch.valid
+					st.Guard = &g
+				}
+				*e.cur = append(*e.cur, st)
+			}
+		}
+	}
+	if doFast && doSlow {
+		e.label(doneL)
+	}
+}
+
+func (e *emitter) zeroImm(d ir.DType) Operand {
+	switch d {
+	case ir.F32, ir.TF32:
+		return F32Imm(0)
+	case ir.F64:
+		return F64Imm(0)
+	}
+	return Imm(0)
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+var _ = lower.SwizzleXor
+
+// issueRegular is issueSmemLoad when every thread copies nj chunks of one
+// column, rowStep rows apart, and rowStep keeps the swizzle pattern: the
+// shared offsets then differ by immediates and the global addresses by one
+// 64-bit stride, so the loop carries few registers.
+func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg, org []Reg, base Reg, R, C, nj, rowStep int) {
+	dt := a.dt
+	bytes := dt.Bytes()
+	E := 16 / bytes
+	cpr := C / E
+	rb := C * bytes
+	key := fmt.Sprintf("reg/%d/%d", R, C)
+	row0 := e.inv32(key+"/row", func(r Reg) { e.emit("shr.u32", r, e.tid, Imm(log2(cpr))) })
+	col0 := e.inv32(key+"/col", func(r Reg) {
+		c := e.newReg(B32)
+		e.emit("and.b32", c, e.tid, Imm(cpr-1))
+		e.emit("mul.lo.u32", r, c, Imm(E))
+	})
+	dst0 := e.invariant(key+"/dst", func() Reg {
+		cb := e.newReg(B32)
+		e.emit("mul.lo.u32", cb, col0, Imm(bytes))
+		return e.swizzled(row0, cb, rb)
+	})
+	// Remaining rows below this thread's first row, and bytes left in its chunk's row.
+	rr := e.newReg(B32)
+	e.emit("sub.s32", rr, a.dims[0], org[0])
+	e.emit("sub.s32", rr, rr, row0)
+	cl := e.newReg(B32)
+	e.emit("sub.s32", cl, a.dims[1], org[1])
+	e.emit("sub.s32", cl, cl, col0)
+	sa := e.newReg(B32)
+	e.emit("add.u32", sa, base, dst0)
+
+	doFast, doSlow, slowL, doneL := e.copyBranch(fast)
+	if doFast {
+		goff := e.invariant(fmt.Sprintf("goff/%d/%d/%d", arrV.ID, R, C), func() Reg {
+			r64 := e.newReg(B64)
+			e.emit("cvt.u64.u32", r64, row0)
+			c64 := e.newReg(B64)
+			e.emit("cvt.u64.u32", c64, col0)
+			x := e.newReg(B64)
+			e.emit("mad.lo.s64", x, r64, a.strides[0], c64)
+			z := e.newReg(B64)
+			e.emit("mul.lo.s64", z, x, Imm(int64(bytes)))
+			return z
+		})
+		step := e.byteOffset(a, arrV, 0, rowStep)
+		// g = ptr + (org0*stride0 + org1)*bytes + goff
+		o0 := e.newReg(B64)
+		e.emit("cvt.s64.s32", o0, org[0])
+		o1 := e.newReg(B64)
+		e.emit("cvt.s64.s32", o1, org[1])
+		t := e.newReg(B64)
+		e.emit("mad.lo.s64", t, o0, a.strides[0], o1)
+		g := e.newReg(B64)
+		e.emit("mad.lo.s64", g, t, Imm(int64(bytes)), a.ptr)
+		e.emit("add.s64", g, g, goff)
+		sz := e.newReg(B32)
+		e.emit("min.s32", sz, cl, Imm(E))
+		e.emit("max.s32", sz, sz, Imm(0))
+		e.emit("mul.lo.u32", sz, sz, Imm(bytes))
+		for j := 0; j < nj; j++ {
+			p := e.newReg(Pred)
+			e.emit("setp.gt.s32", p, rr, Imm(j*rowStep))
+			szj := e.newReg(B32)
+			e.emit("selp.b32", szj, sz, Imm(0), p)
+			pin := e.newReg(Pred)
+			e.emit("setp.ne.s32", pin, szj, Imm(0))
+			src := e.newReg(B64)
+			e.emit("selp.b64", src, g, a.ptr, pin)
+			e.emit("cp.async.cg.shared.global", Addr{Base: sa, Off: int64(j * rowStep * rb)}, Addr{Base: src}, Imm(16), szj)
+			if j+1 < nj {
+				g2 := e.newReg(B64)
+				e.emit("add.s64", g2, g, step)
+				g = g2
+			}
+		}
+	}
+	if doFast && doSlow {
+		e.emit("bra.uni", Label(doneL))
+		e.label(slowL)
+	}
+	if doSlow {
+		// Element by element with any strides.
+		bt := btype(dt)
+		r64 := e.newReg(B64)
+		e.emit("cvt.u64.u32", r64, row0)
+		o0 := e.newReg(B64)
+		e.emit("cvt.s64.s32", o0, org[0])
+		e.emit("add.s64", r64, r64, o0)
+		c := e.newReg(B32)
+		e.emit("add.s32", c, org[1], col0)
+		c64 := e.newReg(B64)
+		e.emit("cvt.s64.s32", c64, c)
+		x := e.newReg(B64)
+		e.emit("mul.lo.s64", x, r64, a.strides[0])
+		e.emit("mad.lo.s64", x, c64, a.strides[1], x)
+		ea := e.newReg(B64)
+		e.emit("mad.lo.s64", ea, x, Imm(int64(bytes)), a.ptr)
+		step := e.byteOffset(a, arrV, 0, rowStep)
+		for j := 0; j < nj; j++ {
+			pr := e.newReg(Pred)
+			e.emit("setp.gt.s32", pr, rr, Imm(j*rowStep))
+			for i := 0; i < E; i++ {
+				p := e.newReg(Pred)
+				e.emit("setp.gt.s32", p, cl, Imm(i))
+				e.emit("and.pred", p, p, pr)
+				addr := ea
+				if i > 0 {
+					addr = e.newReg(B64)
+					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
+				}
+				v := e.newReg(classOf(dt))
+				if bytes == 2 {
+					e.emit("mov.b16", v, Imm(0))
+				} else {
+					e.emit(movOp(classOf(dt)), v, e.zeroImm(dt))
+				}
+				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
+				e.emit("st.shared."+bt, Addr{Base: sa, Off: int64(j*rowStep*rb + i*bytes)}, v)
+			}
+			if j+1 < nj {
+				ea2 := e.newReg(B64)
+				e.emit("add.s64", ea2, ea, step)
+				ea = ea2
+			}
+		}
+	}
+	if doFast && doSlow {
+		e.label(doneL)
+	}
+}
+
+// fastFlag is the uniform predicate under which a load's tile can be copied
+// with 16-byte cp.async: unit last stride, 16-byte aligned rows, zero padding.
+func (e *emitter) fastFlag(ld *ir.Instr) Reg {
+	arrV := ld.Args[0]
+	a := e.arrs[arrV]
+	pad := ld.Attrs.Str("pad")
+	return e.invariant(fmt.Sprintf("cpfast/%d/%s", arrV.ID, pad), func() Reg {
+		if pad != "" && pad != ir.PadZero {
+			q := e.newReg(Pred)
+			e.emit("setp.ne.s32", q, Imm(0), Imm(0))
+			return q
+		}
+		return e.alignedFlag(a, arrV, 16)
+	})
+}
+
+// copyBranch starts the fast/slow copy code: it returns whether to emit
+// each path, and emits the uniform branch when both are needed.
+func (e *emitter) copyBranch(fast Reg) (doFast, doSlow bool, slowL, doneL string) {
+	switch e.copyMode {
+	case "fast":
+		return true, false, "", ""
+	case "slow":
+		return false, true, "", ""
+	}
+	slowL, doneL = e.newLabel("cpslow"), e.newLabel("cpdone")
+	e.emitIf(fast, true, "bra.uni", Label(slowL))
+	return true, true, slowL, doneL
+}
