@@ -50,7 +50,12 @@ func FuzzParse(f *testing.F) {
 		if file == nil || file.Src == nil {
 			t.Fatal("nil file or Src without an error")
 		}
-		walkFile(file, func(n Node) { checkPos(t, src, n.Position(), FormatAST(file)) })
+		walkFile(file, func(n Node) {
+			if _, ok := n.(*ellipsis); ok {
+				t.Fatalf("'...' left in the AST:\n%s", FormatAST(file))
+			}
+			checkPos(t, src, n.Position(), FormatAST(file))
+		})
 		_ = FormatAST(file)
 	})
 }

@@ -96,6 +96,8 @@ const (
 	maxNesting = 200
 	// maxIndent bounds the indentation levels (Python's own limit).
 	maxIndent = 100
+	// maxLineTokens bounds the tokens of one logical line.
+	maxLineTokens = 5000
 )
 
 type openBracket struct {
@@ -120,6 +122,7 @@ type scanner struct {
 	lastEnd     lexer.Position
 	nesting     int // recursion-causing tokens on this logical line
 	nestErr     bool
+	lineToks    int // tokens on this logical line
 }
 
 // lexError is a lexical error: its position and message.
@@ -172,6 +175,9 @@ func (s *scanner) emit(typ lexer.TokenType, value string, p lexer.Position) {
 	if typ != tokIndent && typ != tokDedent && typ != tokNewline {
 		s.lineHasToks = true
 		s.lastEnd = s.pos()
+		if s.lineToks++; s.lineToks == maxLineTokens {
+			s.errorf(p, "logical line too long (more than %d tokens)", maxLineTokens)
+		}
 	}
 }
 
@@ -182,10 +188,15 @@ func (s *scanner) endLogicalLine() {
 	s.lineHasToks = false
 	s.nesting = 0
 	s.nestErr = false
+	s.lineToks = 0
 }
 
 func (s *scanner) nest(p lexer.Position) {
 	s.nesting++
+	s.checkNesting(p)
+}
+
+func (s *scanner) checkNesting(p lexer.Position) {
 	if s.nesting+len(s.brackets) > maxNesting && !s.nestErr {
 		s.nestErr = true
 		s.errorf(p, "expression nested too deeply")
@@ -543,8 +554,7 @@ func (s *scanner) operator() {
 	switch c {
 	case '(', '[', '{':
 		s.brackets = append(s.brackets, openBracket{c, p})
-		s.nest(p)
-		s.nesting-- // the bracket itself is counted by len(s.brackets)
+		s.checkNesting(p)
 	case ')', ']', '}':
 		open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
 		n := len(s.brackets)

@@ -26,7 +26,6 @@ import (
 	"unsafe"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime/cudadrv"
 )
@@ -171,7 +170,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	}
 
 	start := time.Now()
-	pk, err := compilePTX(k.Func, target)
+	pk, err := CompilePTX(k.Func, target)
 	if err != nil {
 		return nil, err
 	}
@@ -235,22 +234,6 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 
 // compilePTX lowers f for target and emits its PTX: the one place the CUDA
 // backend calls the compiler.
-func compilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
-	t := lower.Target(target)
-	if !t.Valid() {
-		return nil, fmt.Errorf("cuda: unknown target %q (ptxgen emits %s and %s)", target, lower.SM80, lower.SM120a)
-	}
-	lf, err := lower.Lower(f, t)
-	if err != nil {
-		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, target, err)
-	}
-	pk, err := ptxgen.EmitKernel(lf, t)
-	if err != nil {
-		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, target, err)
-	}
-	return pk, nil
-}
-
 // checkTarget reports whether PTX for target can run on a device of
 // compute capability sm (e.g. 90): a plain target (sm_80) on that
 // generation or later, an architecture-specific one (sm_90a, sm_120a) only

@@ -9,7 +9,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 )
 
 func cmdCompile(args []string, stdout, stderr io.Writer) error {
@@ -52,20 +52,21 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--emit must be ast, ir, lowered or ptx, not %q", *emit)
 	}
-	t := lower.Target(*target)
-	if !t.Valid() {
+	if !lower.Target(*target).Valid() {
 		return usagef("--target must be sm_80 or sm_120a, not %q", *target)
 	}
 	for _, f := range mod.Funcs {
-		lowered, err := lower.LowerWithDump(f, t, *dumpAfter, stderr)
-		if err != nil {
-			return err
+		if *emit == "lowered" || *dumpAfter != "" {
+			lowered, err := lower.LowerWithDump(f, lower.Target(*target), *dumpAfter, stderr)
+			if err != nil {
+				return err
+			}
+			if *emit == "lowered" {
+				fmt.Fprint(stdout, ir.Print(lowered))
+				continue
+			}
 		}
-		if *emit == "lowered" {
-			fmt.Fprint(stdout, ir.Print(lowered))
-			continue
-		}
-		k, err := ptxgen.EmitKernel(lowered, t)
+		k, err := runtime.CompilePTX(f, *target)
 		if err != nil {
 			return err
 		}

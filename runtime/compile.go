@@ -1,0 +1,82 @@
+package runtime
+
+// This file is the Go API's front door: source text to a launchable Kernel,
+// and a Kernel to PTX for a target, without the caller touching lang, ir,
+// lower or ptxgen.
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/ptxgen"
+)
+
+// CompileOptions select a kernel of a source file and bake its constants.
+type CompileOptions struct {
+	// Kernel names the kernel to compile; "" means the file's only kernel.
+	Kernel string
+	// Consts bake constant parameters, as `-D name=value` does on the
+	// command line: "tm": "64", "T": "bf16".
+	Consts map[string]string
+}
+
+// Compile parses src (named filename in error messages), builds and verifies
+// the IR of one kernel with its constants baked in, and returns it ready to
+// launch on any backend. User mistakes come back as a lang.ErrorList, every
+// error of the file with its position.
+func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) {
+	file, err := lang.Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := ir.Build(file, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(mod.Funcs) == 1:
+		return NewKernel(mod.Funcs[0]), nil
+	case len(mod.Funcs) == 0 && opts.Kernel != "":
+		return nil, fmt.Errorf("%s: no kernel named %s", filename, opts.Kernel)
+	case len(mod.Funcs) == 0:
+		return nil, fmt.Errorf("%s: no kernel (a def decorated with @ct.kernel)", filename)
+	}
+	names := make([]string, len(mod.Funcs))
+	for i, f := range mod.Funcs {
+		names[i] = f.Name
+	}
+	return nil, fmt.Errorf("%s has %d kernels (%s): choose one with CompileOptions.Kernel",
+		filename, len(names), strings.Join(names, ", "))
+}
+
+// CompileFile is Compile on the contents of a file.
+func CompileFile(path string, opts CompileOptions) (*Kernel, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(path, src, opts)
+}
+
+// CompilePTX lowers f for target ("sm_80", "sm_120a") and emits its PTX with
+// the launch ABI (block size, shared memory, parameter slots). It needs no
+// GPU: the CUDA backend calls it before loading the module.
+func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
+	t := lower.Target(target)
+	if !t.Valid() {
+		return nil, fmt.Errorf("unknown target %q (ptxgen emits %s and %s)", target, lower.SM80, lower.SM120a)
+	}
+	lf, err := lower.Lower(f, t)
+	if err != nil {
+		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, target, err)
+	}
+	pk, err := ptxgen.EmitKernel(lf, t)
+	if err != nil {
+		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, target, err)
+	}
+	return pk, nil
+}
