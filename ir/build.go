@@ -107,8 +107,6 @@ type funcCtx struct {
 	scope    map[string]binding
 	locals   map[string]bool // names assigned anywhere in the body (Python's local rule)
 	isKernel bool
-	ret      value
-	hasRet   bool
 }
 
 // binding is a name's value and where it was last assigned.

@@ -43,7 +43,7 @@ func TestBuildAccepts(t *testing.T) {
 		"t = ct.sum(ct.zeros((2, 4)), axis=None)",
 		"t = ct.transpose(ct.zeros((2, 4, 8)))",
 		"t = ct.permute(ct.zeros((2, 4, 8)), (-1, 0, 1))",
-		"t = 2 ** -1 + 7 // -2 + -7 % 3 + 1 << 3 >> 1 + (3 & 5 | 2 ^ 1)",
+		"t = 2 ** -1 + 7 // -2 + -7 % 3 + (1 << 3 >> 1) + (3 & 5 | 2 ^ 1)",
 		"t = (1, 2) + (3,)\n    u = t[-1] + t[0]",
 		"t = ct.float16 == ct.float16 and ct.PaddingMode.ZERO != ct.PaddingMode.NAN",
 		"t = None\n    if t == None:\n        t = 1",

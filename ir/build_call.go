@@ -247,11 +247,15 @@ func (b *builder) inline(def *lang.FuncDef, e *lang.Call, pos []arg, kws []kwArg
 	saved := b.fn
 	b.fn = ctx
 	b.stack = append(b.stack, def.Name)
-	b.stmts(def.Body, nil, true)
+	b.stmts(def.Body, nameSet{retName: true}, true)
 	b.stack = b.stack[:len(b.stack)-1]
 	b.fn = saved
-	if ctx.hasRet {
-		return ctx.ret
+	bd, ok := ctx.scope[retName]
+	if !ok {
+		return noneVal{}
 	}
-	return noneVal{}
+	if u, ok := bd.val.(undefVal); ok {
+		return b.fail(e.Pos, "%s", u.msg)
+	}
+	return bd.val
 }

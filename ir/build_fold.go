@@ -6,6 +6,7 @@ package ir
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // foldBinary applies a binary operator to two compile-time values.
@@ -39,10 +40,17 @@ func foldBinary(op string, x, y value) (value, error) {
 	}
 	_, xf := x.(float64)
 	_, yf := y.(float64)
+	var v value
+	var err error
 	if xf || yf {
-		return foldFloat(op, toFloat(x), toFloat(y))
+		v, err = foldFloat(op, toFloat(x), toFloat(y))
+	} else {
+		v, err = foldInt(op, toInt(x), toInt(y))
 	}
-	return foldInt(op, toInt(x), toInt(y))
+	if err != nil && err != errDivZero && !strings.HasPrefix(err.Error(), "negative shift") {
+		err = fmt.Errorf("unsupported operand types for %s: %s and %s", op, describe(x), describe(y))
+	}
+	return v, err
 }
 
 // constEqual compares two compile-time values for == (ok is false when

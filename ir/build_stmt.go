@@ -70,7 +70,7 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 	case *lang.ForStmt:
 		b.forStmt(s, live)
 	case *lang.IfStmt:
-		b.ifStmt(s, live)
+		b.ifStmt(s, live, last)
 	default:
 		b.errorf(s.Position(), "unsupported statement")
 	}
@@ -135,9 +135,12 @@ func (b *builder) returnStmt(s *lang.ReturnStmt, last bool) {
 		b.errorf(s.Pos, "return must be the last statement of helper %s", b.fn.def.Name)
 		return
 	}
-	b.fn.ret = v
-	b.fn.hasRet = true
+	b.bind(retName, v, s.Pos)
 }
+
+// retName is the pseudo-variable that holds a helper's return value, so
+// that returns at the end of both branches of an if merge like assignments.
+const retName = "$return"
 
 // rangeArgs evaluates `range(...)` into lo, hi, step.
 func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
@@ -366,15 +369,17 @@ func (b *builder) coerceTo(v value, t Type, pos lang.Pos) (*Value, bool) {
 	return nil, false
 }
 
-// ifStmt builds an if: statically on a compile-time condition, else an OpIf.
-func (b *builder) ifStmt(s *lang.IfStmt, live nameSet) {
+// ifStmt builds an if: statically on a compile-time condition, else an
+// OpIf. last is set when the if ends a helper, so that its branches may end
+// in returns.
+func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 	c := b.expr(s.Cond)
 	static, cv, cr, ok := b.condition(s.Cond.Position(), c, "if")
 	if ok && static {
 		if cv {
-			b.stmts(s.Then, live, false)
+			b.stmts(s.Then, live, last)
 		} else {
-			b.stmts(s.Else, live, false)
+			b.stmts(s.Else, live, last)
 		}
 		return
 	}
@@ -385,10 +390,10 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet) {
 		saved := b.cur
 		scope := copyScope(b.fn.scope)
 		b.cur = in.NewRegion()
-		b.stmts(s.Then, live, false)
+		b.stmts(s.Then, live, last)
 		b.fn.scope = copyScope(scope)
 		b.cur = in.NewRegion()
-		b.stmts(s.Else, live, false)
+		b.stmts(s.Else, live, last)
 		b.fn.scope = scope
 		b.cur = saved
 		for _, n := range append(assignedList(s.Then), assignedList(s.Else)...) {
@@ -401,76 +406,130 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet) {
 	b.append(in)
 	outer := b.cur
 	before := b.fn.scope
-	thenB, elseB := in.NewRegion(), in.NewRegion()
+	m := &ifMerge{b: b, pos: s.Pos, thenB: in.NewRegion(), elseB: in.NewRegion()}
 	b.fn.scope = copyScope(before)
-	b.cur = thenB
-	b.stmts(s.Then, live, false)
+	b.cur = m.thenB
+	b.stmts(s.Then, live, last)
 	thenScope := b.fn.scope
 	b.fn.scope = copyScope(before)
-	b.cur = elseB
-	b.stmts(s.Else, live, false)
+	b.cur = m.elseB
+	b.stmts(s.Else, live, last)
 	elseScope := b.fn.scope
 	b.fn.scope = before
 	b.cur = outer
 
-	// Merge the names assigned in either branch.
+	// Merge the names assigned in either branch that are read afterwards.
 	names := assignedList(append(append([]lang.Stmt(nil), s.Then...), s.Else...))
-	var thenVals, elseVals []*Value
-	var merged []string
+	plans := map[string]any{}
 	for _, n := range names {
 		tb, inThen := thenScope[n]
 		eb, inElse := elseScope[n]
 		_, tUndef := tb.val.(undefVal)
 		_, eUndef := eb.val.(undefVal)
-		if !inThen || !inElse || tUndef || eUndef {
-			if live[n] {
-				b.bind(n, undefVal{msg: n + " is not defined on every path"}, s.Pos)
+		switch {
+		case !inThen || !inElse || tUndef || eUndef:
+			msg := n + " is not defined on every path"
+			if n == retName {
+				msg = "helper " + b.fn.def.Name + " does not return a value on every path"
 			}
-			continue
-		}
-		if !live[n] {
-			// Not read afterwards: nothing to merge.
+			b.bind(n, undefVal{msg: msg}, s.Pos)
+		case !live[n]:
 			b.bind(n, undefVal{msg: n + " is not defined on every path"}, s.Pos)
-			continue
-		}
-		if isPoison(tb.val) || isPoison(eb.val) {
-			b.bind(n, poison{}, s.Pos)
-			continue
-		}
-		if isConstVal(tb.val) && isConstVal(eb.val) {
-			if eq, ok := constEqual(tb.val, eb.val); ok && eq {
-				b.bind(n, tb.val, tb.pos)
+		default:
+			plan, ok := m.plan(tb.val, eb.val, tb.pos, eb.pos)
+			if !ok {
+				what := n
+				if n == retName {
+					what = "the return value of " + b.fn.def.Name
+				}
+				b.errorf(s.Pos, "%s is %s on one branch of the if but %s on the other", what, describe(tb.val), describe(eb.val))
+				b.bind(n, poison{}, s.Pos)
 				continue
 			}
+			plans[n] = plan
 		}
-		if sameValue(tb.val, eb.val) {
-			b.bind(n, tb.val, tb.pos)
-			continue
-		}
-		t := b.mergeType(tb.val, eb.val)
-		if t == nil {
-			b.errorf(s.Pos, "%s is %s on one branch of the if but %s on the other", n, describe(tb.val), describe(eb.val))
-			b.bind(n, poison{}, s.Pos)
-			continue
-		}
-		b.cur = thenB
-		tv, _ := b.coerceTo(tb.val, t, tb.pos)
-		b.cur = elseB
-		ev, _ := b.coerceTo(eb.val, t, eb.pos)
-		b.cur = outer
-		merged = append(merged, n)
-		thenVals = append(thenVals, tv)
-		elseVals = append(elseVals, ev)
 	}
-	thenB.Append(&Instr{Op: OpYield, Args: thenVals, Pos: s.Pos})
-	elseB.Append(&Instr{Op: OpYield, Args: elseVals, Pos: s.Pos})
-	for i, n := range merged {
-		r := b.f.NewValue(thenVals[i].Type)
+	m.thenB.Append(&Instr{Op: OpYield, Args: m.thenVals, Pos: s.Pos})
+	m.elseB.Append(&Instr{Op: OpYield, Args: m.elseVals, Pos: s.Pos})
+	results := make([]*Value, len(m.thenVals))
+	for i, tv := range m.thenVals {
+		r := b.f.NewValue(tv.Type)
 		r.Def = in
 		r.Index = i
 		in.Results = append(in.Results, r)
-		b.bind(n, r, s.Pos)
+		results[i] = r
 	}
+	for _, n := range names {
+		if plan, ok := plans[n]; ok {
+			b.bind(n, resolvePlan(plan, results), s.Pos)
+		}
+	}
+}
+
+// ifMerge collects the values that the two branches of an OpIf yield.
+type ifMerge struct {
+	b                  *builder
+	pos                lang.Pos
+	thenB, elseB       *Block
+	thenVals, elseVals []*Value
+}
+
+// resultIndex is a merge plan's reference to the if's result i.
+type resultIndex int
+
+// plan decides how a variable's two branch values meet: the same value on
+// both sides stays as it is (compile-time values stay compile-time), tuples
+// merge element by element, and anything else becomes a result of the if.
+// The plan is a value, a resultIndex, or a []any of plans for a tuple.
+func (m *ifMerge) plan(tv, ev value, tpos, epos lang.Pos) (any, bool) {
+	b := m.b
+	if isPoison(tv) || isPoison(ev) {
+		return poison{}, true
+	}
+	tt, tIsTuple := tv.(tuple)
+	et, eIsTuple := ev.(tuple)
+	if tIsTuple && eIsTuple && len(tt) == len(et) {
+		plans := make([]any, len(tt))
+		for i := range tt {
+			p, ok := m.plan(tt[i], et[i], tpos, epos)
+			if !ok {
+				return nil, false
+			}
+			plans[i] = p
+		}
+		return plans, true
+	}
+	if sameValue(tv, ev) {
+		return tv, true
+	}
+	t := b.mergeType(tv, ev)
+	if t == nil {
+		return nil, false
+	}
+	outer := b.cur
+	b.cur = m.thenB
+	x, _ := b.coerceTo(tv, t, tpos)
+	b.cur = m.elseB
+	y, _ := b.coerceTo(ev, t, epos)
+	b.cur = outer
+	m.thenVals = append(m.thenVals, x)
+	m.elseVals = append(m.elseVals, y)
+	return resultIndex(len(m.thenVals) - 1), true
+}
+
+// resolvePlan turns a merge plan into the value after the if.
+func resolvePlan(plan any, results []*Value) value {
+	switch p := plan.(type) {
+	case resultIndex:
+		return results[p]
+	case []any:
+		t := make(tuple, len(p))
+		for i, x := range p {
+			t[i] = resolvePlan(x, results)
+		}
+		return t
+	}
+	return plan
 }
 
 // mergeType is the type that two branch values of a variable meet at, or
@@ -563,6 +622,8 @@ func assignedList(stmts []lang.Stmt) []string {
 				}
 			case *lang.AugAssignStmt:
 				add(s.Target)
+			case *lang.ReturnStmt:
+				add(&lang.Name{Name: retName})
 			case *lang.ForStmt:
 				walk(s.Body)
 			case *lang.IfStmt:
