@@ -285,6 +285,22 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *Func) {
 	return b.f
 }
 
+// paramNameOK reports whether p's name may be bound: not a repeat of an
+// earlier parameter (recorded in seen) and not a builtin's name. It reports
+// the error when not.
+func (b *builder) paramNameOK(p *lang.Param, seen map[string]bool) bool {
+	if seen[p.Name] {
+		b.errorf(p.Pos, "duplicate parameter %s", p.Name)
+		return false
+	}
+	seen[p.Name] = true
+	if b.reservedName(p.Name) {
+		b.errorf(p.Pos, "cannot use %s as a parameter name: it is a builtin", p.Name)
+		return false
+	}
+	return true
+}
+
 // kernelParams binds the kernel's constants, arrays, scalars and dim symbols.
 func (b *builder) kernelParams(def *lang.FuncDef) {
 	seen := map[string]bool{}
@@ -295,13 +311,7 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 	var arrays []any // *lang.Param for scalars, arrayParam for arrays, in order
 	// Constants first: array annotations refer to them (ct.Array[T, ...]).
 	for _, p := range def.Params {
-		if seen[p.Name] {
-			b.errorf(p.Pos, "duplicate parameter %s", p.Name)
-			continue
-		}
-		seen[p.Name] = true
-		if b.reservedName(p.Name) {
-			b.errorf(p.Pos, "cannot use %s as a parameter name: it is a builtin", p.Name)
+		if !b.paramNameOK(p, seen) {
 			continue
 		}
 		if p.Annot == nil {

@@ -7,6 +7,7 @@ package ir
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -529,7 +530,7 @@ func (b *builder) biMMA(c *callCtx) value {
 		return poison{}
 	}
 	want := mmaShape(xt, yt)
-	if !shapesEqual(at.Shape, want) {
+	if !slices.Equal(at.Shape, want) {
 		return b.fail(c.argPos(2), "mma: acc is %s but a@b is %s (a is %s, b is %s)", at, shapeString(want), xt, yt)
 	}
 	in := xt.DType
@@ -858,7 +859,7 @@ func (b *builder) biBroadcastTo(c *callCtx) value {
 			return b.broadcastTo(c.pos, x, shape)
 		case *Tile:
 			s, ok := broadcastShapes(t.Shape, shape)
-			if !ok || !shapesEqual(s, shape) {
+			if !ok || !slices.Equal(s, shape) {
 				return b.fail(c.argPos(1), "broadcast_to: cannot broadcast %s to %s", t, shapeString(shape))
 			}
 			return b.broadcastTo(c.pos, x, shape)

@@ -225,13 +225,7 @@ func (b *builder) inline(def *lang.FuncDef, e *lang.Call, pos []arg, kws []kwArg
 	ctx := &funcCtx{def: def, scope: map[string]binding{}, locals: assignedSet(def.Body)}
 	seen := map[string]bool{}
 	for i, p := range def.Params {
-		if seen[p.Name] {
-			b.errorf(p.Pos, "duplicate parameter %s", p.Name)
-			continue
-		}
-		seen[p.Name] = true
-		if b.reservedName(p.Name) {
-			b.errorf(p.Pos, "cannot use %s as a parameter name: it is a builtin", p.Name)
+		if !b.paramNameOK(p, seen) {
 			continue
 		}
 		v := args[i].v

@@ -5,6 +5,7 @@ package ir
 // type. Compile-time operands fold; run-time ones emit instructions.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tilec/tilec/lang"
@@ -446,7 +447,7 @@ func (b *builder) broadcastTo(pos lang.Pos, x *Value, shape []int) *Value {
 	case *Scalar:
 		return b.emit(pos, OpSplat, TileOf(t.DType, shape...), x)
 	case *Tile:
-		if shapesEqual(t.Shape, shape) {
+		if slices.Equal(t.Shape, shape) {
 			return x
 		}
 		cur := t.Shape
@@ -459,7 +460,7 @@ func (b *builder) broadcastTo(pos lang.Pos, x *Value, shape []int) *Value {
 			x = b.emit(pos, OpReshape, TileOf(t.DType, padded...), x)
 			cur = padded
 		}
-		if !shapesEqual(cur, shape) {
+		if !slices.Equal(cur, shape) {
 			x = b.emit(pos, OpBroadcast, TileOf(t.DType, shape...), x)
 		}
 	}
@@ -649,7 +650,7 @@ func (b *builder) permute(pos lang.Pos, x *Value, perm []int) *Value {
 // reshape emits a reshape unless the shape is unchanged.
 func (b *builder) reshape(pos lang.Pos, x *Value, shape []int) *Value {
 	t := x.Type.(*Tile)
-	if shapesEqual(t.Shape, shape) {
+	if slices.Equal(t.Shape, shape) {
 		return x
 	}
 	return b.emit(pos, OpReshape, TileOf(t.DType, shape...), x)

@@ -187,20 +187,31 @@ func foldInt(op string, x, y int64) (value, error) {
 			return x << uint(y), nil
 		}
 		return x >> uint(y), nil
-	case "<":
-		return x < y, nil
-	case "<=":
-		return x <= y, nil
-	case ">":
-		return x > y, nil
-	case ">=":
-		return x >= y, nil
-	case "==":
-		return x == y, nil
-	case "!=":
-		return x != y, nil
+	}
+	if r, ok := foldCompare(op, x, y); ok {
+		return r, nil
 	}
 	return nil, fmt.Errorf("unsupported operand types for %s: int and int", op)
+}
+
+// foldCompare applies comparison op to x and y; ok is false when op is not
+// a comparison.
+func foldCompare[T int64 | float64](op string, x, y T) (r, ok bool) {
+	switch op {
+	case "<":
+		return x < y, true
+	case "<=":
+		return x <= y, true
+	case ">":
+		return x > y, true
+	case ">=":
+		return x >= y, true
+	case "==":
+		return x == y, true
+	case "!=":
+		return x != y, true
+	}
+	return false, false
 }
 
 func foldFloat(op string, x, y float64) (value, error) {
@@ -232,18 +243,9 @@ func foldFloat(op string, x, y float64) (value, error) {
 		return r, nil
 	case "**":
 		return math.Pow(x, y), nil
-	case "<":
-		return x < y, nil
-	case "<=":
-		return x <= y, nil
-	case ">":
-		return x > y, nil
-	case ">=":
-		return x >= y, nil
-	case "==":
-		return x == y, nil
-	case "!=":
-		return x != y, nil
+	}
+	if r, ok := foldCompare(op, x, y); ok {
+		return r, nil
 	}
 	return nil, fmt.Errorf("unsupported operand types for %s: float", op)
 }

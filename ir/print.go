@@ -193,12 +193,7 @@ func (p *textPrinter) instrHead(in *Instr) {
 		p.s("?")
 		return
 	}
-	for i, v := range in.Results {
-		if i > 0 {
-			p.s(", ")
-		}
-		p.value(v)
-	}
+	p.values(in.Results)
 	if len(in.Results) > 0 {
 		p.s(" = ")
 	}
@@ -254,13 +249,18 @@ func (p *textPrinter) instrHead(in *Instr) {
 func (p *textPrinter) indexed(a *Value, idx []*Value) {
 	p.value(a)
 	p.s("[")
-	for i, v := range idx {
+	p.values(idx)
+	p.s("]")
+}
+
+// values prints vs separated by ", ".
+func (p *textPrinter) values(vs []*Value) {
+	for i, v := range vs {
 		if i > 0 {
 			p.s(", ")
 		}
 		p.value(v)
 	}
-	p.s("]")
 }
 
 func (p *textPrinter) value(v *Value) {

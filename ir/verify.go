@@ -8,6 +8,7 @@ package ir
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -423,18 +424,6 @@ func valueShape(t Type) ([]int, bool) {
 	return nil, false
 }
 
-func shapesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // typing checks the op's operand, attribute and result types; it returns
 // a message or "".
 func (v *irVerifier) typing(in *Instr) string {
@@ -550,7 +539,7 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("cmp on %v", a[0].Type)
 		}
 		rsh, ok := valueShape(res)
-		if !ok || res.Elem() != Bool || !shapesEqual(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+		if !ok || res.Elem() != Bool || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
 			return fmt.Sprintf("result %v, want bool of the operands' shape", res)
 		}
 
@@ -569,7 +558,7 @@ func (v *irVerifier) typing(in *Instr) string {
 	case OpConvert:
 		sh, ok := valueShape(a[0].Type)
 		rsh, rok := valueShape(res)
-		if !ok || !rok || !shapesEqual(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+		if !ok || !rok || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
 			return fmt.Sprintf("convert %v to %v changes the shape", a[0].Type, res)
 		}
 

@@ -1,10 +1,18 @@
-// Package runtime executes compiled kernels. It owns host tensors (Tensor),
-// the launch API shared by every backend (Kernel, Arg, LaunchOptions,
-// Backend, Kernel.Bind), the numerics of the narrow float formats, and the
-// CPU backend: an interpreter of the IR that is tilec's reference semantics
-// and the oracle GPU results are checked against. The CUDA backend (the
-// files with the build tag cuda, over the driver layer in runtime/cudadrv)
-// implements the same Backend.
+// Package runtime executes compiled kernels. It owns the Go API's front
+// door (Compile, CompileFile and CompilePTX in compile.go: source text to a
+// Kernel or to PTX), host tensors (Tensor), the launch API shared by every
+// backend (Kernel, Arg, LaunchOptions, Backend, Kernel.Bind), the numerics of
+// the narrow float formats, the comparison of results against the
+// interpreter (verify.go), and the CPU backend: an interpreter of the IR that
+// is tilec's reference semantics and the oracle GPU results are checked
+// against.
+//
+// The CUDA backend implements the same Backend: cuda.go (compile through
+// lower and ptxgen, load, launch, copy back) and bench_cuda.go (device-resident
+// buffers, timing, cuBLAS), both under the build tag cuda and built on the
+// driver layer in runtime/cudadrv, the only package with cgo. Without the
+// tag, cuda_stub.go gives the same API failing with ErrNoCUDA; cuda_info.go
+// holds the types both builds share.
 //
 // # Launch checks
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -391,7 +392,7 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 			if s != nil && !ci.tile {
 				return fmt.Errorf("operand %d is a tile but the result is a scalar", i)
 			}
-			if s != nil && !shapesEqual(s, ci.shape) {
+			if s != nil && !slices.Equal(s, ci.shape) {
 				return fmt.Errorf("operand %d has shape %v, result %v", i, s, ci.shape)
 			}
 		}
@@ -658,18 +659,6 @@ func checkYield(r *ir.Block, n int) error {
 	return fmt.Errorf("region ends with %s, want yield", last.Op)
 }
 
-func shapesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func splatTile(d ir.DType, n int, s val) *tile {
 	t := &tile{}
 	if isFloat(d) {
@@ -850,23 +839,8 @@ func execBinary(fr *frame, c *cinstr) error {
 	return nil
 }
 
-func cmpFloat(p int, x, y float64) bool {
-	switch p {
-	case 0:
-		return x == y
-	case 1:
-		return x != y
-	case 2:
-		return x < y
-	case 3:
-		return x <= y
-	case 4:
-		return x > y
-	}
-	return x >= y
-}
-
-func cmpInt(p int, x, y int64) bool {
+// applyPred applies predicate code p (see predCodes) to x and y.
+func applyPred[T int64 | float64](p int, x, y T) bool {
 	switch p {
 	case 0:
 		return x == y
@@ -895,9 +869,9 @@ func execCmp(fr *frame, c *cinstr) error {
 		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
 		var r bool
 		if fl {
-			r = cmpFloat(c.pred, x.f, y.f)
+			r = applyPred(c.pred, x.f, y.f)
 		} else {
-			r = cmpInt(c.pred, x.i, y.i)
+			r = applyPred(c.pred, x.i, y.i)
 		}
 		fr.regs[c.res[0]] = val{i: b2i(r)}
 		return nil
@@ -906,12 +880,12 @@ func execCmp(fr *frame, c *cinstr) error {
 	if fl {
 		x, y := fr.floatsOf(c, 0), fr.floatsOf(c, 1)
 		for i := range out {
-			out[i] = b2i(cmpFloat(c.pred, x[i], y[i]))
+			out[i] = b2i(applyPred(c.pred, x[i], y[i]))
 		}
 	} else {
 		x, y := fr.intsOf(c, 0), fr.intsOf(c, 1)
 		for i := range out {
-			out[i] = b2i(cmpInt(c.pred, x[i], y[i]))
+			out[i] = b2i(applyPred(c.pred, x[i], y[i]))
 		}
 	}
 	fr.regs[c.res[0]] = val{t: &tile{i: out}}

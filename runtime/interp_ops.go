@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -179,7 +180,7 @@ func checkMMA(ci *cinstr) error {
 	bad := func() error {
 		return fmt.Errorf("shapes %v x %v + %v -> %v", a, b, acc, ci.shape)
 	}
-	if a == nil || b == nil || acc == nil || !shapesEqual(acc, ci.shape) || ci.adt[2] != ci.dtype {
+	if a == nil || b == nil || acc == nil || !slices.Equal(acc, ci.shape) || ci.adt[2] != ci.dtype {
 		return bad()
 	}
 	r := len(a)

@@ -56,18 +56,7 @@ func roundBits(b uint64, mantBits, bias, maxBiased int) uint64 {
 
 // F16Bits rounds x to IEEE binary16 (round to nearest even; overflow to
 // infinity; NaN to the canonical quiet NaN with x's sign).
-func F16Bits(x float64) uint16 {
-	b := math.Float64bits(x)
-	sign := uint16(b>>48) & 0x8000
-	b &^= 1 << 63
-	if b >= 0x7ff0000000000000 {
-		if b > 0x7ff0000000000000 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	return sign | uint16(roundBits(b, 10, 15, 31))
-}
+func F16Bits(x float64) uint16 { return halfBits(x, 10, 15, 31) }
 
 // F16Float returns the value of binary16 bits h.
 func F16Float(h uint16) float64 {
@@ -92,17 +81,24 @@ func F16Float(h uint16) float64 {
 
 // BF16Bits rounds x to bfloat16 (round to nearest even; overflow to
 // infinity; NaN to a quiet NaN with x's sign).
-func BF16Bits(x float64) uint16 {
+func BF16Bits(x float64) uint16 { return halfBits(x, 7, 127, 255) }
+
+// halfBits rounds x to a 16-bit binary format with mantBits mantissa bits,
+// exponent bias and all-ones biased exponent maxBiased. Infinity and the
+// quiet NaN are built from the format's own fields, so F16 and BF16 share
+// one path.
+func halfBits(x float64, mantBits, bias, maxBiased int) uint16 {
 	b := math.Float64bits(x)
 	sign := uint16(b>>48) & 0x8000
 	b &^= 1 << 63
 	if b >= 0x7ff0000000000000 {
+		inf := uint16(maxBiased) << mantBits
 		if b > 0x7ff0000000000000 {
-			return sign | 0x7fc0
+			return sign | inf | 1<<(mantBits-1) // quiet NaN
 		}
-		return sign | 0x7f80
+		return sign | inf
 	}
-	return sign | uint16(roundBits(b, 7, 127, 255))
+	return sign | uint16(roundBits(b, mantBits, bias, maxBiased))
 }
 
 // BF16Float returns the value of bfloat16 bits h.

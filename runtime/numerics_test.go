@@ -42,8 +42,12 @@ func TestF16KnownBits(t *testing.T) {
 			t.Errorf("F16Bits(%g) = %#04x, want %#04x", tc.x, got, tc.bits)
 		}
 	}
-	if got := F16Bits(math.NaN()); got&0x7c00 != 0x7c00 || got&0x3ff == 0 {
-		t.Errorf("F16Bits(NaN) = %#04x, not a NaN", got)
+	// NaN becomes the canonical quiet NaN, keeping the sign.
+	if got := F16Bits(math.NaN()); got != 0x7e00 {
+		t.Errorf("F16Bits(NaN) = %#04x, want 0x7e00", got)
+	}
+	if got := F16Bits(math.Copysign(math.NaN(), -1)); got != 0xfe00 {
+		t.Errorf("F16Bits(-NaN) = %#04x, want 0xfe00", got)
 	}
 	if !math.IsNaN(F16Float(0x7e00)) || F16Float(0x7c00) != math.Inf(1) || F16Float(0x0001) != 0x1p-24 ||
 		F16Float(0x7bff) != 65504 || F16Float(0xbc00) != -1 {
@@ -117,8 +121,11 @@ func TestBF16(t *testing.T) {
 			t.Fatalf("bf16 %#04x does not round-trip", h)
 		}
 	}
-	if v := BF16Bits(math.NaN()); v&0x7f80 != 0x7f80 || v&0x7f == 0 {
-		t.Errorf("BF16Bits(NaN) = %#04x", v)
+	if v := BF16Bits(math.NaN()); v != 0x7fc0 {
+		t.Errorf("BF16Bits(NaN) = %#04x, want 0x7fc0", v)
+	}
+	if v := BF16Bits(math.Copysign(math.NaN(), -1)); v != 0xffc0 {
+		t.Errorf("BF16Bits(-NaN) = %#04x, want 0xffc0", v)
 	}
 }
 

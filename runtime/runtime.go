@@ -10,14 +10,12 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-// Kernel is a compiled kernel ready to launch: the IR function (what the CPU
-// backend interprets, and what every launch is checked against) plus the
-// artifacts other backends need.
+// Kernel is a compiled kernel ready to launch: the IR function, which the
+// CPU backend interprets and every launch is checked against. Device
+// backends derive their own code from it and cache it themselves (the CUDA
+// backend per kernel and target), so a Kernel holds no target code.
 type Kernel struct {
 	Func *ir.Func
-	// Artifacts hold target code by key (for example "ptx:sm_90a"), filled
-	// by whoever compiles for a device backend.
-	Artifacts map[string][]byte
 
 	once sync.Once
 	prog *program

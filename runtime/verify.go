@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ func compare(got, want *Tensor, tol Tolerance, written []bool) *Report {
 		r.Problem = fmt.Sprintf("dtype %s, reference %s", got.DType, want.DType)
 		return r
 	}
-	if !equalInts(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		r.Problem = fmt.Sprintf("shape %v, reference %v", got.Shape, want.Shape)
 		return r
 	}
@@ -303,18 +304,6 @@ func logicalIndex(shape []int, i int) []int {
 		}
 	}
 	return idx
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // StoredParams returns the indices of the array parameters that f stores

@@ -36,12 +36,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the rows as JSON")
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
-	pos, err := parseInterleaved(fs, args)
+	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("bench takes one source file, got %d", len(pos))
 	}
 	if *iters < 20 {
 		return usagef("--iters must be at least 20 for a stable median")
@@ -54,7 +51,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		ns = append(ns, n)
 	}
-	f, err := loadKernel(pos[0], *kernel, consts)
+	f, err := loadKernel(srcPath, *kernel, consts)
 	if err != nil {
 		return err
 	}

@@ -21,18 +21,15 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
-	pos, err := parseInterleaved(fs, args)
+	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("compile takes one source file, got %d", len(pos))
-	}
-	src, err := os.ReadFile(pos[0])
+	src, err := os.ReadFile(srcPath)
 	if err != nil {
 		return err
 	}
-	file, err := lang.Parse(pos[0], src)
+	file, err := lang.Parse(srcPath, src)
 	if err != nil {
 		return err
 	}

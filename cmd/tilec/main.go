@@ -67,6 +67,19 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
+// sourceArg parses args with fs and returns the one source file that every
+// subcommand takes.
+func sourceArg(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usagef("%s takes one source file, got %d", fs.Name(), len(pos))
+	}
+	return pos[0], nil
+}
+
 // parseInterleaved parses flags that may come before or after positional
 // arguments (`tilec run FILE -D tm=64` and `tilec run -D tm=64 FILE` both work).
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {

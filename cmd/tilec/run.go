@@ -40,14 +40,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
 	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
 	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
-	pos, err := parseInterleaved(fs, args)
+	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("run takes one source file, got %d", len(pos))
-	}
-	f, err := loadKernel(pos[0], *kernel, consts)
+	f, err := loadKernel(srcPath, *kernel, consts)
 	if err != nil {
 		return err
 	}
@@ -78,7 +75,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	wall := time.Since(start)
 
-	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, pos[0])
+	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, srcPath)
 	fmt.Fprintf(stdout, "consts   %s\n", constsString(f))
 	fmt.Fprintf(stdout, "shapes   %s\n", dimsString(dims, res.Dims))
 	fmt.Fprintf(stdout, "grid     (%d, %d, %d) = %d blocks\n", res.Grid[0], res.Grid[1], res.Grid[2], res.Grid[0]*res.Grid[1]*res.Grid[2])
