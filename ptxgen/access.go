@@ -126,6 +126,10 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 		lay = e.layout(tv)
 	}
 	dt := a.dt
+	if store && e.canStage(in, lay, tt, dt) {
+		e.emitStagedStore(a, arrV, idx, tt, src)
+		return
+	}
 	bytes := dt.Bytes()
 	vec := lay.ContigRegs()
 	for vec*bytes > 16 {
@@ -276,14 +280,27 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 			} else {
 				e.emitIf(pv, false, "ld.global"+vs+"."+bt, ops, Addr{Base: addr})
 			}
+			// Element-wise fallback (misaligned rows, or a last stride
+			// other than 1): element i is i*stride[last] elements on. The
+			// step is computed here, not hoisted, so that it costs no
+			// register across loops (ptxas reads the stride from the
+			// parameter bank).
 			npv := e.newReg(Pred)
 			e.emit("not.pred", npv, pv)
+			ai := addr
 			for i := 0; i < vec; i++ {
+				if i > 0 {
+					s := e.newReg(B64)
+					e.emit("mul.lo.s64", s, a.strides[last], Imm(int64(bytes)))
+					x := e.newReg(B64)
+					e.emit("add.s64", x, ai, s)
+					ai = x
+				}
 				p := and(elemPred(i), npv)
 				if store {
-					e.emitIf(p, false, storeOp, Addr{Base: addr, Off: int64(i * bytes)}, el[i])
+					e.emitIf(p, false, storeOp, Addr{Base: ai}, el[i])
 				} else {
-					e.emitIf(p, false, loadOp, el[i], Addr{Base: addr, Off: int64(i * bytes)})
+					e.emitIf(p, false, loadOp, el[i], Addr{Base: ai})
 				}
 			}
 		} else {

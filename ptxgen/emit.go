@@ -72,7 +72,7 @@ type emitter struct {
 	uses            map[*ir.Value]int
 	hoist           *[]Instr // where invariants go inside a loop nest
 	copyMode        string   // "fast" or "slow": emit only that smem copy path
-	pendingIssue    func()   // next-stage copies, emitted by the first mma k-step
+	pendingIssue    []func() // next-stage copies, in parts emitted among the mma k-steps
 	mmaPipe         *mmaPipe // set while emitting a pipelined loop body of the simple matmul shape
 }
 

@@ -368,22 +368,37 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 		}
 	}
 	if len(piped) > 0 {
-		e.pendingIssue = func() {
-			ivn := e.newReg(ivC)
-			e.emit("mad.lo."+t, ivn, step, Imm(stages-1), iv)
-			for _, ld := range piped {
-				e.issueSmemLoad(ld, body, map[*ir.Value]Reg{body.Params[0]: ivn}, e.slotBase(ld, wslot))
+		// The next stage's copies, in parts that the mma spreads over its
+		// k-steps (SpreadCopies); the last part commits the group.
+		var ivn Reg
+		haveIvn := false
+		next := func() map[*ir.Value]Reg {
+			if !haveIvn {
+				ivn = e.newReg(ivC)
+				e.emit("mad.lo."+t, ivn, step, Imm(stages-1), iv)
+				haveIvn = true
 			}
-			e.emit("cp.async.commit_group")
+			return map[*ir.Value]Reg{body.Params[0]: ivn}
 		}
+		var parts []func()
+		for _, ld := range piped {
+			ld := ld
+			n := e.copyParts(ld)
+			for q := 0; q < n; q++ {
+				q := q
+				parts = append(parts, func() { e.issueSmemLoadPart(ld, body, next(), e.slotBase(ld, wslot), q, n) })
+			}
+		}
+		last := parts[len(parts)-1]
+		parts[len(parts)-1] = func() { last(); e.emit("cp.async.commit_group") }
+		e.pendingIssue = parts
 	}
 	e.block(body)
 	e.mmaPipe = nil
-	if e.pendingIssue != nil {
-		f := e.pendingIssue
-		e.pendingIssue = nil
+	for _, f := range e.pendingIssue {
 		f()
 	}
+	e.pendingIssue = nil
 	if pipe != nil {
 		if !pipe.used {
 			e.fail("internal: pipelined mma loop without its mma")
@@ -410,6 +425,12 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 // OverlapStageWait moves the wait for the next stage into the mma's last
 // k-step (a variable for experiments; see docs/perf.md).
 var OverlapStageWait = true
+
+// SpreadCopies splits the next stage's cp.async copies into parts of
+// about four 16-byte chunks per thread, issued after different mma
+// k-steps, instead of all after the first k-step: the integer work of the
+// copies then no longer stalls the tensor pipe in one stretch.
+var SpreadCopies = true
 
 // advanceSlots moves the ring's read and write slots on by one.
 func (e *emitter) advanceSlots(stages int, slots ...Reg) {

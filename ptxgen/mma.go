@@ -246,12 +246,26 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 				e.emit(op, d, a, b, d)
 			}
 		}
-		if ks == 0 && e.pendingIssue != nil {
-			// The next stage's copies go after the first k-step's mmas, so
-			// the tensor cores start right after the barrier.
-			f := e.pendingIssue
-			e.pendingIssue = nil
-			f()
+		if len(e.pendingIssue) > 0 && (ks == 0 || SpreadCopies) && (pipe == nil || ks+1 < KS) {
+			// The next stage's copies go after the mmas of the first
+			// k-steps, so the tensor cores start right after the barrier;
+			// spread over the k-steps before the last (whose stage wait
+			// needs them committed), or all after the first.
+			n := len(e.pendingIssue)
+			if SpreadCopies {
+				left := KS - 1 - ks
+				if pipe == nil {
+					left = KS - ks
+				}
+				if left < 1 {
+					left = 1
+				}
+				n = (n + left - 1) / left
+			}
+			for _, f := range e.pendingIssue[:n] {
+				f()
+			}
+			e.pendingIssue = e.pendingIssue[n:]
 		}
 		if ks+1 < KS && !FragmentDoubleBuffer {
 			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)

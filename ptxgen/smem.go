@@ -74,6 +74,42 @@ func (e *emitter) inv32(key string, gen func(r Reg)) Reg {
 // when the array is 16-byte aligned with unit last stride, otherwise
 // element by element with ordinary loads and st.shared.
 func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg) {
+	e.issueSmemLoadPart(ld, body, subst, base, 0, 1)
+}
+
+// copyGeometry is how issueSmemLoad splits a load's tile: chunks per
+// thread, rows between a thread's chunks, and whether the regular
+// (one column per thread) form applies.
+func (e *emitter) copyGeometry(ld *ir.Instr) (nj, rowStep int, regular bool) {
+	tt := ld.Result().Type.(*ir.Tile)
+	R, C := tt.Shape[0], tt.Shape[1]
+	bytes := e.arrs[ld.Args[0]].dt.Bytes()
+	E := 16 / bytes
+	cpr := C / E
+	total := R * cpr
+	nj = (total + e.nt - 1) / e.nt
+	rb := C * bytes
+	rowStep = e.nt / cpr
+	rowsPerPattern := 8
+	if rb < 128 {
+		rowsPerPattern = 1024 / rb
+	}
+	regular = cpr > 0 && e.nt%cpr == 0 && total%e.nt == 0 && rowStep%rowsPerPattern == 0
+	return nj, rowStep, regular
+}
+
+// copyParts is the number of parts a load's copies are issued in: one, or
+// with SpreadCopies about four chunks per thread each.
+func (e *emitter) copyParts(ld *ir.Instr) int {
+	nj, _, regular := e.copyGeometry(ld)
+	if !SpreadCopies || !regular || nj < 8 || nj%4 != 0 {
+		return 1
+	}
+	return nj / 4
+}
+
+// issueSmemLoadPart issues part q of n of a load's copies (see copyParts).
+func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg, q, n int) {
 	arrV := ld.Args[0]
 	a := e.arrs[arrV]
 	tt := ld.Result().Type.(*ir.Tile)
@@ -106,8 +142,11 @@ func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Valu
 		rowsPerPattern = 1024 / rb
 	}
 	if e.nt%cpr == 0 && total%e.nt == 0 && rowStep%rowsPerPattern == 0 {
-		e.issueRegular(ld, a, arrV, fast, org, base, R, C, nj, rowStep)
+		e.issueRegular(ld, a, arrV, fast, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
 		return
+	}
+	if n != 1 {
+		e.fail("internal: copies in parts of an irregular tile")
 	}
 	// Per chunk j of this thread: row, chunk column, shared offset (invariant).
 	type chunk struct {
@@ -243,12 +282,7 @@ func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Valu
 					addr = e.newReg(B64)
 					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
 				}
-				v := e.newReg(classOf(dt))
-				if dt.Bytes() == 2 {
-					e.emit("mov.b16", v, Imm(0))
-				} else {
-					e.emit(movOp(classOf(dt)), v, e.zeroImm(dt))
-				}
+				v := e.slowPadReg(ld, dt)
 				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
 				st := Instr{Op: "st.shared." + bt, Args: []Operand{Addr{Base: sa, Off: int64(i * bytes)}, v}}
 				if ch.valid != nil {
@@ -262,6 +296,23 @@ func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Valu
 	if doFast && doSlow {
 		e.label(doneL)
 	}
+}
+
+// slowPadReg is a fresh register holding the padding value of an
+// element-wise shared-tile copy: zero, or the load's padding mode (the
+// fast cp.async path zero-fills, so other modes always take this path).
+func (e *emitter) slowPadReg(ld *ir.Instr, dt ir.DType) Reg {
+	v := e.newReg(classOf(dt))
+	if pad := ld.Attrs.Str("pad"); pad != "" && pad != ir.PadZero {
+		e.emit("mov."+btypeReg(classOf(dt)), v, e.padValue(pad, dt))
+		return v
+	}
+	if dt.Bytes() == 2 {
+		e.emit("mov.b16", v, Imm(0))
+	} else {
+		e.emit(movOp(classOf(dt)), v, e.zeroImm(dt))
+	}
+	return v
 }
 
 func (e *emitter) zeroImm(d ir.DType) Operand {
@@ -288,7 +339,7 @@ var _ = lower.SwizzleXor
 // column, rowStep rows apart, and rowStep keeps the swizzle pattern: the
 // shared offsets then differ by immediates and the global addresses by one
 // 64-bit stride, so the loop carries few registers.
-func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg, org []Reg, base Reg, R, C, nj, rowStep int) {
+func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg, org []Reg, base Reg, R, C, nj, rowStep, jFrom, jTo int) {
 	dt := a.dt
 	bytes := dt.Bytes()
 	E := 16 / bytes
@@ -340,11 +391,17 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 		g := e.newReg(B64)
 		e.emit("mad.lo.s64", g, t, Imm(int64(bytes)), a.ptr)
 		e.emit("add.s64", g, g, goff)
+		if jFrom > 0 {
+			// Computed here rather than hoisted: the stride is a parameter.
+			x := e.newReg(B64)
+			e.emit("mul.lo.s64", x, a.strides[0], Imm(int64(jFrom*rowStep*bytes)))
+			e.emit("add.s64", g, g, x)
+		}
 		sz := e.newReg(B32)
 		e.emit("min.s32", sz, cl, Imm(E))
 		e.emit("max.s32", sz, sz, Imm(0))
 		e.emit("mul.lo.u32", sz, sz, Imm(bytes))
-		for j := 0; j < nj; j++ {
+		for j := jFrom; j < jTo; j++ {
 			p := e.newReg(Pred)
 			e.emit("setp.gt.s32", p, rr, Imm(j*rowStep))
 			szj := e.newReg(B32)
@@ -354,7 +411,7 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 			src := e.newReg(B64)
 			e.emit("selp.b64", src, g, a.ptr, pin)
 			e.emit("cp.async.cg.shared.global", Addr{Base: sa, Off: int64(j * rowStep * rb)}, Addr{Base: src}, Imm(16), szj)
-			if j+1 < nj {
+			if j+1 < jTo {
 				g2 := e.newReg(B64)
 				e.emit("add.s64", g2, g, step)
 				g = g2
@@ -382,8 +439,13 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 		e.emit("mad.lo.s64", x, c64, a.strides[1], x)
 		ea := e.newReg(B64)
 		e.emit("mad.lo.s64", ea, x, Imm(int64(bytes)), a.ptr)
+		if jFrom > 0 {
+			y := e.newReg(B64)
+			e.emit("mul.lo.s64", y, a.strides[0], Imm(int64(jFrom*rowStep*bytes)))
+			e.emit("add.s64", ea, ea, y)
+		}
 		step := e.byteOffset(a, arrV, 0, rowStep)
-		for j := 0; j < nj; j++ {
+		for j := jFrom; j < jTo; j++ {
 			pr := e.newReg(Pred)
 			e.emit("setp.gt.s32", pr, rr, Imm(j*rowStep))
 			for i := 0; i < E; i++ {
@@ -395,16 +457,11 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 					addr = e.newReg(B64)
 					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
 				}
-				v := e.newReg(classOf(dt))
-				if bytes == 2 {
-					e.emit("mov.b16", v, Imm(0))
-				} else {
-					e.emit(movOp(classOf(dt)), v, e.zeroImm(dt))
-				}
+				v := e.slowPadReg(ld, dt)
 				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
 				e.emit("st.shared."+bt, Addr{Base: sa, Off: int64(j*rowStep*rb + i*bytes)}, v)
 			}
-			if j+1 < nj {
+			if j+1 < jTo {
 				ea2 := e.newReg(B64)
 				e.emit("add.s64", ea2, ea, step)
 				ea = ea2

@@ -28,6 +28,9 @@ type devKernel struct {
 	Stages    int  // lower.MaxStages for this variant (0: default)
 	NoDB      bool // FragmentDoubleBuffer off
 	NoOverlap bool // OverlapStageWait off (the v2 schedule)
+	Warps     int  // lower.MaxMMAWarps (0: default)
+	NoStage   bool // StagedEpilogue off (v3's epilogue from registers)
+	NoSpread  bool // SpreadCopies off (all copies after the first k-step)
 }
 
 var big = map[string]string{"tm": "128", "tn": "256", "tk": "64"}
@@ -60,6 +63,14 @@ func devKernels() []devKernel {
 		{Name: "matmul_f16_s3", Ref: "matmul", DType: "f16", File: "matmul.tile", Stages: 3},
 		{Name: "matmul_f16_nodb", Ref: "matmul", DType: "f16", File: "matmul.tile", NoDB: true},
 		{Name: "matmul_f16_v2", Ref: "matmul", DType: "f16", File: "matmul.tile", NoOverlap: true},
+		{Name: "matmul_f16_v3", Ref: "matmul", DType: "f16", File: "matmul.tile", NoStage: true, NoSpread: true},
+		{Name: "matmul_f16_nospread", Ref: "matmul", DType: "f16", File: "matmul.tile", NoSpread: true},
+		{Name: "matmul_bf16_nospread", Ref: "matmul", DType: "bf16", File: "matmul.tile", Consts: map[string]string{"T": "bfloat16"}, NoSpread: true},
+		{Name: "matmul_f16_128x128", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tn": "128"}},
+		{Name: "matmul_f16_128x128_w4s3", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tn": "128"}, Warps: 4, Stages: 3},
+		{Name: "matmul_f16_128x128_w4s2", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tn": "128"}, Warps: 4, Stages: 2},
+		{Name: "matmul_f16_256x128", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tm": "256", "tn": "128"}},
+		{Name: "matmul_f16_tk32", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tk": "32"}},
 		{Name: "matmul_f16_sm120a", Ref: "", DType: "f16", File: "matmul.tile", Target: lower.SM120a},
 	}
 }
@@ -116,6 +127,11 @@ func TestWritePTX(t *testing.T) {
 		if dk.Stages != 0 {
 			lower.MaxStages = dk.Stages
 		}
+		if dk.Warps != 0 {
+			lower.MaxMMAWarps = dk.Warps
+		}
+		StagedEpilogue = !dk.NoStage
+		SpreadCopies = !dk.NoSpread
 		FragmentDoubleBuffer = !dk.NoDB
 		OverlapStageWait = !dk.NoOverlap
 		var k *Kernel
@@ -131,8 +147,11 @@ func TestWritePTX(t *testing.T) {
 			}
 		}
 		lower.MaxStages = saved
+		lower.MaxMMAWarps = 8
 		FragmentDoubleBuffer = true
 		OverlapStageWait = true
+		StagedEpilogue = true
+		SpreadCopies = true
 		path := filepath.Join(*outDir, dk.Name+".ptx")
 		if err := os.WriteFile(path, []byte(k.PTX), 0o644); err != nil {
 			t.Fatal(err)

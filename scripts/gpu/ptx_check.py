@@ -6,7 +6,7 @@ assembles every PTX with ptxas for several architectures (registers, spills), lo
 each sm_80 kernel with CuPy, runs it on random inputs with a NaN-poisoned output,
 compares with a float32 torch reference, and times matmuls against torch.matmul (cuBLAS).
 
-usage: ptx_check.py DIR [--perf N,N,...] [--only NAME,...] [--quick]
+usage: ptx_check.py DIR [--perf N,N,...] [--perf-kernels NAME[:N/N],...] [--only NAME,...] [--batch B]
 """
 import json, os, subprocess, sys, time, argparse
 import numpy as np
@@ -18,6 +18,8 @@ ap.add_argument("--perf-kernels", default="matmul_f16")
 ap.add_argument("--only", default="")
 ap.add_argument("--no-ptxas", action="store_true")
 ap.add_argument("--archs", default="sm_80,sm_90,sm_120a")
+ap.add_argument("--rounds", type=int, default=1, help="repeat the whole perf sweep")
+ap.add_argument("--batch", type=int, default=10, help="launches per timed sample (1: per-launch timing as in v1-v3)")
 args = ap.parse_args()
 
 out = os.environ.get("OUT", "/tmp")
@@ -176,16 +178,33 @@ for k in ks:
         fails += 1
         log(f"check {k['name']}: EXCEPTION {ex!r}")
 
-def timeit(fn, reps=20):
+def timeit(fn, reps=20, batch=None):
+    """Median over reps samples of the GPU time per launch. Each sample
+    times `batch` back-to-back launches between two events, so that the
+    host's launch overhead (Python argument packing, tens of microseconds)
+    overlaps the previous launch instead of being counted; --batch 1 is the
+    old per-launch timing (v1-v3 figures), which adds that overhead."""
+    batch = batch or args.batch
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     ts = []
     for _ in range(reps):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e))
+        s.record()
+        for _ in range(batch):
+            fn()
+        e.record(); torch.cuda.synchronize()
+        ts.append(s.elapsed_time(e) / batch)
     return float(np.median(ts))
+
+def prepared(k, tensors, scalars, syms):
+    """A launch closure with the grid and arguments computed once."""
+    f = func(k)
+    g = grid(k, syms)
+    a = launch_args(k, tensors, scalars)
+    blk, sm = tuple(k["block"]), k["smem"]
+    return lambda: f(g, blk, a, shared_mem=sm)
 
 # --perf-kernels name[:n/n/n],...
 perf_sizes = {}
@@ -194,14 +213,21 @@ for spec in args.perf_kernels.split(","):
         continue
     name, _, sz = spec.partition(":")
     perf_sizes[name] = [int(x) for x in (sz.split("/") if sz else args.perf.split(",")) if x]
-for k in ks:
-    if k["name"] not in perf_sizes:
-        continue
-    for n in perf_sizes[k["name"]]:
+# Size-major order (every kernel at the smallest N first), repeated --rounds
+# times: a kernel timed right after a long 16384 run meets a hotter,
+# power-capped GPU, which biased kernel-major A/B comparisons.
+jobs = []
+for r in range(args.rounds):
+    for n in sorted({n for v in perf_sizes.values() for n in v}):
+        for k in ks:
+            if n in perf_sizes.get(k["name"], []):
+                jobs.append((k, n))
+for (k, n) in jobs:
+    if True:
         try:
             t = make_matmul(k, n, n, n)
             syms = {"M": n, "N": n, "K": n}
-            ms = timeit(lambda: run(k, t, {}, syms))
+            ms = timeit(prepared(k, t, {}, syms))
             A, B = t["A"], t["B"]
             if k["dtype"] == "f32":
                 torch.backends.cuda.matmul.allow_tf32 = True

@@ -177,3 +177,21 @@ func RowBias(tm, tn int) *ir.Func {
 	f.Renumber()
 	return f
 }
+
+// Copy is the runtime tests' copy kernel: C[tile] = A[tile] over (tm, tn)
+// tiles on a 2-D grid, with the given padding mode. Its arrays may be any
+// strided views (transposed, offset, padded rows).
+func Copy(t ir.DType, tm, tn int, pad string) *ir.Func {
+	f := ir.NewFunc("copy")
+	x := &fb{f: f, b: f.Body}
+	A := f.AddParam("A", ir.ArrayOf(t, 2), []ir.Dim{{Sym: "M"}, {Sym: "N"}}).Value
+	C := f.AddParam("C", ir.ArrayOf(t, 2), []ir.Dim{{Sym: "M2"}, {Sym: "N2"}}).Value
+	f.Grid = [3]*ir.HostExpr{hop(ir.HostCdiv, sym("M2"), hc(int64(tm))), hop(ir.HostCdiv, sym("N2"), hc(int64(tn))), hc(1)}
+	b0 := x.attr(x.op(ir.OpBlockID, i32), "axis", int64(0))
+	b1 := x.attr(x.op(ir.OpBlockID, i32), "axis", int64(1))
+	l := x.attr(x.op(ir.OpLoad, ir.TileOf(t, tm, tn), A, b0, b1), "pad", pad)
+	f.Body.Append(f.NewInstr(ir.OpStore, []*ir.Value{C, b0, b1, l}))
+	f.Body.Append(f.NewInstr(ir.OpReturn, nil))
+	f.Renumber()
+	return f
+}

@@ -1,0 +1,113 @@
+package ptxgen
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/ptxgen/internal/handir"
+)
+
+// fastLoop is the text of the first (cp.async) copy of the main loop.
+func fastLoop(t *testing.T, ptx string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)\n(\$L_loop_\d+):\n(.*?)bra\.uni (\$L_loop_\d+);`).FindStringSubmatch(ptx)
+	if m == nil || m[1] != m[3] {
+		t.Fatal("no loop")
+	}
+	return m[2]
+}
+
+func TestStagedEpilogue(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		consts map[string]string
+	}{
+		{"matmul.tile", nil},
+		{"matmul.tile", map[string]string{"T": "bfloat16"}},
+		{"matmul.tile", map[string]string{"T": "float32", "tk": "32"}},
+		{"matmul_bias_relu.tile", nil},
+		{"matmul_bt.tile", nil},
+	} {
+		_, _, k := compileExample(t, c.file, c.consts, lower.SM80)
+		tail := k.PTX[strings.LastIndex(k.PTX, "cp.async.wait_group 0;"):]
+		// Fragments into shared memory, 16-byte chunks back, 16-byte
+		// global stores under the alignment flag, element-wise otherwise.
+		for _, want := range []string{`st\.shared\.v2\.(b16|f32|b32)`, `ld\.shared\.v4\.b32`, `@%p\d+ st\.global\.v4\.b32`, `@%p\d+ st\.global\.(b16|f32|b32) `} {
+			if count(tail, want) == 0 {
+				t.Errorf("%s %v: epilogue has no %s", c.file, c.consts, want)
+			}
+		}
+		if n := count(tail, `st\.global\.v2`); n != 0 {
+			t.Errorf("%s %v: %d fragment-wise global stores", c.file, c.consts, n)
+		}
+	}
+	StagedEpilogue = false
+	defer func() { StagedEpilogue = true }()
+	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	if count(k.PTX, `st\.global\.v2\.b16`) == 0 || count(k.PTX, `ld\.shared\.v4`) != 0 {
+		t.Errorf("StagedEpilogue=false: epilogue still staged")
+	}
+}
+
+func TestSpreadCopies(t *testing.T) {
+	// The seed kernel's next-stage copies (A: 4 chunks per thread, B: 8)
+	// go after k-steps 0, 1 and 2 (4 each), all before the stage wait.
+	shape := func(loop string) string {
+		var b strings.Builder
+		for _, l := range strings.Split(loop, "\n") {
+			switch {
+			case strings.Contains(l, "mma.sync"):
+				b.WriteByte('m')
+			case strings.Contains(l, "cp.async.cg"):
+				b.WriteByte('c')
+			case strings.Contains(l, "commit_group"):
+				b.WriteByte('C')
+			case strings.Contains(l, "bar.sync"):
+				b.WriteByte('B')
+			}
+		}
+		return regexp.MustCompile(`m+`).ReplaceAllString(regexp.MustCompile(`c+`).ReplaceAllString(b.String(), "c"), "m")
+	}
+	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	if got, want := shape(fastLoop(t, k.PTX)), "mcmcmcCBm"; got != want {
+		t.Errorf("fast loop shape %s, want %s", got, want)
+	}
+	SpreadCopies = false
+	defer func() { SpreadCopies = true }()
+	_, _, k = compileExample(t, "matmul.tile", nil, lower.SM80)
+	if got, want := shape(fastLoop(t, k.PTX)), "mcCmBm"; got != want {
+		t.Errorf("SpreadCopies=false: fast loop shape %s, want %s", got, want)
+	}
+}
+
+func TestSmemCopyPadding(t *testing.T) {
+	// mma operands with a non-zero padding mode take the element-wise copy
+	// (cp.async zero-fills), which must fill the padding value, not zero.
+	f := handir.Matmul(handir.MatmulOpts{T: ir.F32, TM: 64, TN: 64, TK: 32, Group: 8})
+	for _, in := range f.Body.Instrs {
+		for _, r := range in.Regions {
+			for _, x := range r.Instrs {
+				if x.Op == ir.OpLoad {
+					x.Attrs.Set("pad", ir.PadNaN)
+				}
+			}
+		}
+	}
+	g, err := lower.Lower(f, lower.SM80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := EmitKernel(g, lower.SM80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(k.PTX, `mov\.f32 %f\d+, 0f7FC00000;`); n == 0 {
+		t.Errorf("no NaN padding register")
+	}
+	if n := count(k.PTX, `mov\.f32 %f\d+, 0f00000000;\s+@%p\d+ ld\.global`); n != 0 {
+		t.Errorf("%d element copies padded with zero", n)
+	}
+}
