@@ -156,9 +156,13 @@ func benchSize(gpu *runtime.CUDA, k *runtime.Kernel, f *ir.Func, a, b, c, n, war
 		if !res.Pass {
 			return row, fmt.Errorf("wrong result, not timed:\n%s", res)
 		}
-		row.Check = "ok"
+		blocks := "all blocks"
+		if res.Blocks != nil {
+			blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
+		}
+		row.Check = "ok (" + blocks + ")"
 		if len(res.Outputs) > 0 {
-			row.Check = fmt.Sprintf("ok (max rel err %.2g, %d blocks)", res.Outputs[0].MaxRel, len(res.Blocks))
+			row.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", res.Outputs[0].MaxRel, blocks)
 		}
 	}
 	if row.TilecMS, err = p.Time(warmup, iters); err != nil {
