@@ -4,12 +4,16 @@ package lower
 // Requires: check (every op is supported on the target).
 // Guarantees: every instruction that defines a tile has a layout attribute:
 //   - smem: loads whose tile feeds an mma operand (and permutes of them);
-//     the tile is copied to shared memory and read with ldmatrix;
+//     the tile is copied to shared memory and read with ldmatrix; with
+//     StageRegisterOperands (off for now) an mma operand computed in
+//     registers keeps its register layout and gets staged=true (ptxgen
+//     also writes it to shared memory for the mma);
 //   - mma: the accumulator of mma and every value joined to it by
 //     elementwise ops, converts, loops and stores (the epilogue stays in
 //     the registers the mma left it in);
 //   - slice: a layout derived from a consumer's layout (the operand of a
-//     broadcast, a size-1 reshape, a register permute);
+//     broadcast, a size-1 reshape, a register permute) or from an operand's
+//     (a reduce's result: the operand's layout without the reduced axis);
 //   - blocked: everything else, spread row-major over the block's threads.
 // Values joined by elementwise ops, for/if carried values and yields share
 // one layout. The return gets num_warps.
@@ -20,6 +24,13 @@ import (
 
 	"github.com/tilec/tilec/ir"
 )
+
+// StageRegisterOperands lets an mma operand computed in registers (P in
+// P @ V) be staged through shared memory (staged=true; ptxgen/stage.go).
+// Off: attention.tile built this way assembles but gave wrong results on
+// an H100 for S > 1 (not yet diagnosed), so register operands are
+// rejected with a clear error until it is fixed.
+var StageRegisterOperands = false
 
 type unionFind struct{ parent map[*ir.Value]*ir.Value }
 
@@ -44,9 +55,13 @@ func (u *unionFind) union(a, b *ir.Value) {
 func isTile(v *ir.Value) bool { _, ok := v.Type.(*ir.Tile); return ok }
 
 // derived says that the layout of value from is fn(layout of value to).
+// A soft edge (a forward one: a reduce's result from its operand, a
+// reshape's or permute's result from its operand) only propagates layouts;
+// a mismatch is not checked (ptxgen converts where layouts disagree).
 type derived struct {
 	from, to *ir.Value
 	fn       func(*Layout) (*Layout, error)
+	soft     bool
 }
 
 // AssignLayouts is the layout pass.
@@ -54,8 +69,10 @@ func AssignLayouts(f *ir.Func, t Target) error {
 	u := &unionFind{parent: map[*ir.Value]*ir.Value{}}
 	var order []*ir.Value // tile values in program order
 	var edges []derived
+	var reduced []*ir.Value // operands of reduces, in program order
 	smemLoads := map[*ir.Instr]bool{}
 	smemPermutes := map[*ir.Instr]bool{}
+	staged := map[*ir.Instr]bool{} // register tiles also written to shared memory for an mma
 	mmaRoots := map[*ir.Value][2]int{}
 	nwarps := 0
 	var err error
@@ -69,8 +86,17 @@ func AssignLayouts(f *ir.Func, t Target) error {
 			return nil
 		}
 		if v.Def != nil && v.Def.Op == ir.OpPermute {
+			if d := v.Def.Args[0].Def; d == nil || d.Op != ir.OpLoad {
+				return unsupported(t, "mma operand %s: a transposed tile computed in registers is not supported yet", v)
+			}
 			smemPermutes[v.Def] = true
 			return markSmem(v.Def.Args[0], mma)
+		}
+		if StageRegisterOperands && v.Def != nil && len(v.Def.Results) == 1 && len(v.Def.Regions) == 0 && v.Def.Block == mma.Block {
+			// A tile computed in registers: it keeps its register layout
+			// and is also written to shared memory for the mma (staged).
+			staged[v.Def] = true
+			return nil
 		}
 		return unsupported(t, "mma operand %s must come straight from ct.load (optionally transposed); register operands are not supported yet", v)
 	}
@@ -143,23 +169,38 @@ func AssignLayouts(f *ir.Func, t Target) error {
 			}
 		case in.Op == ir.OpBroadcast:
 			shape := in.Args[0].Type.(*ir.Tile).Shape
-			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
 				return l.Project(shape), nil
 			}})
 		case in.Op == ir.OpReshape:
 			shape := in.Args[0].Type.(*ir.Tile).Shape
-			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+			rshape := in.Result().Type.(*ir.Tile).Shape
+			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
 				s, ok := l.Squeeze(shape)
 				if !ok {
 					return nil, unsupported(t, "reshape other than inserting or removing size-1 dims is not supported yet")
 				}
 				return s, nil
 			}})
+			edges = append(edges, derived{from: in.Result(), to: in.Args[0], soft: true, fn: func(l *Layout) (*Layout, error) {
+				s, _ := l.Squeeze(rshape)
+				return s, nil
+			}})
 		case in.Op == ir.OpPermute:
 			perm := in.Attrs.Ints("perm")
 			shape := in.Args[0].Type.(*ir.Tile).Shape
-			edges = append(edges, derived{in.Args[0], in.Result(), func(l *Layout) (*Layout, error) {
+			rshape := in.Result().Type.(*ir.Tile).Shape
+			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
 				return l.Permute(perm, shape), nil
+			}})
+			edges = append(edges, derived{from: in.Result(), to: in.Args[0], soft: true, fn: func(l *Layout) (*Layout, error) {
+				return l.unpermute(perm, rshape), nil
+			}})
+		case in.Op == ir.OpReduce:
+			axis := in.Attrs.Int("axis")
+			reduced = append(reduced, in.Args[0])
+			edges = append(edges, derived{from: in.Result(), to: in.Args[0], soft: true, fn: func(l *Layout) (*Layout, error) {
+				return l.Reduce(axis), nil
 			}})
 		}
 	})
@@ -201,21 +242,35 @@ func AssignLayouts(f *ir.Func, t Target) error {
 				if lt == nil || layouts[rf] != nil {
 					continue
 				}
+				if smemVals[e.to] {
+					continue
+				}
 				lf, err := e.fn(lt)
 				if err != nil {
 					return err
+				}
+				if lf == nil {
+					continue
 				}
 				layouts[rf] = lf
 				changed = true
 			}
 		}
-		// Give the latest unassigned class a blocked layout.
+		// Give the latest unassigned class a blocked layout: first the
+		// operands of reductions (so that their results, and the row
+		// statistics computed from them, take the slice layout and
+		// broadcast back for free), then everything else.
 		var pick *ir.Value
-		for i := len(order) - 1; i >= 0; i-- {
+		for i := len(reduced) - 1; i >= 0 && pick == nil; i-- {
+			v := reduced[i]
+			if !smemVals[v] && layouts[u.find(v)] == nil {
+				pick = v
+			}
+		}
+		for i := len(order) - 1; i >= 0 && pick == nil; i-- {
 			v := order[i]
 			if !smemVals[v] && layouts[u.find(v)] == nil {
 				pick = v
-				break
 			}
 		}
 		if pick == nil {
@@ -229,18 +284,16 @@ func AssignLayouts(f *ir.Func, t Target) error {
 		}
 		layouts[u.find(pick)] = Blocked(s, nwarps, vec)
 	}
-	// Check derived edges are consistent (an operand used in two layouts
-	// would need a conversion through shared memory).
+	// Check derived edges can be computed. An operand whose layout is not
+	// the one its consumer derives (it is needed in two layouts) is
+	// converted through shared memory by ptxgen (the smem pass reserves
+	// the scratch for it).
 	for _, e := range edges {
-		if smemVals[e.from] {
+		if e.soft || smemVals[e.from] || smemVals[e.to] {
 			continue
 		}
-		want, err := e.fn(layouts[u.find(e.to)])
-		if err != nil {
+		if _, err := e.fn(layouts[u.find(e.to)]); err != nil {
 			return err
-		}
-		if !sameLayout(want, layouts[u.find(e.from)]) {
-			return unsupported(t, "value %s is needed in two register layouts; layout conversion is not supported yet", e.from)
 		}
 	}
 	// Record.
@@ -258,6 +311,9 @@ func AssignLayouts(f *ir.Func, t Target) error {
 				continue
 			}
 			setLayoutAttrs(in, layouts[u.find(in.Result())])
+			if staged[in] {
+				in.Attrs.Set("staged", true)
+			}
 		}
 	}
 	rec(f.Body)

@@ -28,7 +28,16 @@ func Check(f *ir.Func, t Target) error {
 		}
 		switch in.Op {
 		case ir.OpReduce:
-			err = unsupported(t, "reduce is not supported yet")
+			x := in.Args[0].Type.(*ir.Tile)
+			kind := in.Attrs.Str("kind")
+			switch {
+			case x.DType == ir.F64:
+				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
+			case x.DType == ir.Bool:
+				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
+			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
+				err = unsupported(t, "%s of i64 is not supported yet", kind)
+			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
 		case ir.OpMMA:

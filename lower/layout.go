@@ -417,3 +417,52 @@ func SmemBytes(f *ir.Func) int {
 	}
 	return 0
 }
+
+// Reduce is the layout of a reduction of l along axis: every basis loses its
+// axis component (threads and registers that differed only along the axis
+// hold copies of the reduced value), so broadcasting the result back over
+// the axis needs no data movement.
+func (l *Layout) Reduce(axis int) *Layout {
+	shape := append(append([]int(nil), l.Shape[:axis]...), l.Shape[axis+1:]...)
+	return l.transform("slice", shape, func(b []int) []int {
+		return append(append([]int(nil), b[:axis]...), b[axis+1:]...)
+	})
+}
+
+// unpermute is the layout of a permute's result given its operand's
+// layout: result dim i is operand dim perm[i].
+func (l *Layout) unpermute(perm []int, shape []int) *Layout {
+	return l.transform("slice", shape, func(b []int) []int {
+		c := make([]int, len(shape))
+		for i, p := range perm {
+			c[i] = b[p]
+		}
+		return c
+	})
+}
+
+// SameLayout reports whether two register layouts put every element in the
+// same registers of the same threads.
+func SameLayout(a, b *Layout) bool { return sameLayout(a, b) }
+
+// OperandLayout is the layout a broadcast, reshape or register permute
+// wants its operand in, given the layout of its result: with it, the
+// operand's registers are the result's registers. When the operand was
+// given another layout (it has other consumers), ptxgen converts it
+// through shared memory.
+func OperandLayout(in *ir.Instr, res *Layout) (*Layout, error) {
+	shape := in.Args[0].Type.(*ir.Tile).Shape
+	switch in.Op {
+	case ir.OpBroadcast:
+		return res.Project(shape), nil
+	case ir.OpReshape:
+		s, ok := res.Squeeze(shape)
+		if !ok {
+			return nil, fmt.Errorf("reshape other than inserting or removing size-1 dims is not supported yet")
+		}
+		return s, nil
+	case ir.OpPermute:
+		return res.Permute(in.Attrs.Ints("perm"), shape), nil
+	}
+	return nil, fmt.Errorf("%s has no derived operand layout", in.Op)
+}

@@ -53,7 +53,8 @@ var Passes = []Pass{
 	{
 		Name: "smem",
 		Doc: "requires: layout. guarantees: every smem load has smem (byte offset of stage 0), " +
-			"stage_bytes, row_bytes and stages; the return has smem_bytes (total, 1024-aligned).",
+			"stage_bytes, row_bytes and stages; the return has smem_bytes (total, 1024-aligned) " +
+			"and, when a reduce across warps or a layout conversion needs it, scratch (its offset).",
 		Run: AllocShared,
 	},
 	{

@@ -2,11 +2,13 @@ package lower
 
 // Pass smem.
 // Requires: layout (loads feeding mma carry layout=smem).
-// Guarantees: every smem load has row_bytes (bytes of one tile row),
+// Guarantees: every smem load (and every staged register tile) has row_bytes (bytes of one tile row),
 // stage_bytes (bytes of one copy of the tile, a multiple of 1024), stages
 // (copies in the ring: S >= 2 for a load in a pipelinable for body, 1
 // otherwise) and smem (byte offset of copy 0 from the 1024-aligned base);
-// the return has smem_bytes, the total.
+// the return has smem_bytes, the total, and scratch (the byte offset of the
+// scratch region that reductions across warps and layout conversions share)
+// when some instruction needs it (ScratchBytes).
 //
 // Pass pipeline.
 // Requires: smem.
@@ -80,6 +82,28 @@ func AllocShared(f *ir.Func, t Target) error {
 			outside = append(outside, in)
 		}
 	}
+	// Register tiles staged through shared memory for an mma: one copy each,
+	// like the unpipelined loads.
+	var staged []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Attrs.Get("staged") == true {
+			staged = append(staged, in)
+		}
+	})
+	for _, in := range staged {
+		tt := in.Result().Type.(*ir.Tile)
+		if tt.Rank() != 2 {
+			return unsupported(t, "mma operand tiles of rank %d are not supported yet", tt.Rank())
+		}
+		rb := tt.Shape[1] * tt.DType.Bytes()
+		if rb < 16 {
+			return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
+		}
+		in.Attrs.Set("row_bytes", rb)
+		in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
+		in.Attrs.Set("stages", 1)
+	}
+	outside = append(outside, staged...)
 	total := 0
 	for _, in := range outside {
 		in.Attrs.Set("stages", 1)
@@ -110,6 +134,30 @@ func AllocShared(f *ir.Func, t Target) error {
 			off += s * in.Attrs.Int("stage_bytes")
 		}
 		maxTotal = max(maxTotal, off)
+	}
+	// Scratch for reductions across warps and layout conversions: one
+	// region after the mma tiles, sized for the largest user.
+	scratch := 0
+	var serr error
+	f.Body.Walk(func(in *ir.Instr) {
+		if serr != nil {
+			return
+		}
+		n, err := ScratchBytes(in)
+		if err != nil {
+			serr = unsupported(t, "%v", err)
+			return
+		}
+		scratch = max(scratch, n)
+	})
+	if serr != nil {
+		return serr
+	}
+	if scratch > 0 {
+		off := roundUp(maxTotal, 16)
+		ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+		ret.Attrs.Set("scratch", off)
+		maxTotal = off + roundUp(scratch, 16)
 	}
 	if maxTotal > MaxSharedBytes {
 		return unsupported(t, "kernel needs %d bytes of shared memory (max %d)", maxTotal, MaxSharedBytes)

@@ -369,13 +369,13 @@ func (e *emitter) instr(in *ir.Instr) {
 		fallthrough
 	case ir.OpBroadcast, ir.OpReshape:
 		// The operand's layout is derived from the result's: the same
-		// register indices hold the right elements.
-		src := e.vals[in.Args[0]]
-		lay := e.layout(in.Result())
-		e.vals[in.Result()] = &value{regs: src.regs, lay: lay}
+		// register indices hold the right elements (after a conversion
+		// when the operand was given another layout).
+		e.emitDerived(in)
 		return
 	case ir.OpReduce:
-		e.fail("reduce is not supported yet")
+		e.emitReduce(in)
+		return
 	}
 	if len(in.Results) != 1 {
 		e.fail("%s is not supported yet", in.Op)
@@ -401,6 +401,9 @@ func (e *emitter) instr(in *ir.Instr) {
 		}
 		_ = t
 		e.vals[res] = &value{regs: regs, lay: lay}
+		if in.Attrs.Get("staged") == true {
+			e.stageToSmem(in)
+		}
 	default:
 		e.fail("%s producing %s is not supported", in.Op, res.Type)
 	}

@@ -1,0 +1,123 @@
+package lower
+
+// Scratch shared memory for reductions across warps and for layout
+// conversions (see the smem pass): one region, reused by every such
+// instruction (ptxgen brackets each use with bar.sync).
+
+import "github.com/tilec/tilec/ir"
+
+// ScratchSlot is the bytes per element of the scratch region for values of
+// dtype d (with an i32 index beside it for argmax/argmin): a power of two,
+// at least 4. The index, when present, is at byte offset ScratchValBytes(d).
+func ScratchSlot(d ir.DType, withIndex bool) int {
+	n := ScratchValBytes(d)
+	if withIndex {
+		n += 4
+	}
+	s := 4
+	for s < n {
+		s *= 2
+	}
+	return s
+}
+
+// ScratchValBytes is the bytes of one value of dtype d in the scratch
+// region (bools are stored as 32-bit 0/1, halves as 16 bits).
+func ScratchValBytes(d ir.DType) int {
+	if d == ir.Bool {
+		return 4
+	}
+	return max(d.Bytes(), 4)
+}
+
+// ReduceAccType is the dtype a reduction of x's dtype combines values in:
+// f32 for float sums, maxima and minima (halves widen exactly), the dtype
+// itself for integers.
+func ReduceAccType(d ir.DType) ir.DType {
+	switch d {
+	case ir.F16, ir.BF16, ir.F32, ir.TF32:
+		return ir.F32
+	}
+	return d
+}
+
+// ReduceWarpBits are the warp bits of the operand layout l that map to
+// the reduced axis (their partial results are combined through scratch).
+func ReduceWarpBits(l *Layout, axis int) []int {
+	var out []int
+	for b, v := range l.Warp {
+		if v[axis] != 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// ScratchBytes is the scratch an instruction needs (0 for none), computed
+// from the layouts recorded by the layout pass.
+func ScratchBytes(in *ir.Instr) (int, error) {
+	if len(in.Results) != 1 {
+		return 0, nil
+	}
+	rt, ok := in.Result().Type.(*ir.Tile)
+	if !ok {
+		return 0, nil
+	}
+	switch in.Op {
+	case ir.OpReduce:
+		src, err := LayoutOf(in.Args[0])
+		if err != nil || src == nil || src.Kind == "smem" {
+			return 0, err
+		}
+		res, err := LayoutOf(in.Result())
+		if err != nil {
+			return 0, err
+		}
+		axis := in.Attrs.Int("axis")
+		kind := in.Attrs.Str("kind")
+		arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin
+		n := 0
+		if wb := ReduceWarpBits(src, axis); len(wb) > 0 {
+			n = rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg)
+		}
+		if !SameLayout(src.Reduce(axis), res) {
+			n = max(n, rt.NumElements()*ScratchSlot(rt.DType, false))
+		}
+		return n, nil
+	case ir.OpBroadcast, ir.OpReshape, ir.OpPermute:
+		if in.Attrs.Str("layout") == "smem" {
+			return 0, nil
+		}
+		src, err := LayoutOf(in.Args[0])
+		if err != nil || src == nil || src.Kind == "smem" {
+			return 0, err
+		}
+		res, err := LayoutOf(in.Result())
+		if err != nil {
+			return 0, err
+		}
+		want, err := OperandLayout(in, res)
+		if err != nil {
+			return 0, err
+		}
+		if SameLayout(src, want) {
+			return 0, nil
+		}
+		st := in.Args[0].Type.(*ir.Tile)
+		return st.NumElements() * ScratchSlot(st.DType, false), nil
+	}
+	return 0, nil
+}
+
+// ScratchOffset is the byte offset of the scratch region from the shared
+// base, or -1 when the kernel has none.
+func ScratchOffset(f *ir.Func) int {
+	for _, in := range f.Body.Instrs {
+		if in.Op == ir.OpReturn {
+			if v, ok := in.Attrs.Get("scratch").(int64); ok {
+				return int(v)
+			}
+		}
+	}
+	return -1
+}

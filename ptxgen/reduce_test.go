@@ -1,0 +1,67 @@
+package ptxgen
+
+import (
+	"os"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+)
+
+// TestReducePatterns compiles the reduction kernels (examples and
+// testdata/reduce_kinds.tile, which was checked on an H100 against the
+// interpreter) and checks the shape of the code: shuffles for lane bits,
+// shared scratch and barriers for warp bits and layout conversions.
+func TestReducePatterns(t *testing.T) {
+	src, err := os.ReadFile("testdata/reduce_kinds.tile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	af, err := lang.Parse("reduce_kinds.tile", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, T := range []string{"f32", "f16", "bf16"} {
+		m, err := ir.Build(af, ir.BuildOptions{Consts: map[string]string{"T": T}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m.Funcs {
+			g, err := lower.LowerOpts(f, lower.SM80, lower.Options{Verify: true})
+			if err != nil {
+				t.Fatalf("%s %s: %v", f.Name, T, err)
+			}
+			k, err := EmitKernel(g, lower.SM80)
+			if err != nil {
+				t.Fatalf("%s %s: %v", f.Name, T, err)
+			}
+			want := []string{`shfl\.sync\.bfly\.b32`, `bar\.sync 0`, `st\.shared\.`, `setp\.nan\.f32`}
+			if f.Name == "cols" {
+				want = append(want, `max\.NaN\.f32`)
+			} else {
+				want = append(want, `min\.NaN\.f32`, `add\.s32`)
+			}
+			for _, w := range want {
+				if count(k.PTX, w) == 0 {
+					t.Errorf("%s %s: no %s", f.Name, T, w)
+				}
+			}
+			if lower.ScratchOffset(g) < 0 || k.SharedBytes == 0 {
+				t.Errorf("%s %s: no scratch", f.Name, T)
+			}
+		}
+	}
+	// softmax's row statistics stay in registers: no scratch, no barrier.
+	_, g, k := compileExample(t, "softmax.tile", nil, lower.SM80)
+	if lower.ScratchOffset(g) >= 0 || count(k.PTX, `bar\.sync`) != 0 || count(k.PTX, `shfl\.sync\.bfly`) == 0 {
+		t.Errorf("softmax: scratch %d, %d bar.sync", lower.ScratchOffset(g), count(k.PTX, `bar\.sync`))
+	}
+	// argmax combines (value, index) pairs.
+	_, _, k = compileExample(t, "reduction.tile", map[string]string{"tm": "1", "tn": "1024"}, lower.SM80)
+	for _, w := range []string{`setp\.lt\.s32`, `selp\.b32`, `bar\.sync 0`, `ld\.shared\.b32`} {
+		if count(k.PTX, w) == 0 {
+			t.Errorf("row_reduce tm=1: no %s", w)
+		}
+	}
+}
