@@ -251,6 +251,20 @@ for kern in matmul_bias_relu matmul_bt; do
 		done
 	done
 done
+for kern in softmax layernorm; do
+	for T in f32 f16 bf16; do
+		for mn in 1x1 1000x1030 4096x4096; do
+			IFS=x read -r m n <<<"$mn"
+			run_cases+=("${kern}_${T}_${mn}|examples/$kern.tile|-D T=$T --shape M=$m,N=$n")
+		done
+	done
+done
+for kern in row_reduce col_max; do
+	for mn in 1x1 1000x1030 4096x4096; do
+		IFS=x read -r m n <<<"$mn"
+		run_cases+=("${kern}_${mn}|examples/reduction.tile|--kernel $kern --shape M=$m,N=$n")
+	done
+done
 for T in f32 f16; do
 	for n in 1000003 4096 1; do
 		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
