@@ -5,7 +5,7 @@ package lower
 // Guarantees: every instruction that defines a tile has a layout attribute:
 //   - smem: loads whose tile feeds an mma operand (and permutes of them);
 //     the tile is copied to shared memory and read with ldmatrix; with
-//     StageRegisterOperands (off for now) an mma operand computed in
+//     StageRegisterOperands an mma operand computed in
 //     registers keeps its register layout and gets staged=true (ptxgen
 //     also writes it to shared memory for the mma);
 //   - mma: the accumulator of mma and every value joined to it by
@@ -27,10 +27,11 @@ import (
 
 // StageRegisterOperands lets an mma operand computed in registers (P in
 // P @ V) be staged through shared memory (staged=true; ptxgen/stage.go).
-// Off: attention.tile built this way assembles but gave wrong results on
-// an H100 for S > 1 (not yet diagnosed), so register operands are
-// rejected with a clear error until it is fixed.
-var StageRegisterOperands = false
+// attention.tile once failed on an H100 for S > 1 with it: not the staging
+// (ptxgen's TestStagedOperandFragments checks its placement against the
+// ldmatrix reads) but S = Q @ K^T accumulating in place into ct.zeros,
+// whose registers were all the shared constant 0.0 (fixed by ownsRegs).
+var StageRegisterOperands = true
 
 type unionFind struct{ parent map[*ir.Value]*ir.Value }
 
@@ -86,9 +87,16 @@ func AssignLayouts(f *ir.Func, t Target) error {
 			return nil
 		}
 		if v.Def != nil && v.Def.Op == ir.OpPermute {
-			if d := v.Def.Args[0].Def; d == nil || d.Op != ir.OpLoad {
+			if d := v.Def.Args[0].Def; d == nil || !(d.Op == ir.OpLoad || isWindowReshape(d)) {
 				return unsupported(t, "mma operand %s: a transposed tile computed in registers is not supported yet", v)
 			}
+			smemPermutes[v.Def] = true
+			return markSmem(v.Def.Args[0], mma)
+		}
+		if v.Def != nil && isWindowReshape(v.Def) {
+			// A reshape that drops the size-1 dims of a loaded tile (a
+			// 2-D window of a higher-rank array): part of the load, the
+			// window goes to shared memory like a 2-D load.
 			smemPermutes[v.Def] = true
 			return markSmem(v.Def.Args[0], mma)
 		}
@@ -323,6 +331,39 @@ func AssignLayouts(f *ir.Func, t Target) error {
 	}
 	ret.Attrs.Set("num_warps", nwarps)
 	return nil
+}
+
+// isWindowReshape reports whether in reshapes a loaded tile of rank > 2
+// with exactly two dims larger than 1 to those two dims: the load is then
+// of a 2-D window of its array, at a fixed index along the other axes.
+func isWindowReshape(in *ir.Instr) bool {
+	if in.Op != ir.OpReshape || in.Args[0].Def == nil || in.Args[0].Def.Op != ir.OpLoad {
+		return false
+	}
+	src := in.Args[0].Type.(*ir.Tile)
+	res := in.Result().Type.(*ir.Tile)
+	ax, ok := WindowAxes(src.Shape)
+	return ok && src.Rank() > 2 && res.Rank() == 2 && res.Shape[0] == src.Shape[ax[0]] && res.Shape[1] == src.Shape[ax[1]]
+}
+
+// WindowAxes are the two axes of a shared tile's shape that are larger
+// than 1 (the rows and columns of its 2-D window); ok is false unless there
+// are exactly two (a rank-2 shape gives 0, 1).
+func WindowAxes(shape []int) (ax [2]int, ok bool) {
+	if len(shape) == 2 {
+		return [2]int{0, 1}, true
+	}
+	n := 0
+	for d, x := range shape {
+		if x != 1 {
+			if n == 2 {
+				return ax, false
+			}
+			ax[n] = d
+			n++
+		}
+	}
+	return ax, n == 2
 }
 
 func sameLayout(a, b *Layout) bool {

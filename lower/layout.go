@@ -370,15 +370,15 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 		return nil, fmt.Errorf("lower: %s (%s) has no layout", v, def.Op)
 	case "smem":
 		st := &SmemTile{Load: def}
-		if def.Op == ir.OpPermute {
+		if def.Op == ir.OpPermute || def.Op == ir.OpReshape {
 			src, err := LayoutOf(def.Args[0])
 			if err != nil {
 				return nil, err
 			}
 			if src.Smem == nil {
-				return nil, fmt.Errorf("lower: smem permute of a register tile")
+				return nil, fmt.Errorf("lower: smem %s of a register tile", def.Op)
 			}
-			st = &SmemTile{Load: src.Smem.Load, Transposed: !src.Smem.Transposed}
+			st = &SmemTile{Load: src.Smem.Load, Transposed: src.Smem.Transposed != (def.Op == ir.OpPermute)}
 		}
 		return &Layout{Kind: "smem", Shape: t.Shape, Smem: st}, nil
 	}

@@ -57,18 +57,35 @@ func AllocShared(f *ir.Func, t Target) error {
 	uses := Uses(f)
 	for _, in := range loads {
 		tt := in.Result().Type.(*ir.Tile)
-		if tt.Rank() != 2 {
+		// A tile of rank > 2 is a 2-D window (its other dims are 1),
+		// reshaped to 2-D for the mma.
+		ax, ok := WindowAxes(tt.Shape)
+		if !ok {
 			return unsupported(t, "mma operand tiles of rank %d are not supported yet", tt.Rank())
 		}
-		rb := tt.Shape[1] * tt.DType.Bytes()
+		if tt.Rank() > 2 && ax[1] != tt.Rank()-1 {
+			return unsupported(t, "mma operand tile %s: a window whose columns are not the array's last axis is not supported yet", tt)
+		}
+		rb := tt.Shape[ax[1]] * tt.DType.Bytes()
 		if rb < 16 {
 			return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
 		}
 		in.Attrs.Set("row_bytes", rb)
 		in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
 		for _, u := range uses[in.Result()] {
-			if u.Op != ir.OpMMA && !(u.Op == ir.OpPermute && u.Attrs.Str("layout") == "smem") {
+			smemUse := (u.Op == ir.OpPermute || u.Op == ir.OpReshape) && u.Attrs.Str("layout") == "smem"
+			if tt.Rank() > 2 && u.Op != ir.OpReshape {
+				smemUse = false // only the reshape to 2-D reads the window
+			}
+			if (u.Op != ir.OpMMA || tt.Rank() > 2) && !smemUse {
 				return unsupported(t, "a tile loaded for mma is also used by %s; not supported yet", u.Op)
+			}
+			if u.Op == ir.OpReshape {
+				for _, w := range uses[u.Result()] {
+					if w.Op != ir.OpMMA && !(w.Op == ir.OpPermute && w.Attrs.Str("layout") == "smem") {
+						return unsupported(t, "a tile loaded for mma is also used by %s; not supported yet", w.Op)
+					}
+				}
 			}
 		}
 	}

@@ -59,7 +59,9 @@ func (e *emitter) tileOrigin(idx []*ir.Value, shape []int, subst map[*ir.Value]R
 // byteOffset is c*stride[d]*bytes as a 64-bit register (thread-invariant).
 func (e *emitter) byteOffset(a *array, arr *ir.Value, d, c int) Reg {
 	bytes := a.dt.Bytes()
-	return e.invariant(fmt.Sprintf("off/%d/%d/%d", arr.ID, d, c), func() Reg {
+	// Keyed by the stride register too: a window of a higher-rank array
+	// (window.go) has its own axis numbering.
+	return e.invariant(fmt.Sprintf("off/%d/%d/%d/%d", arr.ID, d, a.strides[d].N, c), func() Reg {
 		r := e.newReg(B64)
 		e.emit("mul.lo.s64", r, a.strides[d], Imm(int64(c*bytes)))
 		return r

@@ -368,6 +368,11 @@ func (e *emitter) instr(in *ir.Instr) {
 		}
 		fallthrough
 	case ir.OpBroadcast, ir.OpReshape:
+		if in.Op == ir.OpReshape && in.Attrs.Str("layout") == "smem" {
+			// A 2-D view of a loaded window (window.go): the same buffer.
+			e.vals[in.Result()] = &value{smem: e.vals[in.Args[0]].smem}
+			return
+		}
 		// The operand's layout is derived from the result's: the same
 		// register indices hold the right elements (after a conversion
 		// when the operand was given another layout).

@@ -266,17 +266,49 @@ func (e *emitter) emitLoop(in *ir.Instr) {
 		slowL, doneL := e.newLabel("slowloop"), e.newLabel("loopdone")
 		e.emitIf(fast, true, "bra.uni", Label(slowL))
 		e.copyMode = "fast"
-		e.loopCore(in, body, carried, piped, stages)
+		e.unswitchedCore(in, body, carried, piped, stages)
 		e.emit("bra.uni", Label(doneL))
 		e.label(slowL)
 		e.copyMode = "slow"
-		e.loopCore(in, body, carried, piped, stages)
+		e.unswitchedCore(in, body, carried, piped, stages)
 		e.copyMode = ""
 		e.label(doneL)
 	}
 	for i, r := range in.Results {
 		e.vals[r] = carried[i]
 	}
+}
+
+// unswitchedCore emits one of the two copies of an unswitched loop. When
+// the loop is the outermost one, its invariants go into a preheader of its
+// own, after the branch, instead of the shared one before it: ptxas then
+// sees no value live across both loops, so the slow loop's register
+// pressure cannot push spills into the fast one (docs/perf.md, v6).
+func (e *emitter) unswitchedCore(in *ir.Instr, body *ir.Block, carried []*value, piped []*ir.Instr, stages int) {
+	if !e.outermostLoop(in) {
+		e.loopCore(in, body, carried, piped, stages)
+		return
+	}
+	savedHoist, savedCur, savedInv := e.hoist, e.cur, e.inv
+	e.inv = map[string]Reg{}
+	for k, v := range savedInv {
+		e.inv[k] = v
+	}
+	var pre, loop []Instr
+	e.hoist, e.cur = &pre, &loop
+	e.loopCore(in, body, carried, piped, stages)
+	e.hoist, e.cur, e.inv = savedHoist, savedCur, savedInv
+	*e.cur = append(append(*e.cur, pre...), loop...)
+}
+
+// outermostLoop reports whether loop in is not nested in another loop.
+func (e *emitter) outermostLoop(in *ir.Instr) bool {
+	for b := in.Block; b != nil && b.Parent != nil; b = b.Parent.Block {
+		if b.Parent.Op == ir.OpFor {
+			return false
+		}
+	}
+	return true
 }
 
 // slotBase is the shared address of ring slot `slot` of a load's tile.
@@ -336,7 +368,7 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 	p := e.loopCond(iv, hi, step, in.Args[2], t)
 	e.emitIf(p, true, "bra.uni", Label(endL))
 	var pipe *mmaPipe
-	if len(piped) > 0 && OverlapStageWait && simpleMMABody(body) {
+	if len(piped) > 0 && OverlapStageWait && !(SlowLoopLean && e.copyMode == "slow") && simpleMMABody(body) {
 		// The wait for a stage moves into the previous iteration's last
 		// mma k-step; the first wait happens here.
 		e.emit("cp.async.wait_group", Imm(stages-2))
@@ -425,6 +457,11 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 // OverlapStageWait moves the wait for the next stage into the mma's last
 // k-step (a variable for experiments; see docs/perf.md).
 var OverlapStageWait = true
+
+// SlowLoopLean drops fragment double-buffering and the stage-wait overlap
+// in the slow (element-wise copy) copy of an unswitched loop, which frees
+// registers for its copies (a variable for A/B timing; docs/perf.md, v6).
+var SlowLoopLean = true
 
 // SpreadCopies splits the next stage's cp.async copies into parts of
 // about four 16-byte chunks per thread, issued after different mma

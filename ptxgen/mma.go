@@ -90,9 +90,10 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	i0, i1, j := e.lanePart("i0"), e.lanePart("i1"), e.lanePart("j")
 	g, t := e.lanePart("g"), e.lanePart("t")
 
-	// Result registers: in place when the accumulator has no other use.
+	// Result registers: in place when the accumulator has no other use
+	// and its registers are its own (not a splat's or a broadcast's).
 	res := acc.regs
-	if !e.singleUse(in.Args[2]) {
+	if !e.singleUse(in.Args[2]) || !e.ownsRegs(in.Args[2]) {
 		res = make([]Reg, len(acc.regs))
 		for r := range res {
 			res[r] = e.newReg(F32)
@@ -207,6 +208,10 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	if pipe != nil && (tf32 || KS < 2) {
 		pipe = nil
 	}
+	// The slow (element-wise copy) loop loads each k-step's fragments
+	// after the previous step's mmas: its copies need the registers more
+	// than its mmas need the overlap (docs/perf.md, v6).
+	dbl := FragmentDoubleBuffer && !(SlowLoopLean && e.copyMode == "slow")
 	var fa, fb [][]Reg
 	if pipe != nil {
 		// Fragments of k-step 0 come from the previous iteration (or the
@@ -223,7 +228,7 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	for ks := 0; ks < KS; ks++ {
 		var na, nb [][]Reg
 		switch {
-		case ks+1 < KS && FragmentDoubleBuffer:
+		case ks+1 < KS && dbl:
 			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)
 		case ks+1 == KS && pipe != nil:
 			// Wait for the next stage and load its first fragments while
@@ -267,7 +272,7 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 			}
 			e.pendingIssue = e.pendingIssue[n:]
 		}
-		if ks+1 < KS && !FragmentDoubleBuffer {
+		if ks+1 < KS && !dbl {
 			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)
 		}
 		fa, fb = na, nb

@@ -81,20 +81,15 @@ func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Valu
 // thread, rows between a thread's chunks, and whether the regular
 // (one column per thread) form applies.
 func (e *emitter) copyGeometry(ld *ir.Instr) (nj, rowStep int, regular bool) {
-	tt := ld.Result().Type.(*ir.Tile)
-	R, C := tt.Shape[0], tt.Shape[1]
+	ws := windowShape(ld)
+	R, C := ws[0], ws[1]
 	bytes := e.arrs[ld.Args[0]].dt.Bytes()
 	E := 16 / bytes
 	cpr := C / E
 	total := R * cpr
 	nj = (total + e.nt - 1) / e.nt
-	rb := C * bytes
 	rowStep = e.nt / cpr
-	rowsPerPattern := 8
-	if rb < 128 {
-		rowsPerPattern = 1024 / rb
-	}
-	regular = cpr > 0 && e.nt%cpr == 0 && total%e.nt == 0 && rowStep%rowsPerPattern == 0
+	regular = cpr > 0 && e.nt%cpr == 0 && total%e.nt == 0
 	return nj, rowStep, regular
 }
 
@@ -111,9 +106,8 @@ func (e *emitter) copyParts(ld *ir.Instr) int {
 // issueSmemLoadPart issues part q of n of a load's copies (see copyParts).
 func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg, q, n int) {
 	arrV := ld.Args[0]
-	a := e.arrs[arrV]
-	tt := ld.Result().Type.(*ir.Tile)
-	R, C := tt.Shape[0], tt.Shape[1]
+	a, ws, idxV := e.smemWindow(ld, body, subst) // a 2-D view for windows of higher-rank arrays
+	R, C := ws[0], ws[1]
 	dt := a.dt
 	bytes := dt.Bytes()
 	E := 16 / bytes
@@ -127,21 +121,17 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 
 	idx := make([]Reg, 2)
 	for d := 0; d < 2; d++ {
-		idx[d] = e.scalarAt(ld.Args[1+d], body, subst)
+		idx[d] = e.scalarAt(idxV[d], body, subst)
 	}
 	// origin in elements.
 	org := make([]Reg, 2)
 	for d := 0; d < 2; d++ {
 		org[d] = e.newReg(B32)
-		e.emit("mul.lo.s32", org[d], idx[d], Imm(tt.Shape[d]))
+		e.emit("mul.lo.s32", org[d], idx[d], Imm(ws[d]))
 	}
 	fast := e.fastFlag(ld)
 	rowStep := e.nt / cpr
-	rowsPerPattern := 8
-	if rb < 128 {
-		rowsPerPattern = 1024 / rb
-	}
-	if e.nt%cpr == 0 && total%e.nt == 0 && rowStep%rowsPerPattern == 0 {
+	if e.nt%cpr == 0 && total%e.nt == 0 {
 		e.issueRegular(ld, a, arrV, fast, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
 		return
 	}
@@ -248,7 +238,7 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 	}
 	if doSlow {
 		// Slow path: element by element with any strides.
-		bt := btype(dt)
+		var sc []slowChunk
 		for _, ch := range chunks {
 			pr := e.newReg(Pred)
 			e.emit("setp.lt.s32", pr, ch.row, remR)
@@ -273,18 +263,72 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 			e.emit("sub.s32", cl, remC, ch.col)
 			sa := e.newReg(B32)
 			e.emit("add.u32", sa, base, ch.dst)
+			sc = append(sc, slowChunk{ea: ea, sa: sa, cl: cl, pr: pr, valid: ch.valid})
+		}
+		e.slowCopy(ld, a, arrV, sc)
+	}
+	if doFast && doSlow {
+		e.label(doneL)
+	}
+}
+
+// slowChunk is one 16-byte chunk of an element-wise shared-tile copy:
+// its first element's global address, its shared address (sa+saOff),
+// the elements left in its row (cl), whether its row is in bounds (pr),
+// and, for irregular tiles, whether the chunk exists at all.
+type slowChunk struct {
+	ea, sa Reg
+	saOff  int64
+	cl, pr Reg
+	valid  *Reg
+}
+
+// slowCopy copies chunks element by element (ld.global, st.shared). With
+// a unit last stride (the usual slow case: rows that are not 16-byte
+// aligned) element i is at an immediate offset from the chunk's address;
+// otherwise the addresses are chained through the stride, computed here
+// from the parameter. The two forms are separate basic blocks under a
+// uniform branch, so ptxas keeps few addresses and loads in flight
+// (docs/perf.md, v6: hoisted per-element stride offsets were 64-bit
+// registers live across the whole loop and made it spill).
+func (e *emitter) slowCopy(ld *ir.Instr, a *array, arrV *ir.Value, chunks []slowChunk) {
+	dt := a.dt
+	bytes := dt.Bytes()
+	E := 16 / bytes
+	bt := btype(dt)
+	last := len(a.strides) - 1
+	unit := e.invariant(fmt.Sprintf("unitstride/%d", arrV.ID), func() Reg {
+		p := e.newReg(Pred)
+		e.emit("setp.eq.s64", p, a.strides[last], Imm(1))
+		return p
+	})
+	genL, endL := e.newLabel("cpgen"), e.newLabel("cpgend")
+	e.emitIf(unit, true, "bra.uni", Label(genL))
+	for form := 0; form < 2; form++ {
+		var es Reg
+		if form == 1 {
+			e.label(genL)
+			es = e.newReg(B64)
+			e.emit("mul.lo.s64", es, a.strides[last], Imm(int64(bytes)))
+		}
+		for _, ch := range chunks {
+			addr := ch.ea
 			for i := 0; i < E; i++ {
 				p := e.newReg(Pred)
-				e.emit("setp.gt.s32", p, cl, Imm(i))
-				e.emit("and.pred", p, p, pr)
-				addr := ea
-				if i > 0 {
-					addr = e.newReg(B64)
-					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
+				e.emit("setp.gt.s32", p, ch.cl, Imm(i))
+				e.emit("and.pred", p, p, ch.pr)
+				src := Addr{Base: ch.ea, Off: int64(i * bytes)}
+				if form == 1 {
+					if i > 0 {
+						x := e.newReg(B64)
+						e.emit("add.s64", x, addr, es)
+						addr = x
+					}
+					src = Addr{Base: addr}
 				}
 				v := e.slowPadReg(ld, dt)
-				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
-				st := Instr{Op: "st.shared." + bt, Args: []Operand{Addr{Base: sa, Off: int64(i * bytes)}, v}}
+				e.emitIf(p, false, "ld.global."+bt, v, src)
+				st := Instr{Op: "st.shared." + bt, Args: []Operand{Addr{Base: ch.sa, Off: ch.saOff + int64(i*bytes)}, v}}
 				if ch.valid != nil {
 					g := *ch.valid
 					st.Guard = &g
@@ -292,10 +336,11 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 				*e.cur = append(*e.cur, st)
 			}
 		}
+		if form == 0 {
+			e.emit("bra.uni", Label(endL))
+		}
 	}
-	if doFast && doSlow {
-		e.label(doneL)
-	}
+	e.label(endL)
 }
 
 // slowPadReg is a fresh register holding the padding value of an
@@ -325,6 +370,13 @@ func (e *emitter) zeroImm(d ir.DType) Operand {
 	return Imm(0)
 }
 
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 func log2(n int) int {
 	k := 0
 	for 1<<k < n {
@@ -352,11 +404,27 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 		e.emit("and.b32", c, e.tid, Imm(cpr-1))
 		e.emit("mul.lo.u32", r, c, Imm(E))
 	})
-	dst0 := e.invariant(key+"/dst", func() Reg {
-		cb := e.newReg(B32)
-		e.emit("mul.lo.u32", cb, col0, Imm(bytes))
-		return e.swizzled(row0, cb, rb)
-	})
+	// Chunk j's row is row0 + j*rowStep, so its swizzle depends on j
+	// modulo nb (nb = 1 when rowStep is a multiple of the swizzle
+	// pattern's rows): chunk j is at shared offset dst(j%nb) plus the
+	// immediate (j - j%nb)*rowStep*rb.
+	rowsPerPattern := 8
+	if rb < 128 {
+		rowsPerPattern = 1024 / rb
+	}
+	nb := rowsPerPattern / gcd(rowStep, rowsPerPattern)
+	dst := func(b int) Reg {
+		return e.invariant(fmt.Sprintf("%s/dst/%d", key, b), func() Reg {
+			cb := e.newReg(B32)
+			e.emit("mul.lo.u32", cb, col0, Imm(bytes))
+			row := row0
+			if b > 0 {
+				row = e.newReg(B32)
+				e.emit("add.u32", row, row0, Imm(b*rowStep))
+			}
+			return e.swizzled(row, cb, rb)
+		})
+	}
 	// Remaining rows below this thread's first row, and bytes left in its chunk's row.
 	rr := e.newReg(B32)
 	e.emit("sub.s32", rr, a.dims[0], org[0])
@@ -364,8 +432,21 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 	cl := e.newReg(B32)
 	e.emit("sub.s32", cl, a.dims[1], org[1])
 	e.emit("sub.s32", cl, cl, col0)
-	sa := e.newReg(B32)
-	e.emit("add.u32", sa, base, dst0)
+	sas := map[int]Reg{}
+	// shared returns the register and immediate addressing chunk j.
+	shared := func(j int) (Reg, int64) {
+		b := j % nb
+		r, ok := sas[b]
+		if !ok {
+			r = e.newReg(B32)
+			e.emit("add.u32", r, base, dst(b))
+			sas[b] = r
+		}
+		return r, int64((j - b) * rowStep * rb)
+	}
+	if nb == 1 {
+		shared(0)
+	}
 
 	doFast, doSlow, slowL, doneL := e.copyBranch(fast)
 	if doFast {
@@ -410,7 +491,8 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 			e.emit("setp.ne.s32", pin, szj, Imm(0))
 			src := e.newReg(B64)
 			e.emit("selp.b64", src, g, a.ptr, pin)
-			e.emit("cp.async.cg.shared.global", Addr{Base: sa, Off: int64(j * rowStep * rb)}, Addr{Base: src}, Imm(16), szj)
+			sa, off := shared(j)
+			e.emit("cp.async.cg.shared.global", Addr{Base: sa, Off: off}, Addr{Base: src}, Imm(16), szj)
 			if j+1 < jTo {
 				g2 := e.newReg(B64)
 				e.emit("add.s64", g2, g, step)
@@ -424,7 +506,6 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 	}
 	if doSlow {
 		// Element by element with any strides.
-		bt := btype(dt)
 		r64 := e.newReg(B64)
 		e.emit("cvt.u64.u32", r64, row0)
 		o0 := e.newReg(B64)
@@ -444,29 +525,23 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 			e.emit("mul.lo.s64", y, a.strides[0], Imm(int64(jFrom*rowStep*bytes)))
 			e.emit("add.s64", ea, ea, y)
 		}
-		step := e.byteOffset(a, arrV, 0, rowStep)
+		// The row step is computed here from the parameter, not hoisted:
+		// hoisted, it was a 64-bit register live across the whole loop.
+		step := e.newReg(B64)
+		e.emit("mul.lo.s64", step, a.strides[0], Imm(int64(rowStep*bytes)))
+		var chunks []slowChunk
 		for j := jFrom; j < jTo; j++ {
 			pr := e.newReg(Pred)
 			e.emit("setp.gt.s32", pr, rr, Imm(j*rowStep))
-			for i := 0; i < E; i++ {
-				p := e.newReg(Pred)
-				e.emit("setp.gt.s32", p, cl, Imm(i))
-				e.emit("and.pred", p, p, pr)
-				addr := ea
-				if i > 0 {
-					addr = e.newReg(B64)
-					e.emit("add.s64", addr, ea, e.byteOffset(a, arrV, 1, i))
-				}
-				v := e.slowPadReg(ld, dt)
-				e.emitIf(p, false, "ld.global."+bt, v, Addr{Base: addr})
-				e.emit("st.shared."+bt, Addr{Base: sa, Off: int64(j*rowStep*rb + i*bytes)}, v)
-			}
+			sa, off := shared(j)
+			chunks = append(chunks, slowChunk{ea: ea, sa: sa, saOff: off, cl: cl, pr: pr})
 			if j+1 < jTo {
 				ea2 := e.newReg(B64)
 				e.emit("add.s64", ea2, ea, step)
 				ea = ea2
 			}
 		}
+		e.slowCopy(ld, a, arrV, chunks)
 	}
 	if doFast && doSlow {
 		e.label(doneL)

@@ -1,0 +1,120 @@
+package ptxgen
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// TestStagedOperandFragments checks, without a GPU, that the staging of a
+// register operand (attention's P in P @ V) puts every element where the
+// mma's ldmatrix reads expect it: from the layouts lower assigns, it
+// enumerates the (warp, lane, register) -> element map the staging writes
+// use and their swizzled shared addresses, emulates ldmatrix.x4 for every
+// A fragment (PTX.md 2.2: lane i addresses row i%8 of matrix i/8; lane l
+// receives row l/4, cols 2*(l%4)+{0,1}) and compares each fragment
+// register with the m16n8k16 A layout (PTX.md 2.1).
+func TestStagedOperandFragments(t *testing.T) {
+	saved := lower.StageRegisterOperands
+	lower.StageRegisterOperands = true
+	defer func() { lower.StageRegisterOperands = saved }()
+	for _, c := range []map[string]string{nil, {"tq": "128", "tkv": "128", "D": "128"}, {"tq": "32", "tkv": "32", "D": "32"}, {"tq": "64", "tkv": "128", "D": "128"}} {
+		_, g, _ := compileExample(t, "attention.tile", c, lower.SM80)
+		var mma *ir.Instr
+		g.Body.Walk(func(in *ir.Instr) {
+			if in.Op == ir.OpMMA && in.Args[0].Def != nil && in.Args[0].Def.Attrs.Get("staged") == true {
+				mma = in
+			}
+		})
+		if mma == nil {
+			t.Fatalf("%v: no mma with a staged operand", c)
+		}
+		st := mma.Args[0].Def
+		lay, err := lower.LayoutOf(st.Result())
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, err := lower.LayoutOf(mma.Result())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt := st.Result().Type.(*ir.Tile)
+		R, K := tt.Shape[0], tt.Shape[1]
+		bytes := tt.DType.Bytes()
+		rb := st.Attrs.Int("row_bytes")
+		addr := func(row, col int) int { return (row*rb + col*bytes) ^ lower.SwizzleXor(row, rb)<<4 }
+		// The staging writes.
+		smem := map[int][2]int{}
+		nw := lower.NumWarps(g)
+		for w := 0; w < nw; w++ {
+			for l := 0; l < 32; l++ {
+				for r := 0; r < lay.NumRegs(); r++ {
+					wc, lc, rc := lay.WarpCoord(w), lay.LaneCoord(l), lay.RegCoord(r)
+					row, col := wc[0]^lc[0]^rc[0], wc[1]^lc[1]^rc[1]
+					if row >= R || col >= K {
+						t.Fatalf("%v: element (%d, %d) outside %dx%d", c, row, col, R, K)
+					}
+					a := addr(row, col)
+					if old, ok := smem[a]; ok && old != [2]int{row, col} {
+						t.Fatalf("%v: address %d written with (%d,%d) and %v", c, a, row, col, old)
+					}
+					smem[a] = [2]int{row, col}
+				}
+			}
+		}
+		if len(smem) != R*K {
+			t.Fatalf("%v: staging writes %d elements of %d", c, len(smem), R*K)
+		}
+		// The ldmatrix reads of the mma (emitMMA's loadA, K contiguous).
+		wm, wn := acc.WarpsM, acc.WarpsN
+		tm := acc.Shape[0] / wm
+		for w := 0; w < wm*wn; w++ {
+			m0 := (w / wn) * tm
+			for mi := 0; mi < tm/16; mi++ {
+				for ks := 0; ks < K/16; ks++ {
+					var rowAddr [32]int
+					for i := 0; i < 32; i++ {
+						rowAddr[i] = addr(m0+8*((i>>3)&1)+(i&7)+16*mi, 8*(i>>4)+16*ks)
+					}
+					for l := 0; l < 32; l++ {
+						gq, tq := l/4, l%4
+						for q := 0; q < 4; q++ {
+							for h := 0; h < 2; h++ {
+								got, ok := smem[rowAddr[8*q+gq]+(2*tq+h)*bytes]
+								want := [2]int{m0 + 16*mi + gq + 8*(q&1), 16*ks + 2*tq + 8*(q>>1) + h}
+								if !ok || got != want {
+									t.Fatalf("%v: warp %d lane %d a%d.%d (mi %d, ks %d) reads %v (written %v), want %v", c, w, l, q, h, mi, ks, got, ok, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMMAAccumulatorRegsDistinct: an mma whose accumulator is ct.zeros in
+// a loop body must not update the splat's (shared) register in place.
+func TestMMAAccumulatorRegsDistinct(t *testing.T) {
+	_, _, k := compileExample(t, "attention.tile", nil, lower.SM80)
+	re := regexp.MustCompile(`mma\.sync\.\S+ \{([^}]*)\}`)
+	n := 0
+	for _, m := range re.FindAllStringSubmatch(k.PTX, -1) {
+		seen := map[string]bool{}
+		for _, r := range strings.Split(m[1], ",") {
+			r = strings.TrimSpace(r)
+			if seen[r] {
+				t.Fatalf("mma destination repeats %s: %s", r, m[0])
+			}
+			seen[r] = true
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no mma in attention")
+	}
+}
