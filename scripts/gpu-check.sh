@@ -265,6 +265,18 @@ for kern in row_reduce col_max; do
 		run_cases+=("${kern}_${mn}|examples/reduction.tile|--kernel $kern --shape M=$m,N=$n")
 	done
 done
+for T in f16 bf16; do
+	for shape in 2x128x128x64 5x77x93x41 4x1024x1024x1024; do
+		IFS=x read -r b m n k <<<"$shape"
+		run_cases+=("batched_matmul_${T}_${shape}|examples/batched_matmul.tile|-D T=$T --shape Bt=$b,M=$m,N=$n,K=$k")
+	done
+done
+for T in f16 bf16 f32; do
+	for S in 1 200 1000 4096; do
+		run_cases+=("attention_${T}_S${S}|examples/attention.tile|-D T=$T --shape S=$S")
+	done
+	run_cases+=("attention_${T}_causal_S333|examples/attention.tile|-D T=$T -D CAUSAL=True --shape S=333")
+done
 for T in f32 f16; do
 	for n in 1000003 4096 1; do
 		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
