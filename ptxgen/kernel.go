@@ -24,6 +24,80 @@ type Kernel struct {
 	// Regs is an estimate of the registers per thread the kernel was laid out
 	// for (0 if unknown); informational.
 	Regs int
+
+	// Variant says which launches this PTX is valid for: "" (EmitKernel,
+	// or a kernel without variants) and VariantGeneral: every launch;
+	// VariantFast: only launches for which FastPathOK holds. A launcher
+	// given a fast variant (EmitVariants) must check FastPathOK at every
+	// launch, with the values it passes, and launch General when it fails.
+	Variant string
+	// FastArrays, on a fast variant, are the indices into f.Params of the
+	// arrays whose shared-tile copies it makes with 16-byte cp.async
+	// without checking their alignment: FastPathOK checks them.
+	FastArrays []int
+	// General, on a fast variant, is the kernel to launch when FastPathOK
+	// fails: same name, block, shared memory and Params (so the same
+	// launch arguments), valid for every launch.
+	General *Kernel
+}
+
+// Kernel variants (Kernel.Variant).
+const (
+	VariantFast    = "fast"
+	VariantGeneral = "general"
+)
+
+// ArrayArg is what a launch passes for one array parameter: the
+// SlotPointer value (device address of element [0, 0, ...]), the element
+// size in bytes and the SlotStride values (in elements).
+type ArrayArg struct {
+	Addr      uint64
+	ElemBytes int
+	Strides   []int64
+}
+
+// Aligned16 is the condition under which the kernels copy an array's tiles
+// with 16-byte cp.async (the uniform flag the general kernels compute
+// in PTX, alignedFlag, checks the same): unit last stride, Addr a multiple
+// of 16, and every other stride times ElemBytes a multiple of 16 (so every
+// row starts on a 16-byte boundary).
+func (a ArrayArg) Aligned16() bool {
+	n := len(a.Strides)
+	if n == 0 || a.Strides[n-1] != 1 || a.Addr%16 != 0 {
+		return false
+	}
+	for _, s := range a.Strides[:n-1] {
+		if s*int64(a.ElemBytes)%16 != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// FastPathOK reports whether k may be launched with the given arrays,
+// indexed like f.Params (entries of scalar parameters are ignored; a
+// missing entry counts as unaligned): always for a kernel that is not a
+// fast variant, and for a fast variant when every array of FastArrays is
+// Aligned16.
+func (k *Kernel) FastPathOK(arrays []ArrayArg) bool {
+	if k.Variant != VariantFast {
+		return true
+	}
+	for _, i := range k.FastArrays {
+		if i >= len(arrays) || !arrays[i].Aligned16() {
+			return false
+		}
+	}
+	return true
+}
+
+// ForLaunch returns the variant of k to launch with the given arrays (see
+// FastPathOK): k itself, or k.General.
+func (k *Kernel) ForLaunch(arrays []ArrayArg) *Kernel {
+	if k.General != nil && !k.FastPathOK(arrays) {
+		return k.General
+	}
+	return k
 }
 
 // SlotKind says what a .param slot holds.
@@ -38,7 +112,8 @@ const (
 	// SlotStride is a .s64 stride, in elements (not bytes), of axis Axis of
 	// array f.Params[Param]. Strides may be any value (a transposed view has
 	// stride 1 on axis 0); the kernel checks alignment itself and falls back
-	// to slower copies when the fast path's alignment does not hold.
+	// to slower copies when the fast path's alignment does not hold, except
+	// in a fast variant, where the launcher checks it (Kernel.FastPathOK).
 	SlotStride
 	// SlotScalar is the value of scalar parameter f.Params[Param] in its own
 	// dtype: .s32 for i32, .s64 for i64, .f32 for f32, .f64 for f64, .u8 for

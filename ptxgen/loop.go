@@ -251,9 +251,19 @@ func (e *emitter) emitLoop(in *ir.Instr) {
 			}
 		}
 	}
-	if len(piped) == 0 {
+	switch {
+	case len(piped) == 0:
 		e.loopCore(in, body, carried, nil, stages)
-	} else {
+	case e.variant != "":
+		// A kernel variant (EmitVariants) has only one of the two loops:
+		// the launcher checked the fast one's alignment (FastPathOK).
+		e.copyMode = "slow"
+		if e.variant == VariantFast {
+			e.copyMode = "fast"
+		}
+		e.unswitchedCore(in, body, carried, piped, stages)
+		e.copyMode = ""
+	default:
 		// Unswitch on the copy path: one loop with only cp.async copies
 		// (one basic block, so ptxas can schedule copies among the mmas),
 		// one with element-wise copies for unaligned arrays.

@@ -129,10 +129,9 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 		org[d] = e.newReg(B32)
 		e.emit("mul.lo.s32", org[d], idx[d], Imm(ws[d]))
 	}
-	fast := e.fastFlag(ld)
 	rowStep := e.nt / cpr
 	if e.nt%cpr == 0 && total%e.nt == 0 {
-		e.issueRegular(ld, a, arrV, fast, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
+		e.issueRegular(ld, a, arrV, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
 		return
 	}
 	if n != 1 {
@@ -184,7 +183,7 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 	rowBase := e.newReg(B64)
 	e.emit("mad.lo.s64", rowBase, t0, Imm(int64(bytes)), a.ptr)
 
-	doFast, doSlow, slowL, doneL := e.copyBranch(fast)
+	doFast, doSlow, slowL, doneL := e.copyBranch(ld)
 	if doFast {
 		// Fast path: unit last stride, so the tile base is rowBase + org1*bytes.
 		o1 := e.newReg(B64)
@@ -391,7 +390,7 @@ var _ = lower.SwizzleXor
 // column, rowStep rows apart, and rowStep keeps the swizzle pattern: the
 // shared offsets then differ by immediates and the global addresses by one
 // 64-bit stride, so the loop carries few registers.
-func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg, org []Reg, base Reg, R, C, nj, rowStep, jFrom, jTo int) {
+func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg, base Reg, R, C, nj, rowStep, jFrom, jTo int) {
 	dt := a.dt
 	bytes := dt.Bytes()
 	E := 16 / bytes
@@ -448,7 +447,7 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, fast Reg,
 		shared(0)
 	}
 
-	doFast, doSlow, slowL, doneL := e.copyBranch(fast)
+	doFast, doSlow, slowL, doneL := e.copyBranch(ld)
 	if doFast {
 		goff := e.invariant(fmt.Sprintf("goff/%d/%d/%d", arrV.ID, R, C), func() Reg {
 			r64 := e.newReg(B64)
@@ -564,15 +563,33 @@ func (e *emitter) fastFlag(ld *ir.Instr) Reg {
 	})
 }
 
-// copyBranch starts the fast/slow copy code: it returns whether to emit
-// each path, and emits the uniform branch when both are needed.
-func (e *emitter) copyBranch(fast Reg) (doFast, doSlow bool, slowL, doneL string) {
-	switch e.copyMode {
+// zeroPad reports whether a shared-tile load pads with zeros, the only
+// padding the cp.async path (which zero-fills) can give.
+func zeroPad(ld *ir.Instr) bool {
+	pad := ld.Attrs.Str("pad")
+	return pad == "" || pad == ir.PadZero
+}
+
+// copyBranch starts the fast/slow copy code of load ld: it returns whether
+// to emit each path, and emits the uniform branch on ld's fastFlag when
+// both are needed. Inside an unswitched loop (copyMode) and in the fast
+// kernel variant (where the launcher guarantees the alignment, see
+// Kernel.FastPathOK) only one path is emitted.
+func (e *emitter) copyBranch(ld *ir.Instr) (doFast, doSlow bool, slowL, doneL string) {
+	mode := e.copyMode
+	if mode == "" && e.variant == VariantFast {
+		mode = "fast"
+	}
+	if mode == "fast" && !zeroPad(ld) {
+		mode = "slow" // its fastFlag is constant false
+	}
+	switch mode {
 	case "fast":
 		return true, false, "", ""
 	case "slow":
 		return false, true, "", ""
 	}
+	fast := e.fastFlag(ld)
 	slowL, doneL = e.newLabel("cpslow"), e.newLabel("cpdone")
 	e.emitIf(fast, true, "bra.uni", Label(slowL))
 	return true, true, slowL, doneL

@@ -30,8 +30,9 @@ type Prepared struct {
 }
 
 // Prepare compiles and loads k (cached as for Launch), checks args
-// (Kernel.Bind, with opts.Grid as the grid override) and uploads every array
-// once. The host tensors stay bound to the Prepared: Download copies into
+// (Kernel.Bind, with opts.Grid as the grid override), uploads every array
+// once and picks the kernel variant these device arrays allow (see
+// CUDA.CompileInfo; Info says which). The host tensors stay bound to the Prepared: Download copies into
 // them, Upload copies from them.
 func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, error) {
 	b, err := k.Bind(args, opts.Grid)
@@ -44,6 +45,12 @@ func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, er
 	}
 	da, err := c.upload(b)
 	if err != nil {
+		return nil, err
+	}
+	// The variant is chosen from the device addresses and strides (a fast
+	// variant needs 16-byte aligned rows); the arguments are the same.
+	if ck, err = c.forLaunch(ck, b, da); err != nil {
+		c.free(da)
 		return nil, err
 	}
 	vals, err := marshal(ck.pk, b, da)
@@ -155,7 +162,8 @@ func (p *Prepared) Free() error {
 	return err
 }
 
-// Info describes the compiled kernel (see CUDA.CompileInfo).
+// Info describes the compiled kernel variant this Prepared launches (see
+// CUDA.CompileInfo).
 func (p *Prepared) Info() *CompileInfo {
 	info := p.ck.info
 	return &info

@@ -65,6 +65,11 @@ func CompileFile(path string, opts CompileOptions) (*Kernel, error) {
 // CompilePTX lowers f for target ("sm_80", "sm_120a") and emits its PTX with
 // the launch ABI (block size, shared memory, parameter slots). It needs no
 // GPU: the CUDA backend calls it before loading the module.
+//
+// Kernels with pipelined shared-memory copies (the matmul family) come back
+// as two variants (ptxgen.EmitVariants): the returned Kernel is the fast
+// one, valid only where its FastPathOK holds for the launch's arrays, and
+// its General field is the one for every other launch (ForLaunch picks).
 func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
 	t := lower.Target(target)
 	if !t.Valid() {
@@ -74,7 +79,7 @@ func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, target, err)
 	}
-	pk, err := ptxgen.EmitKernel(lf, t)
+	pk, err := ptxgen.EmitVariants(lf, t)
 	if err != nil {
 		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, target, err)
 	}

@@ -52,11 +52,19 @@ type CUDA struct {
 }
 
 // cudaKernel is a kernel compiled for one target and loaded on the device.
+// For a kernel with variants (ptxgen.EmitVariants) the cache holds the fast
+// variant; its general variant is loaded on the first launch that needs it.
 type cudaKernel struct {
 	pk   *ptxgen.Kernel
 	mod  *cudadrv.Module
 	fn   *cudadrv.Function
 	info CompileInfo
+
+	// general is pk.General loaded (nil until a launch needs it); last is
+	// the variant the latest Launch or Prepare chose (nil before the
+	// first). Both are guarded by CUDA.mu.
+	general *cudaKernel
+	last    *cudaKernel
 }
 
 var _ Backend = (*CUDA)(nil)
@@ -89,6 +97,11 @@ func (c *CUDA) Close() error {
 	for key, ck := range c.cache {
 		if err := ck.mod.Unload(); err != nil && first == nil {
 			first = err
+		}
+		if ck.general != nil {
+			if err := ck.general.mod.Unload(); err != nil && first == nil {
+				first = err
+			}
 		}
 		delete(c.cache, key)
 	}
@@ -138,14 +151,65 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 
 // CompileInfo compiles and loads k for the device if that was not done yet
 // and describes the result: registers, spills, JIT log, compile and JIT
-// times. The times are those of the first compilation.
+// times. The times are those of the first compilation. For a kernel with
+// variants (CompileInfo.Variant "fast" or "general") it describes the
+// variant that k's latest Launch or Prepare on c ran, or the fast one
+// before any.
 func (c *CUDA) CompileInfo(k *Kernel) (*CompileInfo, error) {
 	ck, err := c.compile(k)
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ck.last != nil {
+		ck = ck.last
+	}
 	info := ck.info
 	return &info, nil
+}
+
+// forLaunch returns the variant of ck to launch with the binding's arrays
+// on the device (ptxgen.Kernel.ForLaunch: the fast variant when every array
+// it copies with cp.async is 16-byte aligned with unit last stride, else
+// the general one, loaded here the first time it is needed), and records
+// it for CompileInfo.
+func (c *CUDA) forLaunch(ck *cudaKernel, b *Binding, da *devArgs) (*cudaKernel, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := ck
+	if ck.pk.General != nil && ck.pk.ForLaunch(arrayArgs(b, da)) == ck.pk.General {
+		if ck.general == nil {
+			g, err := c.load(ck.pk.General, ck.info.Target, ck.info.CompileTime)
+			if err != nil {
+				return nil, err
+			}
+			ck.general = g
+		}
+		v = ck.general
+	}
+	ck.last = v
+	return v, nil
+}
+
+// arrayArgs are the array arguments as the kernel receives them: device
+// address of element [0, ...], element size, strides (ptxgen.ArrayArg).
+func arrayArgs(b *Binding, da *devArgs) []ptxgen.ArrayArg {
+	out := make([]ptxgen.ArrayArg, len(b.Tensors))
+	for i, t := range b.Tensors {
+		if t == nil {
+			continue
+		}
+		a := ptxgen.ArrayArg{Addr: uint64(da.ptrs[i]), ElemBytes: t.DType.Bytes()}
+		if at, ok := b.Kernel.Func.Params[i].Type.(*ir.Array); ok {
+			a.ElemBytes = at.DType.Bytes()
+		}
+		for _, s := range t.Strides {
+			a.Strides = append(a.Strides, int64(s))
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // compile returns k compiled for c's target and loaded, from the cache when
@@ -178,8 +242,18 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if err := checkABI(pk, k.Func); err != nil {
 		return nil, fmt.Errorf("cuda: %s: compiled kernel does not match its IR: %w", k.Name(), err)
 	}
+	ck, err := c.load(pk, target, compileTime)
+	if err != nil {
+		return nil, err
+	}
+	c.cache[key] = ck
+	return ck, nil
+}
 
-	start = time.Now()
+// load JIT-compiles and loads one compiled kernel (a variant) and reads its
+// attributes; compileTime is the lower + ptxgen time to report.
+func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration) (*cudaKernel, error) {
+	start := time.Now()
 	mod, err := c.Dev.LoadModule(pk.PTX)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: JIT of %s for %s on %s failed: %w", pk.Name, target, c.Dev.Props.Name, err)
@@ -227,8 +301,8 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 		JITLog:             strings.TrimSpace(mod.InfoLog),
 		CompileTime:        compileTime,
 		JITTime:            jitTime,
+		Variant:            pk.Variant,
 	}
-	c.cache[key] = ck
 	return ck, nil
 }
 
@@ -265,6 +339,29 @@ func checkTarget(target string, sm int) error {
 // checkABI checks that the kernel's parameter slots refer to parameters of
 // f of the right kind, so that marshalling cannot go wrong silently.
 func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
+	if g := pk.General; g != nil {
+		// The variants take the same launch arguments.
+		if g.Name != pk.Name || g.Block != pk.Block || g.SharedBytes != pk.SharedBytes || len(g.Params) != len(pk.Params) {
+			return fmt.Errorf("variants differ: %s %v %d B %d params vs %s %v %d B %d params", pk.Name, pk.Block,
+				pk.SharedBytes, len(pk.Params), g.Name, g.Block, g.SharedBytes, len(g.Params))
+		}
+		for i := range g.Params {
+			if g.Params[i] != pk.Params[i] {
+				return fmt.Errorf("variants differ in param slot %d", i)
+			}
+		}
+		if pk.Variant != ptxgen.VariantFast {
+			return fmt.Errorf("kernel with a general variant is %q, not fast", pk.Variant)
+		}
+		for _, i := range pk.FastArrays {
+			if i < 0 || i >= len(f.Params) {
+				return fmt.Errorf("fast-path array %d of %d params", i, len(f.Params))
+			}
+			if _, ok := f.Params[i].Type.(*ir.Array); !ok {
+				return fmt.Errorf("fast-path array %d (%s) is not an array", i, f.Params[i].Name)
+			}
+		}
+	}
 	if pk.Block[0] <= 0 || pk.Block[1] <= 0 || pk.Block[2] <= 0 {
 		return fmt.Errorf("block %v", pk.Block)
 	}

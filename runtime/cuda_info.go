@@ -42,13 +42,24 @@ type CompileInfo struct {
 
 	CompileTime time.Duration // lower + ptxgen
 	JITTime     time.Duration // cuModuleLoadDataEx: PTX to machine code and load
+
+	// Variant is "" for a kernel compiled as one variant; for the matmul
+	// family (pipelined shared-memory copies) "fast" (16-byte cp.async
+	// copies only: every array copied through shared memory is 16-byte
+	// aligned with unit last stride) or "general" (element-wise copies,
+	// any strides), chosen at each launch (ptxgen.Kernel.FastPathOK).
+	Variant string
 }
 
 // Summary is one line: target, block, shared memory, registers, spills,
 // compile and JIT times.
 func (c *CompileInfo) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: block %dx%dx%d, %d B dynamic shared, %d registers", c.Kernel, c.Target,
+	fmt.Fprintf(&b, "%s %s", c.Kernel, c.Target)
+	if c.Variant != "" {
+		fmt.Fprintf(&b, " (%s variant)", c.Variant)
+	}
+	fmt.Fprintf(&b, ": block %dx%dx%d, %d B dynamic shared, %d registers",
 		c.Block[0], c.Block[1], c.Block[2], c.SharedBytes, c.Regs)
 	if c.LocalBytes > 0 {
 		fmt.Fprintf(&b, ", %d B local (spills)", c.LocalBytes)

@@ -205,3 +205,50 @@ func TestCUDAErrors(t *testing.T) {
 	}
 	c.Target = old
 }
+
+// TestCUDAVariants launches one matmul kernel on aligned and unaligned
+// arrays, alternately: the fast variant (cp.async only) must run exactly
+// when A and B are 16-byte aligned with unit last stride, the general one
+// otherwise, both correct, and CompileInfo says which ran.
+func TestCUDAVariants(t *testing.T) {
+	c := testGPU(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	k := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	for _, tc := range []struct {
+		name    string
+		M, N, K int
+		gap     int // elements between A and B in their shared storage
+		want    string
+	}{
+		{"aligned", 512, 512, 256, 0, "fast"},
+		{"K=999", 1000, 1030, 999, 0, "general"},
+		{"aligned again", 256, 512, 128, 0, "fast"},
+		{"B 2 bytes off", 256, 256, 128, 1, "general"},
+		{"B 16 bytes off", 256, 256, 128, 8, "fast"},
+	} {
+		// A and B share one storage (one device buffer), so B's device
+		// address is A's plus (M*K + gap) elements.
+		store := RandNormal(rng, ir.F16, tc.M*tc.K+tc.gap+tc.K*tc.N)
+		A, err := store.View([]int{tc.M, tc.K}, []int{tc.K, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		B, err := store.View([]int{tc.K, tc.N}, []int{tc.N, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		B.Offset = tc.M*tc.K + tc.gap
+		checkGPU(t, c, k, []Arg{A, B, NewTensor(ir.F16, tc.M, tc.N)}, CheckOptions{})
+		info, err := c.CompileInfo(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s", tc.name, info.Summary())
+		if info.Variant != tc.want {
+			t.Errorf("%s: ran the %q variant, want %q", tc.name, info.Variant, tc.want)
+		}
+		if info.LocalBytes != 0 {
+			t.Errorf("%s: %s variant has %d bytes of local memory (spills)", tc.name, info.Variant, info.LocalBytes)
+		}
+	}
+}
