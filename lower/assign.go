@@ -3,11 +3,12 @@ package lower
 // Pass layout.
 // Requires: check (every op is supported on the target).
 // Guarantees: every instruction that defines a tile has a layout attribute:
-//   - smem: loads whose tile feeds an mma operand (and permutes of them);
-//     the tile is copied to shared memory and read with ldmatrix; with
-//     StageRegisterOperands an mma operand computed in
-//     registers keeps its register layout and gets staged=true (ptxgen
-//     also writes it to shared memory for the mma);
+//   - smem: loads whose tile feeds an mma operand (and permutes of them,
+//     and the reshape of a 2-D window of a higher-rank array to 2-D); the
+//     tile is copied to shared memory and read with ldmatrix. An mma
+//     operand computed in registers in the mma's block instead keeps its
+//     register layout and gets staged=true (ptxgen writes it to shared
+//     memory for the mma);
 //   - mma: the accumulator of mma and every value joined to it by
 //     elementwise ops, converts, loops and stores (the epilogue stays in
 //     the registers the mma left it in);
@@ -20,18 +21,9 @@ package lower
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/tilec/tilec/ir"
 )
-
-// StageRegisterOperands lets an mma operand computed in registers (P in
-// P @ V) be staged through shared memory (staged=true; ptxgen/stage.go).
-// attention.tile once failed on an H100 for S > 1 with it: not the staging
-// (ptxgen's TestStagedOperandFragments checks its placement against the
-// ldmatrix reads) but S = Q @ K^T accumulating in place into ct.zeros,
-// whose registers were all the shared constant 0.0 (fixed by ownsRegs).
-var StageRegisterOperands = true
 
 type unionFind struct{ parent map[*ir.Value]*ir.Value }
 
@@ -80,7 +72,7 @@ func AssignLayouts(f *ir.Func, t Target) error {
 
 	// markSmem follows an mma operand back to the load that must go
 	// through shared memory.
-	var markSmem func(v *ir.Value, in *ir.Instr) error
+	var markSmem func(v *ir.Value, mma *ir.Instr) error
 	markSmem = func(v *ir.Value, mma *ir.Instr) error {
 		if v.Def != nil && v.Def.Op == ir.OpLoad {
 			smemLoads[v.Def] = true
@@ -100,7 +92,7 @@ func AssignLayouts(f *ir.Func, t Target) error {
 			smemPermutes[v.Def] = true
 			return markSmem(v.Def.Args[0], mma)
 		}
-		if StageRegisterOperands && v.Def != nil && len(v.Def.Results) == 1 && len(v.Def.Regions) == 0 && v.Def.Block == mma.Block {
+		if v.Def != nil && len(v.Def.Results) == 1 && len(v.Def.Regions) == 0 && v.Def.Block == mma.Block {
 			// A tile computed in registers: it keeps its register layout
 			// and is also written to shared memory for the mma (staged).
 			staged[v.Def] = true
@@ -365,13 +357,3 @@ func WindowAxes(shape []int) (ax [2]int, ok bool) {
 	}
 	return ax, n == 2
 }
-
-func sameLayout(a, b *Layout) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return equalInts(flatten(a.Reg), flatten(b.Reg)) && equalInts(flatten(a.Lane), flatten(b.Lane)) &&
-		equalInts(flatten(a.Warp), flatten(b.Warp)) && len(a.Reg) == len(b.Reg)
-}
-
-var _ = sort.Ints

@@ -2,16 +2,13 @@ package lower
 
 // Pass fold.
 // Requires: a kernel with its constants baked in (the builder did that).
-// Guarantees: scalar arithmetic whose operands are constants is replaced by
-// constants; pure instructions whose results are unused are removed.
+// Guarantees: integer scalar arithmetic and comparisons whose operands are
+// constants are replaced by constants (float arithmetic is not folded);
+// pure instructions whose results are unused are removed.
 
-import (
-	"fmt"
+import "github.com/tilec/tilec/ir"
 
-	"github.com/tilec/tilec/ir"
-)
-
-// Fold folds constant scalar arithmetic and removes dead pure instructions.
+// Fold folds constant integer scalar arithmetic and removes dead pure instructions.
 func Fold(f *ir.Func) error {
 	foldBlock(f, f.Body)
 	DeadCode(f)
@@ -179,35 +176,4 @@ func Uses(f *ir.Func) map[*ir.Value][]*ir.Instr {
 		}
 	})
 	return u
-}
-
-// checkDefs reports a value used before its definition or outside its scope.
-func checkDefs(f *ir.Func) error {
-	seen := map[*ir.Value]bool{}
-	for _, p := range f.Body.Params {
-		seen[p] = true
-	}
-	var walk func(b *ir.Block) error
-	walk = func(b *ir.Block) error {
-		for _, in := range b.Instrs {
-			for _, a := range in.Args {
-				if !seen[a] {
-					return fmt.Errorf("%s uses %s before its definition", in.Op, a)
-				}
-			}
-			for _, r := range in.Regions {
-				for _, p := range r.Params {
-					seen[p] = true
-				}
-				if err := walk(r); err != nil {
-					return err
-				}
-			}
-			for _, r := range in.Results {
-				seen[r] = true
-			}
-		}
-		return nil
-	}
-	return walk(f.Body)
 }

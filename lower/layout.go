@@ -443,7 +443,13 @@ func (l *Layout) unpermute(perm []int, shape []int) *Layout {
 
 // SameLayout reports whether two register layouts put every element in the
 // same registers of the same threads.
-func SameLayout(a, b *Layout) bool { return sameLayout(a, b) }
+func SameLayout(a, b *Layout) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return equalInts(flatten(a.Reg), flatten(b.Reg)) && equalInts(flatten(a.Lane), flatten(b.Lane)) &&
+		equalInts(flatten(a.Warp), flatten(b.Warp)) && len(a.Reg) == len(b.Reg)
+}
 
 // OperandLayout is the layout a broadcast, reshape or register permute
 // wants its operand in, given the layout of its result: with it, the

@@ -21,48 +21,30 @@ const (
 // Valid reports whether ptxgen can emit code for t.
 func (t Target) Valid() bool { return t == SM80 || t == SM120a }
 
-// Pass is one step of the lowering pipeline.
+// Pass is one step of the lowering pipeline. What it requires and what it
+// guarantees is stated at the top of the file that implements it.
 type Pass struct {
 	Name string
-	// Doc says what the pass requires and what it guarantees.
-	Doc string
-	Run func(f *ir.Func, t Target) error
+	Run  func(f *ir.Func, t Target) error
 }
 
-// Passes is the lowering pipeline, in order.
+// Passes is the lowering pipeline, in order; each pass requires the ones
+// before it.
 var Passes = []Pass{
-	{
-		Name: "fold",
-		Doc: "requires: a verified kernel with constants baked in. guarantees: scalar arithmetic " +
-			"on constants is folded, pure instructions without uses are removed.",
-		Run: func(f *ir.Func, _ Target) error { return Fold(f) },
-	},
-	{
-		Name: "check",
-		Doc: "requires: fold. guarantees: every op, dtype and shape is one the target's code " +
-			"generator handles, or a clear error naming the op and the target.",
-		Run: Check,
-	},
-	{
-		Name: "layout",
-		Doc: "requires: check. guarantees: every tile-valued instruction has a layout attribute " +
-			"(blocked, mma or smem), the kernel's return has num_warps; values joined by " +
-			"elementwise ops and loops share one layout.",
-		Run: AssignLayouts,
-	},
-	{
-		Name: "smem",
-		Doc: "requires: layout. guarantees: every smem load has smem (byte offset of stage 0), " +
-			"stage_bytes, row_bytes and stages; the return has smem_bytes (total, 1024-aligned) " +
-			"and, when a reduce across warps or a layout conversion needs it, scratch (its offset).",
-		Run: AllocShared,
-	},
-	{
-		Name: "pipeline",
-		Doc: "requires: smem. guarantees: a for loop whose body loads mma operands into shared " +
-			"memory has stages=S and its loads are issued S-1 iterations ahead with cp.async.",
-		Run: Pipeline,
-	},
+	// fold.go: constant integer scalar arithmetic and dead pure code go
+	// first, so that check and layout see the kernel that will run.
+	{Name: "fold", Run: func(f *ir.Func, _ Target) error { return Fold(f) }},
+	// check.go: reject what ptxgen cannot emit for the target, as a user
+	// error, before any decision is recorded.
+	{Name: "check", Run: Check},
+	// assign.go: a layout attribute on every tile-valued instruction
+	// (blocked, mma, slice or smem; staged register mma operands).
+	{Name: "layout", Run: AssignLayouts},
+	// smem.go: shared-memory offsets of mma operand tiles, their ring
+	// depths, and the scratch region of reductions and layout conversions.
+	{Name: "smem", Run: AllocShared},
+	// smem.go: mark loops whose mma operand loads are issued ahead.
+	{Name: "pipeline", Run: Pipeline},
 }
 
 // Options control Lower.
@@ -121,7 +103,8 @@ func PassByName(name string) *Pass {
 	return nil
 }
 
-// errorf makes a user-facing error about an unsupported construct.
+// unsupported makes a user-facing error about a construct ptxgen cannot
+// emit yet, with the same "ptxgen TARGET:" prefix as ptxgen's own errors.
 func unsupported(t Target, format string, args ...any) error {
 	return fmt.Errorf("ptxgen %s: %s", t, fmt.Sprintf(format, args...))
 }

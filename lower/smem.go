@@ -2,8 +2,8 @@ package lower
 
 // Pass smem.
 // Requires: layout (loads feeding mma carry layout=smem).
-// Guarantees: every smem load (and every staged register tile) has row_bytes (bytes of one tile row),
-// stage_bytes (bytes of one copy of the tile, a multiple of 1024), stages
+// Guarantees: every smem load (and every staged register tile) has
+// row_bytes (bytes of one tile row), stage_bytes (bytes of one copy of the tile, a multiple of 1024), stages
 // (copies in the ring: S >= 2 for a load in a pipelinable for body, 1
 // otherwise) and smem (byte offset of copy 0 from the 1024-aligned base);
 // the return has smem_bytes, the total, and scratch (the byte offset of the
@@ -66,12 +66,9 @@ func AllocShared(f *ir.Func, t Target) error {
 		if tt.Rank() > 2 && ax[1] != tt.Rank()-1 {
 			return unsupported(t, "mma operand tile %s: a window whose columns are not the array's last axis is not supported yet", tt)
 		}
-		rb := tt.Shape[ax[1]] * tt.DType.Bytes()
-		if rb < 16 {
-			return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
+		if err := setTileBytes(t, in, tt, tt.Shape[ax[1]]); err != nil {
+			return err
 		}
-		in.Attrs.Set("row_bytes", rb)
-		in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
 		for _, u := range uses[in.Result()] {
 			smemUse := (u.Op == ir.OpPermute || u.Op == ir.OpReshape) && u.Attrs.Str("layout") == "smem"
 			if tt.Rank() > 2 && u.Op != ir.OpReshape {
@@ -112,13 +109,9 @@ func AllocShared(f *ir.Func, t Target) error {
 		if tt.Rank() != 2 {
 			return unsupported(t, "mma operand tiles of rank %d are not supported yet", tt.Rank())
 		}
-		rb := tt.Shape[1] * tt.DType.Bytes()
-		if rb < 16 {
-			return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
+		if err := setTileBytes(t, in, tt, tt.Shape[1]); err != nil {
+			return err
 		}
-		in.Attrs.Set("row_bytes", rb)
-		in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
-		in.Attrs.Set("stages", 1)
 	}
 	outside = append(outside, staged...)
 	total := 0
@@ -128,8 +121,9 @@ func AllocShared(f *ir.Func, t Target) error {
 		total += in.Attrs.Int("stage_bytes")
 	}
 	// Loops do not overlap in time, so every loop's ring starts after the
-	// unpipelined tiles. A loop nest would need more care: a load pipelined
-	// in an inner loop of an outer pipelined loop is rejected by pipelinable.
+	// unpipelined tiles. Nested loops that both pipeline loads would overlap
+	// in time; nothing rejects them yet (pipelinable does not look at
+	// enclosing loops).
 	maxTotal := total
 	for _, g := range sortedFors(f, groups) {
 		ls := groups[g]
@@ -184,6 +178,20 @@ func AllocShared(f *ir.Func, t Target) error {
 	return nil
 }
 
+// setTileBytes records the row_bytes and stage_bytes of a shared tile
+// whose rows hold cols elements. ldmatrix reads 16-byte rows, so narrower
+// tile rows are rejected; a stage is a multiple of 1024 bytes so that every
+// copy starts on the swizzle pattern's period.
+func setTileBytes(t Target, in *ir.Instr, tt *ir.Tile, cols int) error {
+	rb := cols * tt.DType.Bytes()
+	if rb < 16 {
+		return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
+	}
+	in.Attrs.Set("row_bytes", rb)
+	in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
+	return nil
+}
+
 func sortedFors(f *ir.Func, groups map[*ir.Instr][]*ir.Instr) []*ir.Instr {
 	var out []*ir.Instr
 	f.Body.Walk(func(in *ir.Instr) {
@@ -197,8 +205,6 @@ func sortedFors(f *ir.Func, groups map[*ir.Instr][]*ir.Instr) []*ir.Instr {
 // pipelinable reports whether a load's tile index can be computed for a
 // later iteration: every index is defined outside the loop, is the
 // induction variable, or is pure scalar arithmetic on those in the body.
-// Loads in loops nested in another loop that holds smem loads are not
-// pipelined.
 func pipelinable(in *ir.Instr) bool {
 	loop := in.Block.Parent
 	body := in.Block

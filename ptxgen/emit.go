@@ -96,7 +96,6 @@ func emitVariant(f *ir.Func, t lower.Target, variant string) (k *Kernel, err err
 		vals:    map[*ir.Value]*value{},
 		arrs:    map[*ir.Value]*array{},
 		inv:     map[string]Reg{},
-		invP:    map[string]Reg{},
 		variant: variant,
 	}
 	e.nt = 32 * e.nw
@@ -140,8 +139,7 @@ type emitter struct {
 
 	vals map[*ir.Value]*value
 	arrs map[*ir.Value]*array
-	inv  map[string]Reg // thread-invariant values by key (emitted into entry)
-	invP map[string]Reg
+	inv  map[string]Reg // thread-invariant values by key (see invariant)
 
 	tid, lane, warp Reg
 	smemBase        Reg // 1024-aligned shared-window address of the dynamic shared memory
@@ -472,7 +470,7 @@ func (e *emitter) instr(in *ir.Instr) {
 		e.fail("%s is not supported yet", in.Op)
 	}
 	res := in.Result()
-	switch t := res.Type.(type) {
+	switch res.Type.(type) {
 	case *ir.Scalar:
 		e.vals[res] = &value{reg: e.scalarOp(in, nil)}
 	case *ir.Tile:
@@ -490,7 +488,6 @@ func (e *emitter) instr(in *ir.Instr) {
 			}
 			regs[r] = e.elemOp(in, r, coords)
 		}
-		_ = t
 		e.vals[res] = &value{regs: regs, lay: lay}
 		if in.Attrs.Get("staged") == true {
 			e.stageToSmem(in)
@@ -681,14 +678,4 @@ func boolInt(b bool) int64 {
 		return 1
 	}
 	return 0
-}
-
-// sortedKeys is for deterministic iteration in tests.
-func sortedKeys(m map[string]Reg) []string {
-	var k []string
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

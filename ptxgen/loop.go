@@ -1,25 +1,13 @@
 package ptxgen
 
 import (
+	"maps"
+
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 )
 
-func movOp(c RegClass) string {
-	switch c {
-	case Pred:
-		return "mov.pred"
-	case B16:
-		return "mov.b16"
-	case B64:
-		return "mov.b64"
-	case F32:
-		return "mov.f32"
-	case F64:
-		return "mov.f64"
-	}
-	return "mov.b32"
-}
+// movOp is the move instruction for registers of class c.
+func movOp(c RegClass) string { return "mov" + classInfo[c].decl }
 
 // allocLike allocates registers to hold a value of v's type (a loop-carried
 // value or an if result).
@@ -101,7 +89,7 @@ func (e *emitter) valuesOf(vs []*ir.Value) []*value {
 	return out
 }
 
-// emitIf emits an if with a uniform scalar condition.
+// emitIfOp emits an if with a uniform scalar condition.
 func (e *emitter) emitIfOp(in *ir.Instr) {
 	c := e.vals[in.Args[0]].reg
 	if c.Class != Pred {
@@ -119,10 +107,7 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 		saved := e.inv
 		if e.hoist == nil {
 			// Values computed inside a branch do not dominate later code.
-			e.inv = map[string]Reg{}
-			for k, v := range saved {
-				e.inv[k] = v
-			}
+			e.inv = maps.Clone(saved)
 		}
 		e.block(b)
 		e.inv = saved
@@ -221,15 +206,21 @@ func constInt(v *ir.Value) (int64, bool) {
 func (e *emitter) emitFor(in *ir.Instr) {
 	if e.hoist == nil {
 		// Outermost loop: collect its invariants in a preheader.
-		saved := e.cur
-		var pre, loop []Instr
-		e.hoist, e.cur = &pre, &loop
-		e.emitLoop(in)
-		e.hoist, e.cur = nil, saved
-		*e.cur = append(append(*e.cur, pre...), loop...)
+		e.withPreheader(func() { e.emitLoop(in) })
 		return
 	}
 	e.emitLoop(in)
+}
+
+// withPreheader runs emit with invariants going to a preheader of its own
+// (see invariant), and appends the preheader and then what emit wrote.
+func (e *emitter) withPreheader(emit func()) {
+	savedHoist, savedCur := e.hoist, e.cur
+	var pre, loop []Instr
+	e.hoist, e.cur = &pre, &loop
+	emit()
+	e.hoist, e.cur = savedHoist, savedCur
+	*e.cur = append(append(*e.cur, pre...), loop...)
 }
 
 func (e *emitter) emitLoop(in *ir.Instr) {
@@ -299,16 +290,10 @@ func (e *emitter) unswitchedCore(in *ir.Instr, body *ir.Block, carried []*value,
 		e.loopCore(in, body, carried, piped, stages)
 		return
 	}
-	savedHoist, savedCur, savedInv := e.hoist, e.cur, e.inv
-	e.inv = map[string]Reg{}
-	for k, v := range savedInv {
-		e.inv[k] = v
-	}
-	var pre, loop []Instr
-	e.hoist, e.cur = &pre, &loop
-	e.loopCore(in, body, carried, piped, stages)
-	e.hoist, e.cur, e.inv = savedHoist, savedCur, savedInv
-	*e.cur = append(append(*e.cur, pre...), loop...)
+	savedInv := e.inv
+	e.inv = maps.Clone(savedInv)
+	e.withPreheader(func() { e.loopCore(in, body, carried, piped, stages) })
+	e.inv = savedInv
 }
 
 // outermostLoop reports whether loop in is not nested in another loop.
@@ -347,8 +332,6 @@ func (e *emitter) emitSmemLoadSync(ld *ir.Instr) {
 	e.vals[ld.Result()] = &value{smem: &smemVal{load: ld, base: base}}
 }
 
-var _ = lower.SwizzleXor
-
 // loopCore emits the prologue (for pipelined loads) and the loop itself.
 func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped []*ir.Instr, stages int) {
 	lo, hi, step := e.vals[in.Args[0]].reg, e.vals[in.Args[1]].reg, e.vals[in.Args[2]].reg
@@ -378,7 +361,9 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 	p := e.loopCond(iv, hi, step, in.Args[2], t)
 	e.emitIf(p, true, "bra.uni", Label(endL))
 	var pipe *mmaPipe
-	if len(piped) > 0 && OverlapStageWait && !(SlowLoopLean && e.copyMode == "slow") && simpleMMABody(body) {
+	// The slow (element-wise copy) loop does without the overlap: its
+	// copies need the registers more (docs/perf.md, v6).
+	if len(piped) > 0 && OverlapStageWait && e.copyMode != "slow" && simpleMMABody(body) {
 		// The wait for a stage moves into the previous iteration's last
 		// mma k-step; the first wait happens here.
 		e.emit("cp.async.wait_group", Imm(stages-2))
@@ -467,11 +452,6 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 // OverlapStageWait moves the wait for the next stage into the mma's last
 // k-step (a variable for experiments; see docs/perf.md).
 var OverlapStageWait = true
-
-// SlowLoopLean drops fragment double-buffering and the stage-wait overlap
-// in the slow (element-wise copy) copy of an unswitched loop, which frees
-// registers for its copies (a variable for A/B timing; docs/perf.md, v6).
-var SlowLoopLean = true
 
 // SpreadCopies splits the next stage's cp.async copies into parts of
 // about four 16-byte chunks per thread, issued after different mma

@@ -4,10 +4,9 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 )
 
-// laneParts are thread-invariant pieces of the lane index used by
+// lanePart is a thread-invariant piece of the lane index used by
 // ldmatrix addressing: i = lane>>3 (which 8x8 matrix this lane addresses),
 // j = lane&7 (which row), and the mma fragment indices g = lane>>2, t = lane&3.
 func (e *emitter) lanePart(name string) Reg {
@@ -42,7 +41,8 @@ func (e *emitter) warpOrigin(axis, wm, wn, tm, tn int) Reg {
 	})
 }
 
-// lin is a thread-invariant a*x + b*y + c over 32-bit registers.
+// lin is a thread-invariant sum of products k*x over 32-bit registers;
+// terms alternate an int k and a Reg x. key names the sum for reuse.
 func (e *emitter) lin(key string, terms ...any) Reg {
 	return e.inv32("lin/"+key, func(r Reg) {
 		e.emit("mov.u32", r, Imm(0))
@@ -211,7 +211,7 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	// The slow (element-wise copy) loop loads each k-step's fragments
 	// after the previous step's mmas: its copies need the registers more
 	// than its mmas need the overlap (docs/perf.md, v6).
-	dbl := FragmentDoubleBuffer && !(SlowLoopLean && e.copyMode == "slow")
+	dbl := FragmentDoubleBuffer && e.copyMode != "slow"
 	var fa, fb [][]Reg
 	if pipe != nil {
 		// Fragments of k-step 0 come from the previous iteration (or the
@@ -320,5 +320,3 @@ func (e *emitter) singleUse(v *ir.Value) bool {
 	}
 	return e.uses[v] == 1
 }
-
-var _ = lower.MMALayout

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 )
 
 // swizzled emits, in the entry block, the physical byte offset in a shared
@@ -383,8 +382,6 @@ func log2(n int) int {
 	}
 	return k
 }
-
-var _ = lower.SwizzleXor
 
 // issueRegular is issueSmemLoad when every thread copies nj chunks of one
 // column, rowStep rows apart, and rowStep keeps the swizzle pattern: the

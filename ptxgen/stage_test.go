@@ -18,9 +18,6 @@ import (
 // receives row l/4, cols 2*(l%4)+{0,1}) and compares each fragment
 // register with the m16n8k16 A layout (PTX.md 2.1).
 func TestStagedOperandFragments(t *testing.T) {
-	saved := lower.StageRegisterOperands
-	lower.StageRegisterOperands = true
-	defer func() { lower.StageRegisterOperands = saved }()
 	for _, c := range []map[string]string{nil, {"tq": "128", "tkv": "128", "D": "128"}, {"tq": "32", "tkv": "32", "D": "32"}, {"tq": "64", "tkv": "128", "D": "128"}} {
 		_, g, _ := compileExample(t, "attention.tile", c, lower.SM80)
 		var mma *ir.Instr

@@ -974,20 +974,16 @@ func execSelect(fr *frame, c *cinstr) error {
 	}
 	cond := fr.intsOf(c, 0)
 	if isFloat(c.dtype) {
-		x, y := fr.floatsOf(c, 1), fr.floatsOf(c, 2)
-		out := make([]float64, c.n)
-		for i := range out {
-			if cond[i] != 0 {
-				out[i] = x[i]
-			} else {
-				out[i] = y[i]
-			}
-		}
-		fr.regs[c.res[0]] = val{t: &tile{f: out}}
+		fr.regs[c.res[0]] = val{t: &tile{f: selectElems(cond, fr.floatsOf(c, 1), fr.floatsOf(c, 2))}}
 		return nil
 	}
-	x, y := fr.intsOf(c, 1), fr.intsOf(c, 2)
-	out := make([]int64, c.n)
+	fr.regs[c.res[0]] = val{t: &tile{i: selectElems(cond, fr.intsOf(c, 1), fr.intsOf(c, 2))}}
+	return nil
+}
+
+// selectElems is x[i] where cond[i] is nonzero, else y[i].
+func selectElems[T any](cond []int64, x, y []T) []T {
+	out := make([]T, len(cond))
 	for i := range out {
 		if cond[i] != 0 {
 			out[i] = x[i]
@@ -995,8 +991,7 @@ func execSelect(fr *frame, c *cinstr) error {
 			out[i] = y[i]
 		}
 	}
-	fr.regs[c.res[0]] = val{t: &tile{i: out}}
-	return nil
+	return out
 }
 
 // convertFloat converts the float x to the float dtype d (TF32: PTX's
