@@ -120,30 +120,38 @@ func AllocShared(f *ir.Func, t Target) error {
 		in.Attrs.Set("smem", total)
 		total += in.Attrs.Int("stage_bytes")
 	}
-	// Loops do not overlap in time, so every loop's ring starts after the
-	// unpipelined tiles. Nested loops that both pipeline loads would overlap
-	// in time; nothing rejects them yet (pipelinable does not look at
-	// enclosing loops).
+	// Sibling loops do not overlap in time, so their rings share the space
+	// after the unpipelined tiles. A loop nested in another pipelining loop
+	// runs while the outer ring is live, so its ring starts after the
+	// outer one's (sortedFors visits outer loops first).
 	maxTotal := total
+	ringEnd := map[*ir.Instr]int{}
 	for _, g := range sortedFors(f, groups) {
+		base := total
+		for b := g.Block; b != nil && b.Parent != nil; b = b.Parent.Block {
+			if end, ok := ringEnd[b.Parent]; ok {
+				base = max(base, end)
+			}
+		}
 		ls := groups[g]
 		per := 0
 		for _, in := range ls {
 			per += in.Attrs.Int("stage_bytes")
 		}
 		s := MaxStages
-		for s > 1 && total+s*per > MaxSharedBytes {
+		for s > 1 && base+s*per > MaxSharedBytes {
 			s--
 		}
-		if total+s*per > MaxSharedBytes {
-			return unsupported(t, "mma operand tiles need %d bytes of shared memory (max %d); use smaller tiles", total+per, MaxSharedBytes)
+		if base+s*per > MaxSharedBytes {
+			return unsupported(t, "mma operand tiles need %d bytes of shared memory (max %d); use smaller tiles", base+per, MaxSharedBytes)
 		}
-		off := total
+		off := base
 		for _, in := range ls {
 			in.Attrs.Set("stages", s)
 			in.Attrs.Set("smem", off)
 			off += s * in.Attrs.Int("stage_bytes")
 		}
+		ringEnd[g] = off
 		maxTotal = max(maxTotal, off)
 	}
 	// Scratch for reductions across warps and layout conversions: one

@@ -1,0 +1,81 @@
+package lower_test
+
+import (
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+)
+
+// Two loops, one nested in the other, both pipelining their mma operand
+// loads: the inner ring is filled while the outer one still holds tiles.
+const nestedPipelinesSrc = `
+import cuda.tile as ct
+
+@ct.kernel(grid=(1,))
+def nested(A: ct.Array[ct.float16, (M, K)], B: ct.Array[ct.float16, (K, N)],
+           C: ct.Array[ct.float32, (M, N)]):
+    acc = ct.zeros((64, 64), dtype=ct.float32)
+    for i in range(2):
+        a = ct.load(A, index=(0, i), shape=(64, 32))
+        b = ct.load(B, index=(i, 0), shape=(32, 64))
+        acc = ct.mma(a, b, acc)
+        for k in range(ct.num_tiles(A, axis=1, shape=(64, 32))):
+            a2 = ct.load(A, index=(0, k), shape=(64, 32))
+            b2 = ct.load(B, index=(k, 0), shape=(32, 64))
+            acc = ct.mma(a2, b2, acc)
+    ct.store(C, index=(0, 0), tile=acc)
+`
+
+type ring struct {
+	lo, hi int
+	depth  int // loop nesting depth of the load
+}
+
+// TestNestedPipelinesDoNotShareRings checks that shared-memory rings of
+// loops that are live at the same time are disjoint.
+func TestNestedPipelinesDoNotShareRings(t *testing.T) {
+	af, err := lang.Parse("nested.tile", []byte(nestedPipelinesSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, err := lower.Lower(m.Funcs[0], lower.SM80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rings []ring
+	lf.Body.Walk(func(in *ir.Instr) {
+		if in.Op != ir.OpLoad || in.Attrs.Get("pipelined") != true {
+			return
+		}
+		depth := 0
+		for b := in.Block; b.Parent != nil; b = b.Parent.Block {
+			depth++
+		}
+		lo := in.Attrs.Int("smem")
+		rings = append(rings, ring{lo, lo + in.Attrs.Int("stages")*in.Attrs.Int("stage_bytes"), depth})
+	})
+	var outer, inner []ring
+	for _, r := range rings {
+		if r.depth == 1 {
+			outer = append(outer, r)
+		} else {
+			inner = append(inner, r)
+		}
+	}
+	if len(outer) != 2 || len(inner) != 2 {
+		t.Fatalf("pipelined loads: outer %v inner %v, want 2 each", outer, inner)
+	}
+	for _, o := range outer {
+		for _, i := range inner {
+			if o.lo < i.hi && i.lo < o.hi {
+				t.Errorf("outer ring [%d, %d) overlaps inner ring [%d, %d)", o.lo, o.hi, i.lo, i.hi)
+			}
+		}
+	}
+}
