@@ -150,6 +150,7 @@ type emitter struct {
 	copyMode        string   // "fast" or "slow": emit only that smem copy path
 	variant         string   // "", VariantFast or VariantGeneral (EmitVariants)
 	pendingIssue    []func() // next-stage copies, in parts emitted among the mma k-steps
+	pendingEarly    int      // how many leading pendingIssue parts may precede the stage wait (mmaPipe.late)
 	mmaPipe         *mmaPipe // set while emitting a pipelined loop body of the simple matmul shape
 }
 

@@ -54,7 +54,7 @@ func TestStagedEpilogue(t *testing.T) {
 
 func TestSpreadCopies(t *testing.T) {
 	// The seed kernel's next-stage copies (A: 4 chunks per thread, B: 8)
-	// go after k-steps 0, 1 and 2 (4 each), all before the stage wait.
+	// go after k-steps 0, 1 and 2 (4 each).
 	shape := func(loop string) string {
 		var b strings.Builder
 		for _, l := range strings.Split(loop, "\n") {
@@ -71,16 +71,24 @@ func TestSpreadCopies(t *testing.T) {
 		}
 		return regexp.MustCompile(`m+`).ReplaceAllString(regexp.MustCompile(`c+`).ReplaceAllString(b.String(), "c"), "m")
 	}
-	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
-	if got, want := shape(fastLoop(t, k.PTX)), "mcmcmcCBm"; got != want {
-		t.Errorf("fast loop shape %s, want %s", got, want)
+	// With EarlyStageWait (v8) the barrier comes before the last k-step's
+	// A fragments and A's copies (the last part) follow it.
+	for _, c := range []struct {
+		early, spread bool
+		want          string
+	}{
+		{true, true, "mcmcBmcCm"},
+		{true, false, "mcmBmcCm"},
+		{false, true, "mcmcmcCBm"},
+		{false, false, "mcCmBm"},
+	} {
+		EarlyStageWait, SpreadCopies = c.early, c.spread
+		_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+		if got := shape(fastLoop(t, k.PTX)); got != c.want {
+			t.Errorf("EarlyStageWait=%v SpreadCopies=%v: fast loop shape %s, want %s", c.early, c.spread, got, c.want)
+		}
 	}
-	SpreadCopies = false
-	defer func() { SpreadCopies = true }()
-	_, _, k = compileExample(t, "matmul.tile", nil, lower.SM80)
-	if got, want := shape(fastLoop(t, k.PTX)), "mcCmBm"; got != want {
-		t.Errorf("SpreadCopies=false: fast loop shape %s, want %s", got, want)
-	}
+	EarlyStageWait, SpreadCopies = true, true
 }
 
 func TestSmemCopyPadding(t *testing.T) {

@@ -373,16 +373,35 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 			bases[ld] = e.slotBase(ld, rslot)
 			e.vals[ld.Result()] = &value{smem: &smemVal{load: ld, base: bases[ld]}}
 		}
-		pipe = &mmaPipe{onLastK: func() {
-			e.emit("cp.async.wait_group", Imm(stages-2))
-			e.emit("bar.sync", Imm(0))
+		advance := func() {
 			e.advanceSlots(stages, rslot, wslot)
 			for _, ld := range piped {
 				b := e.newReg(B32)
 				e.emit("add.u32", b, e.smemBase, Imm(ld.Attrs.Int("smem")))
 				e.emit("mad.lo.u32", bases[ld], rslot, Imm(ld.Attrs.Int("stage_bytes")), b)
 			}
+		}
+		pipe = &mmaPipe{onLastK: func() {
+			e.emit("cp.async.wait_group", Imm(stages-2))
+			e.emit("bar.sync", Imm(0))
+			advance()
 		}}
+		if late := mmaALoad(body); EarlyStageWait && FragmentDoubleBuffer && stages >= 3 && late != nil {
+			// The stage wait moves before the last k-step's A fragments
+			// (docs/perf.md, v8). Those reads of this iteration's slot
+			// come after the barrier, so the next iteration must not
+			// overwrite A's slot before its own barrier: A's copies are
+			// issued last, after that barrier, and the group is
+			// committed after the wait (hence stages-3).
+			late := late
+			pipe.late = late
+			pipe.onWait = func() {
+				e.emit("cp.async.wait_group", Imm(stages-3))
+				e.emit("bar.sync", Imm(0))
+			}
+			pipe.onAdvance = advance
+			pipe.onLastK = nil
+		}
 		e.mmaPipe = pipe
 	}
 	labelAt := len(*e.cur)
@@ -408,7 +427,18 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 			return map[*ir.Value]Reg{body.Params[0]: ivn}
 		}
 		var parts []func()
-		for _, ld := range piped {
+		order := piped
+		if pipe != nil && pipe.late != nil {
+			// A's copies last: only they may follow the barrier.
+			order = nil
+			for _, ld := range piped {
+				if ld != pipe.late {
+					order = append(order, ld)
+				}
+			}
+			order = append(order, pipe.late)
+		}
+		for _, ld := range order {
 			ld := ld
 			n := e.copyParts(ld)
 			for q := 0; q < n; q++ {
@@ -419,6 +449,15 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 		last := parts[len(parts)-1]
 		parts[len(parts)-1] = func() { last(); e.emit("cp.async.commit_group") }
 		e.pendingIssue = parts
+		e.pendingEarly = len(parts)
+		if pipe != nil && pipe.late != nil {
+			e.pendingEarly = 0
+			for _, ld := range piped {
+				if ld != pipe.late {
+					e.pendingEarly += e.copyParts(ld)
+				}
+			}
+		}
 	}
 	e.block(body)
 	e.mmaPipe = nil
@@ -452,6 +491,33 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 // OverlapStageWait moves the wait for the next stage into the mma's last
 // k-step (a variable for experiments; see docs/perf.md).
 var OverlapStageWait = true
+
+// EarlyStageWait puts the pipelined mma's stage wait and barrier before
+// the A fragment loads of its last k-step instead of after them, so that
+// the last k-step's mmas cannot be scheduled above the barrier and hide
+// the next stage's first fragment loads (docs/perf.md, v8). A's copies of
+// the next stage are then issued after the barrier. It needs 3 or more
+// stages and FragmentDoubleBuffer.
+var EarlyStageWait = true
+
+// mmaALoad is the pipelined load whose tile is the A operand of the one
+// mma of a simple mma loop body (through smem permutes), or nil.
+func mmaALoad(body *ir.Block) *ir.Instr {
+	for _, in := range body.Instrs {
+		if in.Op != ir.OpMMA {
+			continue
+		}
+		d := in.Args[0].Def
+		for d != nil && d.Op == ir.OpPermute {
+			d = d.Args[0].Def
+		}
+		if d != nil && d.Op == ir.OpLoad && d.Attrs.Get("pipelined") == true && d.Block == body {
+			return d
+		}
+		return nil
+	}
+	return nil
+}
 
 // SpreadCopies splits the next stage's cp.async copies into parts of
 // about four 16-byte chunks per thread, issued after different mma

@@ -225,9 +225,31 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	} else {
 		fa, fb = loadA(0, nil), loadB(0, nil)
 	}
+	// EarlyStageWait (set up by loopCore in pipe.late): the stage wait
+	// comes before the last k-step's A fragments, read from this stage
+	// after the barrier, and the slots advance only when A's copies of
+	// the next stage are issued, before the next stage's first fragments.
+	early := pipe != nil && pipe.late != nil && dbl
+	if early && sa.load != pipe.late {
+		e.fail("internal: pipelined mma's A operand is not its late load")
+	}
 	for ks := 0; ks < KS; ks++ {
 		var na, nb [][]Reg
 		switch {
+		case early && ks+2 == KS:
+			if sb.load != pipe.late {
+				nb = loadB(ks+1, nil)
+			}
+			pipe.onWait()
+			na = loadA(ks+1, nil)
+			if sb.load == pipe.late {
+				nb = loadB(ks+1, nil)
+			}
+		case early && ks+1 == KS:
+			pipe.onAdvance()
+			addrCache = map[string]Reg{}
+			loadA(0, pipe.fa0)
+			loadB(0, pipe.fb0)
 		case ks+1 < KS && dbl:
 			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)
 		case ks+1 == KS && pipe != nil:
@@ -251,7 +273,7 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 				e.emit(op, d, a, b, d)
 			}
 		}
-		if len(e.pendingIssue) > 0 && (ks == 0 || SpreadCopies) && (pipe == nil || ks+1 < KS) {
+		if len(e.pendingIssue) > 0 && (ks == 0 || SpreadCopies || (early && ks+2 == KS)) && (pipe == nil || ks+1 < KS) {
 			// The next stage's copies go after the mmas of the first
 			// k-steps, so the tensor cores start right after the barrier;
 			// spread over the k-steps before the last (whose stage wait
@@ -266,6 +288,12 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 					left = 1
 				}
 				n = (n + left - 1) / left
+			}
+			if early && ks+2 < KS {
+				// Before the stage wait: only the parts of tiles that are
+				// not read after it (all but A's).
+				n = min(n, e.pendingEarly)
+				e.pendingEarly -= n
 			}
 			for _, f := range e.pendingIssue[:n] {
 				f()
@@ -287,10 +315,15 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 // for the next stage during the mma's last k-step (onLastK) and the first
 // k-step's fragments are carried across iterations in fixed registers.
 type mmaPipe struct {
-	onLastK  func()
-	pre      []Instr // fragment preload, spliced in before the loop
-	fa0, fb0 [][]Reg
-	used     bool
+	onLastK func()
+	// With EarlyStageWait: late is the A operand's load; onWait waits for
+	// the next stage (before the last k-step's A fragments) and onAdvance
+	// moves the ring slots on (after the last copies are issued).
+	late              *ir.Instr
+	onWait, onAdvance func()
+	pre               []Instr // fragment preload, spliced in before the loop
+	fa0, fb0          [][]Reg
+	used              bool
 }
 
 // FragmentDoubleBuffer loads the fragments of k-step s+1 before the mmas
