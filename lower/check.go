@@ -68,3 +68,32 @@ func Check(f *ir.Func, t Target) error {
 	})
 	return err
 }
+
+// maxTileRegs bounds the registers one thread may hold for a single tile
+// value. The mma accumulator of the seed's 128x256 tile takes 128; a tile
+// needing thousands would make PTX of many megabytes that the JIT cannot
+// allocate anyway, so it is a user error with a hint instead.
+const maxTileRegs = 512
+
+// checkRegisterBudget runs after AssignLayouts: every register tile must fit
+// in maxTileRegs registers per thread.
+func checkRegisterBudget(f *ir.Func, t Target) error {
+	var err error
+	f.Body.Walk(func(in *ir.Instr) {
+		if err != nil || len(in.Results) != 1 {
+			return
+		}
+		tt, ok := in.Result().Type.(*ir.Tile)
+		if !ok {
+			return
+		}
+		l, lerr := LayoutOf(in.Result())
+		if lerr != nil || l.Kind == "smem" {
+			return
+		}
+		if n := l.NumRegs(); n > maxTileRegs {
+			err = unsupported(t, "%s needs %d registers per thread (at most %d); use smaller tiles", tt, n, maxTileRegs)
+		}
+	})
+	return err
+}

@@ -38,8 +38,14 @@ var Passes = []Pass{
 	// error, before any decision is recorded.
 	{Name: "check", Run: Check},
 	// assign.go: a layout attribute on every tile-valued instruction
-	// (blocked, mma, slice or smem; staged register mma operands).
-	{Name: "layout", Run: AssignLayouts},
+	// (blocked, mma, slice or smem; staged register mma operands); then
+	// check.go's register budget per tile.
+	{Name: "layout", Run: func(f *ir.Func, t Target) error {
+		if err := AssignLayouts(f, t); err != nil {
+			return err
+		}
+		return checkRegisterBudget(f, t)
+	}},
 	// smem.go: shared-memory offsets of mma operand tiles, their ring
 	// depths, and the scratch region of reductions and layout conversions.
 	{Name: "smem", Run: AllocShared},

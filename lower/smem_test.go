@@ -1,6 +1,7 @@
 package lower_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
@@ -77,5 +78,37 @@ func TestNestedPipelinesDoNotShareRings(t *testing.T) {
 				t.Errorf("outer ring [%d, %d) overlaps inner ring [%d, %d)", o.lo, o.hi, i.lo, i.hi)
 			}
 		}
+	}
+}
+
+// A register tile too large for the register file is a user error with a
+// hint, not megabytes of PTX.
+func TestRegisterBudget(t *testing.T) {
+	src := `
+import cuda.tile as ct
+
+@ct.kernel(grid=(ct.cdiv(N, tile),))
+def big(X: ct.Array[ct.float32, (N,)], tile: ct.Constant[int] = 1048576):
+    ct.store(X, index=(ct.bid(0),), tile=ct.load(X, index=(ct.bid(0),), shape=(tile,)) + 1.0)
+`
+	af, err := lang.Parse("big.tile", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lower.Lower(m.Funcs[0], lower.SM80)
+	want := "tile<1048576xf32> needs 8192 registers per thread (at most 512); use smaller tiles"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	m, err = ir.Build(af, ir.BuildOptions{Consts: map[string]string{"tile": "1024"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lower.Lower(m.Funcs[0], lower.SM80); err != nil {
+		t.Errorf("tile=1024: %v", err)
 	}
 }
