@@ -17,13 +17,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// build compiles the first kernel of an example to IR.
 func build(t testing.TB, file string, consts map[string]string) *ir.Func {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "examples", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	af, err := lang.Parse(file, src)
+	return buildSource(t, file, string(src), consts)
+}
+
+// buildSource compiles the first kernel of src to IR.
+func buildSource(t testing.TB, name, src string, consts map[string]string) *ir.Func {
+	t.Helper()
+	af, err := lang.Parse(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,16 +191,8 @@ def unsupported(X: ct.Array[ct.float32, (M, N)]):
 `
 
 func TestUnsupported(t *testing.T) {
-	af, err := lang.Parse("unsupported.tile", []byte(unsupportedSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ir.Build(af, ir.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := m.Funcs[0]
-	_, err = lower.Lower(f, lower.SM80)
+	f := buildSource(t, "unsupported.tile", unsupportedSrc, nil)
+	_, err := lower.Lower(f, lower.SM80)
 	if err == nil || !strings.Contains(err.Error(), "ptxgen sm_80: pow is not supported yet") {
 		t.Errorf("err = %v, want pow unsupported", err)
 	}

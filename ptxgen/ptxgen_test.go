@@ -198,30 +198,6 @@ func TestHandIRMatchesExample(t *testing.T) {
 	}
 }
 
-// unsupportedSrc uses an op that the sm_80 backend does not handle yet.
-const unsupportedSrc = `import cuda.tile as ct
-
-
-@ct.kernel(grid=(1,))
-def unsupported(X: ct.Array[ct.float32, (M, N)]):
-    x = ct.load(X, index=(0, 0), shape=(16, 16))
-    ct.store(X, index=(0, 0), tile=x ** x)
-`
-
-func TestUnsupportedIsError(t *testing.T) {
-	af, err := lang.Parse("unsupported.tile", []byte(unsupportedSrc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ir.Build(af, ir.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lower.Lower(m.Funcs[0], lower.SM80); err == nil || !strings.HasPrefix(err.Error(), "ptxgen sm_80: ") {
-		t.Errorf("err = %v", err)
-	}
-}
-
 // TestNoRuntimeNoCgo keeps the backend free of the runtime and of cgo.
 func TestNoRuntimeNoCgo(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}}", "github.com/tilec/tilec/ptxgen", "github.com/tilec/tilec/lower").CombinedOutput()
