@@ -16,7 +16,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compile", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	emit := fs.String("emit", "ir", "what to print: ast, ir, lowered or ptx")
-	target := fs.String("target", "sm_80", "GPU target for lowered and ptx: sm_80 or sm_120a")
+	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: sm_80 or sm_120a")
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
 	consts := defines{}
