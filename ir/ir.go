@@ -2,7 +2,6 @@ package ir
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/tilec/tilec/lang"
 )
@@ -202,66 +201,6 @@ func (f *Func) Renumber() {
 		}
 	}
 	number(f.Body)
-}
-
-// Attrs are an instruction's attributes, kept sorted by key. Values are
-// int64, float64, bool, string (an identifier) or []int.
-type Attrs []Attr
-
-// Attr is one key=value attribute.
-type Attr struct {
-	Key string
-	Val any
-}
-
-// Set adds or replaces an attribute, keeping the keys sorted.
-func (a *Attrs) Set(key string, val any) {
-	switch v := val.(type) {
-	case int:
-		val = int64(v)
-	case []int64:
-		ints := make([]int, len(v))
-		for i, x := range v {
-			ints[i] = int(x)
-		}
-		val = ints
-	}
-	for i := range *a {
-		if (*a)[i].Key == key {
-			(*a)[i].Val = val
-			return
-		}
-	}
-	*a = append(*a, Attr{key, val})
-	sort.Slice(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
-}
-
-// Get returns the attribute's value, or nil.
-func (a Attrs) Get(key string) any {
-	for _, x := range a {
-		if x.Key == key {
-			return x.Val
-		}
-	}
-	return nil
-}
-
-// Int returns an integer attribute (0 if absent or of another kind).
-func (a Attrs) Int(key string) int {
-	v, _ := a.Get(key).(int64)
-	return int(v)
-}
-
-// Str returns an identifier attribute ("" if absent).
-func (a Attrs) Str(key string) string {
-	v, _ := a.Get(key).(string)
-	return v
-}
-
-// Ints returns an integer-list attribute (nil if absent).
-func (a Attrs) Ints(key string) []int {
-	v, _ := a.Get(key).([]int)
-	return v
 }
 
 // HostExpr is a launch-time integer expression over symbolic dims and

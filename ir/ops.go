@@ -106,8 +106,9 @@ type OpInfo struct {
 	NumArgs int
 	// NumRegions is the number of nested blocks.
 	NumRegions int
-	// Attrs are the attribute keys the op requires.
-	Attrs []string
+	// Attrs declares the op's own attributes (the lowered ones, which any
+	// op of a kind may carry after lowering, are in LoweredAttrs).
+	Attrs []AttrSpec
 	// SideEffect ops are kept even when their results are unused.
 	SideEffect bool
 	// Terminator ops end a block.
@@ -116,12 +117,15 @@ type OpInfo struct {
 	Elementwise bool
 }
 
+// axisAttr is the axis of bid, num_blocks, dim and reduce.
+var axisAttr = AttrSpec{Name: "axis", Kind: AttrInt}
+
 var opTable = [NumOps]OpInfo{
 	OpInvalid:   {Name: "invalid"},
-	OpConst:     {Name: "const", NumArgs: 0, Attrs: []string{"value"}},
-	OpBlockID:   {Name: "bid", NumArgs: 0, Attrs: []string{"axis"}},
-	OpNumBlocks: {Name: "num_blocks", NumArgs: 0, Attrs: []string{"axis"}},
-	OpDim:       {Name: "dim", NumArgs: 1, Attrs: []string{"axis"}},
+	OpConst:     {Name: "const", NumArgs: 0, Attrs: []AttrSpec{{Name: "value", Kind: AttrScalar}}},
+	OpBlockID:   {Name: "bid", NumArgs: 0, Attrs: []AttrSpec{axisAttr}},
+	OpNumBlocks: {Name: "num_blocks", NumArgs: 0, Attrs: []AttrSpec{axisAttr}},
+	OpDim:       {Name: "dim", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
 
 	OpAdd:      {Name: "add", NumArgs: 2, Elementwise: true},
 	OpSub:      {Name: "sub", NumArgs: 2, Elementwise: true},
@@ -135,7 +139,7 @@ var opTable = [NumOps]OpInfo{
 	OpAnd:      {Name: "and", NumArgs: 2, Elementwise: true},
 	OpOr:       {Name: "or", NumArgs: 2, Elementwise: true},
 	OpXor:      {Name: "xor", NumArgs: 2, Elementwise: true},
-	OpCmp:      {Name: "cmp", NumArgs: 2, Attrs: []string{"pred"}, Elementwise: true},
+	OpCmp:      {Name: "cmp", NumArgs: 2, Attrs: []AttrSpec{{Name: "pred", Kind: AttrEnum, Enum: []string{PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE}}}, Elementwise: true},
 
 	OpNeg:   {Name: "neg", NumArgs: 1, Elementwise: true},
 	OpNot:   {Name: "not", NumArgs: 1, Elementwise: true},
@@ -154,11 +158,11 @@ var opTable = [NumOps]OpInfo{
 	OpIota:      {Name: "iota", NumArgs: 0},
 	OpBroadcast: {Name: "broadcast", NumArgs: 1},
 	OpReshape:   {Name: "reshape", NumArgs: 1},
-	OpPermute:   {Name: "permute", NumArgs: 1, Attrs: []string{"perm"}},
-	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []string{"axis", "kind"}},
+	OpPermute:   {Name: "permute", NumArgs: 1, Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}}},
+	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin}}}},
 	OpMMA:       {Name: "mma", NumArgs: 3},
 
-	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []string{"pad"}},
+	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []AttrSpec{{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}}},
 	OpStore: {Name: "store", NumArgs: -1, SideEffect: true},
 
 	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},

@@ -4,7 +4,7 @@ package ir
 // whitespace (newlines included) insignificant:
 //
 //	module   = { func } .
-//	func     = "kernel" "@" name "(" [ param { "," param } ] ")"
+//	func     = { alias } "kernel" "@" name "(" [ param { "," param } ] ")"
 //	           [ "consts" "(" [ const { "," const } ] ")" ]
 //	           [ "grid" "(" axis "," axis "," axis ")" ]
 //	           "{" { instr } "}" .
@@ -20,7 +20,11 @@ package ir
 //	         | VALUE "[" [ VALUE { "," VALUE } ] "]"         (load)
 //	         | VALUE "[" [ VALUE { "," VALUE } ] "]" "," VALUE   (store) .
 //	attrs    = "{" name "=" attrval { "," name "=" attrval } "}" .
-//	attrval  = INT | FLOAT | "true" | "false" | name | "[" [ INT { "," INT } ] "]" .
+//	attrval  = INT | FLOAT | "true" | "false" | name | ints | layout | ALIAS .
+//	ints     = "[" [ INT { "," INT } ] "]" .
+//	alias    = ALIAS "=" layout .
+//	layout   = name [ "<" [ lfield { "," lfield } ] ">" ] .
+//	lfield   = "warps" "=" ints | ( "reg" | "lane" | "warp" ) "=" "[" [ ints { "," ints } ] "]" .
 //	region   = "{" [ "^" "(" [ VALUE ":" type { "," VALUE ":" type } ] ")" ] { instr } "}" .
 //	type     = DTYPE | "tile" "<" { INT "x" } DTYPE ">" | "array" "<" { "?x" } DTYPE ">" .
 //	name     = IDENT | STRING .
@@ -28,7 +32,14 @@ package ir
 // FLOAT has a fraction or an exponent (`1.0`, `1e+21`), or is one of `+inf`,
 // `-inf`, `+nan`; a bare `inf` or `nan` is an identifier. VALUE is `%` and a
 // decimal ID; IDs are kept as written, and the Func's
-// next ID is one more than the largest.
+// next ID is one more than the largest. ALIAS is `#` and an identifier: a
+// layout alias, defined before the kernel that uses it and known only in
+// that kernel.
+//
+// An attribute's value is read by its form, except that a bare name is a
+// layout (`smem`) where the key is declared as a layout (see AttrSpecOf):
+// the printer writes every value so that its form gives its kind back.
+// Undeclared keys are left for the verifier to reject.
 
 import (
 	"fmt"
@@ -90,6 +101,7 @@ const (
 	tokFloat
 	tokString
 	tokValue
+	tokAlias
 	tokPunct
 )
 
@@ -113,6 +125,8 @@ type textParser struct {
 
 	values map[int]*Value
 	maxID  int
+	// aliases are the layout aliases defined before the current kernel.
+	aliases map[string]*Layout
 }
 
 func (p *textParser) failAt(off int, format string, args ...any) {
@@ -182,6 +196,13 @@ func (p *textParser) lex() {
 			}
 			p.toks = append(p.toks, textToken{tokValue, s[i:j], i, j})
 			i = j
+		case c == '#' && i+1 < len(s) && isIdentStart(s[i+1]):
+			j := i + 2
+			for j < len(s) && (isIdentStart(s[j]) || isDecDigit(s[j])) {
+				j++
+			}
+			p.toks = append(p.toks, textToken{tokAlias, s[i:j], i, j})
+			i = j
 		case c == '"':
 			j := i + 1
 			for j < len(s) && s[j] != '"' && s[j] != '\n' {
@@ -214,6 +235,8 @@ func (p *textParser) lex() {
 }
 
 func isDecDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func (p *textParser) tok() textToken { return p.toks[p.pos] }
 
@@ -296,6 +319,15 @@ func (p *textParser) intTok() int {
 }
 
 func (p *textParser) fn() *Func {
+	p.aliases = map[string]*Layout{}
+	for p.tok().kind == tokAlias {
+		t := p.next()
+		if p.aliases[t.text[1:]] != nil {
+			p.failAt(t.off, "layout alias %s defined twice", t.text)
+		}
+		p.want("=")
+		p.aliases[t.text[1:]] = p.layout()
+	}
 	p.wantWord("kernel")
 	p.want("@")
 	f := NewFunc(p.name("kernel name"))
@@ -472,8 +504,21 @@ func (p *textParser) floatValue() float64 {
 	return 0
 }
 
-func (p *textParser) attrValue() any {
+// attrValue reads the value of an attribute declared of the given kind
+// (AttrInvalid when undeclared).
+func (p *textParser) attrValue(kind AttrKind) any {
 	t := p.tok()
+	switch {
+	case t.kind == tokAlias:
+		p.pos++
+		l := p.aliases[t.text[1:]]
+		if l == nil {
+			p.failAt(t.off, "undefined layout alias %s", t.text)
+		}
+		return l
+	case (t.kind == tokIdent || t.kind == tokString) && (kind == AttrLayout || p.peek(1).kind == tokPunct && p.peek(1).text == "<"):
+		return p.layout()
+	}
 	switch t.kind {
 	case tokInt:
 		return p.int64Tok()
@@ -495,20 +540,70 @@ func (p *textParser) attrValue() any {
 			return p.floatValue()
 		}
 		if t.text == "[" {
-			p.pos++
-			ints := []int{}
-			for !p.is("]") {
-				if len(ints) > 0 {
-					p.want(",")
-				}
-				ints = append(ints, p.intTok())
-			}
-			p.pos++
-			return ints
+			return p.ints()
 		}
 	}
 	p.fail("expected attribute value, found %s", t.describe())
 	return nil
+}
+
+// ints = "[" [ INT { "," INT } ] "]".
+func (p *textParser) ints() []int {
+	p.want("[")
+	ints := []int{}
+	for !p.is("]") {
+		if len(ints) > 0 {
+			p.want(",")
+		}
+		ints = append(ints, p.intTok())
+	}
+	p.pos++
+	return ints
+}
+
+// layout = name [ "<" [ lfield { "," lfield } ] ">" ].
+func (p *textParser) layout() *Layout {
+	l := &Layout{Kind: p.name("layout kind")}
+	if !p.got("<") {
+		return l
+	}
+	seen := map[string]bool{}
+	for !p.is(">") {
+		if len(seen) > 0 {
+			p.want(",")
+		}
+		t := p.tok()
+		field := p.name("layout field")
+		if seen[field] {
+			p.failAt(t.off, "layout field %s repeated", field)
+		}
+		seen[field] = true
+		p.want("=")
+		var bases *[][]int
+		switch field {
+		case "warps":
+			l.Warps = p.ints()
+			continue
+		case "reg":
+			bases = &l.Reg
+		case "lane":
+			bases = &l.Lane
+		case "warp":
+			bases = &l.Warp
+		default:
+			p.failAt(t.off, "unknown layout field %s", field)
+		}
+		p.want("[")
+		for !p.is("]") {
+			if len(*bases) > 0 {
+				p.want(",")
+			}
+			*bases = append(*bases, p.ints())
+		}
+		p.pos++
+	}
+	p.pos++
+	return l
 }
 
 // host = term { ("+" | "-") term }.
@@ -700,7 +795,7 @@ func (p *textParser) instr() *Instr {
 				p.failAt(off, "attribute %s repeated", key)
 			}
 			p.want("=")
-			in.Attrs.Set(key, p.attrValue())
+			in.Attrs.Set(key, p.attrValue(attrKindOf(op, key)))
 			if !p.got(",") {
 				break
 			}

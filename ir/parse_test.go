@@ -233,6 +233,16 @@ func TestParseErrors(t *testing.T) {
 		{"kernel @k(%0 c: bool) {\n  if %0 {\n    yield\n  } else return\n}", `ir:4:10: expected "{" after else, found "return"`},
 		{"kernel @k(%0 c: bool) {\n  %1 = for %0, %0, %0 : i32 {\n    ^(%1: i32)\n    yield\n  }\n}", `ir:2:3: value %1 defined twice`},
 		{"kernel @k() {\n  %1 = = return\n}", `ir:2:8: expected op, found "="`},
+		{"kernel @k(%0 x: f32) {\n  %1 = splat %0 {layout=#mma0} : tile<16xf32>\n}", `ir:2:25: undefined layout alias #mma0`},
+		{"#a = smem\n#a = smem\nkernel @k() {}", `ir:2:1: layout alias #a defined twice`},
+		{"#a = smem\nkernel @k() {\n  return\n}\nkernel @j(%0 x: f32) {\n  %1 = splat %0 {layout=#a} : tile<16xf32>\n}", `ir:6:25: undefined layout alias #a`},
+		{"#a = smem\n", `ir:2:1: expected "kernel", found end of input`},
+		{"#a smem\nkernel @k() {}", `ir:1:4: expected "=", found "smem"`},
+		{"#a = blocked<regs=[]>\nkernel @k() {}", `ir:1:14: unknown layout field regs`},
+		{"#a = blocked<reg=[], reg=[]>\nkernel @k() {}", `ir:1:22: layout field reg repeated`},
+		{"#a = blocked<reg=[1]>\nkernel @k() {}", `ir:1:19: expected "[", found "1"`},
+		{"#a = blocked<reg=[]\nkernel @k() {}", `ir:2:1: expected ",", found "kernel"`},
+		{"kernel @k() {\n  return {a=#}\n}", `ir:2:13: unexpected character '#'`},
 	} {
 		_, err := Parse(tc.text)
 		if err == nil {

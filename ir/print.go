@@ -19,7 +19,15 @@ package ir
 //
 // Values keep their IDs (gaps included); a kernel parameter prints its value
 // and its name; attributes print sorted by key; nested regions indent by two
-// spaces. Printing never mutates the Func, and it prints malformed IR too
+// spaces. Register layouts (lowered IR) print once each, before the kernel,
+// as aliases that the instructions name:
+//
+//	#mma0 = mma<warps=[2, 4], reg=[[0, 1], ...], lane=[...], warp=[...]>
+//	kernel @matmul(...) {
+//	  %30 = splat %29 {layout=#mma0} : tile<128x256xf32>
+//
+// Instr.String, which has no kernel to print aliases for, prints layouts in
+// full. Printing never mutates the Func, and it prints malformed IR too
 // (unknown pieces as `?`), so that the verifier can show what it rejects.
 
 import (
@@ -64,6 +72,9 @@ func (in *Instr) String() string {
 
 type textPrinter struct {
 	b strings.Builder
+	// aliases names the register layouts of the kernel being printed, by
+	// their printed form; nil when printing one instruction.
+	aliases map[string]string
 }
 
 func (p *textPrinter) s(s string) { p.b.WriteString(s) }
@@ -73,6 +84,7 @@ func (p *textPrinter) fn(f *Func) {
 		p.s("kernel ?\n")
 		return
 	}
+	p.layoutAliases(f)
 	p.s("kernel @")
 	p.s(textName(f.Name))
 	p.s("(")
@@ -138,6 +150,53 @@ func (p *textPrinter) fn(f *Func) {
 		p.instrs(f.Body, 1)
 	}
 	p.s("}\n")
+}
+
+// layoutAliases prints a definition `#mma0 = mma<...>` for each distinct
+// register layout of f, in the order of first use, and records the names
+// for the instructions to refer to. The names are the kind and a count per
+// kind, so a reader can tell an mma layout from a blocked one at the use.
+// Layouts without bases (smem) are short enough to print in place.
+func (p *textPrinter) layoutAliases(f *Func) {
+	p.aliases = map[string]string{}
+	count := map[string]int{}
+	var walk func(b *Block)
+	walk = func(b *Block) {
+		if b == nil {
+			return
+		}
+		for _, in := range b.Instrs {
+			if in == nil {
+				continue
+			}
+			for _, a := range in.Attrs {
+				l, ok := a.Val.(*Layout)
+				if !ok || l == nil || l.bare() {
+					continue
+				}
+				text := l.String()
+				if p.aliases[text] != "" {
+					continue
+				}
+				kind := l.Kind
+				if !isTextIdent(kind) {
+					kind = "layout"
+				}
+				name := kind + strconv.Itoa(count[kind])
+				count[kind]++
+				p.aliases[text] = name
+				p.s("#")
+				p.s(name)
+				p.s(" = ")
+				p.s(text)
+				p.s("\n")
+			}
+			for _, r := range in.Regions {
+				walk(r)
+			}
+		}
+	}
+	walk(f.Body)
 }
 
 func (p *textPrinter) indent(depth int) {
@@ -226,7 +285,12 @@ func (p *textPrinter) instrHead(in *Instr) {
 			}
 			p.s(textName(a.Key))
 			p.s("=")
-			p.s(formatAttrValue(a.Val))
+			if l, ok := a.Val.(*Layout); ok && p.aliases[l.String()] != "" {
+				p.s("#")
+				p.s(p.aliases[l.String()])
+			} else {
+				p.s(formatAttrValue(a.Val))
+			}
 		}
 		p.s("}")
 	}
@@ -389,8 +453,8 @@ func formatFloatText(x float64) string {
 }
 
 // formatAttrValue prints an attribute value: int64, float64, bool, an identifier
-// (quoted when it is not one, or when it would read back as another kind)
-// or an int list.
+// (quoted when it is not one, or when it would read back as another kind),
+// an int list or a layout (in full: the printer's aliases are not known here).
 func formatAttrValue(v any) string {
 	switch v := v.(type) {
 	case int64:
@@ -406,6 +470,8 @@ func formatAttrValue(v any) string {
 			return v
 		}
 		return strconv.Quote(v)
+	case *Layout:
+		return v.String()
 	case []int:
 		var b strings.Builder
 		b.WriteByte('[')

@@ -248,6 +248,77 @@ func TestPrintAttrs(t *testing.T) {
 	}
 }
 
+// TestPrintLayoutAliases checks that each distinct register layout of a
+// kernel prints once, before it, named by kind and order of first use;
+// that smem layouts print in place; that the aliases read back to equal
+// layouts; and that one instruction alone prints its layout in full.
+func TestPrintLayoutAliases(t *testing.T) {
+	lanes := [][]int{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}
+	mma := func() *Layout {
+		return &Layout{Kind: LayoutMMA, Warps: []int{1, 1}, Reg: [][]int{{0, 1}, {8, 0}}, Lane: lanes}
+	}
+	blocked := &Layout{Kind: LayoutBlocked, Reg: [][]int{{0, 1}}, Lane: [][]int{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, Warp: [][]int{}}
+	f := NewFunc("k")
+	x := f.AddParam("x", ScalarOf(F32), nil).Value
+	k := &kb{f: f, b: f.Body}
+	var a1, a2, b, s Attrs
+	a1.Set(AttrKeyLayout, mma())
+	a2.Set(AttrKeyLayout, mma()) // equal to a1's, another pointer: one alias
+	b.Set(AttrKeyLayout, blocked)
+	s.Set(AttrKeyLayout, &Layout{Kind: LayoutSmem})
+	k.op(OpSplat, TileOf(F32, 8, 8), b, x)
+	acc := k.op(OpSplat, TileOf(F32, 16, 8), a1, x)
+	k.op(OpConvert, TileOf(F16, 16, 8), a2, acc)
+	k.op(OpSplat, TileOf(F32, 16, 16), s, x)
+	ret := Attrs{}
+	ret.Set(AttrKeyNumWarps, 1)
+	k.op(OpReturn, nil, ret)
+	want := `#blocked0 = blocked<reg=[[0, 1]], lane=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp=[]>
+#mma0 = mma<warps=[1, 1], reg=[[0, 1], [8, 0]], lane=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp=[]>
+kernel @k(%0 x: f32) {
+  %1 = splat %0 {layout=#blocked0} : tile<8x8xf32>
+  %2 = splat %0 {layout=#mma0} : tile<16x8xf32>
+  %3 = convert %2 {layout=#mma0} : tile<16x8xf16>
+  %4 = splat %0 {layout=smem} : tile<16x16xf32>
+  return {num_warps=1}
+}
+`
+	got := Print(f)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Print (-want +got):\n%s", diff)
+	}
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ParseFunc(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := Print(g); again != got {
+		t.Errorf("Print(Parse(Print(f))) differs:\n%s", cmp.Diff(got, again))
+	}
+	for i, in := range g.Body.Instrs[:4] {
+		l, ok := in.Attrs.Get(AttrKeyLayout).(*Layout)
+		if !ok || !l.Equal(f.Body.Instrs[i].Attrs.Get(AttrKeyLayout).(*Layout)) {
+			t.Errorf("instruction %d: layout %v after the round trip, want %v", i, in.Attrs.Get(AttrKeyLayout), f.Body.Instrs[i].Attrs.Get(AttrKeyLayout))
+		}
+	}
+	if g.Body.Instrs[1].Attrs.Get(AttrKeyLayout) != g.Body.Instrs[2].Attrs.Get(AttrKeyLayout) {
+		t.Errorf("uses of one alias parse to different layouts")
+	}
+	if got, want := f.Body.Instrs[0].String(), "%1 = splat %0 {layout="+blocked.String()+"} : tile<8x8xf32>"; got != want {
+		t.Errorf("Instr.String = %s, want %s", got, want)
+	}
+	// The same layout in two kernels of a module: each kernel has its own aliases.
+	m := PrintModule(&Module{Funcs: []*Func{f, f}})
+	if strings.Count(m, "#mma0 = ") != 2 {
+		t.Errorf("PrintModule does not define each kernel's aliases before it:\n%s", m)
+	}
+	if _, err := Parse(m); err != nil {
+		t.Errorf("Parse(PrintModule): %v", err)
+	}
+}
+
 func TestPrintGrid(t *testing.T) {
 	sym := func(s string) *HostExpr { return &HostExpr{Op: HostSym, Sym: s} }
 	num := func(v int64) *HostExpr { return &HostExpr{Op: HostConst, Val: v} }

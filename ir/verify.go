@@ -308,23 +308,9 @@ func (v *irVerifier) instr(in *Instr, parent *Instr) {
 		v.instrErrorf(in, "%s takes %d regions, has %d", in.Op, info.NumRegions, len(in.Regions))
 		return
 	}
-	for _, key := range info.Attrs {
-		if in.Attrs.Get(key) == nil {
-			v.instrErrorf(in, "missing attribute %s", key)
-			return
-		}
-	}
-	for i, a := range in.Attrs {
-		if i > 0 && in.Attrs[i-1].Key >= a.Key {
-			v.instrErrorf(in, "attributes not sorted by key, or repeated")
-			return
-		}
-		switch a.Val.(type) {
-		case int64, float64, bool, string, []int:
-		default:
-			v.instrErrorf(in, "attribute %s has value of type %T", a.Key, a.Val)
-			return
-		}
+	if msg := checkAttrs(in); msg != "" {
+		v.instrErrorf(in, "%s", msg)
+		return
 	}
 	for i, a := range in.Args {
 		if a == nil {
@@ -422,6 +408,42 @@ func valueShape(t Type) ([]int, bool) {
 		return t.Shape, true
 	}
 	return nil, false
+}
+
+// checkAttrs checks in's attributes against their declarations (attrs.go):
+// sorted unique keys, each declared for the op, each value of its kind,
+// the required ones present, and a layout fit for the tile it describes.
+func checkAttrs(in *Instr) string {
+	for i, a := range in.Attrs {
+		if i > 0 && in.Attrs[i-1].Key >= a.Key {
+			return "attributes not sorted by key, or repeated"
+		}
+		spec := AttrSpecOf(in.Op, a.Key)
+		if spec == nil {
+			return fmt.Sprintf("unknown attribute %s on %s", a.Key, in.Op)
+		}
+		if msg := spec.check(a.Val); msg != "" {
+			return msg
+		}
+		if l, ok := a.Val.(*Layout); ok {
+			var t *Tile
+			if len(in.Results) == 1 && in.Results[0] != nil {
+				t, _ = in.Results[0].Type.(*Tile)
+			}
+			if t == nil {
+				return fmt.Sprintf("attribute %s on an instruction that does not define one tile", a.Key)
+			}
+			if msg := l.check(t.Shape); msg != "" {
+				return fmt.Sprintf("attribute %s: %s", a.Key, msg)
+			}
+		}
+	}
+	for _, s := range in.Op.Info().Attrs {
+		if !s.Optional && in.Attrs.Get(s.Name) == nil {
+			return fmt.Sprintf("missing attribute %s", s.Name)
+		}
+	}
+	return ""
 }
 
 // typing checks the op's operand, attribute and result types; it returns
@@ -526,11 +548,6 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 
 	case OpCmp:
-		switch in.Attrs.Get("pred") {
-		case PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE:
-		default:
-			return fmt.Sprintf("unknown pred %v", formatAttrValue(in.Attrs.Get("pred")))
-		}
 		if !TypesEqual(a[0].Type, a[1].Type) {
 			return fmt.Sprintf("operand types %v and %v differ", a[0].Type, a[1].Type)
 		}
@@ -639,8 +656,6 @@ func (v *irVerifier) typing(in *Instr) string {
 			}
 		case ReduceArgmax, ReduceArgmin:
 			want.DType = I32
-		default:
-			return fmt.Sprintf("unknown reduce kind %s", formatAttrValue(in.Attrs.Get("kind")))
 		}
 		if !TypesEqual(t, want) {
 			return fmt.Sprintf("result %v, want %v", t, want)
@@ -660,11 +675,6 @@ func (v *irVerifier) typing(in *Instr) string {
 		t, ok := res.(*Tile)
 		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
 			return fmt.Sprintf("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
-		}
-		switch in.Attrs.Get("pad") {
-		case PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf:
-		default:
-			return fmt.Sprintf("unknown padding mode %s", formatAttrValue(in.Attrs.Get("pad")))
 		}
 
 	case OpStore:

@@ -16,8 +16,8 @@ import (
 // means replication: registers (or threads) that differ only in that bit
 // hold the same element.
 //
-// Printed on the defining instruction as attributes: layout (the kind),
-// lreg, llane, lwarp (the bases flattened, rank ints per basis).
+// Recorded on the defining instruction as its layout attribute, an
+// *ir.Layout (see attr and LayoutOf).
 type Layout struct {
 	Kind  string // "blocked", "mma", "slice" (derived from another layout), "smem"
 	Shape []int
@@ -309,37 +309,40 @@ func (l *Layout) Permute(perm []int, shape []int) *Layout {
 	})
 }
 
-func flatten(bs [][]int) []int {
-	out := []int{}
-	for _, b := range bs {
-		out = append(out, b...)
-	}
-	return out
-}
-
-func unflatten(xs []int, rank int) [][]int {
-	if rank == 0 {
-		return nil
-	}
-	var out [][]int
-	for i := 0; i+rank <= len(xs); i += rank {
-		out = append(out, append([]int(nil), xs[i:i+rank]...))
-	}
-	return out
-}
-
-// setLayoutAttrs records l on in (the instruction defining the value).
+// setLayoutAttrs records l on in (the instruction defining the value) as
+// its layout attribute.
 func setLayoutAttrs(in *ir.Instr, l *Layout) {
-	in.Attrs.Set("layout", l.Kind)
-	if l.Kind == "smem" {
-		return
+	in.Attrs.Set(ir.AttrKeyLayout, l.attr())
+}
+
+// attr is l's value as the IR holds it. The bases of a rank-0 tile's
+// layout have no components, and are left out.
+func (l *Layout) attr() *ir.Layout {
+	a := &ir.Layout{Kind: l.Kind}
+	if l.Kind == ir.LayoutSmem {
+		return a
 	}
-	in.Attrs.Set("lreg", flatten(l.Reg))
-	in.Attrs.Set("llane", flatten(l.Lane))
-	in.Attrs.Set("lwarp", flatten(l.Warp))
-	if l.Kind == "mma" {
-		in.Attrs.Set("warps", []int{l.WarpsM, l.WarpsN})
+	if l.Kind == ir.LayoutMMA {
+		a.Warps = []int{l.WarpsM, l.WarpsN}
 	}
+	if len(l.Shape) > 0 {
+		a.Reg, a.Lane, a.Warp = copyBases(l.Reg), copyBases(l.Lane), copyBases(l.Warp)
+	}
+	return a
+}
+
+func copyBases(bs [][]int) [][]int {
+	out := make([][]int, len(bs))
+	for i, b := range bs {
+		out[i] = append([]int(nil), b...)
+	}
+	return out
+}
+
+// InSmem reports whether in defines a tile that lives in shared memory.
+func InSmem(in *ir.Instr) bool {
+	l, _ := in.Attrs.Get(ir.AttrKeyLayout).(*ir.Layout)
+	return l != nil && l.Kind == ir.LayoutSmem
 }
 
 // LayoutOf reads back the layout of a tile value from the lowered IR; nil
@@ -364,11 +367,11 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 	case ir.OpIf:
 		return LayoutOf(def.Regions[0].Instrs[len(def.Regions[0].Instrs)-1].Args[v.Index])
 	}
-	kind := def.Attrs.Str("layout")
-	switch kind {
-	case "":
+	a, _ := def.Attrs.Get(ir.AttrKeyLayout).(*ir.Layout)
+	switch {
+	case a == nil:
 		return nil, fmt.Errorf("lower: %s (%s) has no layout", v, def.Op)
-	case "smem":
+	case a.Kind == ir.LayoutSmem:
 		st := &SmemTile{Load: def}
 		if def.Op == ir.OpPermute || def.Op == ir.OpReshape {
 			src, err := LayoutOf(def.Args[0])
@@ -380,18 +383,17 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 			}
 			st = &SmemTile{Load: src.Smem.Load, Transposed: src.Smem.Transposed != (def.Op == ir.OpPermute)}
 		}
-		return &Layout{Kind: "smem", Shape: t.Shape, Smem: st}, nil
+		return &Layout{Kind: ir.LayoutSmem, Shape: t.Shape, Smem: st}, nil
 	}
-	r := len(t.Shape)
 	l := &Layout{
-		Kind:  kind,
+		Kind:  a.Kind,
 		Shape: t.Shape,
-		Reg:   unflatten(def.Attrs.Ints("lreg"), r),
-		Lane:  unflatten(def.Attrs.Ints("llane"), r),
-		Warp:  unflatten(def.Attrs.Ints("lwarp"), r),
+		Reg:   copyBases(a.Reg),
+		Lane:  copyBases(a.Lane),
+		Warp:  copyBases(a.Warp),
 	}
-	if w := def.Attrs.Ints("warps"); kind == "mma" && len(w) == 2 {
-		l.WarpsM, l.WarpsN = w[0], w[1]
+	if a.Kind == ir.LayoutMMA && len(a.Warps) == 2 {
+		l.WarpsM, l.WarpsN = a.Warps[0], a.Warps[1]
 	}
 	return l, nil
 }
@@ -449,6 +451,14 @@ func SameLayout(a, b *Layout) bool {
 	}
 	return equalInts(flatten(a.Reg), flatten(b.Reg)) && equalInts(flatten(a.Lane), flatten(b.Lane)) &&
 		equalInts(flatten(a.Warp), flatten(b.Warp)) && len(a.Reg) == len(b.Reg)
+}
+
+func flatten(bs [][]int) []int {
+	out := []int{}
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
 }
 
 // OperandLayout is the layout a broadcast, reshape or register permute

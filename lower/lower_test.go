@@ -95,7 +95,7 @@ func TestLayoutsOnMatmul(t *testing.T) {
 				t.Errorf("for: stages = %d, want >= 3", s)
 			}
 		case ir.OpLoad:
-			if in.Attrs.Str("layout") != "smem" || in.Attrs.Get("pipelined") != true {
+			if !lower.InSmem(in) || in.Attrs.Get("pipelined") != true {
 				t.Errorf("load %v is not a pipelined smem load", in.Attrs)
 			}
 		case ir.OpMMA:
@@ -206,7 +206,7 @@ func TestDumpAfter(t *testing.T) {
 	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.SM80, "layout", &b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "// after layout") || !strings.Contains(b.String(), "layout=blocked") {
+	if !strings.Contains(b.String(), "// after layout") || !strings.Contains(b.String(), "#blocked0 = blocked<") || !strings.Contains(b.String(), "{layout=#blocked0, pad=zero}") {
 		t.Errorf("dump:\n%s", b.String())
 	}
 	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.SM80, "nosuch", &b); err == nil {

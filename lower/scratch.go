@@ -85,7 +85,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		}
 		return n, nil
 	case ir.OpBroadcast, ir.OpReshape, ir.OpPermute:
-		if in.Attrs.Str("layout") == "smem" {
+		if InSmem(in) {
 			return 0, nil
 		}
 		src, err := LayoutOf(in.Args[0])

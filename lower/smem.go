@@ -50,7 +50,7 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 func AllocShared(f *ir.Func, t Target) error {
 	var loads []*ir.Instr
 	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op == ir.OpLoad && in.Attrs.Str("layout") == "smem" {
+		if in.Op == ir.OpLoad && InSmem(in) {
 			loads = append(loads, in)
 		}
 	})
@@ -70,7 +70,7 @@ func AllocShared(f *ir.Func, t Target) error {
 			return err
 		}
 		for _, u := range uses[in.Result()] {
-			smemUse := (u.Op == ir.OpPermute || u.Op == ir.OpReshape) && u.Attrs.Str("layout") == "smem"
+			smemUse := (u.Op == ir.OpPermute || u.Op == ir.OpReshape) && InSmem(u)
 			if tt.Rank() > 2 && u.Op != ir.OpReshape {
 				smemUse = false // only the reshape to 2-D reads the window
 			}
@@ -79,7 +79,7 @@ func AllocShared(f *ir.Func, t Target) error {
 			}
 			if u.Op == ir.OpReshape {
 				for _, w := range uses[u.Result()] {
-					if w.Op != ir.OpMMA && !(w.Op == ir.OpPermute && w.Attrs.Str("layout") == "smem") {
+					if w.Op != ir.OpMMA && !(w.Op == ir.OpPermute && InSmem(w)) {
 						return unsupported(t, "a tile loaded for mma is also used by %s; not supported yet", w.Op)
 					}
 				}
@@ -265,7 +265,7 @@ func inside(b *ir.Block, loop *ir.Instr) bool {
 // Pipeline is the pipeline pass.
 func Pipeline(f *ir.Func, t Target) error {
 	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op != ir.OpLoad || in.Attrs.Str("layout") != "smem" {
+		if in.Op != ir.OpLoad || !InSmem(in) {
 			return
 		}
 		s := in.Attrs.Int("stages")

@@ -62,7 +62,7 @@ func fastVariantArrays(f *ir.Func) (arrays []int, ok bool) {
 			for _, r := range in.Regions {
 				walk(r)
 			}
-			if in.Op != ir.OpLoad || in.Attrs.Str("layout") != "smem" {
+			if in.Op != ir.OpLoad || !lower.InSmem(in) {
 				continue
 			}
 			if in.Attrs.Get("pipelined") == true {
@@ -430,7 +430,7 @@ func (e *emitter) instr(in *ir.Instr) {
 		e.emitIfOp(in)
 		return
 	case ir.OpLoad:
-		if in.Attrs.Str("layout") == "smem" {
+		if lower.InSmem(in) {
 			if in.Attrs.Get("pipelined") == true {
 				return // issued by the loop
 			}
@@ -446,14 +446,14 @@ func (e *emitter) instr(in *ir.Instr) {
 		e.emitMMA(in)
 		return
 	case ir.OpPermute:
-		if in.Attrs.Str("layout") == "smem" {
+		if lower.InSmem(in) {
 			src := e.vals[in.Args[0]]
 			e.vals[in.Result()] = &value{smem: &smemVal{load: src.smem.load, base: src.smem.base, trans: !src.smem.trans}}
 			return
 		}
 		fallthrough
 	case ir.OpBroadcast, ir.OpReshape:
-		if in.Op == ir.OpReshape && in.Attrs.Str("layout") == "smem" {
+		if in.Op == ir.OpReshape && lower.InSmem(in) {
 			// A 2-D view of a loaded window (window.go): the same buffer.
 			e.vals[in.Result()] = &value{smem: e.vals[in.Args[0]].smem}
 			return

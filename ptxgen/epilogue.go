@@ -43,7 +43,7 @@ func (e *emitter) canStage(in *ir.Instr, lay *lower.Layout, tt *ir.Tile, dt ir.D
 			after = true
 			continue
 		}
-		if after && (x.Op == ir.OpMMA || x.Op == ir.OpFor || x.Op == ir.OpIf || x.Attrs.Str("layout") == "smem") {
+		if after && (x.Op == ir.OpMMA || x.Op == ir.OpFor || x.Op == ir.OpIf || lower.InSmem(x)) {
 			return false
 		}
 	}

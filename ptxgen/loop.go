@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 )
 
 // movOp is the move instruction for registers of class c.
@@ -544,7 +545,7 @@ func simpleMMABody(body *ir.Block) bool {
 	for _, in := range body.Instrs {
 		switch {
 		case in.Op == ir.OpLoad && in.Attrs.Get("pipelined") == true:
-		case in.Op == ir.OpPermute && in.Attrs.Str("layout") == "smem":
+		case in.Op == ir.OpPermute && lower.InSmem(in):
 		case in.Op == ir.OpMMA:
 			a := in.Args[0].Type.(*ir.Tile)
 			if (a.DType != ir.F16 && a.DType != ir.BF16) || a.Shape[1] < 32 {

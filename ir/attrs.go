@@ -1,0 +1,347 @@
+package ir
+
+// This file declares what attributes may appear on an instruction and
+// which kind of value each holds. There are two sources, both checked by
+// Verify and consulted by Parse:
+//
+//   - the op's own attributes, in its op table row (OpInfo.Attrs): what the
+//     op means, set by the builder and read by the interpreter;
+//   - the lowered attributes (LoweredAttrs): the schedule that the lower
+//     package records on ordinary ops for ptxgen, such as a tile's layout
+//     or a load's shared-memory ring.
+//
+// An attribute that neither declares for the op, or whose value is not of
+// the declared kind, is a verifier error, so that a misspelt key or a
+// value of the wrong Go type is caught after the pass that wrote it rather
+// than read back as a zero by the backend.
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// AttrKind is the kind of an attribute's value, and with it the Go type
+// that holds the value in Attrs.
+type AttrKind uint8
+
+const (
+	AttrInvalid AttrKind = iota
+	// AttrInt is an int64: {axis=1}.
+	AttrInt
+	// AttrInts is an []int: {perm=[1, 0]}.
+	AttrInts
+	// AttrFloat is a float64: {scale=0.5} (printed with a fraction or exponent).
+	AttrFloat
+	// AttrBool is a bool: {pipelined=true}.
+	AttrBool
+	// AttrString is a string, printed bare when it is an identifier and
+	// quoted otherwise: {name="two words"}.
+	AttrString
+	// AttrEnum is a string from AttrSpec.Enum, printed bare: {pred=lt}.
+	AttrEnum
+	// AttrScalar is an int64, float64 or bool whose Go type the
+	// instruction's result dtype decides: const's {value=1.5}.
+	AttrScalar
+	// AttrLayout is a *Layout, the register layout of the tile that the
+	// instruction defines: {layout=#mma0} (see layout.go).
+	AttrLayout
+)
+
+var attrKindNames = [...]string{
+	AttrInvalid: "invalid",
+	AttrInt:     "int",
+	AttrInts:    "int list",
+	AttrFloat:   "float",
+	AttrBool:    "bool",
+	AttrString:  "string",
+	AttrEnum:    "enum",
+	AttrScalar:  "int, float or bool",
+	AttrLayout:  "layout",
+}
+
+func (k AttrKind) String() string {
+	if int(k) < len(attrKindNames) {
+		return attrKindNames[k]
+	}
+	return fmt.Sprintf("AttrKind(%d)", k)
+}
+
+// AttrSpec declares one attribute: its key, the kind of its value, and
+// whether an instruction may leave it out.
+type AttrSpec struct {
+	Name string
+	Kind AttrKind
+	// Enum lists the values of an AttrEnum attribute.
+	Enum []string
+	// Optional attributes may be absent; the others are required.
+	Optional bool
+}
+
+// check returns "" when val is a value of the attribute's kind, and
+// otherwise what is wrong with it.
+func (s *AttrSpec) check(val any) string {
+	ok := false
+	switch s.Kind {
+	case AttrInt:
+		_, ok = val.(int64)
+	case AttrInts:
+		_, ok = val.([]int)
+	case AttrFloat:
+		_, ok = val.(float64)
+	case AttrBool:
+		_, ok = val.(bool)
+	case AttrString:
+		_, ok = val.(string)
+	case AttrEnum:
+		if str, isStr := val.(string); isStr {
+			if slices.Contains(s.Enum, str) {
+				return ""
+			}
+			return fmt.Sprintf("attribute %s=%s, want one of %s", s.Name, formatAttrValue(val), strings.Join(s.Enum, ", "))
+		}
+	case AttrScalar:
+		switch val.(type) {
+		case int64, float64, bool:
+			ok = true
+		}
+	case AttrLayout:
+		_, ok = val.(*Layout)
+	}
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("attribute %s=%s is %s, want %s (%s)", s.Name, formatAttrValue(val), attrValueKind(val), s.Kind, attrGoTypes[s.Kind])
+}
+
+// attrGoTypes are the Go types that hold each kind's values in Attrs.
+var attrGoTypes = [...]string{
+	AttrInvalid: "none",
+	AttrInt:     "int64",
+	AttrInts:    "[]int",
+	AttrFloat:   "float64",
+	AttrBool:    "bool",
+	AttrString:  "string",
+	AttrEnum:    "string",
+	AttrScalar:  "int64, float64 or bool",
+	AttrLayout:  "*ir.Layout",
+}
+
+// attrValueKind describes the kind of value that val is, for messages.
+func attrValueKind(val any) string {
+	switch val.(type) {
+	case int64:
+		return "an int"
+	case []int:
+		return "an int list"
+	case float64:
+		return "a float"
+	case bool:
+		return "a bool"
+	case string:
+		return "a string"
+	case *Layout:
+		return "a layout"
+	}
+	return fmt.Sprintf("of Go type %T", val)
+}
+
+// LoweredAttr declares an attribute that lowering records on ordinary ops:
+// the GPU schedule, which the target-free IR does not have and the
+// interpreter ignores. None is required.
+type LoweredAttr struct {
+	AttrSpec
+	// Ops are the ops that may carry the attribute.
+	Ops []Op
+	// Doc says what the attribute records, and which pass sets it.
+	Doc string
+}
+
+// The keys of the lowered attributes, for the passes that write them and
+// the backends that read them.
+const (
+	AttrKeyLayout     = "layout"
+	AttrKeyStaged     = "staged"
+	AttrKeySmem       = "smem"
+	AttrKeyStages     = "stages"
+	AttrKeyRowBytes   = "row_bytes"
+	AttrKeyStageBytes = "stage_bytes"
+	AttrKeyPipelined  = "pipelined"
+	AttrKeyNumWarps   = "num_warps"
+	AttrKeyScratch    = "scratch"
+	AttrKeySmemBytes  = "smem_bytes"
+)
+
+// LoweredAttrs is the table of lowered attributes. The lower package's
+// doc comment describes the passes that set them.
+var LoweredAttrs = []LoweredAttr{
+	lowered(AttrKeyLayout, AttrLayout, tileOps,
+		"how the tile result is spread over the block's threads, or that it lives in shared memory (pass layout)"),
+	lowered(AttrKeyStaged, AttrBool, tileOps,
+		"a register tile that an mma reads through shared memory (pass layout)"),
+	lowered(AttrKeySmem, AttrInt, tileOps,
+		"byte offset of the tile's shared-memory copy (or ring) from the shared base (pass smem)"),
+	lowered(AttrKeyStages, AttrInt, append([]Op{OpFor}, tileOps...),
+		"on a shared tile, the copies in its ring; on a for, the depth of its pipeline (passes smem, pipeline)"),
+	lowered(AttrKeyRowBytes, AttrInt, tileOps,
+		"bytes per row of a shared tile (pass smem)"),
+	lowered(AttrKeyStageBytes, AttrInt, tileOps,
+		"bytes of one copy of a shared tile, a multiple of 1024 (pass smem)"),
+	lowered(AttrKeyPipelined, AttrBool, []Op{OpLoad},
+		"a load that its loop issues stages-1 iterations ahead (pass pipeline)"),
+	lowered(AttrKeyNumWarps, AttrInt, []Op{OpReturn},
+		"warps per block that the layouts were chosen for (pass layout)"),
+	lowered(AttrKeyScratch, AttrInt, []Op{OpReturn},
+		"byte offset of the scratch region for reductions and layout conversions (pass smem)"),
+	lowered(AttrKeySmemBytes, AttrInt, []Op{OpReturn},
+		"shared memory the kernel uses (pass smem)"),
+}
+
+// lowered makes a row of LoweredAttrs; lowered attributes are never required.
+func lowered(name string, kind AttrKind, ops []Op, doc string) LoweredAttr {
+	return LoweredAttr{AttrSpec: AttrSpec{Name: name, Kind: kind, Optional: true}, Ops: ops, Doc: doc}
+}
+
+// tileOps are the ops that may define a tile value: all but the ones whose
+// result is always a scalar, and the structural ops, whose results take
+// their layouts from their regions' values.
+var tileOps = func() []Op {
+	var ops []Op
+	for o := Op(1); o < NumOps; o++ {
+		switch o {
+		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStore, OpFor, OpIf, OpYield, OpReturn:
+			continue
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}()
+
+// AttrSpecOf returns the declaration of attribute key on op: the op's own
+// one, else a lowered attribute that op may carry; nil if neither.
+func AttrSpecOf(op Op, key string) *AttrSpec {
+	info := op.Info()
+	for i := range info.Attrs {
+		if info.Attrs[i].Name == key {
+			return &info.Attrs[i]
+		}
+	}
+	for i := range LoweredAttrs {
+		if la := &LoweredAttrs[i]; la.Name == key && slices.Contains(la.Ops, op) {
+			return &la.AttrSpec
+		}
+	}
+	return nil
+}
+
+// attrKindOf is the kind the parser reads key's value as: the declared
+// one on op, else that of a lowered attribute of that name on any op (the
+// verifier then reports the misplaced key), else AttrInvalid.
+func attrKindOf(op Op, key string) AttrKind {
+	if s := AttrSpecOf(op, key); s != nil {
+		return s.Kind
+	}
+	for _, la := range LoweredAttrs {
+		if la.Name == key {
+			return la.Kind
+		}
+	}
+	return AttrInvalid
+}
+
+// init checks the tables: keys unique per op, enums non-empty, and a
+// lowered attribute never redeclaring an op's own attribute.
+func init() {
+	for o := Op(0); o < NumOps; o++ {
+		seen := map[string]bool{}
+		for _, s := range opTable[o].Attrs {
+			if seen[s.Name] || s.Kind == AttrInvalid || (s.Kind == AttrEnum) != (len(s.Enum) > 0) {
+				panic(fmt.Sprintf("ir: op %s: bad attribute declaration %+v", opTable[o].Name, s))
+			}
+			seen[s.Name] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, la := range LoweredAttrs {
+		if seen[la.Name] || la.Kind == AttrInvalid || len(la.Ops) == 0 {
+			panic(fmt.Sprintf("ir: bad lowered attribute declaration %+v", la))
+		}
+		seen[la.Name] = true
+		for _, o := range la.Ops {
+			for _, s := range opTable[o].Attrs {
+				if s.Name == la.Name {
+					panic(fmt.Sprintf("ir: lowered attribute %s redeclares op %s's own", la.Name, o))
+				}
+			}
+		}
+	}
+}
+
+// Attrs are an instruction's attributes, kept sorted by key. Each value
+// has the Go type of its declared kind (see AttrKind): int64, []int,
+// float64, bool, string or *Layout.
+type Attrs []Attr
+
+// Attr is one key=value attribute.
+type Attr struct {
+	Key string
+	Val any
+}
+
+// Set adds or replaces an attribute, keeping the keys sorted. For
+// convenience it stores an int as int64 and an []int64 as []int.
+func (a *Attrs) Set(key string, val any) {
+	switch v := val.(type) {
+	case int:
+		val = int64(v)
+	case []int64:
+		ints := make([]int, len(v))
+		for i, x := range v {
+			ints[i] = int(x)
+		}
+		val = ints
+	}
+	for i := range *a {
+		if (*a)[i].Key == key {
+			(*a)[i].Val = val
+			return
+		}
+	}
+	*a = append(*a, Attr{key, val})
+	sort.Slice(*a, func(i, j int) bool { return (*a)[i].Key < (*a)[j].Key })
+}
+
+// Get returns the attribute's value, or nil.
+func (a Attrs) Get(key string) any {
+	for _, x := range a {
+		if x.Key == key {
+			return x.Val
+		}
+	}
+	return nil
+}
+
+// Int returns an integer attribute (0 if absent or of another kind).
+func (a Attrs) Int(key string) int {
+	v, _ := a.Get(key).(int64)
+	return int(v)
+}
+
+// Str returns a string or enum attribute ("" if absent).
+func (a Attrs) Str(key string) string {
+	v, _ := a.Get(key).(string)
+	return v
+}
+
+// Ints returns an integer-list attribute (nil if absent).
+func (a Attrs) Ints(key string) []int {
+	v, _ := a.Get(key).([]int)
+	return v
+}
+
+// Bool returns a bool attribute (false if absent).
+func (a Attrs) Bool(key string) bool {
+	v, _ := a.Get(key).(bool)
+	return v
+}
