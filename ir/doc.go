@@ -1,11 +1,15 @@
 // Package ir is tilec's typed SSA intermediate representation of tile
 // kernels: types (scalars, tiles with compile-time shapes, arrays), the op
-// table (ops.go), instructions with nested regions for for/if, a stable
-// text form with a printer and a parser that round-trip, a verifier, and the
-// builder that turns a lang AST into IR (name resolution, helper inlining,
-// constant binding, type and shape inference).
+// table (ops.go), instructions with nested regions for for/if, typed
+// attributes declared per op and, for the lowered IR, in one table of the
+// attributes lowering may add (attrs.go, with register layouts as values in
+// layout.go), a stable text form with a printer and a parser that
+// round-trip, a verifier, and the builder that turns a lang AST into IR
+// (name resolution, helper inlining, constant binding, type and shape
+// inference).
 //
 // The IR is free of both source syntax and target: the lower package
-// specializes it for a GPU target, and runtime's interpreter executes it
-// directly as the reference semantics.
+// specializes it for a GPU target, recording its schedule in the declared
+// lowered attributes (the interpreter ignores them), and runtime's
+// interpreter executes it directly as the reference semantics.
 package ir

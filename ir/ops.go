@@ -1,9 +1,12 @@
 package ir
 
-// Op is an IR operation. Every op's comment shows its printed form. Operands
+// Op is an IR operation. Every op's comment shows its printed form, with
+// the op's own attributes (declared with their kinds in opTable). Operands
 // of elementwise ops already have the result's shape (the builder inserts
 // broadcast and splat) and the same dtype (the builder inserts convert);
-// comparisons produce bool.
+// comparisons produce bool. After lowering, ops also carry the lowered
+// attributes of LoweredAttrs, such as {layout=#mma0} on a tile op or
+// {num_warps=8, smem_bytes=196608} on return.
 type Op uint8
 
 const (
@@ -99,7 +102,9 @@ const (
 )
 
 // OpInfo is the one table of per-op facts that the printer, parser, verifier
-// and passes consult.
+// and passes consult. Like Go's compiler's opInfo with its auxType, a row
+// declares the kind of each attribute, so that a value of the wrong kind is
+// a verifier error rather than a zero read back by a later phase.
 type OpInfo struct {
 	Name string
 	// NumArgs is the exact operand count, or -1 when variable.

@@ -19,14 +19,14 @@ import (
 // Recorded on the defining instruction as its layout attribute, an
 // *ir.Layout (see attr and LayoutOf).
 type Layout struct {
-	Kind  string // "blocked", "mma", "slice" (derived from another layout), "smem"
+	Kind  string // ir.LayoutBlocked, LayoutMMA, LayoutSlice (derived from another layout) or LayoutSmem
 	Shape []int
 	Reg   [][]int
 	Lane  [][]int // 5 bases
 	Warp  [][]int
-	// MMA is set for Kind "mma": warps along M and N.
+	// WarpsM and WarpsN are set for Kind ir.LayoutMMA: warps along M and N.
 	WarpsM, WarpsN int
-	// Smem is set for Kind "smem": the value lives in shared memory.
+	// Smem is set for Kind ir.LayoutSmem: the value lives in shared memory.
 	Smem *SmemTile
 }
 
@@ -149,7 +149,7 @@ func Blocked(shape []int, nwarps, vec int) *Layout {
 		n *= d
 	}
 	nb := log2(n)
-	l := &Layout{Kind: "blocked", Shape: append([]int(nil), shape...)}
+	l := &Layout{Kind: ir.LayoutBlocked, Shape: append([]int(nil), shape...)}
 	bit := 0
 	next := func() []int {
 		if bit >= nb {
@@ -180,7 +180,7 @@ func Blocked(shape []int, nwarps, vec int) *Layout {
 // are ordered c (4 per m16n8 tile, as in PTX's C fragment), then n8 tiles,
 // then m16 tiles: register 4*(ni + NI*mi) + c.
 func MMALayout(m, n, wm, wn int) *Layout {
-	l := &Layout{Kind: "mma", Shape: []int{m, n}, WarpsM: wm, WarpsN: wn}
+	l := &Layout{Kind: ir.LayoutMMA, Shape: []int{m, n}, WarpsM: wm, WarpsN: wn}
 	rc := func(r, c int) []int { return []int{r, c} }
 	tm, tn := m/wm, n/wn
 	l.Reg = append(l.Reg, rc(0, 1), rc(8, 0))
@@ -255,7 +255,7 @@ func (l *Layout) transform(kind string, shape []int, fn func([]int) []int) *Layo
 // Project is l restricted to a broadcast operand's shape: dims of size 1 in
 // shape (where l's shape is larger) lose their component.
 func (l *Layout) Project(shape []int) *Layout {
-	return l.transform("slice", shape, func(b []int) []int {
+	return l.transform(ir.LayoutSlice, shape, func(b []int) []int {
 		c := append([]int(nil), b...)
 		for d := range c {
 			if shape[d] == 1 {
@@ -288,7 +288,7 @@ func (l *Layout) Squeeze(shape []int) (*Layout, bool) {
 			return nil, false
 		}
 	}
-	return l.transform("slice", shape, func(b []int) []int {
+	return l.transform(ir.LayoutSlice, shape, func(b []int) []int {
 		c := make([]int, len(shape))
 		for i := range from {
 			c[to[i]] = b[from[i]]
@@ -300,7 +300,7 @@ func (l *Layout) Squeeze(shape []int) (*Layout, bool) {
 // Permute maps the layout of a permute's result to its operand: result dim
 // i is operand dim perm[i].
 func (l *Layout) Permute(perm []int, shape []int) *Layout {
-	return l.transform("slice", shape, func(b []int) []int {
+	return l.transform(ir.LayoutSlice, shape, func(b []int) []int {
 		c := make([]int, len(shape))
 		for i, p := range perm {
 			c[p] = b[i]
@@ -402,7 +402,7 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 func NumWarps(f *ir.Func) int {
 	for _, in := range f.Body.Instrs {
 		if in.Op == ir.OpReturn {
-			if n := in.Attrs.Int("num_warps"); n > 0 {
+			if n := in.Attrs.Int(ir.AttrKeyNumWarps); n > 0 {
 				return n
 			}
 		}
@@ -414,7 +414,7 @@ func NumWarps(f *ir.Func) int {
 func SmemBytes(f *ir.Func) int {
 	for _, in := range f.Body.Instrs {
 		if in.Op == ir.OpReturn {
-			return in.Attrs.Int("smem_bytes")
+			return in.Attrs.Int(ir.AttrKeySmemBytes)
 		}
 	}
 	return 0
@@ -426,7 +426,7 @@ func SmemBytes(f *ir.Func) int {
 // the axis needs no data movement.
 func (l *Layout) Reduce(axis int) *Layout {
 	shape := append(append([]int(nil), l.Shape[:axis]...), l.Shape[axis+1:]...)
-	return l.transform("slice", shape, func(b []int) []int {
+	return l.transform(ir.LayoutSlice, shape, func(b []int) []int {
 		return append(append([]int(nil), b[:axis]...), b[axis+1:]...)
 	})
 }
@@ -434,7 +434,7 @@ func (l *Layout) Reduce(axis int) *Layout {
 // unpermute is the layout of a permute's result given its operand's
 // layout: result dim i is operand dim perm[i].
 func (l *Layout) unpermute(perm []int, shape []int) *Layout {
-	return l.transform("slice", shape, func(b []int) []int {
+	return l.transform(ir.LayoutSlice, shape, func(b []int) []int {
 		c := make([]int, len(shape))
 		for i, p := range perm {
 			c[i] = b[p]

@@ -42,7 +42,8 @@ func buildSource(t testing.TB, name, src string, consts map[string]string) *ir.F
 }
 
 // TestGolden lowers each example for sm_80 (verifying the IR after every
-// pass) and compares the lowered IR with testdata/<name>.txtar.
+// pass), checks that the lowered text round-trips, and compares it with
+// testdata/<name>.txtar.
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"matmul", "matmul_bt", "matmul_bias_relu", "vector_add", "broadcast", "softmax", "layernorm", "reduction"} {
 		t.Run(name, func(t *testing.T) {
@@ -56,6 +57,18 @@ func TestGolden(t *testing.T) {
 				t.Errorf("Lower changed its input")
 			}
 			got := ir.Print(g)
+			// The lowered text reads back (layout aliases included) and
+			// prints the same.
+			h, err := ir.ParseFunc(got)
+			if err != nil {
+				t.Fatalf("Parse(lowered): %v", err)
+			}
+			if err := ir.Verify(h); err != nil {
+				t.Fatalf("Verify(Parse(lowered)): %v", err)
+			}
+			if again := ir.Print(h); again != got {
+				t.Errorf("Print(Parse(lowered)) differs:\n%s", cmp.Diff(got, again))
+			}
 			path := filepath.Join("testdata", name+".txtar")
 			if *update {
 				a := &txtar.Archive{

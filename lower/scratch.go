@@ -66,7 +66,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 	switch in.Op {
 	case ir.OpReduce:
 		src, err := LayoutOf(in.Args[0])
-		if err != nil || src == nil || src.Kind == "smem" {
+		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
 			return 0, err
 		}
 		res, err := LayoutOf(in.Result())
@@ -89,7 +89,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 			return 0, nil
 		}
 		src, err := LayoutOf(in.Args[0])
-		if err != nil || src == nil || src.Kind == "smem" {
+		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
 			return 0, err
 		}
 		res, err := LayoutOf(in.Result())
@@ -114,7 +114,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 func ScratchOffset(f *ir.Func) int {
 	for _, in := range f.Body.Instrs {
 		if in.Op == ir.OpReturn {
-			if v, ok := in.Attrs.Get("scratch").(int64); ok {
+			if v, ok := in.Attrs.Get(ir.AttrKeyScratch).(int64); ok {
 				return int(v)
 			}
 		}

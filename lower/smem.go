@@ -100,7 +100,7 @@ func AllocShared(f *ir.Func, t Target) error {
 	// like the unpipelined loads.
 	var staged []*ir.Instr
 	f.Body.Walk(func(in *ir.Instr) {
-		if in.Attrs.Get("staged") == true {
+		if in.Attrs.Bool(ir.AttrKeyStaged) {
 			staged = append(staged, in)
 		}
 	})
@@ -116,9 +116,9 @@ func AllocShared(f *ir.Func, t Target) error {
 	outside = append(outside, staged...)
 	total := 0
 	for _, in := range outside {
-		in.Attrs.Set("stages", 1)
-		in.Attrs.Set("smem", total)
-		total += in.Attrs.Int("stage_bytes")
+		in.Attrs.Set(ir.AttrKeyStages, 1)
+		in.Attrs.Set(ir.AttrKeySmem, total)
+		total += in.Attrs.Int(ir.AttrKeyStageBytes)
 	}
 	// Sibling loops do not overlap in time, so their rings share the space
 	// after the unpipelined tiles. A loop nested in another pipelining loop
@@ -136,7 +136,7 @@ func AllocShared(f *ir.Func, t Target) error {
 		ls := groups[g]
 		per := 0
 		for _, in := range ls {
-			per += in.Attrs.Int("stage_bytes")
+			per += in.Attrs.Int(ir.AttrKeyStageBytes)
 		}
 		s := MaxStages
 		for s > 1 && base+s*per > MaxSharedBytes {
@@ -147,9 +147,9 @@ func AllocShared(f *ir.Func, t Target) error {
 		}
 		off := base
 		for _, in := range ls {
-			in.Attrs.Set("stages", s)
-			in.Attrs.Set("smem", off)
-			off += s * in.Attrs.Int("stage_bytes")
+			in.Attrs.Set(ir.AttrKeyStages, s)
+			in.Attrs.Set(ir.AttrKeySmem, off)
+			off += s * in.Attrs.Int(ir.AttrKeyStageBytes)
 		}
 		ringEnd[g] = off
 		maxTotal = max(maxTotal, off)
@@ -175,14 +175,14 @@ func AllocShared(f *ir.Func, t Target) error {
 	if scratch > 0 {
 		off := roundUp(maxTotal, 16)
 		ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-		ret.Attrs.Set("scratch", off)
+		ret.Attrs.Set(ir.AttrKeyScratch, off)
 		maxTotal = off + roundUp(scratch, 16)
 	}
 	if maxTotal > MaxSharedBytes {
 		return unsupported(t, "kernel needs %d bytes of shared memory (max %d)", maxTotal, MaxSharedBytes)
 	}
 	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	ret.Attrs.Set("smem_bytes", maxTotal)
+	ret.Attrs.Set(ir.AttrKeySmemBytes, maxTotal)
 	return nil
 }
 
@@ -195,8 +195,8 @@ func setTileBytes(t Target, in *ir.Instr, tt *ir.Tile, cols int) error {
 	if rb < 16 {
 		return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
 	}
-	in.Attrs.Set("row_bytes", rb)
-	in.Attrs.Set("stage_bytes", roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
+	in.Attrs.Set(ir.AttrKeyRowBytes, rb)
+	in.Attrs.Set(ir.AttrKeyStageBytes, roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
 	return nil
 }
 
@@ -268,12 +268,12 @@ func Pipeline(f *ir.Func, t Target) error {
 		if in.Op != ir.OpLoad || !InSmem(in) {
 			return
 		}
-		s := in.Attrs.Int("stages")
+		s := in.Attrs.Int(ir.AttrKeyStages)
 		if s <= 1 {
 			return
 		}
-		in.Attrs.Set("pipelined", true)
-		in.Block.Parent.Attrs.Set("stages", s)
+		in.Attrs.Set(ir.AttrKeyPipelined, true)
+		in.Block.Parent.Attrs.Set(ir.AttrKeyStages, s)
 	})
 	return nil
 }
