@@ -3,7 +3,6 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -409,7 +408,7 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 		case int64:
 			x, i = float64(v), v
 		case float64:
-			x, i = v, floatToInt(v, ir.I64)
+			x, i = v, ir.FloatToInt(ir.I64, v)
 		case bool:
 			if v {
 				x, i = 1, 1
@@ -424,7 +423,7 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 				s.f = float64(RoundTF32(float32(x)))
 			}
 		} else {
-			s.i = wrapInt(ci.dtype, i)
+			s.i = ir.WrapInt(ci.dtype, i)
 		}
 		if ci.tile {
 			s = val{t: splatTile(ci.dtype, ci.n, s)}
@@ -685,13 +684,13 @@ func execGridQuery(fr *frame, c *cinstr) error {
 	if c.op == ir.OpNumBlocks {
 		v = fr.grid[c.axis]
 	}
-	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(v))}
+	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(v))}
 	return nil
 }
 
 func execDim(fr *frame, c *cinstr) error {
 	a := fr.regs[c.args[0]].a
-	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(a.t.Shape[c.axis]))}
+	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(a.t.Shape[c.axis]))}
 	return nil
 }
 
@@ -725,65 +724,15 @@ func (fr *frame) intsOf(c *cinstr, k int) []int64 {
 	return s
 }
 
-func binFloat(op ir.Op, x, y float64) float64 {
-	switch op {
-	case ir.OpAdd:
-		return x + y
-	case ir.OpSub:
-		return x - y
-	case ir.OpMul:
-		return x * y
-	case ir.OpDiv:
-		return x / y
-	case ir.OpFloorDiv:
-		return floorDivFloat(x, y)
-	case ir.OpMod:
-		return modFloat(x, y)
-	case ir.OpPow:
-		return math.Pow(x, y)
-	case ir.OpMin:
-		return minFloat(x, y)
-	case ir.OpMax:
-		return maxFloat(x, y)
-	}
-	return math.NaN()
-}
-
-func binInt(op ir.Op, x, y int64) int64 {
-	switch op {
-	case ir.OpAdd:
-		return x + y
-	case ir.OpSub:
-		return x - y
-	case ir.OpMul:
-		return x * y
-	case ir.OpDiv, ir.OpFloorDiv:
-		return floorDivInt(x, y)
-	case ir.OpMod:
-		return modInt(x, y)
-	case ir.OpPow:
-		return powInt(x, y)
-	case ir.OpMin:
-		return min(x, y)
-	case ir.OpMax:
-		return max(x, y)
-	case ir.OpAnd:
-		return x & y
-	case ir.OpOr:
-		return x | y
-	case ir.OpXor:
-		return x ^ y
-	}
-	return 0
-}
-
 func execBinary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
 		if isFloat(c.dtype) {
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, binFloat(c.op, x.f, y.f))}
+			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, binInt(c.op, x.i, y.i))}
+			r, _ := ir.EvalIntBinary(c.op, x.i, y.i)
+			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 		}
 		return nil
 	}
@@ -810,7 +759,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			}
 		default:
 			for i := range out {
-				out[i] = binFloat(c.op, x[i], y[i])
+				out[i], _ = ir.EvalFloatBinary(c.op, x[i], y[i])
 			}
 		}
 		roundSlice(c.dtype, out)
@@ -831,7 +780,7 @@ func execBinary(fr *frame, c *cinstr) error {
 		}
 	default:
 		for i := range out {
-			out[i] = binInt(c.op, x[i], y[i])
+			out[i], _ = ir.EvalIntBinary(c.op, x[i], y[i])
 		}
 	}
 	wrapSlice(c.dtype, out)
@@ -892,53 +841,15 @@ func execCmp(fr *frame, c *cinstr) error {
 	return nil
 }
 
-func unFloat(op ir.Op, x float64) float64 {
-	switch op {
-	case ir.OpNeg:
-		return -x
-	case ir.OpAbs:
-		return math.Abs(x)
-	case ir.OpExp:
-		return math.Exp(x)
-	case ir.OpExp2:
-		return math.Exp2(x)
-	case ir.OpLog:
-		return math.Log(x)
-	case ir.OpSqrt:
-		return math.Sqrt(x)
-	case ir.OpRsqrt:
-		return 1 / math.Sqrt(x)
-	case ir.OpTanh:
-		return math.Tanh(x)
-	}
-	return math.NaN()
-}
-
-func unInt(op ir.Op, d ir.DType, x int64) int64 {
-	switch op {
-	case ir.OpNeg:
-		return -x
-	case ir.OpAbs:
-		if x < 0 {
-			return -x
-		}
-		return x
-	case ir.OpNot:
-		if d == ir.Bool {
-			return 1 - x
-		}
-		return ^x
-	}
-	return 0
-}
-
 func execUnary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x := fr.regs[c.args[0]]
 		if isFloat(c.dtype) {
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, unFloat(c.op, x.f))}
+			r, _ := ir.EvalFloatUnary(c.op, x.f)
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, unInt(c.op, c.dtype, x.i))}
+			r, _ := ir.EvalIntUnary(c.op, c.dtype, x.i)
+			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 		}
 		return nil
 	}
@@ -946,7 +857,7 @@ func execUnary(fr *frame, c *cinstr) error {
 		x := fr.floatsOf(c, 0)
 		out := make([]float64, c.n)
 		for i := range out {
-			out[i] = unFloat(c.op, x[i])
+			out[i], _ = ir.EvalFloatUnary(c.op, x[i])
 		}
 		roundSlice(c.dtype, out)
 		fr.regs[c.res[0]] = val{t: &tile{f: out}}
@@ -955,7 +866,7 @@ func execUnary(fr *frame, c *cinstr) error {
 	x := fr.intsOf(c, 0)
 	out := make([]int64, c.n)
 	for i := range out {
-		out[i] = unInt(c.op, c.dtype, x[i])
+		out[i], _ = ir.EvalIntUnary(c.op, c.dtype, x[i])
 	}
 	wrapSlice(c.dtype, out)
 	fr.regs[c.res[0]] = val{t: &tile{i: out}}
@@ -1003,16 +914,6 @@ func convertFloat(d ir.DType, x float64) float64 {
 	return RoundTo(d, x)
 }
 
-// convertToInt converts the float x to the integer or bool dtype d:
-// truncation toward zero, saturating, NaN to 0; bool is x != 0 (NaN is true,
-// as in Python).
-func convertToInt(d ir.DType, x float64) int64 {
-	if d == ir.Bool {
-		return b2i(x != 0)
-	}
-	return floatToInt(x, d)
-}
-
 func execConvert(fr *frame, c *cinstr) error {
 	from, to := c.adt[0], c.dtype
 	if !c.tile {
@@ -1022,11 +923,11 @@ func execConvert(fr *frame, c *cinstr) error {
 		case isFloat(from) && isFloat(to):
 			r.f = convertFloat(to, x.f)
 		case isFloat(from):
-			r.i = convertToInt(to, x.f)
+			r.i = ir.FloatToInt(to, x.f)
 		case isFloat(to):
 			r.f = convertFloat(to, float64(x.i))
 		default:
-			r.i = wrapInt(to, x.i)
+			r.i = ir.WrapInt(to, x.i)
 		}
 		fr.regs[c.res[0]] = r
 		return nil
@@ -1047,7 +948,7 @@ func execConvert(fr *frame, c *cinstr) error {
 	case isFloat(from):
 		out.i = make([]int64, c.n)
 		for i, x := range src.f {
-			out.i[i] = convertToInt(to, x)
+			out.i[i] = ir.FloatToInt(to, x)
 		}
 	case isFloat(to):
 		out.f = make([]float64, c.n)
@@ -1081,11 +982,11 @@ func execSplat(fr *frame, c *cinstr) error {
 	case isFloat(from) && isFloat(to):
 		s.f = convertFloat(to, v.f)
 	case isFloat(from):
-		s.i = convertToInt(to, v.f)
+		s.i = ir.FloatToInt(to, v.f)
 	case isFloat(to):
 		s.f = convertFloat(to, float64(v.i))
 	default:
-		s.i = wrapInt(to, v.i)
+		s.i = ir.WrapInt(to, v.i)
 	}
 	fr.regs[c.res[0]] = val{t: splatTile(to, c.n, s)}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 )
 
 // ---- reduce ----
@@ -96,7 +97,7 @@ func execReduce(fr *frame, c *cinstr) error {
 						}
 					}
 				}
-				out.i[o*inner+in] = wrapInt(c.dtype, int64(best))
+				out.i[o*inner+in] = ir.WrapInt(c.dtype, int64(best))
 			}
 		}
 	default:
@@ -114,14 +115,14 @@ func execReduce(fr *frame, c *cinstr) error {
 						x := src.i[base+l*inner]
 						switch c.kind {
 						case ir.ReduceSum:
-							acc = wrapInt(c.dtype, acc+x)
+							acc = ir.WrapInt(c.dtype, acc+x)
 						case ir.ReduceMax:
 							acc = max(acc, x)
 						case ir.ReduceMin:
 							acc = min(acc, x)
 						}
 					}
-					out.i[o*inner+in] = wrapInt(c.dtype, acc)
+					out.i[o*inner+in] = ir.WrapInt(c.dtype, acc)
 				}
 			}
 		}
@@ -159,13 +160,13 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 			case ir.ReduceMax:
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = maxFloat(acc, src[base+l*inner])
+					acc = scalar.MaxFloat(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			case ir.ReduceMin:
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = minFloat(acc, src[base+l*inner])
+					acc = scalar.MinFloat(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			}
@@ -244,7 +245,7 @@ func execMMA(fr *frame, c *cinstr) error {
 				for j := 0; j < N; j++ {
 					s := C[i*N+j]
 					for k := 0; k < K; k++ {
-						s = wrapInt(cd, s+A[i*K+k]*B[k*N+j])
+						s = ir.WrapInt(cd, s+A[i*K+k]*B[k*N+j])
 					}
 					C[i*N+j] = s
 				}
@@ -603,7 +604,7 @@ func execFor(fr *frame, c *cinstr) error {
 	}
 	ivd := c.adt[0]
 	for iv := lo; (step > 0 && iv < hi) || (step < 0 && iv > hi); iv += step {
-		fr.regs[body.params[0]] = val{i: wrapInt(ivd, iv)}
+		fr.regs[body.params[0]] = val{i: ir.WrapInt(ivd, iv)}
 		term, err := fr.run(body)
 		if err != nil {
 			return err
