@@ -357,65 +357,125 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 		}
 		ci.regions = append(ci.regions, cb)
 	}
-	switch in.Op {
-	case ir.OpConst:
-		ci.cval = constVal(ci.dtype, in.Attrs.Get("value"))
-		ci.exec = execConst
-	case ir.OpBlockID, ir.OpNumBlocks:
-		ci.axis = in.Attrs.Int("axis")
-		ci.exec = execGridQuery
-	case ir.OpDim:
-		ci.axis = in.Attrs.Int("axis")
-		ci.exec = execDim
-	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpFloorDiv, ir.OpMod, ir.OpPow, ir.OpMin, ir.OpMax,
-		ir.OpAnd, ir.OpOr, ir.OpXor:
-		ci.exec = execBinary
-	case ir.OpCmp:
-		ci.pred = predCodes[in.Attrs.Str("pred")]
-		ci.exec = execCmp
-	case ir.OpNeg, ir.OpNot, ir.OpAbs, ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
-		ci.exec = execUnary
-	case ir.OpSelect:
-		ci.exec = execSelect
-	case ir.OpConvert:
-		ci.exec = execConvert
-	case ir.OpSplat:
-		ci.exec = execSplat
-	case ir.OpIota:
-		ci.exec = execIota
-	case ir.OpBroadcast:
-		ci.exec = execBroadcast
-	case ir.OpReshape:
-		ci.exec = execReshape
-	case ir.OpPermute:
-		ci.perm = in.Attrs.Ints("perm")
-		ci.exec = execPermute
-	case ir.OpReduce:
-		ci.kind = in.Attrs.Str("kind")
-		ci.axis = in.Attrs.Int("axis")
-		ci.exec = execReduce
-	case ir.OpMMA:
-		ci.exec = execMMA
-	case ir.OpLoad:
-		ci.pad = RoundTo(ci.dtype, padValues[in.Attrs.Str("pad")])
-		ci.exec = execLoad
-	case ir.OpStore:
-		// The stored tile, not a result, gives the shape.
-		ci.shape = ci.ashape[len(ci.ashape)-1]
-		ci.dtype = ci.adt[len(ci.adt)-1]
-		ci.n = numel(ci.shape)
-		ci.exec = execStore
-	case ir.OpFor:
-		ci.exec = execFor
-	case ir.OpIf:
-		ci.exec = execIf
-	case ir.OpYield, ir.OpReturn:
-		ci.exec = func(*frame, *cinstr) error { return nil }
-	default:
-		return nil, fmt.Errorf("op %s is not supported by the interpreter", in.Op)
+	h := &interpOps[in.Op]
+	if h.exec == nil {
+		// Only a lowered-only op gets here: the table covers every other
+		// op (checked in init) and ir.Verify rejects unknown ones.
+		return nil, fmt.Errorf("op %s belongs to lowered IR, which the interpreter does not run", in.Op)
 	}
+	if h.prepare != nil {
+		h.prepare(ci)
+	}
+	ci.exec = h.exec
 	return ci, nil
 }
+
+// opHandler is how the interpreter runs one op. prepare, when set, decodes
+// at compile time what exec needs from the instruction (attributes, the
+// stored tile's shape); exec runs the instruction in a block's frame.
+type opHandler struct {
+	prepare func(ci *cinstr)
+	exec    handler
+}
+
+// interpOps has the handler of every op of ir's table except the lowered-only
+// ones; init checks that, so an op added to ir without a handler here fails
+// every test and every program at once.
+var interpOps = [ir.NumOps]opHandler{
+	ir.OpConst:     {prepareConst, execConst},
+	ir.OpBlockID:   {prepareAxis, execGridQuery},
+	ir.OpNumBlocks: {prepareAxis, execGridQuery},
+	ir.OpDim:       {prepareAxis, execDim},
+
+	ir.OpAdd:      {nil, execBinary},
+	ir.OpSub:      {nil, execBinary},
+	ir.OpMul:      {nil, execBinary},
+	ir.OpDiv:      {nil, execBinary},
+	ir.OpFloorDiv: {nil, execBinary},
+	ir.OpMod:      {nil, execBinary},
+	ir.OpPow:      {nil, execBinary},
+	ir.OpMin:      {nil, execBinary},
+	ir.OpMax:      {nil, execBinary},
+	ir.OpAnd:      {nil, execBinary},
+	ir.OpOr:       {nil, execBinary},
+	ir.OpXor:      {nil, execBinary},
+	ir.OpCmp:      {preparePred, execCmp},
+
+	ir.OpNeg:   {nil, execUnary},
+	ir.OpNot:   {nil, execUnary},
+	ir.OpAbs:   {nil, execUnary},
+	ir.OpExp:   {nil, execUnary},
+	ir.OpExp2:  {nil, execUnary},
+	ir.OpLog:   {nil, execUnary},
+	ir.OpSqrt:  {nil, execUnary},
+	ir.OpRsqrt: {nil, execUnary},
+	ir.OpTanh:  {nil, execUnary},
+
+	ir.OpSelect:  {nil, execSelect},
+	ir.OpConvert: {nil, execConvert},
+
+	ir.OpSplat:     {nil, execSplat},
+	ir.OpIota:      {nil, execIota},
+	ir.OpBroadcast: {nil, execBroadcast},
+	ir.OpReshape:   {nil, execReshape},
+	ir.OpPermute:   {preparePermute, execPermute},
+	ir.OpReduce:    {prepareReduce, execReduce},
+	ir.OpMMA:       {nil, execMMA},
+
+	ir.OpLoad:  {prepareLoad, execLoad},
+	ir.OpStore: {prepareStore, execStore},
+
+	ir.OpFor:    {nil, execFor},
+	ir.OpIf:     {nil, execIf},
+	ir.OpYield:  {nil, execTerminator},
+	ir.OpReturn: {nil, execTerminator},
+}
+
+func init() {
+	if missing := missingHandlers(&interpOps); len(missing) > 0 {
+		panic(fmt.Sprintf("runtime: the interpreter has no handler for %v; add one to interpOps, or mark the op LoweredOnly in ir's op table if only lowered IR has it", missing))
+	}
+}
+
+// missingHandlers lists the ops of ir's table, other than the lowered-only
+// ones, that have no exec handler in table.
+func missingHandlers(table *[ir.NumOps]opHandler) []ir.Op {
+	var missing []ir.Op
+	for op := ir.Op(1); op < ir.NumOps; op++ {
+		if table[op].exec == nil && !op.Info().LoweredOnly {
+			missing = append(missing, op)
+		}
+	}
+	return missing
+}
+
+func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.Attrs.Get("value")) }
+
+func prepareAxis(ci *cinstr) { ci.axis = ci.in.Attrs.Int("axis") }
+
+func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Attrs.Str("pred")] }
+
+func preparePermute(ci *cinstr) { ci.perm = ci.in.Attrs.Ints("perm") }
+
+func prepareReduce(ci *cinstr) {
+	ci.kind = ci.in.Attrs.Str("kind")
+	ci.axis = ci.in.Attrs.Int("axis")
+}
+
+func prepareLoad(ci *cinstr) {
+	ci.pad = RoundTo(ci.dtype, padValues[ci.in.Attrs.Str("pad")])
+}
+
+// prepareStore takes the shape from the stored tile: a store has no result.
+func prepareStore(ci *cinstr) {
+	last := len(ci.args) - 1
+	ci.shape, ci.dtype = ci.ashape[last], ci.adt[last]
+	ci.n = numel(ci.shape)
+}
+
+// execTerminator runs for yield and return only if called directly: run
+// stops at them and hands them to the region's owner.
+func execTerminator(*frame, *cinstr) error { return nil }
 
 // padValues are the element values of the load padding modes, before
 // rounding to the loaded dtype.
