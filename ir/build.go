@@ -667,9 +667,10 @@ func (b *builder) constant(pos lang.Pos, v value, dt DType) *Value {
 		t, _ := truthy(v)
 		val = t
 	case dt.IsInt():
-		val = toInt(v)
-		if dt == I32 {
-			val = int64(int32(toInt(v)))
+		if f, ok := v.(float64); ok {
+			val = FloatToInt(dt, f) // as a convert op would at run time
+		} else {
+			val = WrapInt(dt, toInt(v))
 		}
 	default:
 		val = toFloat(v)

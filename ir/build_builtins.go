@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -269,7 +270,7 @@ func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 			if yc == 0 {
 				return b.fail(pos, "cdiv: division by zero")
 			}
-			return -floorDiv(-xc, yc)
+			return -scalar.FloorDiv(-xc, yc)
 		}
 		if yc > 0 {
 			if yc == 1 {
@@ -606,6 +607,14 @@ func (b *builder) mathOp(pos lang.Pos, name string, op Op, x value) value {
 func (b *builder) minmax(pos lang.Pos, name string, op Op, x, y value) value {
 	if isPoison(x, y) {
 		return poison{}
+	}
+	if xf, ok := x.(float64); ok && name != "min" && name != "max" {
+		if yf, ok := y.(float64); ok {
+			// ct.minimum and ct.maximum fold as the min and max ops
+			// compute: NaN wins, -0 < +0 (Python's min and max compare).
+			r, _ := EvalFloatBinary(op, xf, yf)
+			return r
+		}
 	}
 	if isNumber(x) && isNumber(y) {
 		less, _ := foldBinary("<", y, x)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/tilec/tilec/ir/scalar"
 )
 
 // foldBinary applies a binary operator to two compile-time values.
@@ -120,7 +122,7 @@ func toInt(v value) int64 {
 	case int64:
 		return v
 	case float64:
-		return int64(v)
+		return scalar.FloatToInt(64, v)
 	case bool:
 		if v {
 			return 1
@@ -148,25 +150,18 @@ func foldInt(op string, x, y int64) (value, error) {
 		if y == 0 {
 			return nil, errDivZero
 		}
-		return floorDiv(x, y), nil
+		return scalar.FloorDiv(x, y), nil
 	case "%":
 		if y == 0 {
 			return nil, errDivZero
 		}
-		return x - floorDiv(x, y)*y, nil
+		return scalar.Mod(x, y), nil
 	case "**":
 		if y < 0 {
-			return math.Pow(float64(x), float64(y)), nil
+			// Python: an int to a negative power is a float.
+			return scalar.PowFloat(float64(x), float64(y)), nil
 		}
-		r := int64(1)
-		for y > 0 {
-			if y&1 != 0 {
-				r *= x
-			}
-			x *= x
-			y >>= 1
-		}
-		return r, nil
+		return scalar.Pow(x, y), nil
 	case "&":
 		return x & y, nil
 	case "|":
@@ -177,16 +172,10 @@ func foldInt(op string, x, y int64) (value, error) {
 		if y < 0 {
 			return nil, fmt.Errorf("negative shift count %d", y)
 		}
-		if y > 63 {
-			y = 63
-			if op == "<<" {
-				return int64(0), nil
-			}
-		}
 		if op == "<<" {
-			return x << uint(y), nil
+			return scalar.Shl(x, y), nil
 		}
-		return x >> uint(y), nil
+		return scalar.Shr(x, y), nil
 	}
 	if r, ok := foldCompare(op, x, y); ok {
 		return r, nil
@@ -231,18 +220,14 @@ func foldFloat(op string, x, y float64) (value, error) {
 		if y == 0 {
 			return nil, errDivZero
 		}
-		return math.Floor(x / y), nil
+		return scalar.FloorDivFloat(x, y), nil
 	case "%":
 		if y == 0 {
 			return nil, errDivZero
 		}
-		r := math.Mod(x, y)
-		if r != 0 && (r < 0) != (y < 0) {
-			r += y
-		}
-		return r, nil
+		return scalar.ModFloat(x, y), nil
 	case "**":
-		return math.Pow(x, y), nil
+		return scalar.PowFloat(x, y), nil
 	}
 	if r, ok := foldCompare(op, x, y); ok {
 		return r, nil

@@ -3,6 +3,7 @@ package ir
 import (
 	"fmt"
 
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -268,19 +269,11 @@ func (e *HostExpr) Eval(dims map[string]int64) (int64, error) {
 	}
 	switch e.Op {
 	case HostFloorDiv:
-		return floorDiv(x, y), nil
+		return scalar.FloorDiv(x, y), nil
 	case HostMod:
-		return x - floorDiv(x, y)*y, nil
+		return scalar.Mod(x, y), nil
 	case HostCdiv:
-		return -floorDiv(-x, y), nil
+		return -scalar.FloorDiv(-x, y), nil
 	}
 	return 0, fmt.Errorf("grid: unknown operator %d", e.Op)
-}
-
-func floorDiv(x, y int64) int64 {
-	q := x / y
-	if (x%y != 0) && ((x < 0) != (y < 0)) {
-		q--
-	}
-	return q
 }

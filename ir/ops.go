@@ -120,6 +120,10 @@ type OpInfo struct {
 	Terminator bool
 	// Elementwise ops act independently on each element of same-shaped operands.
 	Elementwise bool
+	// LoweredOnly ops exist only in IR that lower's passes produced for a
+	// GPU target. The interpreter runs target-free IR and has no handler
+	// for them; its table of handlers must cover every other op.
+	LoweredOnly bool
 }
 
 // axisAttr is the axis of bid, num_blocks, dim and reduce.

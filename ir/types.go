@@ -52,6 +52,9 @@ func (d DType) Bytes() int {
 	return dtypeInfo[d].bytes
 }
 
+// Bits is the storage width of one element in bits.
+func (d DType) Bits() int { return 8 * d.Bytes() }
+
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool {
 	switch d {

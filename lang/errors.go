@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,6 +35,20 @@ func (s *Source) Line(n int) string {
 // Errorf makes an error at pos that quotes the source line.
 func (s *Source) Errorf(pos Pos, format string, args ...any) *Error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), LineText: s.Line(pos.Line)}
+}
+
+// Quote returns err with the source line filled in when it is an *Error
+// at a position in s that does not quote its line yet: later stages (lower)
+// know an instruction's position but not the text, so the caller that read
+// the file adds it. Other errors come back unchanged.
+func (s *Source) Quote(err error) error {
+	var e *Error
+	if s == nil || !errors.As(err, &e) || e.LineText != "" || e.Pos.File != s.Name {
+		return err
+	}
+	q := *e
+	q.LineText = s.Line(e.Pos.Line)
+	return &q
 }
 
 // Error is one user error: a position, a message and the source line it

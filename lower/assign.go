@@ -58,7 +58,7 @@ type derived struct {
 }
 
 // AssignLayouts is the layout pass.
-func AssignLayouts(f *ir.Func, t Target) error {
+func AssignLayouts(f *ir.Func, t *Target) error {
 	u := &unionFind{parent: map[*ir.Value]*ir.Value{}}
 	var order []*ir.Value // tile values in program order
 	var edges []derived
@@ -126,7 +126,7 @@ func AssignLayouts(f *ir.Func, t Target) error {
 				err = unsupported(t, "batched mma (rank %d) is not supported yet", acc.Rank())
 				return
 			}
-			wm, wn := ChooseMMAWarps(acc.Shape[0], acc.Shape[1])
+			wm, wn := ChooseMMAWarps(acc.Shape[0], acc.Shape[1], t.Tuning.MaxMMAWarps)
 			if nwarps != 0 && nwarps != wm*wn {
 				err = unsupported(t, "mma instructions of different warp grids in one kernel")
 				return

@@ -8,7 +8,7 @@ package lower
 import "github.com/tilec/tilec/ir"
 
 // Check is the check pass.
-func Check(f *ir.Func, t Target) error {
+func Check(f *ir.Func, t *Target) error {
 	var err error
 	f.Body.Walk(func(in *ir.Instr) {
 		if err != nil {
@@ -41,6 +41,11 @@ func Check(f *ir.Func, t Target) error {
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
 		case ir.OpMMA:
+			if !t.MMAImplemented() {
+				alt, _ := BestTarget(t.CC)
+				err = unsupportedAt(t, in, "mma through %s is not implemented yet; --target %s runs this kernel on the same GPU with mma.sync", t.Emitted, alt)
+				return
+			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
 			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
 			if !ok {
@@ -77,7 +82,7 @@ const maxTileRegs = 512
 
 // checkRegisterBudget runs after AssignLayouts: every register tile must fit
 // in maxTileRegs registers per thread.
-func checkRegisterBudget(f *ir.Func, t Target) error {
+func checkRegisterBudget(f *ir.Func, t *Target) error {
 	var err error
 	f.Body.Walk(func(in *ir.Instr) {
 		if err != nil || len(in.Results) != 1 {

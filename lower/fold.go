@@ -65,43 +65,19 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 		x, xok := vals[0].(int64)
 		y, yok := vals[1].(int64)
 		if xok && yok && in.Args[0].Type.Elem().IsInt() {
-			var r int64
 			switch in.Op {
-			case ir.OpAdd:
-				r = x + y
-			case ir.OpSub:
-				r = x - y
-			case ir.OpMul:
-				r = x * y
-			case ir.OpFloorDiv:
-				if y == 0 {
-					return nil, false
-				}
-				r = floorDiv(x, y)
-			case ir.OpMod:
-				if y == 0 {
-					return nil, false
-				}
-				r = x - floorDiv(x, y)*y
-			case ir.OpMin:
-				r = min(x, y)
-			case ir.OpMax:
-				r = max(x, y)
-			case ir.OpAnd:
-				r = x & y
-			case ir.OpOr:
-				r = x | y
-			case ir.OpXor:
-				r = x ^ y
 			case ir.OpCmp:
 				return cmpInt(in.Attrs.Str("pred"), x, y)
-			default:
+			case ir.OpFloorDiv, ir.OpMod:
+				if y == 0 {
+					return nil, false // left to run time, which defines it
+				}
+			}
+			r, ok := ir.EvalIntBinary(in.Op, x, y)
+			if !ok {
 				return nil, false
 			}
-			if dt == ir.I32 {
-				r = int64(int32(r))
-			}
-			return r, true
+			return ir.WrapInt(dt, r), true
 		}
 	}
 	return nil, false
@@ -123,14 +99,6 @@ func cmpInt(pred string, x, y int64) (any, bool) {
 		return x >= y, true
 	}
 	return nil, false
-}
-
-func floorDiv(x, y int64) int64 {
-	q := x / y
-	if x%y != 0 && (x < 0) != (y < 0) {
-		q--
-	}
-	return q
 }
 
 // DeadCode removes instructions without side effects whose results are not

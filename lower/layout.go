@@ -200,18 +200,15 @@ func MMALayout(m, n, wm, wn int) *Layout {
 	return l
 }
 
-// MaxMMAWarps bounds the warps of an mma kernel (a variable for
-// experiments: 4 gives 128x128 tiles 64x64 warp tiles and room for two
-// blocks per SM).
-var MaxMMAWarps = 8
-
-// ChooseMMAWarps picks the warp grid for an (m, n) accumulator: up to 8
-// warps, splitting the longer side while it is at least 64 (so warp tiles
-// stay at least 32x32: 128x256 gives 2x4 warps of 64x64, 64x64 gives 2x2
-// of 32x32), then down to one mma (16x8) per warp while fewer than 4 warps.
-func ChooseMMAWarps(m, n int) (wm, wn int) {
+// ChooseMMAWarps picks the warp grid for an (m, n) accumulator: up to
+// maxWarps warps (Tuning.MaxMMAWarps; 4 gives a 128x128 tile 64x64 warp
+// tiles and room for two blocks per SM), splitting the longer side while
+// it is at least 64 (so warp tiles stay at least 32x32: 128x256 gives 2x4
+// warps of 64x64, 64x64 gives 2x2 of 32x32), then down to one mma (16x8)
+// per warp while fewer than 4 warps.
+func ChooseMMAWarps(m, n, maxWarps int) (wm, wn int) {
 	wm, wn = 1, 1
-	for wm*wn < MaxMMAWarps {
+	for wm*wn < maxWarps {
 		tm, tn := m/wm, n/wn
 		switch {
 		case tn >= tm && tn >= 64:

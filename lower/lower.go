@@ -5,27 +5,14 @@ import (
 	"io"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 )
-
-// Target is a GPU architecture name as PTX spells it.
-type Target string
-
-const (
-	// SM80 is the mma.sync + ldmatrix + cp.async path: Ampere, and it runs
-	// on Hopper and consumer Blackwell too.
-	SM80 Target = "sm_80"
-	// SM120a is consumer Blackwell (RTX 50); it uses the sm_80 code path.
-	SM120a Target = "sm_120a"
-)
-
-// Valid reports whether ptxgen can emit code for t.
-func (t Target) Valid() bool { return t == SM80 || t == SM120a }
 
 // Pass is one step of the lowering pipeline. What it requires and what it
 // guarantees is stated at the top of the file that implements it.
 type Pass struct {
 	Name string
-	Run  func(f *ir.Func, t Target) error
+	Run  func(f *ir.Func, t *Target) error
 }
 
 // Passes is the lowering pipeline, in order; each pass requires the ones
@@ -33,14 +20,14 @@ type Pass struct {
 var Passes = []Pass{
 	// fold.go: constant integer scalar arithmetic and dead pure code go
 	// first, so that check and layout see the kernel that will run.
-	{Name: "fold", Run: func(f *ir.Func, _ Target) error { return Fold(f) }},
+	{Name: "fold", Run: func(f *ir.Func, _ *Target) error { return Fold(f) }},
 	// check.go: reject what ptxgen cannot emit for the target, as a user
 	// error, before any decision is recorded.
 	{Name: "check", Run: Check},
 	// assign.go: a layout attribute on every tile-valued instruction
 	// (blocked, mma, slice or smem; staged register mma operands); then
 	// check.go's register budget per tile.
-	{Name: "layout", Run: func(f *ir.Func, t Target) error {
+	{Name: "layout", Run: func(f *ir.Func, t *Target) error {
 		if err := AssignLayouts(f, t); err != nil {
 			return err
 		}
@@ -63,20 +50,20 @@ type Options struct {
 }
 
 // Lower runs the pipeline on a copy of f and returns the lowered copy.
-func Lower(f *ir.Func, t Target) (*ir.Func, error) {
+func Lower(f *ir.Func, t *Target) (*ir.Func, error) {
 	return LowerOpts(f, t, Options{})
 }
 
 // LowerWithDump is Lower that prints the IR after the pass named dumpAfter
 // (or after every pass for "all") to w: `tilec compile --dump-after=PASS`.
-func LowerWithDump(f *ir.Func, t Target, dumpAfter string, w io.Writer) (*ir.Func, error) {
+func LowerWithDump(f *ir.Func, t *Target, dumpAfter string, w io.Writer) (*ir.Func, error) {
 	return LowerOpts(f, t, Options{DumpAfter: dumpAfter, Dump: w})
 }
 
 // LowerOpts is Lower with options.
-func LowerOpts(f *ir.Func, t Target, o Options) (*ir.Func, error) {
-	if !t.Valid() {
-		return nil, fmt.Errorf("lower: unknown target %q (want sm_80 or sm_120a)", t)
+func LowerOpts(f *ir.Func, t *Target, o Options) (*ir.Func, error) {
+	if t == nil {
+		return nil, fmt.Errorf("lower: no target")
 	}
 	if o.DumpAfter != "" && o.DumpAfter != "all" && PassByName(o.DumpAfter) == nil {
 		return nil, fmt.Errorf("lower: no pass named %q", o.DumpAfter)
@@ -99,6 +86,15 @@ func LowerOpts(f *ir.Func, t Target, o Options) (*ir.Func, error) {
 	return g, nil
 }
 
+// PassNames lists the passes in order.
+func PassNames() []string {
+	names := make([]string, len(Passes))
+	for i, p := range Passes {
+		names[i] = p.Name
+	}
+	return names
+}
+
 // PassByName returns the pass with that name, or nil.
 func PassByName(name string) *Pass {
 	for i := range Passes {
@@ -111,6 +107,20 @@ func PassByName(name string) *Pass {
 
 // unsupported makes a user-facing error about a construct ptxgen cannot
 // emit yet, with the same "ptxgen TARGET:" prefix as ptxgen's own errors.
-func unsupported(t Target, format string, args ...any) error {
+func unsupported(t *Target, format string, args ...any) error {
 	return fmt.Errorf("ptxgen %s: %s", t, fmt.Sprintf(format, args...))
+}
+
+// unsupportedAt is unsupported at the source position of in: a *lang.Error
+// (file:line:col; the caller that holds the source adds the line and the
+// caret), or a plain error when in has no position (IR parsed from text).
+func unsupportedAt(t *Target, in *ir.Instr, format string, args ...any) error {
+	return unsupportedPos(t, in.Pos, format, args...)
+}
+
+func unsupportedPos(t *Target, pos lang.Pos, format string, args ...any) error {
+	if pos.Line == 0 {
+		return unsupported(t, format, args...)
+	}
+	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("ptxgen %s: %s", t, fmt.Sprintf(format, args...))}
 }

@@ -20,17 +20,10 @@ package lower
 // which keeps cp.async writes and ldmatrix reads free of bank conflicts.
 
 import (
+	"strings"
+
 	"github.com/tilec/tilec/ir"
 )
-
-// MaxSharedBytes is the dynamic shared memory a kernel may use on sm_80+
-// parts we target (H100 allows 227 KiB per block; keep 1 KiB for aligning
-// the base).
-const MaxSharedBytes = 232448 - 1024
-
-// MaxStages bounds the cp.async ring (a variable so that experiments can
-// change it; see docs/perf.md).
-var MaxStages = 4
 
 // SwizzleXor is the value XORed into bits 4..6 of the byte offset of an
 // element of row `row` of a shared tile with rows of rowBytes bytes: with
@@ -47,7 +40,7 @@ func SwizzleXor(row, rowBytes int) int {
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // AllocShared is the smem pass.
-func AllocShared(f *ir.Func, t Target) error {
+func AllocShared(f *ir.Func, t *Target) error {
 	var loads []*ir.Instr
 	f.Body.Walk(func(in *ir.Instr) {
 		if in.Op == ir.OpLoad && InSmem(in) {
@@ -138,12 +131,14 @@ func AllocShared(f *ir.Func, t Target) error {
 		for _, in := range ls {
 			per += in.Attrs.Int(ir.AttrKeyStageBytes)
 		}
-		s := MaxStages
-		for s > 1 && base+s*per > MaxSharedBytes {
+		// The deepest ring that fits, down to one copy (not pipelined).
+		s := t.Tuning.MaxStages
+		for s > 1 && base+s*per > t.KernelSharedBytes() {
 			s--
 		}
-		if base+s*per > MaxSharedBytes {
-			return unsupported(t, "mma operand tiles need %d bytes of shared memory (max %d); use smaller tiles", base+per, MaxSharedBytes)
+		if base+s*per > t.KernelSharedBytes() {
+			return unsupportedAt(t, ls[0], "the mma operand tiles of this loop (%s) need %d bytes of shared memory, %d with the kernel's other shared tiles; %s allows %d per block: use smaller tiles",
+				tileList(ls), per, base+per, t, t.KernelSharedBytes())
 		}
 		off := base
 		for _, in := range ls {
@@ -178,8 +173,9 @@ func AllocShared(f *ir.Func, t Target) error {
 		ret.Attrs.Set(ir.AttrKeyScratch, off)
 		maxTotal = off + roundUp(scratch, 16)
 	}
-	if maxTotal > MaxSharedBytes {
-		return unsupported(t, "kernel needs %d bytes of shared memory (max %d)", maxTotal, MaxSharedBytes)
+	if maxTotal > t.KernelSharedBytes() {
+		return unsupportedPos(t, f.Pos, "kernel %s needs %d bytes of shared memory (%d of mma tiles, %d of reduction and conversion scratch); %s allows %d per block: use smaller tiles",
+			f.Name, maxTotal, maxTotal-roundUp(scratch, 16), roundUp(scratch, 16), t, t.KernelSharedBytes())
 	}
 	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
 	ret.Attrs.Set(ir.AttrKeySmemBytes, maxTotal)
@@ -190,7 +186,7 @@ func AllocShared(f *ir.Func, t Target) error {
 // whose rows hold cols elements. ldmatrix reads 16-byte rows, so narrower
 // tile rows are rejected; a stage is a multiple of 1024 bytes so that every
 // copy starts on the swizzle pattern's period.
-func setTileBytes(t Target, in *ir.Instr, tt *ir.Tile, cols int) error {
+func setTileBytes(t *Target, in *ir.Instr, tt *ir.Tile, cols int) error {
 	rb := cols * tt.DType.Bytes()
 	if rb < 16 {
 		return unsupported(t, "mma operand tile %s: rows of %d bytes (need >= 16)", tt, rb)
@@ -198,6 +194,15 @@ func setTileBytes(t Target, in *ir.Instr, tt *ir.Tile, cols int) error {
 	in.Attrs.Set(ir.AttrKeyRowBytes, rb)
 	in.Attrs.Set(ir.AttrKeyStageBytes, roundUp(tt.NumElements()*tt.DType.Bytes(), 1024))
 	return nil
+}
+
+// tileList names the tiles that loads produce, for messages.
+func tileList(loads []*ir.Instr) string {
+	names := make([]string, len(loads))
+	for i, in := range loads {
+		names[i] = in.Result().Type.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 func sortedFors(f *ir.Func, groups map[*ir.Instr][]*ir.Instr) []*ir.Instr {
@@ -263,7 +268,7 @@ func inside(b *ir.Block, loop *ir.Instr) bool {
 }
 
 // Pipeline is the pipeline pass.
-func Pipeline(f *ir.Func, t Target) error {
+func Pipeline(f *ir.Func, t *Target) error {
 	f.Body.Walk(func(in *ir.Instr) {
 		if in.Op != ir.OpLoad || !InSmem(in) {
 			return

@@ -36,7 +36,7 @@ type ring struct {
 // TestNestedPipelinesDoNotShareRings checks that shared-memory rings of
 // loops that are live at the same time are disjoint.
 func TestNestedPipelinesDoNotShareRings(t *testing.T) {
-	lf, err := lower.Lower(buildSource(t, "nested.tile", nestedPipelinesSrc, nil), lower.SM80)
+	lf, err := lower.Lower(buildSource(t, "nested.tile", nestedPipelinesSrc, nil), lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +82,13 @@ import cuda.tile as ct
 def big(X: ct.Array[ct.float32, (N,)], tile: ct.Constant[int] = 1048576):
     ct.store(X, index=(ct.bid(0),), tile=ct.load(X, index=(ct.bid(0),), shape=(tile,)) + 1.0)
 `
-	_, err := lower.Lower(buildSource(t, "big.tile", src, nil), lower.SM80)
+	_, err := lower.Lower(buildSource(t, "big.tile", src, nil), lower.MustTarget("sm_80"))
 	want := "tile<1048576xf32> needs 8192 registers per thread (at most 512); use smaller tiles"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 	small := buildSource(t, "big.tile", src, map[string]string{"tile": "1024"})
-	if _, err := lower.Lower(small, lower.SM80); err != nil {
+	if _, err := lower.Lower(small, lower.MustTarget("sm_80")); err != nil {
 		t.Errorf("tile=1024: %v", err)
 	}
 }

@@ -7,10 +7,6 @@ import (
 	"github.com/tilec/tilec/lower"
 )
 
-// StagedEpilogue stores mma-layout tiles through shared memory (a variable
-// for experiments and A/B timing; see canStage for when it applies).
-var StagedEpilogue = true
-
 // canStage says whether a store of an mma-layout register tile can go
 // through shared memory: a 2-D tile at the top level of the kernel (every
 // thread reaches it), after which no shared-memory tile is used, in a
@@ -18,7 +14,7 @@ var StagedEpilogue = true
 // done) holds the tile with padded rows, and whose threads split the tile
 // into whole 16-byte chunks.
 func (e *emitter) canStage(in *ir.Instr, lay *lower.Layout, tt *ir.Tile, dt ir.DType) bool {
-	if !StagedEpilogue || !e.usesSmem || lay.Kind != "mma" || tt.Rank() != 2 || dt == ir.Bool || in.Block != e.f.Body {
+	if !e.t.Tuning.StagedEpilogue || !e.usesSmem || lay.Kind != "mma" || tt.Rank() != 2 || dt == ir.Bool || in.Block != e.f.Body {
 		return false
 	}
 	if lay.ReplicatedLaneMask() != 0 || lay.ReplicatedWarpMask() != 0 || lay.ContigRegs() < 2 {

@@ -31,7 +31,7 @@ func TestStagedEpilogue(t *testing.T) {
 		{"matmul_bias_relu.tile", nil},
 		{"matmul_bt.tile", nil},
 	} {
-		_, _, k := compileExample(t, c.file, c.consts, lower.SM80)
+		_, _, k := compileExample(t, c.file, c.consts, lower.MustTarget("sm_80"))
 		tail := k.PTX[strings.LastIndex(k.PTX, "cp.async.wait_group 0;"):]
 		// Fragments into shared memory, 16-byte chunks back, 16-byte
 		// global stores under the alignment flag, element-wise otherwise.
@@ -44,9 +44,9 @@ func TestStagedEpilogue(t *testing.T) {
 			t.Errorf("%s %v: %d fragment-wise global stores", c.file, c.consts, n)
 		}
 	}
-	StagedEpilogue = false
-	defer func() { StagedEpilogue = true }()
-	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	tg := lower.MustTarget("sm_80")
+	tg.Tuning.StagedEpilogue = false
+	_, _, k := compileExample(t, "matmul.tile", nil, tg)
 	if count(k.PTX, `st\.global\.v2\.b16`) == 0 || count(k.PTX, `ld\.shared\.v4`) != 0 {
 		t.Errorf("StagedEpilogue=false: epilogue still staged")
 	}
@@ -82,13 +82,13 @@ func TestSpreadCopies(t *testing.T) {
 		{false, true, "mcmcmcCBm"},
 		{false, false, "mcCmBm"},
 	} {
-		EarlyStageWait, SpreadCopies = c.early, c.spread
-		_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+		tg := lower.MustTarget("sm_90")
+		tg.Tuning.EarlyStageWait, tg.Tuning.SpreadCopies = c.early, c.spread
+		_, _, k := compileExample(t, "matmul.tile", nil, tg)
 		if got := shape(fastLoop(t, k.PTX)); got != c.want {
 			t.Errorf("EarlyStageWait=%v SpreadCopies=%v: fast loop shape %s, want %s", c.early, c.spread, got, c.want)
 		}
 	}
-	EarlyStageWait, SpreadCopies = true, true
 }
 
 func TestSmemCopyPadding(t *testing.T) {
@@ -104,11 +104,11 @@ func TestSmemCopyPadding(t *testing.T) {
 			}
 		}
 	}
-	g, err := lower.Lower(f, lower.SM80)
+	g, err := lower.Lower(f, lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := EmitKernel(g, lower.SM80)
+	k, err := EmitKernel(g, lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func TestExamplesShow(t *testing.T) {
 		t.Skip()
 	}
 	for _, ex := range []string{os.Getenv("SHOW")} {
-		f, g, _ := compileExample(t, ex, nil, lower.SM80)
+		f, g, _ := compileExample(t, ex, nil, lower.MustTarget("sm_80"))
 		t.Log(ir.Print(f))
 		t.Log(ir.Print(g))
 	}

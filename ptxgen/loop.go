@@ -364,7 +364,7 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 	var pipe *mmaPipe
 	// The slow (element-wise copy) loop does without the overlap: its
 	// copies need the registers more (docs/perf.md, v6).
-	if len(piped) > 0 && OverlapStageWait && e.copyMode != "slow" && simpleMMABody(body) {
+	if len(piped) > 0 && e.t.Tuning.OverlapStageWait && e.copyMode != "slow" && simpleMMABody(body) {
 		// The wait for a stage moves into the previous iteration's last
 		// mma k-step; the first wait happens here.
 		e.emit("cp.async.wait_group", Imm(stages-2))
@@ -387,7 +387,7 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 			e.emit("bar.sync", Imm(0))
 			advance()
 		}}
-		if late := mmaALoad(body); EarlyStageWait && FragmentDoubleBuffer && stages >= 3 && late != nil {
+		if late := mmaALoad(body); e.t.Tuning.EarlyStageWait && e.t.Tuning.FragmentDoubleBuffer && stages >= 3 && late != nil {
 			// The stage wait moves before the last k-step's A fragments
 			// (docs/perf.md, v8). Those reads of this iteration's slot
 			// come after the barrier, so the next iteration must not
@@ -489,18 +489,6 @@ func (e *emitter) loopCore(in *ir.Instr, body *ir.Block, carried []*value, piped
 	}
 }
 
-// OverlapStageWait moves the wait for the next stage into the mma's last
-// k-step (a variable for experiments; see docs/perf.md).
-var OverlapStageWait = true
-
-// EarlyStageWait puts the pipelined mma's stage wait and barrier before
-// the A fragment loads of its last k-step instead of after them, so that
-// the last k-step's mmas cannot be scheduled above the barrier and hide
-// the next stage's first fragment loads (docs/perf.md, v8). A's copies of
-// the next stage are then issued after the barrier. It needs 3 or more
-// stages and FragmentDoubleBuffer.
-var EarlyStageWait = true
-
 // mmaALoad is the pipelined load whose tile is the A operand of the one
 // mma of a simple mma loop body (through smem permutes), or nil.
 func mmaALoad(body *ir.Block) *ir.Instr {
@@ -519,12 +507,6 @@ func mmaALoad(body *ir.Block) *ir.Instr {
 	}
 	return nil
 }
-
-// SpreadCopies splits the next stage's cp.async copies into parts of
-// about four 16-byte chunks per thread, issued after different mma
-// k-steps, instead of all after the first k-step: the integer work of the
-// copies then no longer stalls the tensor pipe in one stretch.
-var SpreadCopies = true
 
 // advanceSlots moves the ring's read and write slots on by one.
 func (e *emitter) advanceSlots(stages int, slots ...Reg) {

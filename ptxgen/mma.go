@@ -211,7 +211,7 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 	// The slow (element-wise copy) loop loads each k-step's fragments
 	// after the previous step's mmas: its copies need the registers more
 	// than its mmas need the overlap (docs/perf.md, v6).
-	dbl := FragmentDoubleBuffer && e.copyMode != "slow"
+	dbl := e.t.Tuning.FragmentDoubleBuffer && e.copyMode != "slow"
 	var fa, fb [][]Reg
 	if pipe != nil {
 		// Fragments of k-step 0 come from the previous iteration (or the
@@ -273,13 +273,13 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 				e.emit(op, d, a, b, d)
 			}
 		}
-		if len(e.pendingIssue) > 0 && (ks == 0 || SpreadCopies || (early && ks+2 == KS)) && (pipe == nil || ks+1 < KS) {
+		if len(e.pendingIssue) > 0 && (ks == 0 || e.t.Tuning.SpreadCopies || (early && ks+2 == KS)) && (pipe == nil || ks+1 < KS) {
 			// The next stage's copies go after the mmas of the first
 			// k-steps, so the tensor cores start right after the barrier;
 			// spread over the k-steps before the last (whose stage wait
 			// needs them committed), or all after the first.
 			n := len(e.pendingIssue)
-			if SpreadCopies {
+			if e.t.Tuning.SpreadCopies {
 				left := KS - 1 - ks
 				if pipe == nil {
 					left = KS - ks
@@ -325,10 +325,6 @@ type mmaPipe struct {
 	fa0, fb0          [][]Reg
 	used              bool
 }
-
-// FragmentDoubleBuffer loads the fragments of k-step s+1 before the mmas
-// of step s (a variable for experiments; see docs/perf.md).
-var FragmentDoubleBuffer = true
 
 // roundTF32 rounds f32 bit patterns to tf32 in place (cvt.rna).
 func (e *emitter) roundTF32(regs []Reg) {

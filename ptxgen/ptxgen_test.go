@@ -45,7 +45,7 @@ func TestPrinter(t *testing.T) {
 }
 
 // compileExample parses, builds, lowers and emits one example kernel.
-func compileExample(tb testing.TB, file string, consts map[string]string, t lower.Target) (*ir.Func, *ir.Func, *Kernel) {
+func compileExample(tb testing.TB, file string, consts map[string]string, t *lower.Target) (*ir.Func, *ir.Func, *Kernel) {
 	tb.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "examples", file))
 	if err != nil {
@@ -85,7 +85,7 @@ func TestMatmulPatterns(t *testing.T) {
 		{"matmul_bt.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
 		{"matmul_bias_relu.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `max\.f32`},
 	} {
-		_, _, k := compileExample(t, c.file, c.consts, lower.SM80)
+		_, _, k := compileExample(t, c.file, c.consts, lower.MustTarget("sm_80"))
 		ptx := k.PTX
 		for _, want := range []string{c.mma, c.ldm, `cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16, %r\d+;`, `cp\.async\.wait_group`, `bar\.sync 0`, `\.reqntid \d+, 1, 1`, `\.extern \.shared \.align 1024 \.b8 smem\[\];`} {
 			if count(ptx, want) == 0 {
@@ -102,7 +102,7 @@ func TestMatmulPatterns(t *testing.T) {
 		}
 	}
 	// The seed kernel: 8 warps, 4 mma m16 x 8 n8 per warp per k16, 4 k16 steps per 64-wide k tile.
-	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	_, _, k := compileExample(t, "matmul.tile", nil, lower.MustTarget("sm_80"))
 	if k.Block != [3]int{256, 1, 1} {
 		t.Errorf("block %v", k.Block)
 	}
@@ -113,14 +113,14 @@ func TestMatmulPatterns(t *testing.T) {
 	if !strings.Contains(k.PTX, ".version 7.0\n.target sm_80\n.address_size 64") {
 		t.Errorf("header")
 	}
-	_, _, k120 := compileExample(t, "matmul.tile", nil, lower.SM120a)
+	_, _, k120 := compileExample(t, "matmul.tile", nil, lower.MustTarget("sm_120a"))
 	if !strings.Contains(k120.PTX, ".version 8.7\n.target sm_120a\n") {
 		t.Errorf("sm_120a header")
 	}
 }
 
 func TestParamSlots(t *testing.T) {
-	f, _, k := compileExample(t, "matmul_bias_relu.tile", nil, lower.SM80)
+	f, _, k := compileExample(t, "matmul_bias_relu.tile", nil, lower.MustTarget("sm_80"))
 	var got []string
 	for _, s := range k.Params {
 		got = append(got, f.Params[s.Param].Name+"."+s.Kind.String()+string(rune('0'+s.Axis)))
@@ -135,7 +135,7 @@ func TestParamSlots(t *testing.T) {
 }
 
 func TestElementwisePatterns(t *testing.T) {
-	_, _, k := compileExample(t, "vector_add.tile", nil, lower.SM80)
+	_, _, k := compileExample(t, "vector_add.tile", nil, lower.MustTarget("sm_80"))
 	for _, bad := range []string{`mma`, `ldmatrix`, `cp\.async`, `ld\.local`, `st\.local`, `bar\.sync`} {
 		if count(k.PTX, bad) != 0 {
 			t.Errorf("vector_add: %s present", bad)
@@ -149,7 +149,7 @@ func TestElementwisePatterns(t *testing.T) {
 	if k.SharedBytes != 0 {
 		t.Errorf("vector_add uses shared memory")
 	}
-	_, _, k = compileExample(t, "broadcast.tile", nil, lower.SM80)
+	_, _, k = compileExample(t, "broadcast.tile", nil, lower.MustTarget("sm_80"))
 	for _, want := range []string{`tanh\.approx\.f32`, `selp\.f32`, `abs\.f32`} {
 		if count(k.PTX, want) == 0 {
 			t.Errorf("broadcast: no %s", want)
@@ -162,7 +162,7 @@ func TestElementwisePatterns(t *testing.T) {
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"vector_add", "broadcast", "matmul_bt", "softmax", "layernorm", "reduction"} {
 		t.Run(name, func(t *testing.T) {
-			_, _, k := compileExample(t, name+".tile", nil, lower.SM80)
+			_, _, k := compileExample(t, name+".tile", nil, lower.MustTarget("sm_80"))
 			path := filepath.Join("testdata", name+".txtar")
 			if updating() {
 				a := &txtar.Archive{
@@ -188,11 +188,11 @@ func TestGolden(t *testing.T) {
 func TestHandIRMatchesExample(t *testing.T) {
 	// The hand-built IR (kept for variants the examples do not cover) must
 	// lower to the same schedule as the real example.
-	g1, err := lower.Lower(handir.Matmul(handir.MatmulOpts{T: ir.F16}), lower.SM80)
+	g1, err := lower.Lower(handir.Matmul(handir.MatmulOpts{T: ir.F16}), lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, g2, _ := compileExample(t, "matmul.tile", nil, lower.SM80)
+	_, g2, _ := compileExample(t, "matmul.tile", nil, lower.MustTarget("sm_80"))
 	if lower.SmemBytes(g1) != lower.SmemBytes(g2) || lower.NumWarps(g1) != lower.NumWarps(g2) {
 		t.Errorf("hand IR and example differ")
 	}
@@ -232,11 +232,11 @@ func BenchmarkSourceToPTXMatmul(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		g, err := lower.Lower(m.Funcs[0], lower.SM80)
+		g, err := lower.Lower(m.Funcs[0], lower.MustTarget("sm_80"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := EmitKernel(g, lower.SM80); err != nil {
+		if _, err := EmitKernel(g, lower.MustTarget("sm_80")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -253,11 +253,11 @@ func simThread(t *testing.T, body []string, special, params map[string]uint64, m
 func TestStridedCopySim(t *testing.T) {
 	const tm, tn = 16, 32
 	for _, dt := range []ir.DType{ir.F32, ir.F16} {
-		g, err := lower.Lower(handir.Copy(dt, tm, tn, ir.PadZero), lower.SM80)
+		g, err := lower.Lower(handir.Copy(dt, tm, tn, ir.PadZero), lower.MustTarget("sm_80"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := EmitKernel(g, lower.SM80)
+		k, err := EmitKernel(g, lower.MustTarget("sm_80"))
 		if err != nil {
 			t.Fatal(err)
 		}

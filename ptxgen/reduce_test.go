@@ -28,11 +28,11 @@ func TestReducePatterns(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range m.Funcs {
-			g, err := lower.LowerOpts(f, lower.SM80, lower.Options{Verify: true})
+			g, err := lower.LowerOpts(f, lower.MustTarget("sm_80"), lower.Options{Verify: true})
 			if err != nil {
 				t.Fatalf("%s %s: %v", f.Name, T, err)
 			}
-			k, err := EmitKernel(g, lower.SM80)
+			k, err := EmitKernel(g, lower.MustTarget("sm_80"))
 			if err != nil {
 				t.Fatalf("%s %s: %v", f.Name, T, err)
 			}
@@ -53,12 +53,12 @@ func TestReducePatterns(t *testing.T) {
 		}
 	}
 	// softmax's row statistics stay in registers: no scratch, no barrier.
-	_, g, k := compileExample(t, "softmax.tile", nil, lower.SM80)
+	_, g, k := compileExample(t, "softmax.tile", nil, lower.MustTarget("sm_80"))
 	if lower.ScratchOffset(g) >= 0 || count(k.PTX, `bar\.sync`) != 0 || count(k.PTX, `shfl\.sync\.bfly`) == 0 {
 		t.Errorf("softmax: scratch %d, %d bar.sync", lower.ScratchOffset(g), count(k.PTX, `bar\.sync`))
 	}
 	// argmax combines (value, index) pairs.
-	_, _, k = compileExample(t, "reduction.tile", map[string]string{"tm": "1", "tn": "1024"}, lower.SM80)
+	_, _, k = compileExample(t, "reduction.tile", map[string]string{"tm": "1", "tn": "1024"}, lower.MustTarget("sm_80"))
 	for _, w := range []string{`setp\.lt\.s32`, `selp\.b32`, `bar\.sync 0`, `ld\.shared\.b32`} {
 		if count(k.PTX, w) == 0 {
 			t.Errorf("row_reduce tm=1: no %s", w)

@@ -96,7 +96,7 @@ func (e *emitter) copyGeometry(ld *ir.Instr) (nj, rowStep int, regular bool) {
 // with SpreadCopies about four chunks per thread each.
 func (e *emitter) copyParts(ld *ir.Instr) int {
 	nj, _, regular := e.copyGeometry(ld)
-	if !SpreadCopies || !regular || nj < 8 || nj%4 != 0 {
+	if !e.t.Tuning.SpreadCopies || !regular || nj < 8 || nj%4 != 0 {
 		return 1
 	}
 	return nj / 4

@@ -13,7 +13,7 @@ import (
 // not chunk by chunk with per-chunk 64-bit offsets kept across the loop
 // (those made the tf32 fast loop spill; docs/perf.md, v6).
 func TestRegularCopyHalfPeriod(t *testing.T) {
-	_, _, k := compileExample(t, "matmul.tile", map[string]string{"T": "float32"}, lower.SM80)
+	_, _, k := compileExample(t, "matmul.tile", map[string]string{"T": "float32"}, lower.MustTarget("sm_90"))
 	if n := strings.Count(k.PTX, "cvt.u64.u32"); n > 16 {
 		t.Errorf("%d cvt.u64.u32 in the f32 matmul: per-chunk copy offsets are back", n)
 	}
@@ -26,7 +26,7 @@ func TestRegularCopyHalfPeriod(t *testing.T) {
 // a chunk with immediate offsets, and a general form under a uniform
 // branch; no per-element stride offset is hoisted out of the loop.
 func TestSlowCopyForms(t *testing.T) {
-	_, _, k := compileExample(t, "matmul.tile", nil, lower.SM80)
+	_, _, k := compileExample(t, "matmul.tile", nil, lower.MustTarget("sm_80"))
 	if !strings.Contains(k.PTX, "$L_cpgen_") {
 		t.Error("no general-stride form of the element-wise copy")
 	}

@@ -19,7 +19,7 @@ import (
 // register with the m16n8k16 A layout (PTX.md 2.1).
 func TestStagedOperandFragments(t *testing.T) {
 	for _, c := range []map[string]string{nil, {"tq": "128", "tkv": "128", "D": "128"}, {"tq": "32", "tkv": "32", "D": "32"}, {"tq": "64", "tkv": "128", "D": "128"}} {
-		_, g, _ := compileExample(t, "attention.tile", c, lower.SM80)
+		_, g, _ := compileExample(t, "attention.tile", c, lower.MustTarget("sm_80"))
 		var mma *ir.Instr
 		g.Body.Walk(func(in *ir.Instr) {
 			if in.Op == ir.OpMMA && in.Args[0].Def != nil && in.Args[0].Def.Attrs.Get("staged") == true {
@@ -97,7 +97,7 @@ func TestStagedOperandFragments(t *testing.T) {
 // TestMMAAccumulatorRegsDistinct: an mma whose accumulator is ct.zeros in
 // a loop body must not update the splat's (shared) register in place.
 func TestMMAAccumulatorRegsDistinct(t *testing.T) {
-	_, _, k := compileExample(t, "attention.tile", nil, lower.SM80)
+	_, _, k := compileExample(t, "attention.tile", nil, lower.MustTarget("sm_80"))
 	re := regexp.MustCompile(`mma\.sync\.\S+ \{([^}]*)\}`)
 	n := 0
 	for _, m := range re.FindAllStringSubmatch(k.PTX, -1) {

@@ -16,7 +16,8 @@ import (
 func TestLoweredTextDeterminesPTX(t *testing.T) {
 	for _, ex := range []string{"matmul.tile", "matmul_bt.tile", "matmul_bias_relu.tile", "vector_add.tile", "broadcast.tile", "softmax.tile", "layernorm.tile", "reduction.tile", "attention.tile", "batched_matmul.tile"} {
 		t.Run(ex, func(t *testing.T) {
-			_, g, k := compileExample(t, ex, nil, lower.SM80)
+			target := lower.MustTarget("sm_80")
+			_, g, k := compileExample(t, ex, nil, target)
 			text := ir.Print(g)
 			h, err := ir.ParseFunc(text)
 			if err != nil {
@@ -28,7 +29,7 @@ func TestLoweredTextDeterminesPTX(t *testing.T) {
 			if again := ir.Print(h); again != text {
 				t.Fatalf("Print(Parse(lowered)) differs:\n%s", cmp.Diff(text, again))
 			}
-			k2, err := EmitKernel(h, lower.SM80)
+			k2, err := EmitKernel(h, target)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,14 +44,16 @@ func TestVariants(t *testing.T) {
 		{"matmul_bias_relu.tile", nil},
 		{"batched_matmul.tile", nil},
 	} {
-		_, g, _ := compileExample(t, c.file, c.consts, lower.SM80)
-		k, err := EmitVariants(g, lower.SM80)
+		// sm_90: Hopper's shared memory holds the f32 tiles' ring.
+		tg := lower.MustTarget("sm_90")
+		_, g, _ := compileExample(t, c.file, c.consts, tg)
+		k, err := EmitVariants(g, tg)
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
 		gen := k.General
 		if k.Variant != VariantFast || gen == nil || gen.Variant != VariantGeneral {
-			t.Fatalf("%s: variant %q, general %v", c.file, k.Variant, gen != nil)
+			t.Fatalf("%s %v: variant %q, general %v", c.file, c.consts, k.Variant, gen != nil)
 		}
 		if len(k.FastArrays) != 2 || k.FastArrays[0] != 0 || k.FastArrays[1] != 1 {
 			t.Errorf("%s: FastArrays %v, want [0 1] (A and B)", c.file, k.FastArrays)
@@ -91,11 +93,11 @@ func TestVariants(t *testing.T) {
 		}
 	}
 	// No pipelined shared-memory copies: one variant.
-	g, err := lower.Lower(handir.Copy(ir.F16, 16, 32, ir.PadZero), lower.SM80)
+	g, err := lower.Lower(handir.Copy(ir.F16, 16, 32, ir.PadZero), lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := EmitVariants(g, lower.SM80)
+	k, err := EmitVariants(g, lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}

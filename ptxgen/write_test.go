@@ -24,13 +24,13 @@ type devKernel struct {
 	File      string            // examples/ file, or "" for Func
 	Consts    map[string]string // -D overrides
 	Func      *ir.Func
-	Target    lower.Target
-	Stages    int  // lower.MaxStages for this variant (0: default)
-	NoDB      bool // FragmentDoubleBuffer off
-	NoOverlap bool // OverlapStageWait off (the v2 schedule)
-	Warps     int  // lower.MaxMMAWarps (0: default)
-	NoStage   bool // StagedEpilogue off (v3's epilogue from registers)
-	NoSpread  bool // SpreadCopies off (all copies after the first k-step)
+	Target    string // lower.LookupTarget name ("": sm_90, what the H100 runs)
+	Stages    int    // Tuning.MaxStages for this variant (0: default)
+	NoDB      bool   // Tuning.FragmentDoubleBuffer off
+	NoOverlap bool   // Tuning.OverlapStageWait off (the v2 schedule)
+	Warps     int    // Tuning.MaxMMAWarps (0: default)
+	NoStage   bool   // Tuning.StagedEpilogue off (v3's epilogue from registers)
+	NoSpread  bool   // Tuning.SpreadCopies off (all copies after the first k-step)
 }
 
 var big = map[string]string{"tm": "128", "tn": "256", "tk": "64"}
@@ -71,7 +71,7 @@ func devKernels() []devKernel {
 		{Name: "matmul_f16_128x128_w4s2", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tn": "128"}, Warps: 4, Stages: 2},
 		{Name: "matmul_f16_256x128", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tm": "256", "tn": "128"}},
 		{Name: "matmul_f16_tk32", Ref: "matmul", DType: "f16", File: "matmul.tile", Consts: map[string]string{"tk": "32"}},
-		{Name: "matmul_f16_sm120a", Ref: "", DType: "f16", File: "matmul.tile", Target: lower.SM120a},
+		{Name: "matmul_f16_sm120a", Ref: "", DType: "f16", File: "matmul.tile", Target: "sm_120a"},
 	}
 }
 
@@ -121,37 +121,31 @@ func TestWritePTX(t *testing.T) {
 	var index []map[string]any
 	for _, dk := range devKernels() {
 		if dk.Target == "" {
-			dk.Target = lower.SM80
+			dk.Target = "sm_90"
 		}
-		saved := lower.MaxStages
+		tg := lower.MustTarget(dk.Target)
 		if dk.Stages != 0 {
-			lower.MaxStages = dk.Stages
+			tg.Tuning.MaxStages = dk.Stages
 		}
 		if dk.Warps != 0 {
-			lower.MaxMMAWarps = dk.Warps
+			tg.Tuning.MaxMMAWarps = dk.Warps
 		}
-		StagedEpilogue = !dk.NoStage
-		SpreadCopies = !dk.NoSpread
-		FragmentDoubleBuffer = !dk.NoDB
-		OverlapStageWait = !dk.NoOverlap
+		tg.Tuning.StagedEpilogue = !dk.NoStage
+		tg.Tuning.SpreadCopies = !dk.NoSpread
+		tg.Tuning.FragmentDoubleBuffer = !dk.NoDB
+		tg.Tuning.OverlapStageWait = !dk.NoOverlap
 		var k *Kernel
 		if dk.File != "" {
-			dk.Func, _, k = compileExample(t, dk.File, dk.Consts, dk.Target)
+			dk.Func, _, k = compileExample(t, dk.File, dk.Consts, tg)
 		} else {
-			g, err := lower.LowerOpts(dk.Func, dk.Target, lower.Options{Verify: true})
+			g, err := lower.LowerOpts(dk.Func, tg, lower.Options{Verify: true})
 			if err != nil {
 				t.Fatalf("%s: %v", dk.Name, err)
 			}
-			if k, err = EmitKernel(g, dk.Target); err != nil {
+			if k, err = EmitKernel(g, tg); err != nil {
 				t.Fatalf("%s: %v", dk.Name, err)
 			}
 		}
-		lower.MaxStages = saved
-		lower.MaxMMAWarps = 8
-		FragmentDoubleBuffer = true
-		OverlapStageWait = true
-		StagedEpilogue = true
-		SpreadCopies = true
 		path := filepath.Join(*outDir, dk.Name+".ptx")
 		if err := os.WriteFile(path, []byte(k.PTX), 0o644); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ package runtime
 // lower or ptxgen.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -62,26 +63,37 @@ func CompileFile(path string, opts CompileOptions) (*Kernel, error) {
 	return Compile(path, src, opts)
 }
 
-// CompilePTX lowers f for target ("sm_80", "sm_120a") and emits its PTX with
-// the launch ABI (block size, shared memory, parameter slots). It needs no
-// GPU: the CUDA backend calls it before loading the module.
+// CompilePTX lowers f for the target named target (one of
+// lower.TargetNames: "sm_80", "sm_90", "sm_120a", ...) and emits its PTX
+// with the launch ABI (block size, shared memory, parameter slots). It
+// needs no GPU: the CUDA backend calls it before loading the module.
 //
 // Kernels with pipelined shared-memory copies (the matmul family) come back
 // as two variants (ptxgen.EmitVariants): the returned Kernel is the fast
 // one, valid only where its FastPathOK holds for the launch's arrays, and
 // its General field is the one for every other launch (ForLaunch picks).
 func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
-	t := lower.Target(target)
-	if !t.Valid() {
-		return nil, fmt.Errorf("unknown target %q (ptxgen emits %s and %s)", target, lower.SM80, lower.SM120a)
-	}
-	lf, err := lower.Lower(f, t)
+	t, err := lower.LookupTarget(target)
 	if err != nil {
-		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, target, err)
+		return nil, err
+	}
+	return CompilePTXFor(f, t)
+}
+
+// CompilePTXFor is CompilePTX for a Target value, whose Tuning the caller
+// may have changed.
+func CompilePTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
+	lf, err := lower.Lower(f, t)
+	var pos *lang.Error
+	if errors.As(err, &pos) {
+		return nil, err // positioned: file:line:col says where already
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, t, err)
 	}
 	pk, err := ptxgen.EmitVariants(lf, t)
 	if err != nil {
-		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, target, err)
+		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, t, err)
 	}
 	return pk, nil
 }

@@ -19,13 +19,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime/cudadrv"
 )
@@ -33,9 +33,9 @@ import (
 // CUDAAvailable reports whether this build has the CUDA backend.
 const CUDAAvailable = true
 
-// DefaultTarget is the PTX target the CUDA backend compiles for unless its
-// Target says otherwise: the mma.sync path, which runs on Ampere, Hopper and
-// consumer Blackwell.
+// DefaultTarget is the target `tilec compile` emits for when none is
+// named: the mma.sync path of sm_80, which runs on every GPU tilec supports.
+// The CUDA backend instead compiles for its device (lower.BestTarget).
 const DefaultTarget = "sm_80"
 
 // CUDA is the GPU backend. Its methods are safe for concurrent use; work
@@ -43,9 +43,10 @@ const DefaultTarget = "sm_80"
 type CUDA struct {
 	// Dev is the open device (available only in cuda builds).
 	Dev *cudadrv.Device
-	// Target is the PTX target kernels are compiled for ("" means
-	// DefaultTarget). Set it before the first launch.
-	Target string
+	// Target is what kernels are compiled for; nil means the best target
+	// for the device (lower.BestTarget: sm_90 on an H100). Set it before
+	// the first launch.
+	Target *lower.Target
 
 	mu    sync.Mutex
 	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
@@ -111,11 +112,13 @@ func (c *CUDA) Close() error {
 	return first
 }
 
-func (c *CUDA) target() string {
-	if c.Target == "" {
-		return DefaultTarget
+// CompileTarget returns the target kernels are compiled for: c.Target, or
+// the device's best target when it is nil.
+func (c *CUDA) CompileTarget() (*lower.Target, error) {
+	if c.Target != nil {
+		return c.Target, nil
 	}
-	return c.Target
+	return lower.BestTarget(c.Dev.Props.SM())
 }
 
 // Launch implements Backend: it checks the arguments (Kernel.Bind),
@@ -219,8 +222,13 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if k == nil || k.Func == nil {
 		return nil, errors.New("cuda: nil kernel")
 	}
-	target := c.target()
-	key := target + "\x00" + ir.Print(k.Func)
+	target, err := c.CompileTarget()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", k.Name(), err)
+	}
+	// The key holds the whole target value: the same name with other
+	// tuning is another kernel.
+	key := fmt.Sprintf("%+v\x00%s", *target, ir.Print(k.Func))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ck, ok := c.cache[key]; ok {
@@ -229,12 +237,13 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if c.cache == nil {
 		c.cache = map[string]*cudaKernel{}
 	}
-	if err := checkTarget(target, c.Dev.Props.SM()); err != nil {
-		return nil, fmt.Errorf("cuda: %s: %w", k.Name(), err)
+	if sm := c.Dev.Props.SM(); !target.RunsOn(sm) {
+		return nil, fmt.Errorf("cuda: %s: code for %s does not run on compute capability %d.%d (%s)",
+			k.Name(), target, sm/10, sm%10, c.Dev.Props.Name)
 	}
 
 	start := time.Now()
-	pk, err := CompilePTX(k.Func, target)
+	pk, err := CompilePTXFor(k.Func, target)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +251,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if err := checkABI(pk, k.Func); err != nil {
 		return nil, fmt.Errorf("cuda: %s: compiled kernel does not match its IR: %w", k.Name(), err)
 	}
-	ck, err := c.load(pk, target, compileTime)
+	ck, err := c.load(pk, target.Name, compileTime)
 	if err != nil {
 		return nil, err
 	}
@@ -304,36 +313,6 @@ func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration)
 		Variant:            pk.Variant,
 	}
 	return ck, nil
-}
-
-// compilePTX lowers f for target and emits its PTX: the one place the CUDA
-// backend calls the compiler.
-// checkTarget reports whether PTX for target can run on a device of
-// compute capability sm (e.g. 90): a plain target (sm_80) on that
-// generation or later, an architecture-specific one (sm_90a, sm_120a) only
-// on exactly that one.
-func checkTarget(target string, sm int) error {
-	s, ok := strings.CutPrefix(target, "sm_")
-	if !ok {
-		return fmt.Errorf("target %q is not sm_NN", target)
-	}
-	specific := strings.HasSuffix(s, "a") || strings.HasSuffix(s, "f")
-	if specific {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("target %q is not sm_NN", target)
-	}
-	switch {
-	case specific && n != sm:
-		return fmt.Errorf("target %s runs only on compute capability %d.%d; this device is %d.%d",
-			target, n/10, n%10, sm/10, sm%10)
-	case n > sm:
-		return fmt.Errorf("target %s needs compute capability %d.%d or later; this device is %d.%d",
-			target, n/10, n%10, sm/10, sm%10)
-	}
-	return nil
 }
 
 // checkABI checks that the kernel's parameter slots refer to parameters of

@@ -6,17 +6,20 @@ package runtime
 // API, every call failing with ErrNoCUDA, so that callers need no build tags
 // of their own. The real one is cuda.go and bench_cuda.go.
 
-import "github.com/tilec/tilec/ir"
+import (
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
 
 // CUDAAvailable reports whether this build has the CUDA backend.
 const CUDAAvailable = false
 
-// DefaultTarget is the PTX target the CUDA backend compiles for by default.
+// DefaultTarget is the target `tilec compile` emits for when none is named.
 const DefaultTarget = "sm_80"
 
 // CUDA is the GPU backend; in this build it cannot be opened.
 type CUDA struct {
-	Target string
+	Target *lower.Target
 }
 
 var _ Backend = (*CUDA)(nil)
@@ -24,9 +27,10 @@ var _ Backend = (*CUDA)(nil)
 // NewCUDA fails with ErrNoCUDA in this build.
 func NewCUDA(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
 
-func (c *CUDA) Name() string       { return "cuda" }
-func (c *CUDA) DeviceName() string { return "none (built without cuda)" }
-func (c *CUDA) Close() error       { return nil }
+func (c *CUDA) Name() string                          { return "cuda" }
+func (c *CUDA) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }
+func (c *CUDA) DeviceName() string                    { return "none (built without cuda)" }
+func (c *CUDA) Close() error                          { return nil }
 func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
 	return nil, ErrNoCUDA
 }

@@ -11,10 +11,12 @@ package runtime
 
 import (
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 )
 
 var (
@@ -195,12 +197,11 @@ func TestCUDAErrors(t *testing.T) {
 		t.Error("missing argument: no error")
 	}
 	old := c.Target
-	c.Target = "sm_120a"
+	c.Target = lower.MustTarget("sm_120a")
 	if c.Dev.Props.SM() != 120 {
-		if _, err := c.CompileInfo(k); err == nil {
-			t.Errorf("sm_120a on sm_%d: no error", c.Dev.Props.SM())
-		} else {
-			t.Logf("sm_120a here: %v", err)
+		_, err := c.CompileInfo(k)
+		if err == nil || !strings.Contains(err.Error(), "does not run on compute capability") {
+			t.Errorf("sm_120a on sm_%d: error %v, want one saying the code does not run here", c.Dev.Props.SM(), err)
 		}
 	}
 	c.Target = old

@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,9 +194,6 @@ func newFrame(p *program, b *Binding) *frame {
 	return fr
 }
 
-// errReturn unwinds nested regions when a return executes inside one.
-var errReturn = errors.New("return")
-
 // ExecError is a run-time error of one block: a load or store entirely out
 // of bounds, a for loop with step 0, or (Bug set) an internal error of the
 // interpreter.
@@ -236,9 +231,6 @@ func (fr *frame) runBlock(id [3]int) (err error) {
 		}
 	}()
 	_, err = fr.run(fr.p.body)
-	if err == errReturn {
-		err = nil
-	}
 	if err != nil {
 		e := &ExecError{Block: id, Msg: err.Error()}
 		if fr.cur != nil {
@@ -249,14 +241,12 @@ func (fr *frame) runBlock(id [3]int) (err error) {
 	return err
 }
 
-// run executes b up to its terminator, which it returns (nil if b has none).
+// run executes b up to its terminator (a region's yield or the body's
+// return), which it returns.
 func (fr *frame) run(b *cblock) (*cinstr, error) {
 	for _, c := range b.instrs {
-		switch c.op {
-		case ir.OpYield:
+		if c.op == ir.OpYield || c.op == ir.OpReturn {
 			return c, nil
-		case ir.OpReturn:
-			return c, errReturn
 		}
 		fr.cur = c
 		if err := c.exec(fr, c); err != nil {
@@ -268,16 +258,16 @@ func (fr *frame) run(b *cblock) (*cinstr, error) {
 
 func isFloat(d ir.DType) bool { return d.IsFloat() }
 
-// compile turns f into a program. It rejects IR the interpreter cannot run
-// (wrong operand counts, unknown attributes) with an error instead of
-// panicking at run time.
+// compile turns f into a program. The IR must pass ir.Verify, which is the
+// one statement of what valid IR is; the handlers rely on it and do not
+// check operand counts, types or shapes again.
 func compile(f *ir.Func) (*program, error) {
+	if err := ir.Verify(f); err != nil {
+		return nil, fmt.Errorf("interpreter: kernel is not valid IR: %w", err)
+	}
 	c := &compiler{slots: map[*ir.Value]int{}}
 	p := &program{f: f}
 	for _, prm := range f.Params {
-		if prm.Value == nil {
-			return nil, fmt.Errorf("%s: parameter %s has no value", f.Name, prm.Name)
-		}
 		p.params = append(p.params, c.slot(prm.Value))
 	}
 	body, err := c.block(f.Body)
@@ -340,27 +330,17 @@ func numel(shape []int) int {
 
 var predCodes = map[string]int{ir.PredEQ: 0, ir.PredNE: 1, ir.PredLT: 2, ir.PredLE: 3, ir.PredGT: 4, ir.PredGE: 5}
 
+// instr precomputes what in's handler needs. The kernel passed ir.Verify,
+// so operand counts, types, shapes, attributes and region terminators are
+// as the op table and the verifier's typing rules say.
 func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 	ci := &cinstr{in: in, op: in.Op}
-	info := in.Op.Info()
-	if info.NumArgs >= 0 && len(in.Args) != info.NumArgs {
-		return nil, fmt.Errorf("%d operands, want %d", len(in.Args), info.NumArgs)
-	}
-	if len(in.Regions) != info.NumRegions {
-		return nil, fmt.Errorf("%d regions, want %d", len(in.Regions), info.NumRegions)
-	}
 	for _, a := range in.Args {
-		if a == nil || a.Type == nil {
-			return nil, fmt.Errorf("missing operand")
-		}
 		ci.args = append(ci.args, c.slot(a))
 		ci.adt = append(ci.adt, a.Type.Elem())
 		ci.ashape = append(ci.ashape, tileShape(a.Type))
 	}
 	for _, r := range in.Results {
-		if r.Type == nil {
-			return nil, fmt.Errorf("result without a type")
-		}
 		ci.res = append(ci.res, c.slot(r))
 	}
 	if len(in.Results) > 0 {
@@ -369,9 +349,6 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 		ci.shape = tileShape(t)
 		ci.tile = ci.shape != nil
 		ci.n = numel(ci.shape)
-		if ci.dtype.Bytes() == 0 {
-			return nil, fmt.Errorf("result has invalid dtype %s", ci.dtype)
-		}
 	}
 	for _, r := range in.Regions {
 		cb, err := c.block(r)
@@ -380,283 +357,159 @@ func (c *compiler) instr(in *ir.Instr) (*cinstr, error) {
 		}
 		ci.regions = append(ci.regions, cb)
 	}
-	needResult := func() error {
-		if len(in.Results) != 1 {
-			return fmt.Errorf("%d results, want 1", len(in.Results))
-		}
-		return nil
+	h := &interpOps[in.Op]
+	if h.exec == nil {
+		// Only a lowered-only op gets here: the table covers every other
+		// op (checked in init) and ir.Verify rejects unknown ones.
+		return nil, fmt.Errorf("op %s belongs to lowered IR, which the interpreter does not run", in.Op)
 	}
-	// Elementwise operands must be scalars or tiles of the result's shape.
-	sameShape := func() error {
-		for i, s := range ci.ashape {
-			if s != nil && !ci.tile {
-				return fmt.Errorf("operand %d is a tile but the result is a scalar", i)
-			}
-			if s != nil && !slices.Equal(s, ci.shape) {
-				return fmt.Errorf("operand %d has shape %v, result %v", i, s, ci.shape)
-			}
-		}
-		return nil
+	if h.prepare != nil {
+		h.prepare(ci)
 	}
-	switch in.Op {
-	case ir.OpConst:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		var x float64
-		var i int64
-		switch v := in.Attrs.Get("value").(type) {
-		case int64:
-			x, i = float64(v), v
-		case float64:
-			x, i = v, floatToInt(v, ir.I64)
-		case bool:
-			if v {
-				x, i = 1, 1
-			}
-		default:
-			return nil, fmt.Errorf("value attribute %v (%T)", v, v)
-		}
-		var s val
-		if isFloat(ci.dtype) {
-			s.f = RoundTo(ci.dtype, x)
-			if ci.dtype == ir.TF32 {
-				s.f = float64(RoundTF32(float32(x)))
-			}
-		} else {
-			s.i = wrapInt(ci.dtype, i)
-		}
-		if ci.tile {
-			s = val{t: splatTile(ci.dtype, ci.n, s)}
-		}
-		ci.cval = s
-		ci.exec = execConst
-	case ir.OpBlockID, ir.OpNumBlocks:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		ci.axis = in.Attrs.Int("axis")
-		if ci.axis < 0 || ci.axis > 2 || ci.tile || isFloat(ci.dtype) {
-			return nil, fmt.Errorf("axis %d, type %s", ci.axis, in.Results[0].Type)
-		}
-		ci.exec = execGridQuery
-	case ir.OpDim:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		at, ok := in.Args[0].Type.(*ir.Array)
-		ci.axis = in.Attrs.Int("axis")
-		if !ok || ci.axis < 0 || ci.axis >= at.Rank || ci.tile || isFloat(ci.dtype) {
-			return nil, fmt.Errorf("dim of %s along axis %d", in.Args[0].Type, ci.axis)
-		}
-		ci.exec = execDim
-	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpFloorDiv, ir.OpMod, ir.OpPow, ir.OpMin, ir.OpMax,
-		ir.OpAnd, ir.OpOr, ir.OpXor:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := sameShape(); err != nil {
-			return nil, err
-		}
-		for i, d := range ci.adt {
-			if isFloat(d) != isFloat(ci.dtype) {
-				return nil, fmt.Errorf("operand %d is %s, result %s", i, d, ci.dtype)
-			}
-		}
-		if isFloat(ci.dtype) && (in.Op == ir.OpAnd || in.Op == ir.OpOr || in.Op == ir.OpXor) {
-			return nil, fmt.Errorf("on %s", ci.dtype)
-		}
-		ci.exec = execBinary
-	case ir.OpCmp:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := sameShape(); err != nil {
-			return nil, err
-		}
-		p, ok := predCodes[in.Attrs.Str("pred")]
-		if !ok {
-			return nil, fmt.Errorf("unknown predicate %q", in.Attrs.Str("pred"))
-		}
-		if isFloat(ci.adt[0]) != isFloat(ci.adt[1]) {
-			return nil, fmt.Errorf("operands %s and %s", ci.adt[0], ci.adt[1])
-		}
-		ci.pred = p
-		ci.exec = execCmp
-	case ir.OpNeg, ir.OpNot, ir.OpAbs, ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := sameShape(); err != nil {
-			return nil, err
-		}
-		if isFloat(ci.adt[0]) != isFloat(ci.dtype) {
-			return nil, fmt.Errorf("operand %s, result %s", ci.adt[0], ci.dtype)
-		}
-		switch in.Op {
-		case ir.OpNeg, ir.OpAbs:
-		case ir.OpNot:
-			if isFloat(ci.dtype) {
-				return nil, fmt.Errorf("on %s", ci.dtype)
-			}
-		default:
-			if !isFloat(ci.dtype) {
-				return nil, fmt.Errorf("on %s", ci.dtype)
-			}
-		}
-		ci.exec = execUnary
-	case ir.OpSelect:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := sameShape(); err != nil {
-			return nil, err
-		}
-		if isFloat(ci.adt[0]) || isFloat(ci.adt[1]) != isFloat(ci.dtype) || isFloat(ci.adt[2]) != isFloat(ci.dtype) {
-			return nil, fmt.Errorf("operands %s, %s, %s", ci.adt[0], ci.adt[1], ci.adt[2])
-		}
-		ci.exec = execSelect
-	case ir.OpConvert:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := sameShape(); err != nil {
-			return nil, err
-		}
-		ci.exec = execConvert
-	case ir.OpSplat:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if !ci.tile || (ci.ashape[0] != nil && numel(ci.ashape[0]) != 1) {
-			return nil, fmt.Errorf("splat %s to %s", in.Args[0].Type, in.Results[0].Type)
-		}
-		ci.exec = execSplat
-	case ir.OpIota:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if !ci.tile {
-			return nil, fmt.Errorf("result is not a tile")
-		}
-		ci.exec = execIota
-	case ir.OpBroadcast:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		s := ci.ashape[0]
-		if !ci.tile || len(s) > len(ci.shape) || ci.adt[0] != ci.dtype {
-			return nil, fmt.Errorf("broadcast %s to %s", in.Args[0].Type, in.Results[0].Type)
-		}
-		off := len(ci.shape) - len(s)
-		for i, d := range s {
-			if d != 1 && d != ci.shape[off+i] {
-				return nil, fmt.Errorf("broadcast %s to %s", in.Args[0].Type, in.Results[0].Type)
-			}
-		}
-		ci.exec = execBroadcast
-	case ir.OpReshape:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if !ci.tile || ci.ashape[0] == nil || numel(ci.ashape[0]) != ci.n || ci.adt[0] != ci.dtype {
-			return nil, fmt.Errorf("reshape %s to %s", in.Args[0].Type, in.Results[0].Type)
-		}
-		ci.exec = execReshape
-	case ir.OpPermute:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		ci.perm = in.Attrs.Ints("perm")
-		s := ci.ashape[0]
-		if !ci.tile || s == nil || len(ci.perm) != len(s) || len(ci.shape) != len(s) || ci.adt[0] != ci.dtype {
-			return nil, fmt.Errorf("permute %s by %v to %s", in.Args[0].Type, ci.perm, in.Results[0].Type)
-		}
-		seen := make([]bool, len(s))
-		for i, p := range ci.perm {
-			if p < 0 || p >= len(s) || seen[p] || s[p] != ci.shape[i] {
-				return nil, fmt.Errorf("permute %s by %v to %s", in.Args[0].Type, ci.perm, in.Results[0].Type)
-			}
-			seen[p] = true
-		}
-		ci.exec = execPermute
-	case ir.OpReduce:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := c.reduce(ci); err != nil {
-			return nil, err
-		}
-	case ir.OpMMA:
-		if err := needResult(); err != nil {
-			return nil, err
-		}
-		if err := checkMMA(ci); err != nil {
-			return nil, err
-		}
-		ci.exec = execMMA
-	case ir.OpLoad, ir.OpStore:
-		if err := c.loadStore(ci); err != nil {
-			return nil, err
-		}
-	case ir.OpFor:
-		if len(in.Args) < 3 {
-			return nil, fmt.Errorf("%d operands, want at least 3", len(in.Args))
-		}
-		nc := len(in.Args) - 3
-		body := ci.regions[0]
-		if len(body.params) != 1+nc || len(ci.res) != nc {
-			return nil, fmt.Errorf("%d carried values, %d region parameters, %d results", nc, len(body.params), len(ci.res))
-		}
-		for i := 0; i < 3; i++ {
-			if ci.ashape[i] != nil || !ci.adt[i].IsInt() {
-				return nil, fmt.Errorf("bound %d is %s, want an integer scalar", i, in.Args[i].Type)
-			}
-		}
-		if err := checkYield(in.Regions[0], nc); err != nil {
-			return nil, err
-		}
-		ci.exec = execFor
-	case ir.OpIf:
-		if ci.ashape[0] != nil {
-			return nil, fmt.Errorf("condition is a tile")
-		}
-		for _, r := range in.Regions {
-			if err := checkYield(r, len(ci.res)); err != nil {
-				return nil, err
-			}
-		}
-		ci.exec = execIf
-	case ir.OpYield, ir.OpReturn:
-		ci.exec = func(*frame, *cinstr) error { return nil }
-	default:
-		return nil, fmt.Errorf("op %s is not supported by the interpreter", in.Op)
-	}
+	ci.exec = h.exec
 	return ci, nil
 }
 
-// checkYield checks that region r ends in a yield of n values (or a return).
-func checkYield(r *ir.Block, n int) error {
-	if len(r.Instrs) == 0 {
-		if n == 0 {
-			return nil
+// opHandler is how the interpreter runs one op. prepare, when set, decodes
+// at compile time what exec needs from the instruction (attributes, the
+// stored tile's shape); exec runs the instruction in a block's frame.
+type opHandler struct {
+	prepare func(ci *cinstr)
+	exec    handler
+}
+
+// interpOps has the handler of every op of ir's table except the lowered-only
+// ones; init checks that, so an op added to ir without a handler here fails
+// every test and every program at once.
+var interpOps = [ir.NumOps]opHandler{
+	ir.OpConst:     {prepareConst, execConst},
+	ir.OpBlockID:   {prepareAxis, execGridQuery},
+	ir.OpNumBlocks: {prepareAxis, execGridQuery},
+	ir.OpDim:       {prepareAxis, execDim},
+
+	ir.OpAdd:      {nil, execBinary},
+	ir.OpSub:      {nil, execBinary},
+	ir.OpMul:      {nil, execBinary},
+	ir.OpDiv:      {nil, execBinary},
+	ir.OpFloorDiv: {nil, execBinary},
+	ir.OpMod:      {nil, execBinary},
+	ir.OpPow:      {nil, execBinary},
+	ir.OpMin:      {nil, execBinary},
+	ir.OpMax:      {nil, execBinary},
+	ir.OpAnd:      {nil, execBinary},
+	ir.OpOr:       {nil, execBinary},
+	ir.OpXor:      {nil, execBinary},
+	ir.OpCmp:      {preparePred, execCmp},
+
+	ir.OpNeg:   {nil, execUnary},
+	ir.OpNot:   {nil, execUnary},
+	ir.OpAbs:   {nil, execUnary},
+	ir.OpExp:   {nil, execUnary},
+	ir.OpExp2:  {nil, execUnary},
+	ir.OpLog:   {nil, execUnary},
+	ir.OpSqrt:  {nil, execUnary},
+	ir.OpRsqrt: {nil, execUnary},
+	ir.OpTanh:  {nil, execUnary},
+
+	ir.OpSelect:  {nil, execSelect},
+	ir.OpConvert: {nil, execConvert},
+
+	ir.OpSplat:     {nil, execSplat},
+	ir.OpIota:      {nil, execIota},
+	ir.OpBroadcast: {nil, execBroadcast},
+	ir.OpReshape:   {nil, execReshape},
+	ir.OpPermute:   {preparePermute, execPermute},
+	ir.OpReduce:    {prepareReduce, execReduce},
+	ir.OpMMA:       {nil, execMMA},
+
+	ir.OpLoad:  {prepareLoad, execLoad},
+	ir.OpStore: {prepareStore, execStore},
+
+	ir.OpFor:    {nil, execFor},
+	ir.OpIf:     {nil, execIf},
+	ir.OpYield:  {nil, execTerminator},
+	ir.OpReturn: {nil, execTerminator},
+}
+
+func init() {
+	if missing := missingHandlers(&interpOps); len(missing) > 0 {
+		panic(fmt.Sprintf("runtime: the interpreter has no handler for %v; add one to interpOps, or mark the op LoweredOnly in ir's op table if only lowered IR has it", missing))
+	}
+}
+
+// missingHandlers lists the ops of ir's table, other than the lowered-only
+// ones, that have no exec handler in table.
+func missingHandlers(table *[ir.NumOps]opHandler) []ir.Op {
+	var missing []ir.Op
+	for op := ir.Op(1); op < ir.NumOps; op++ {
+		if table[op].exec == nil && !op.Info().LoweredOnly {
+			missing = append(missing, op)
 		}
-		return fmt.Errorf("region ends without yield")
 	}
-	last := r.Instrs[len(r.Instrs)-1]
-	switch last.Op {
-	case ir.OpReturn:
-		return nil
-	case ir.OpYield:
-		if len(last.Args) != n {
-			return fmt.Errorf("region yields %d values, want %d", len(last.Args), n)
+	return missing
+}
+
+func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.Attrs.Get("value")) }
+
+func prepareAxis(ci *cinstr) { ci.axis = ci.in.Attrs.Int("axis") }
+
+func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Attrs.Str("pred")] }
+
+func preparePermute(ci *cinstr) { ci.perm = ci.in.Attrs.Ints("perm") }
+
+func prepareReduce(ci *cinstr) {
+	ci.kind = ci.in.Attrs.Str("kind")
+	ci.axis = ci.in.Attrs.Int("axis")
+}
+
+func prepareLoad(ci *cinstr) {
+	ci.pad = RoundTo(ci.dtype, padValues[ci.in.Attrs.Str("pad")])
+}
+
+// prepareStore takes the shape from the stored tile: a store has no result.
+func prepareStore(ci *cinstr) {
+	last := len(ci.args) - 1
+	ci.shape, ci.dtype = ci.ashape[last], ci.adt[last]
+	ci.n = numel(ci.shape)
+}
+
+// execTerminator runs for yield and return only if called directly: run
+// stops at them and hands them to the region's owner.
+func execTerminator(*frame, *cinstr) error { return nil }
+
+// padValues are the element values of the load padding modes, before
+// rounding to the loaded dtype.
+var padValues = map[string]float64{
+	ir.PadZero:    0,
+	ir.PadNegZero: math.Copysign(0, -1),
+	ir.PadNaN:     math.NaN(),
+	ir.PadPosInf:  math.Inf(1),
+	ir.PadNegInf:  math.Inf(-1),
+}
+
+// constVal is the register value of a const of dtype d whose value
+// attribute x passed ir.Verify: an int64 (for integer or float dtypes), a
+// float64 (float dtypes) or a bool (bool).
+func constVal(d ir.DType, x any) val {
+	var i int64
+	var f float64
+	switch x := x.(type) {
+	case int64:
+		i, f = x, float64(x)
+	case float64:
+		f = x
+	case bool:
+		if x {
+			i = 1
 		}
-		return nil
 	}
-	if n == 0 {
-		return nil
+	switch {
+	case d == ir.TF32:
+		return val{f: float64(RoundTF32(float32(f)))}
+	case isFloat(d):
+		return val{f: RoundTo(d, f)}
 	}
-	return fmt.Errorf("region ends with %s, want yield", last.Op)
+	return val{i: ir.WrapInt(d, i)}
 }
 
 func splatTile(d ir.DType, n int, s val) *tile {
@@ -685,13 +538,13 @@ func execGridQuery(fr *frame, c *cinstr) error {
 	if c.op == ir.OpNumBlocks {
 		v = fr.grid[c.axis]
 	}
-	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(v))}
+	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(v))}
 	return nil
 }
 
 func execDim(fr *frame, c *cinstr) error {
 	a := fr.regs[c.args[0]].a
-	fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, int64(a.t.Shape[c.axis]))}
+	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(a.t.Shape[c.axis]))}
 	return nil
 }
 
@@ -725,65 +578,15 @@ func (fr *frame) intsOf(c *cinstr, k int) []int64 {
 	return s
 }
 
-func binFloat(op ir.Op, x, y float64) float64 {
-	switch op {
-	case ir.OpAdd:
-		return x + y
-	case ir.OpSub:
-		return x - y
-	case ir.OpMul:
-		return x * y
-	case ir.OpDiv:
-		return x / y
-	case ir.OpFloorDiv:
-		return floorDivFloat(x, y)
-	case ir.OpMod:
-		return modFloat(x, y)
-	case ir.OpPow:
-		return math.Pow(x, y)
-	case ir.OpMin:
-		return minFloat(x, y)
-	case ir.OpMax:
-		return maxFloat(x, y)
-	}
-	return math.NaN()
-}
-
-func binInt(op ir.Op, x, y int64) int64 {
-	switch op {
-	case ir.OpAdd:
-		return x + y
-	case ir.OpSub:
-		return x - y
-	case ir.OpMul:
-		return x * y
-	case ir.OpDiv, ir.OpFloorDiv:
-		return floorDivInt(x, y)
-	case ir.OpMod:
-		return modInt(x, y)
-	case ir.OpPow:
-		return powInt(x, y)
-	case ir.OpMin:
-		return min(x, y)
-	case ir.OpMax:
-		return max(x, y)
-	case ir.OpAnd:
-		return x & y
-	case ir.OpOr:
-		return x | y
-	case ir.OpXor:
-		return x ^ y
-	}
-	return 0
-}
-
 func execBinary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
 		if isFloat(c.dtype) {
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, binFloat(c.op, x.f, y.f))}
+			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, binInt(c.op, x.i, y.i))}
+			r, _ := ir.EvalIntBinary(c.op, x.i, y.i)
+			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 		}
 		return nil
 	}
@@ -810,7 +613,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			}
 		default:
 			for i := range out {
-				out[i] = binFloat(c.op, x[i], y[i])
+				out[i], _ = ir.EvalFloatBinary(c.op, x[i], y[i])
 			}
 		}
 		roundSlice(c.dtype, out)
@@ -831,7 +634,7 @@ func execBinary(fr *frame, c *cinstr) error {
 		}
 	default:
 		for i := range out {
-			out[i] = binInt(c.op, x[i], y[i])
+			out[i], _ = ir.EvalIntBinary(c.op, x[i], y[i])
 		}
 	}
 	wrapSlice(c.dtype, out)
@@ -892,53 +695,15 @@ func execCmp(fr *frame, c *cinstr) error {
 	return nil
 }
 
-func unFloat(op ir.Op, x float64) float64 {
-	switch op {
-	case ir.OpNeg:
-		return -x
-	case ir.OpAbs:
-		return math.Abs(x)
-	case ir.OpExp:
-		return math.Exp(x)
-	case ir.OpExp2:
-		return math.Exp2(x)
-	case ir.OpLog:
-		return math.Log(x)
-	case ir.OpSqrt:
-		return math.Sqrt(x)
-	case ir.OpRsqrt:
-		return 1 / math.Sqrt(x)
-	case ir.OpTanh:
-		return math.Tanh(x)
-	}
-	return math.NaN()
-}
-
-func unInt(op ir.Op, d ir.DType, x int64) int64 {
-	switch op {
-	case ir.OpNeg:
-		return -x
-	case ir.OpAbs:
-		if x < 0 {
-			return -x
-		}
-		return x
-	case ir.OpNot:
-		if d == ir.Bool {
-			return 1 - x
-		}
-		return ^x
-	}
-	return 0
-}
-
 func execUnary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x := fr.regs[c.args[0]]
 		if isFloat(c.dtype) {
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, unFloat(c.op, x.f))}
+			r, _ := ir.EvalFloatUnary(c.op, x.f)
+			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			fr.regs[c.res[0]] = val{i: wrapInt(c.dtype, unInt(c.op, c.dtype, x.i))}
+			r, _ := ir.EvalIntUnary(c.op, c.dtype, x.i)
+			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 		}
 		return nil
 	}
@@ -946,7 +711,7 @@ func execUnary(fr *frame, c *cinstr) error {
 		x := fr.floatsOf(c, 0)
 		out := make([]float64, c.n)
 		for i := range out {
-			out[i] = unFloat(c.op, x[i])
+			out[i], _ = ir.EvalFloatUnary(c.op, x[i])
 		}
 		roundSlice(c.dtype, out)
 		fr.regs[c.res[0]] = val{t: &tile{f: out}}
@@ -955,7 +720,7 @@ func execUnary(fr *frame, c *cinstr) error {
 	x := fr.intsOf(c, 0)
 	out := make([]int64, c.n)
 	for i := range out {
-		out[i] = unInt(c.op, c.dtype, x[i])
+		out[i], _ = ir.EvalIntUnary(c.op, c.dtype, x[i])
 	}
 	wrapSlice(c.dtype, out)
 	fr.regs[c.res[0]] = val{t: &tile{i: out}}
@@ -1003,16 +768,6 @@ func convertFloat(d ir.DType, x float64) float64 {
 	return RoundTo(d, x)
 }
 
-// convertToInt converts the float x to the integer or bool dtype d:
-// truncation toward zero, saturating, NaN to 0; bool is x != 0 (NaN is true,
-// as in Python).
-func convertToInt(d ir.DType, x float64) int64 {
-	if d == ir.Bool {
-		return b2i(x != 0)
-	}
-	return floatToInt(x, d)
-}
-
 func execConvert(fr *frame, c *cinstr) error {
 	from, to := c.adt[0], c.dtype
 	if !c.tile {
@@ -1022,11 +777,11 @@ func execConvert(fr *frame, c *cinstr) error {
 		case isFloat(from) && isFloat(to):
 			r.f = convertFloat(to, x.f)
 		case isFloat(from):
-			r.i = convertToInt(to, x.f)
+			r.i = ir.FloatToInt(to, x.f)
 		case isFloat(to):
 			r.f = convertFloat(to, float64(x.i))
 		default:
-			r.i = wrapInt(to, x.i)
+			r.i = ir.WrapInt(to, x.i)
 		}
 		fr.regs[c.res[0]] = r
 		return nil
@@ -1047,7 +802,7 @@ func execConvert(fr *frame, c *cinstr) error {
 	case isFloat(from):
 		out.i = make([]int64, c.n)
 		for i, x := range src.f {
-			out.i[i] = convertToInt(to, x)
+			out.i[i] = ir.FloatToInt(to, x)
 		}
 	case isFloat(to):
 		out.f = make([]float64, c.n)
@@ -1071,55 +826,16 @@ func execConvert(fr *frame, c *cinstr) error {
 }
 
 func execSplat(fr *frame, c *cinstr) error {
-	v := fr.regs[c.args[0]]
-	from, to := c.adt[0], c.dtype
-	if v.t != nil { // a one-element tile
-		v = val{f: firstF(v.t), i: firstI(v.t)}
-	}
-	var s val
-	switch {
-	case isFloat(from) && isFloat(to):
-		s.f = convertFloat(to, v.f)
-	case isFloat(from):
-		s.i = convertToInt(to, v.f)
-	case isFloat(to):
-		s.f = convertFloat(to, float64(v.i))
-	default:
-		s.i = wrapInt(to, v.i)
-	}
-	fr.regs[c.res[0]] = val{t: splatTile(to, c.n, s)}
+	fr.regs[c.res[0]] = val{t: splatTile(c.dtype, c.n, fr.regs[c.args[0]])}
 	return nil
 }
 
-func firstF(t *tile) float64 {
-	if len(t.f) > 0 {
-		return t.f[0]
-	}
-	return 0
-}
-
-func firstI(t *tile) int64 {
-	if len(t.i) > 0 {
-		return t.i[0]
-	}
-	return 0
-}
-
 func execIota(fr *frame, c *cinstr) error {
-	t := &tile{}
-	if isFloat(c.dtype) {
-		t.f = make([]float64, c.n)
-		for i := range t.f {
-			t.f[i] = float64(i)
-		}
-		roundSlice(c.dtype, t.f)
-	} else {
-		t.i = make([]int64, c.n)
-		for i := range t.i {
-			t.i[i] = int64(i)
-		}
-		wrapSlice(c.dtype, t.i)
+	t := &tile{i: make([]int64, c.n)}
+	for i := range t.i {
+		t.i[i] = int64(i)
 	}
+	wrapSlice(c.dtype, t.i)
 	fr.regs[c.res[0]] = val{t: t}
 	return nil
 }
@@ -1173,22 +889,16 @@ func gather(src *tile, shape, strides []int, n int) *tile {
 	return out
 }
 
+// execBroadcast stretches the operand's size-1 dims (the ranks are
+// equal): a stretched dim reads its one element with stride 0.
 func execBroadcast(fr *frame, c *cinstr) error {
-	v := fr.regs[c.args[0]]
-	s := c.ashape[0]
-	if v.t == nil || s == nil {
-		fr.regs[c.res[0]] = val{t: splatTile(c.dtype, c.n, v)}
-		return nil
-	}
-	src := RowMajorStrides(s)
-	strides := make([]int, len(c.shape))
-	off := len(c.shape) - len(s)
-	for i, d := range s {
-		if d != 1 {
-			strides[off+i] = src[i]
+	strides := RowMajorStrides(c.ashape[0])
+	for i, d := range c.ashape[0] {
+		if d == 1 {
+			strides[i] = 0
 		}
 	}
-	fr.regs[c.res[0]] = val{t: gather(v.t, c.shape, strides, c.n)}
+	fr.regs[c.res[0]] = val{t: gather(fr.regs[c.args[0]].t, c.shape, strides, c.n)}
 	return nil
 }
 

@@ -5,66 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 )
 
 // ---- reduce ----
 
-// reduce geometry: the operand is viewed as (outer, len, inner) with the
-// reduced axis in the middle; the result has outer*inner elements in
-// row-major order (the same with or without keepdims).
-func (c *compiler) reduce(ci *cinstr) error {
-	s := ci.ashape[0]
-	if s == nil {
-		return fmt.Errorf("operand is not a tile")
-	}
-	ci.kind = ci.in.Attrs.Str("kind")
-	switch ci.kind {
-	case ir.ReduceSum, ir.ReduceMax, ir.ReduceMin:
-		if isFloat(ci.dtype) != isFloat(ci.adt[0]) {
-			return fmt.Errorf("%s of %s to %s", ci.kind, ci.adt[0], ci.dtype)
-		}
-	case ir.ReduceArgmax, ir.ReduceArgmin:
-		if !ci.dtype.IsInt() {
-			return fmt.Errorf("%s result %s, want an integer", ci.kind, ci.dtype)
-		}
-	default:
-		return fmt.Errorf("unknown kind %q", ci.kind)
-	}
-	ci.axis = ci.in.Attrs.Int("axis")
-	if ci.axis < 0 {
-		ci.axis += len(s)
-	}
-	all := len(ci.shape) == 0 && len(s) > 1
-	if !all {
-		if ci.axis < 0 || ci.axis >= len(s) {
-			return fmt.Errorf("axis %d of a rank-%d tile", ci.in.Attrs.Int("axis"), len(s))
-		}
-		if ci.n*s[ci.axis] != numel(s) {
-			return fmt.Errorf("reducing %v along axis %d does not give %v", s, ci.axis, ci.shape)
-		}
-	} else {
-		ci.axis = -1 // everything
-	}
-	ci.exec = execReduce
-	return nil
-}
-
+// execReduce views the operand as (outer, length, inner) with the reduced
+// axis in the middle; the result has outer*inner elements in row-major order.
 func execReduce(fr *frame, c *cinstr) error {
 	s := c.ashape[0]
 	src := fr.regs[c.args[0]].t
-	outer, length, inner := 1, numel(s), 1
-	if c.axis >= 0 {
-		length = s[c.axis]
-		for _, d := range s[:c.axis] {
-			outer *= d
-		}
-		for _, d := range s[c.axis+1:] {
-			inner *= d
-		}
+	outer, length, inner := 1, s[c.axis], 1
+	for _, d := range s[:c.axis] {
+		outer *= d
+	}
+	for _, d := range s[c.axis+1:] {
+		inner *= d
 	}
 	out := &tile{}
 	from := c.adt[0]
@@ -96,7 +55,7 @@ func execReduce(fr *frame, c *cinstr) error {
 						}
 					}
 				}
-				out.i[o*inner+in] = wrapInt(c.dtype, int64(best))
+				out.i[o*inner+in] = ir.WrapInt(c.dtype, int64(best))
 			}
 		}
 	default:
@@ -114,14 +73,14 @@ func execReduce(fr *frame, c *cinstr) error {
 						x := src.i[base+l*inner]
 						switch c.kind {
 						case ir.ReduceSum:
-							acc = wrapInt(c.dtype, acc+x)
+							acc = ir.WrapInt(c.dtype, acc+x)
 						case ir.ReduceMax:
 							acc = max(acc, x)
 						case ir.ReduceMin:
 							acc = min(acc, x)
 						}
 					}
-					out.i[o*inner+in] = wrapInt(c.dtype, acc)
+					out.i[o*inner+in] = ir.WrapInt(c.dtype, acc)
 				}
 			}
 		}
@@ -159,13 +118,13 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 			case ir.ReduceMax:
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = maxFloat(acc, src[base+l*inner])
+					acc = scalar.MaxFloat(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			case ir.ReduceMin:
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = minFloat(acc, src[base+l*inner])
+					acc = scalar.MinFloat(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			}
@@ -174,32 +133,6 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 }
 
 // ---- mma ----
-
-func checkMMA(ci *cinstr) error {
-	a, b, acc := ci.ashape[0], ci.ashape[1], ci.ashape[2]
-	bad := func() error {
-		return fmt.Errorf("shapes %v x %v + %v -> %v", a, b, acc, ci.shape)
-	}
-	if a == nil || b == nil || acc == nil || !slices.Equal(acc, ci.shape) || ci.adt[2] != ci.dtype {
-		return bad()
-	}
-	r := len(a)
-	if (r != 2 && r != 3) || len(b) != r || len(acc) != r {
-		return bad()
-	}
-	if r == 3 && (a[0] != b[0] || a[0] != acc[0]) {
-		return bad()
-	}
-	M, K, N := a[r-2], a[r-1], b[r-1]
-	if b[r-2] != K || acc[r-2] != M || acc[r-1] != N {
-		return bad()
-	}
-	ad, bd, cd := ci.adt[0], ci.adt[1], ci.dtype
-	if isFloat(ad) != isFloat(cd) || isFloat(bd) != isFloat(cd) {
-		return fmt.Errorf("dtypes %s x %s + %s", ad, bd, cd)
-	}
-	return nil
-}
 
 // mmaInput returns x as float32s for an mma: f16 and bf16 values are exact,
 // f32 and tf32 values are rounded to tf32 (cvt.rna.tf32.f32), as the tensor
@@ -223,7 +156,6 @@ func mmaInput(d ir.DType, x []float64) []float32 {
 // each output element the products are added to the accumulator one at a
 // time in ascending k, each sum rounded to acc's dtype: f32 (f32 and tf32
 // accumulators), f16 or bf16 (the sum formed in f64 and rounded once), f64.
-// Integer mma wraps in acc's dtype.
 func execMMA(fr *frame, c *cinstr) error {
 	a, b, acc := fr.regs[c.args[0]].t, fr.regs[c.args[1]].t, fr.regs[c.args[2]].t
 	as, bs := c.ashape[0], c.ashape[1]
@@ -236,20 +168,6 @@ func execMMA(fr *frame, c *cinstr) error {
 	ad, bd, cd := c.adt[0], c.adt[1], c.dtype
 	out := &tile{}
 	switch {
-	case !isFloat(cd):
-		out.i = append([]int64(nil), acc.i...)
-		for p := 0; p < batch; p++ {
-			A, B, C := a.i[p*M*K:], b.i[p*K*N:], out.i[p*M*N:]
-			for i := 0; i < M; i++ {
-				for j := 0; j < N; j++ {
-					s := C[i*N+j]
-					for k := 0; k < K; k++ {
-						s = wrapInt(cd, s+A[i*K+k]*B[k*N+j])
-					}
-					C[i*N+j] = s
-				}
-			}
-		}
 	case cd == ir.F64 && ad == ir.F64 && bd == ir.F64:
 		out.f = append([]float64(nil), acc.f...)
 		for p := 0; p < batch; p++ {
@@ -341,63 +259,6 @@ func mmaF32(A, B, C []float32, M, K, N int) {
 }
 
 // ---- load / store ----
-
-func (c *compiler) loadStore(ci *cinstr) error {
-	in := ci.in
-	if len(in.Args) < 1 {
-		return fmt.Errorf("no array operand")
-	}
-	at, ok := in.Args[0].Type.(*ir.Array)
-	if !ok {
-		return fmt.Errorf("operand 0 is %s, want an array", in.Args[0].Type)
-	}
-	nidx := len(in.Args) - 1
-	if in.Op == ir.OpStore {
-		nidx--
-		if nidx < 0 || ci.ashape[len(ci.ashape)-1] == nil {
-			return fmt.Errorf("store needs a tile operand")
-		}
-		ci.shape = ci.ashape[len(ci.ashape)-1]
-		ci.dtype = ci.adt[len(ci.adt)-1]
-		ci.n = numel(ci.shape)
-	} else {
-		if len(in.Results) != 1 || !ci.tile {
-			return fmt.Errorf("load needs one tile result")
-		}
-		if ci.dtype != at.DType {
-			return fmt.Errorf("loads %s from %s", in.Results[0].Type, at)
-		}
-		switch pad := in.Attrs.Str("pad"); pad {
-		case ir.PadZero, "", "undetermined":
-			ci.pad = 0
-		case ir.PadNegZero:
-			ci.pad = math.Copysign(0, -1)
-		case ir.PadNaN:
-			ci.pad = math.NaN()
-		case ir.PadPosInf:
-			ci.pad = math.Inf(1)
-		case ir.PadNegInf:
-			ci.pad = math.Inf(-1)
-		default:
-			return fmt.Errorf("unknown padding mode %q", pad)
-		}
-		ci.pad = RoundTo(ci.dtype, ci.pad)
-	}
-	if nidx != at.Rank || len(ci.shape) != at.Rank {
-		return fmt.Errorf("%d indices and a rank-%d tile for %s", nidx, len(ci.shape), at)
-	}
-	for i := 1; i <= nidx; i++ {
-		if ci.ashape[i] != nil || !ci.adt[i].IsInt() {
-			return fmt.Errorf("index %d is %s, want an integer scalar", i-1, in.Args[i].Type)
-		}
-	}
-	if in.Op == ir.OpStore {
-		ci.exec = execStore
-	} else {
-		ci.exec = execLoad
-	}
-	return nil
-}
 
 // tileOrigin returns the element offsets of the tile at the instruction's
 // tile index, or an error if the tile lies entirely outside the array.
@@ -603,7 +464,7 @@ func execFor(fr *frame, c *cinstr) error {
 	}
 	ivd := c.adt[0]
 	for iv := lo; (step > 0 && iv < hi) || (step < 0 && iv > hi); iv += step {
-		fr.regs[body.params[0]] = val{i: wrapInt(ivd, iv)}
+		fr.regs[body.params[0]] = val{i: ir.WrapInt(ivd, iv)}
 		term, err := fr.run(body)
 		if err != nil {
 			return err
@@ -628,13 +489,8 @@ func execFor(fr *frame, c *cinstr) error {
 }
 
 func execIf(fr *frame, c *cinstr) error {
-	cond := fr.regs[c.args[0]]
-	taken := cond.i != 0
-	if isFloat(c.adt[0]) {
-		taken = cond.f != 0
-	}
 	r := c.regions[1]
-	if taken {
+	if fr.regs[c.args[0]].i != 0 {
 		r = c.regions[0]
 	}
 	term, err := fr.run(r)

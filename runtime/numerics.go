@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 )
 
 // Narrow floating-point formats are produced from float64 in one rounding
@@ -128,7 +129,7 @@ func RoundTF32(x float32) float32 {
 // RoundTo rounds x to the nearest value of dtype d and returns it as a
 // float64: floats round to nearest even (TF32 values are f32 values; only
 // mma inputs and conversions to TF32 use tf32 precision), integers truncate
-// toward zero and wrap, bool is x != 0.
+// toward zero and saturate (ir.FloatToInt), bool is x != 0.
 func RoundTo(d ir.DType, x float64) float64 {
 	switch d {
 	case ir.F16:
@@ -137,52 +138,8 @@ func RoundTo(d ir.DType, x float64) float64 {
 		return BF16Float(BF16Bits(x))
 	case ir.F32, ir.TF32:
 		return float64(float32(x))
-	case ir.I32:
-		return float64(int32(floatToInt(x, ir.I32)))
-	case ir.I64:
-		return float64(floatToInt(x, ir.I64))
-	case ir.Bool:
-		if x != 0 {
-			return 1
-		}
-		return 0
-	}
-	return x
-}
-
-// floatToInt converts x to an integer of dtype d as PTX cvt.rzi does:
-// truncate toward zero, saturate to the type's range, NaN gives 0.
-func floatToInt(x float64, d ir.DType) int64 {
-	if x != x {
-		return 0
-	}
-	lo, hi := float64(math.MinInt64), float64(math.MaxInt64)
-	if d == ir.I32 {
-		lo, hi = math.MinInt32, math.MaxInt32
-	}
-	if x <= lo {
-		return int64(lo)
-	}
-	if x >= hi {
-		if d == ir.I32 {
-			return math.MaxInt32
-		}
-		return math.MaxInt64
-	}
-	return int64(x)
-}
-
-// wrapInt wraps x to the integer dtype d (two's complement), as GPU integer
-// arithmetic does.
-func wrapInt(d ir.DType, x int64) int64 {
-	switch d {
-	case ir.I32:
-		return int64(int32(x))
-	case ir.Bool:
-		if x != 0 {
-			return 1
-		}
-		return 0
+	case ir.I32, ir.I64, ir.Bool:
+		return float64(ir.FloatToInt(d, x))
 	}
 	return x
 }
@@ -205,125 +162,18 @@ func roundSlice(d ir.DType, xs []float64) {
 	}
 }
 
-// wrapSlice wraps every element of xs to the integer dtype d in place.
+// wrapSlice wraps every element of xs to the integer or bool dtype d in
+// place (ir.WrapInt, with the dtype dispatched once).
 func wrapSlice(d ir.DType, xs []int64) {
-	switch d {
-	case ir.I32:
-		for i, x := range xs {
-			xs[i] = int64(int32(x))
-		}
-	case ir.Bool:
-		for i, x := range xs {
-			if x != 0 {
-				xs[i] = 1
-			}
-		}
-	}
-}
-
-// floorDivInt is Python's // on integers; division by zero gives 0.
-func floorDivInt(x, y int64) int64 {
-	if y == 0 {
-		return 0
-	}
-	if y == -1 {
-		return -x // wraps for the most negative value, as x / -1 does
-	}
-	q := x / y
-	if x%y != 0 && (x < 0) != (y < 0) {
-		q--
-	}
-	return q
-}
-
-// modInt is Python's % on integers (the result has the divisor's sign);
-// x % 0 is x, so that x == (x//y)*y + x%y still holds.
-func modInt(x, y int64) int64 {
-	if y == 0 {
-		return x
-	}
-	if y == -1 {
-		return 0
-	}
-	r := x % y
-	if r != 0 && (r < 0) != (y < 0) {
-		r += y
-	}
-	return r
-}
-
-// floorDivFloat and modFloat are Python's // and % on floats.
-func floorDivFloat(x, y float64) float64 {
-	return math.Floor(x / y)
-}
-
-func modFloat(x, y float64) float64 {
-	if y == 0 {
-		return math.NaN()
-	}
-	r := math.Mod(x, y)
-	if r != 0 && (r < 0) != (y < 0) {
-		r += y
-	}
-	return r
-}
-
-// powInt is x**y on integers with wraparound; a negative exponent gives 0
-// unless |x| == 1.
-func powInt(x, y int64) int64 {
-	if y < 0 {
-		switch x {
-		case 1:
-			return 1
-		case -1:
-			if y&1 == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	r := int64(1)
-	for y > 0 {
-		if y&1 == 1 {
-			r *= x
-		}
-		x *= x
-		y >>= 1
-	}
-	return r
-}
-
-// maxFloat and minFloat follow IEEE 754-2019 maximum/minimum: NaN if either
-// operand is NaN, and +0 > -0.
-func maxFloat(x, y float64) float64 {
 	switch {
-	case x > y:
-		return x
-	case y > x:
-		return y
-	case x != x:
-		return x
-	case y != y:
-		return y
-	case math.Signbit(x):
-		return y
+	case d == ir.Bool:
+		for i, x := range xs {
+			xs[i] = scalar.Bool(x)
+		}
+	case d.Bits() < 64:
+		bits := d.Bits()
+		for i, x := range xs {
+			xs[i] = scalar.Wrap(bits, x)
+		}
 	}
-	return x
-}
-
-func minFloat(x, y float64) float64 {
-	switch {
-	case x < y:
-		return x
-	case y < x:
-		return y
-	case x != x:
-		return x
-	case y != y:
-		return y
-	case math.Signbit(x):
-		return x
-	}
-	return y
 }

@@ -3,8 +3,6 @@ package runtime
 import (
 	"math"
 	"testing"
-
-	"github.com/tilec/tilec/ir"
 )
 
 func TestF16KnownBits(t *testing.T) {
@@ -145,46 +143,5 @@ func TestTF32(t *testing.T) {
 	}
 	if !math.IsNaN(float64(RoundTF32(float32(math.NaN())))) {
 		t.Error("RoundTF32(NaN) is not NaN")
-	}
-}
-
-func TestIntegerSemantics(t *testing.T) {
-	for _, tc := range []struct{ x, y, div, mod int64 }{
-		{7, 2, 3, 1},
-		{-7, 2, -4, 1},
-		{7, -2, -4, -1},
-		{-7, -2, 3, -1},
-		{6, 3, 2, 0},
-		{-6, 3, -2, 0},
-		{5, 0, 0, 5}, // documented: x//0 = 0, x%0 = x
-		{math.MinInt64, -1, math.MinInt64, 0},
-	} {
-		if got := floorDivInt(tc.x, tc.y); got != tc.div {
-			t.Errorf("%d // %d = %d, want %d", tc.x, tc.y, got, tc.div)
-		}
-		if got := modInt(tc.x, tc.y); got != tc.mod {
-			t.Errorf("%d %% %d = %d, want %d", tc.x, tc.y, got, tc.mod)
-		}
-	}
-	if floorDivFloat(-7.5, 2) != -4 || modFloat(-7.5, 2) != 0.5 || modFloat(7.5, -2) != -0.5 {
-		t.Error("float floordiv/mod do not follow Python")
-	}
-	if powInt(3, 4) != 81 || powInt(2, -1) != 0 || powInt(-1, -3) != -1 {
-		t.Error("powInt")
-	}
-	if wrapInt(ir.I32, math.MaxInt32+1) != math.MinInt32 {
-		t.Error("i32 wraparound")
-	}
-	for _, tc := range []struct {
-		x    float64
-		want int64
-	}{{2.9, 2}, {-2.9, -2}, {3e9, math.MaxInt32}, {-3e9, math.MinInt32}, {math.NaN(), 0}} {
-		if got := floatToInt(tc.x, ir.I32); got != tc.want {
-			t.Errorf("floatToInt(%g, i32) = %d, want %d", tc.x, got, tc.want)
-		}
-	}
-	if maxFloat(math.Copysign(0, -1), 0) != 0 || math.Signbit(maxFloat(math.Copysign(0, -1), 0)) ||
-		!math.Signbit(minFloat(0, math.Copysign(0, -1))) || !math.IsNaN(maxFloat(1, math.NaN())) {
-		t.Error("maxFloat/minFloat")
 	}
 }

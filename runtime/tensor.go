@@ -151,7 +151,7 @@ func (t *Tensor) getFlatInt(e int) int64 {
 		}
 		return 0
 	}
-	return floatToInt(t.getFlat(e), ir.I64)
+	return ir.FloatToInt(ir.I64, t.getFlat(e))
 }
 
 // setFlat writes x, rounded to the dtype, to element e of Data.
@@ -167,9 +167,9 @@ func (t *Tensor) setFlat(e int, x float64) {
 	case ir.F64:
 		binary.LittleEndian.PutUint64(d[8*e:], math.Float64bits(x))
 	case ir.I32:
-		binary.LittleEndian.PutUint32(d[4*e:], uint32(int32(floatToInt(x, ir.I32))))
+		binary.LittleEndian.PutUint32(d[4*e:], uint32(int32(ir.FloatToInt(ir.I32, x))))
 	case ir.I64:
-		binary.LittleEndian.PutUint64(d[8*e:], uint64(floatToInt(x, ir.I64)))
+		binary.LittleEndian.PutUint64(d[8*e:], uint64(ir.FloatToInt(ir.I64, x)))
 	case ir.Bool:
 		if x != 0 {
 			d[e] = 1

@@ -9,8 +9,8 @@
 #
 # Sections (default all, in this order):
 #   gotest the CUDA backend's Go tests (runtime/cuda_test.go) from .dev/runtime.test, if it is there
-#   ptxas  emit each example's PTX (tilec compile --emit ptx --target sm_80 | sm_120a) and assemble it
-#          with the machine's ptxas (sm_80 PTX for sm_80 and sm_90, sm_120a PTX for sm_120a):
+#   ptxas  emit each example's PTX (tilec compile --emit ptx --target sm_80 | sm_90 | sm_120a) and
+#          assemble each with the machine's ptxas for its own architecture:
 #          registers, spills, errors
 #   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
@@ -187,7 +187,7 @@ section_ptxas() {
 	local entry name file flags target arch ptx log t0 rc st regs spill
 	for entry in "${ptx_kernels[@]}"; do
 		IFS='|' read -r name file flags <<<"$entry"
-		for target in sm_80 sm_120a; do
+		for target in sm_80 sm_90 sm_120a; do
 			ptx="$work/ptx/$name.$target.ptx"
 			if [ "$(left)" -lt 10 ]; then
 				record ptxas "$name $target" SKIP 0 "out of time"
@@ -207,11 +207,7 @@ section_ptxas() {
 				continue
 			fi
 			[ -z "$ptxas" ] && continue
-			case "$target" in
-			sm_80) archs="sm_80 sm_90" ;;
-			*) archs="$target" ;;
-			esac
-			for arch in $archs; do
+			for arch in $target; do
 				log="$work/ptx/$name.$target.$arch.ptxas.txt"
 				t0=$SECONDS
 				timeout -k 5 "$PTX_TIMEOUT" "$ptxas" -v -arch="$arch" "$ptx" -o "$work/ptx/$name.$arch.cubin" >"$log" 2>&1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 )
 
@@ -16,7 +17,23 @@ func defaultBackend() string {
 	return "cpu"
 }
 
+// gpuTarget looks up a --target flag; "" stays nil (the device's best).
+func gpuTarget(name string) (*lower.Target, error) {
+	if name == "" {
+		return nil, nil
+	}
+	t, err := lower.LookupTarget(name)
+	if err != nil {
+		return nil, usagef("--target: %v", err)
+	}
+	return t, nil
+}
+
 func openBackend(name, target string, workers int) (runtime.Backend, error) {
+	t, err := gpuTarget(target)
+	if err != nil {
+		return nil, err
+	}
 	switch name {
 	case "cpu":
 		return runtime.CPU{Workers: workers}, nil
@@ -25,7 +42,7 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 		if err != nil {
 			return nil, err
 		}
-		gpu.Target = target
+		gpu.Target = t
 		return gpu, nil
 	}
 	return nil, usagef("--backend must be cpu or cuda, not %q", name)

@@ -29,7 +29,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
 	sizes := fs.String("sizes", "1024,2048,4096,8192,16384", "square sizes M=N=K to time")
-	target := fs.String("target", runtime.DefaultTarget, "GPU target")
+	target := fs.String("target", "", "GPU target (default: the best for the device)")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
 	iters := fs.Int("iters", 30, "timed launches (the median is reported)")
 	check := fs.Bool("check", true, "check each size against the interpreter on a sample of blocks before timing")
@@ -59,17 +59,24 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	t, err := gpuTarget(*target)
+	if err != nil {
+		return err
+	}
 	gpu, err := runtime.NewCUDA(0)
 	if err != nil {
 		return err
 	}
-	gpu.Target = *target
+	gpu.Target = t
+	if t, err = gpu.CompileTarget(); err != nil {
+		return err
+	}
 	k := runtime.NewKernel(f)
 	dt := f.Params[a].Type.Elem()
 
 	var rows []benchRow
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%s %s on %s, median of %d launches after %d warm-up\n", f.Name, dt, *target, *iters, *warmup)
+		fmt.Fprintf(stdout, "%s %s on %s, median of %d launches after %d warm-up\n", f.Name, dt, t, *iters, *warmup)
 		fmt.Fprintf(stdout, "%7s %7s %7s | %10s %9s | %10s %9s | %6s | %s\n",
 			"M", "N", "K", "tilec ms", "TFLOP/s", "cuBLAS ms", "TFLOP/s", "ratio", "check")
 	}

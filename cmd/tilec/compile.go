@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
@@ -16,7 +17,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compile", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	emit := fs.String("emit", "ir", "what to print: ast, ir, lowered or ptx")
-	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: sm_80 or sm_120a")
+	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: "+strings.Join(lower.TargetNames(), ", "))
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
 	consts := defines{}
@@ -25,10 +26,28 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	t, err := lower.LookupTarget(*target)
+	if err != nil {
+		return usagef("--target: %v", err)
+	}
+	switch *emit {
+	case "ast", "ir", "lowered", "ptx":
+	default:
+		return usagef("--emit must be ast, ir, lowered or ptx, not %q", *emit)
+	}
+	if *dumpAfter != "" {
+		if *dumpAfter != "all" && lower.PassByName(*dumpAfter) == nil {
+			return usagef("--dump-after: no lowering pass %q (passes: %s, or all)", *dumpAfter, strings.Join(lower.PassNames(), ", "))
+		}
+		if *emit != "lowered" && *emit != "ptx" {
+			return usagef("--dump-after needs --emit lowered or ptx: --emit %s does not lower", *emit)
+		}
+	}
 	src, err := os.ReadFile(srcPath)
 	if err != nil {
 		return err
 	}
+	source := &lang.Source{Name: srcPath, Text: string(src)}
 	file, err := lang.Parse(srcPath, src)
 	if err != nil {
 		return err
@@ -41,31 +60,24 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch *emit {
-	case "ir":
+	if *emit == "ir" {
 		fmt.Fprint(stdout, ir.PrintModule(mod))
 		return nil
-	case "lowered", "ptx":
-	default:
-		return usagef("--emit must be ast, ir, lowered or ptx, not %q", *emit)
-	}
-	if !lower.Target(*target).Valid() {
-		return usagef("--target must be sm_80 or sm_120a, not %q", *target)
 	}
 	for _, f := range mod.Funcs {
 		if *emit == "lowered" || *dumpAfter != "" {
-			lowered, err := lower.LowerWithDump(f, lower.Target(*target), *dumpAfter, stderr)
+			lowered, err := lower.LowerWithDump(f, t, *dumpAfter, stderr)
 			if err != nil {
-				return err
+				return source.Quote(err)
 			}
 			if *emit == "lowered" {
 				fmt.Fprint(stdout, ir.Print(lowered))
 				continue
 			}
 		}
-		k, err := runtime.CompilePTX(f, *target)
+		k, err := runtime.CompilePTXFor(f, t)
 		if err != nil {
-			return err
+			return source.Quote(err)
 		}
 		fmt.Fprint(stdout, k.PTX)
 	}

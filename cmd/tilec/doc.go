@@ -1,7 +1,7 @@
 // Command tilec compiles and runs tile kernels.
 //
-//	tilec compile FILE [--emit ast|ir|lowered|ptx] [--target sm_80] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
-//	tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--in A=a.npy] [--out C=c.npy]
+//	tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
+//	tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy]
 //	tilec bench FILE --sizes 1024,2048,... [-D name=value ...] [--json]
 //
 // The command is a thin layer over the packages: lang parses, ir builds and

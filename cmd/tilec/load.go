@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
 
@@ -13,4 +16,14 @@ func loadKernel(path, kernel string, consts map[string]string) (*ir.Func, error)
 		return nil, err
 	}
 	return k.Func, nil
+}
+
+// quoteSource adds the source line and caret to a positioned error from a
+// stage that has no source text (lowering for the GPU, at launch).
+func quoteSource(path string, err error) error {
+	src, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return err
+	}
+	return (&lang.Source{Name: path, Text: string(src)}).Quote(err)
 }

@@ -31,7 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	backendName := fs.String("backend", defaultBackend(), "where to run: cpu or cuda")
-	target := fs.String("target", runtime.DefaultTarget, "GPU target for --backend cuda")
+	target := fs.String("target", "", "GPU target for --backend cuda (default: the best for the device)")
 	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
@@ -42,6 +42,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
+		return err
+	}
+	if _, err := gpuTarget(*target); err != nil {
 		return err
 	}
 	f, err := loadKernel(srcPath, *kernel, consts)
@@ -71,7 +74,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	res, err := backend.Launch(k, kargs, runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers})
 	if err != nil {
-		return err
+		return quoteSource(srcPath, err)
 	}
 	wall := time.Since(start)
 

@@ -1,0 +1,138 @@
+package ir
+
+// Elementwise ops on single values, for everything that computes what an IR
+// op computes without running a kernel: lower's constant folding and the
+// interpreter. The arithmetic itself is package scalar's; this file only says
+// which op means which function, and how a dtype wraps its results.
+
+import (
+	"math"
+
+	"github.com/tilec/tilec/ir/scalar"
+)
+
+// EvalIntBinary computes the binary elementwise op on integer or bool
+// operands in 64 bits; callers wrap the result to the result dtype with
+// WrapInt. ok is false for ops that have no integer form (div, and the
+// comparison cmp, whose predicate is an attribute).
+func EvalIntBinary(op Op, x, y int64) (r int64, ok bool) {
+	switch op {
+	case OpAdd:
+		return x + y, true
+	case OpSub:
+		return x - y, true
+	case OpMul:
+		return x * y, true
+	case OpFloorDiv:
+		return scalar.FloorDiv(x, y), true
+	case OpMod:
+		return scalar.Mod(x, y), true
+	case OpPow:
+		return scalar.Pow(x, y), true
+	case OpMin:
+		return min(x, y), true
+	case OpMax:
+		return max(x, y), true
+	case OpAnd:
+		return x & y, true
+	case OpOr:
+		return x | y, true
+	case OpXor:
+		return x ^ y, true
+	}
+	return 0, false
+}
+
+// EvalFloatBinary computes the binary elementwise op on float operands in
+// float64; callers round the result to the result dtype. ok is false for
+// ops that have no float form.
+func EvalFloatBinary(op Op, x, y float64) (r float64, ok bool) {
+	switch op {
+	case OpAdd:
+		return x + y, true
+	case OpSub:
+		return x - y, true
+	case OpMul:
+		return x * y, true
+	case OpDiv:
+		return x / y, true
+	case OpFloorDiv:
+		return scalar.FloorDivFloat(x, y), true
+	case OpMod:
+		return scalar.ModFloat(x, y), true
+	case OpPow:
+		return scalar.PowFloat(x, y), true
+	case OpMin:
+		return scalar.MinFloat(x, y), true
+	case OpMax:
+		return scalar.MaxFloat(x, y), true
+	}
+	return math.NaN(), false
+}
+
+// EvalIntUnary computes the unary elementwise op on an integer or bool
+// operand of dtype d (not is logical on bool, bitwise on integers); callers
+// wrap the result with WrapInt.
+func EvalIntUnary(op Op, d DType, x int64) (r int64, ok bool) {
+	switch op {
+	case OpNeg:
+		return -x, true
+	case OpAbs:
+		if x < 0 {
+			return -x, true
+		}
+		return x, true
+	case OpNot:
+		if d == Bool {
+			return 1 - x, true
+		}
+		return ^x, true
+	}
+	return 0, false
+}
+
+// EvalFloatUnary computes the unary elementwise op on a float operand in
+// float64; callers round the result to the result dtype.
+func EvalFloatUnary(op Op, x float64) (r float64, ok bool) {
+	switch op {
+	case OpNeg:
+		return -x, true
+	case OpAbs:
+		return math.Abs(x), true
+	case OpExp:
+		return math.Exp(x), true
+	case OpExp2:
+		return math.Exp2(x), true
+	case OpLog:
+		return math.Log(x), true
+	case OpSqrt:
+		return math.Sqrt(x), true
+	case OpRsqrt:
+		return 1 / math.Sqrt(x), true
+	case OpTanh:
+		return math.Tanh(x), true
+	}
+	return math.NaN(), false
+}
+
+// WrapInt reduces x to the integer or bool dtype d: two's complement for
+// integers (scalar.Wrap), x != 0 for bool.
+func WrapInt(d DType, x int64) int64 {
+	if d == Bool {
+		return scalar.Bool(x)
+	}
+	return scalar.Wrap(d.Bits(), x)
+}
+
+// FloatToInt converts x to the integer or bool dtype d: integers truncate
+// toward zero and saturate, NaN giving 0 (scalar.FloatToInt); bool is
+// x != 0, so NaN is true, as in Python.
+func FloatToInt(d DType, x float64) int64 {
+	if d == Bool {
+		if x != 0 {
+			return 1
+		}
+		return 0
+	}
+	return scalar.FloatToInt(d.Bits(), x)
+}

@@ -1,0 +1,175 @@
+package scalar
+
+import "math"
+
+// FloorDiv is Python's x // y on integers: the quotient rounded toward
+// negative infinity. x // 0 is 0 (the interpreter's run-time rule; there is
+// no trap on a GPU), and math.MinInt64 // -1 wraps to math.MinInt64, as
+// two's-complement division does.
+func FloorDiv(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	if y == -1 {
+		return -x // Go's x / -1 is the same, but says so only in the spec
+	}
+	q := x / y
+	if x%y != 0 && (x < 0) != (y < 0) {
+		q--
+	}
+	return q
+}
+
+// Mod is Python's x % y on integers: the remainder has the divisor's sign.
+// x % 0 is x, so that x == FloorDiv(x, y)*y + Mod(x, y) holds for every y.
+func Mod(x, y int64) int64 {
+	if y == 0 {
+		return x
+	}
+	if y == -1 {
+		return 0
+	}
+	r := x % y
+	if r != 0 && (r < 0) != (y < 0) {
+		r += y
+	}
+	return r
+}
+
+// FloorDivFloat is x // y on floats, computed as floor(x / y) with IEEE
+// division: x // 0 is ±Inf or NaN. (CPython derives the quotient from
+// fmod and so differs in the last place for some operands, e.g. 1 // 0.1.)
+func FloorDivFloat(x, y float64) float64 {
+	return math.Floor(x / y)
+}
+
+// ModFloat is Python's x % y on floats: the remainder has the divisor's
+// sign; x % 0 is NaN.
+func ModFloat(x, y float64) float64 {
+	if y == 0 {
+		return math.NaN()
+	}
+	r := math.Mod(x, y)
+	if r != 0 && (r < 0) != (y < 0) {
+		r += y
+	}
+	return r
+}
+
+// Pow is x ** y on integers, wrapping at 64 bits. A negative exponent gives
+// the integer part of the true power: 1 and -1 keep their magnitude, any
+// other base gives 0 (1/x**|y| truncated; 0 ** negative is 0 too).
+func Pow(x, y int64) int64 {
+	if y < 0 {
+		switch x {
+		case 1:
+			return 1
+		case -1:
+			if y&1 == 0 {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	}
+	r := int64(1)
+	for y > 0 {
+		if y&1 == 1 {
+			r *= x
+		}
+		x *= x
+		y >>= 1
+	}
+	return r
+}
+
+// PowFloat is x ** y on floats, IEEE pow (math.Pow): a negative base with a
+// fractional exponent is NaN rather than Python's complex number.
+func PowFloat(x, y float64) float64 {
+	return math.Pow(x, y)
+}
+
+// MaxFloat and MinFloat are IEEE 754-2019 maximum and minimum, as PTX
+// max.NaN and min.NaN: NaN if either operand is NaN, and +0 > -0.
+func MaxFloat(x, y float64) float64 {
+	switch {
+	case x > y:
+		return x
+	case y > x:
+		return y
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case math.Signbit(x):
+		return y
+	}
+	return x
+}
+
+// MinFloat: see MaxFloat.
+func MinFloat(x, y float64) float64 {
+	switch {
+	case x < y:
+		return x
+	case y < x:
+		return y
+	case x != x:
+		return x
+	case y != y:
+		return y
+	case math.Signbit(x):
+		return x
+	}
+	return y
+}
+
+// Wrap reduces x to a signed two's-complement integer of the given width
+// (1 to 64 bits), as GPU integer arithmetic does: Wrap(32, 1<<31) is
+// math.MinInt32.
+func Wrap(bits int, x int64) int64 {
+	s := uint(64 - bits)
+	return x << s >> s
+}
+
+// Bool is the bool value (0 or 1) of an integer: x != 0.
+func Bool(x int64) int64 {
+	if x != 0 {
+		return 1
+	}
+	return 0
+}
+
+// FloatToInt converts x to a signed integer of the given width (1 to 64
+// bits) as PTX cvt.rzi.sat does: truncate toward zero and saturate to the
+// type's range; NaN gives 0.
+func FloatToInt(bits int, x float64) int64 {
+	if x != x {
+		return 0
+	}
+	limit := float64(uint64(1) << uint(bits-1)) // -limit is the type's minimum, exact in float64
+	switch {
+	case x >= limit:
+		return math.MaxInt64 >> uint(64-bits)
+	case x <= -limit:
+		return math.MinInt64 >> uint(64-bits)
+	}
+	return int64(x)
+}
+
+// Shl is x << y at 64 bits for a count y >= 0: counts of 64 and more give 0.
+func Shl(x, y int64) int64 {
+	if y >= 64 {
+		return 0
+	}
+	return x << uint(y)
+}
+
+// Shr is the arithmetic shift x >> y for a count y >= 0: counts of 64 and
+// more give 0 or -1, the sign of x.
+func Shr(x, y int64) int64 {
+	if y >= 64 {
+		y = 63
+	}
+	return x >> uint(y)
+}
