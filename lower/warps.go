@@ -36,9 +36,8 @@ import "github.com/tilec/tilec/ir"
 // softmax values (S's exponentials and their 16-bit copy for the staged P
 // tile), row statistics, the operand fragments of two k-steps and
 // addresses. With ptxas 11.8 for sm_80, attention at the limit (D=256,
-// tkv=64: O 128 + S 32) takes 255 registers and spills 128 bytes when
-// causal; at 144 (tkv=32) it takes 234 and does not spill; D=128 (96)
-// takes 168.
+// tkv=64: O 128 + S 32) takes 255 registers and spills 40 to 100 bytes; at
+// 144 (D=256, tkv=32) it takes 231 and does not spill; D=128 (96) takes 168.
 const mmaRegBudget = 160
 
 // accumulator is one class of mma results: the mmas that update one value.
