@@ -17,7 +17,8 @@ package lower
 //     (a reduce's result: the operand's layout without the reduced axis);
 //   - blocked: everything else, spread row-major over the block's threads.
 // Values joined by elementwise ops, for/if carried values and yields share
-// one layout. The return gets num_warps.
+// one layout. The return gets num_warps. Every mma accumulator is spread
+// over those warps in a grid chosen in warps.go.
 
 import (
 	"fmt"
@@ -66,8 +67,7 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 	smemLoads := map[*ir.Instr]bool{}
 	smemPermutes := map[*ir.Instr]bool{}
 	staged := map[*ir.Instr]bool{} // register tiles also written to shared memory for an mma
-	mmaRoots := map[*ir.Value][2]int{}
-	nwarps := 0
+	var mmas []*ir.Instr
 	var err error
 
 	// markSmem follows an mma operand back to the load that must go
@@ -126,14 +126,8 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 				err = unsupported(t, "batched mma (rank %d) is not supported yet", acc.Rank())
 				return
 			}
-			wm, wn := ChooseMMAWarps(acc.Shape[0], acc.Shape[1], t.Tuning.MaxMMAWarps)
-			if nwarps != 0 && nwarps != wm*wn {
-				err = unsupported(t, "mma instructions of different warp grids in one kernel")
-				return
-			}
-			nwarps = wm * wn
 			u.union(in.Result(), in.Args[2])
-			mmaRoots[in.Result()] = [2]int{wm, wn}
+			mmas = append(mmas, in)
 			if e := markSmem(in.Args[0], in); e != nil {
 				err = e
 				return
@@ -207,16 +201,30 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 	if err != nil {
 		return err
 	}
-	if nwarps == 0 {
-		nwarps = 4
+
+	// Warp grids (warps.go): one per accumulator, that is per class of
+	// mma results, all over the same number of warps.
+	var accs []accumulator
+	seen := map[*ir.Value]bool{}
+	for _, in := range mmas {
+		r := u.find(in.Result())
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		s := in.Result().Type.(*ir.Tile).Shape
+		accs = append(accs, accumulator{root: r, m: s[0], n: s[1], mma: in})
+	}
+	grids, nwarps, err := chooseMMAGrids(t, accs)
+	if err != nil {
+		return err
 	}
 
 	// Layout per class root.
 	layouts := map[*ir.Value]*Layout{}
-	for v, w := range mmaRoots {
-		r := u.find(v)
-		s := v.Type.(*ir.Tile).Shape
-		layouts[r] = MMALayout(s[0], s[1], w[0], w[1])
+	for _, a := range accs {
+		g := grids[a.root]
+		layouts[a.root] = MMALayout(a.m, a.n, g[0], g[1])
 	}
 	smemVals := map[*ir.Value]bool{}
 	for in := range smemLoads {

@@ -479,3 +479,48 @@ func OperandLayout(in *ir.Instr, res *Layout) (*Layout, error) {
 	}
 	return nil, fmt.Errorf("%s has no derived operand layout", in.Op)
 }
+
+// RegisterMap says how to read a tile held in layout from as layout to
+// without moving data between threads: to's register r is from's register
+// m[r]. That works when the two put every element in the same threads and
+// differ only in how a thread numbers its registers, e.g. a row statistic
+// of attention broadcast into S (tq x tkv) and into O (tq x D): both
+// slices have the same lanes and warps, but O's has more (replicated)
+// registers. ok is false when some element would have to move to another
+// thread (a conversion through shared memory).
+func RegisterMap(from, to *Layout) (m []int, ok bool) {
+	if from == nil || to == nil || !equalInts(from.Shape, to.Shape) ||
+		len(from.Lane) != len(to.Lane) || len(from.Warp) != len(to.Warp) ||
+		!equalInts(flatten(from.Lane), flatten(to.Lane)) || !equalInts(flatten(from.Warp), flatten(to.Warp)) {
+		return nil, false
+	}
+	// With the same thread bases a thread's part of the coordinate is the
+	// same in both layouts, and combining it with a register's part is one
+	// to one: a thread holds the same element in from's register s and
+	// to's register r exactly when their register parts are equal.
+	reg := map[int]int{} // linear index of a register coordinate -> from's register
+	lin := func(c []int) int {
+		n := 0
+		for d, x := range c {
+			n = n*to.Shape[d] + x
+		}
+		return n
+	}
+	for r := from.NumRegs() - 1; r >= 0; r-- {
+		reg[lin(from.RegCoord(r))] = r
+	}
+	m = make([]int, to.NumRegs())
+	for r := range m {
+		c := lin(to.RegCoord(r))
+		if r < from.NumRegs() && lin(from.RegCoord(r)) == c {
+			m[r] = r // the same numbering: keep it (SameLayout gives the identity)
+			continue
+		}
+		s, ok := reg[c]
+		if !ok {
+			return nil, false
+		}
+		m[r] = s
+	}
+	return m, true
+}

@@ -80,7 +80,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if wb := ReduceWarpBits(src, axis); len(wb) > 0 {
 			n = rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg)
 		}
-		if !SameLayout(src.Reduce(axis), res) {
+		if _, ok := RegisterMap(src.Reduce(axis), res); !ok {
 			n = max(n, rt.NumElements()*ScratchSlot(rt.DType, false))
 		}
 		return n, nil
@@ -100,7 +100,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if SameLayout(src, want) {
+		if _, ok := RegisterMap(src, want); ok {
 			return 0, nil
 		}
 		st := in.Args[0].Type.(*ir.Tile)

@@ -141,9 +141,25 @@ func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) 
 	return out
 }
 
+// relayout gives a register tile of dtype d held in layout from in layout
+// to: the same registers renumbered when every thread already holds its
+// elements (lower.RegisterMap), else converted through shared memory.
+func (e *emitter) relayout(regs []Reg, from, to *lower.Layout, d ir.DType) []Reg {
+	m, ok := lower.RegisterMap(from, to)
+	if !ok {
+		return e.convertLayout(regs, from, to, d)
+	}
+	out := make([]Reg, len(m))
+	for r, s := range m {
+		out[r] = regs[s]
+	}
+	return out
+}
+
 // emitDerived emits a broadcast, reshape or register permute: the result's
 // registers are the operand's when the operand is in the layout the result
-// derives for it, else the operand is converted first.
+// derives for it (up to the numbering of each thread's registers), else the
+// operand is converted first.
 func (e *emitter) emitDerived(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
 	lay := e.layout(in.Result())
@@ -154,11 +170,7 @@ func (e *emitter) emitDerived(in *ir.Instr) {
 	if err != nil {
 		e.fail("%v", err)
 	}
-	regs := src.regs
-	if !lower.SameLayout(src.lay, want) {
-		regs = e.convertLayout(src.regs, src.lay, want, in.Args[0].Type.Elem())
-	}
-	e.vals[in.Result()] = &value{regs: regs, lay: lay}
+	e.vals[in.Result()] = &value{regs: e.relayout(src.regs, src.lay, want, in.Args[0].Type.Elem()), lay: lay}
 }
 
 // part is a partial reduction: a value and, for argmax/argmin, its index.
@@ -307,10 +319,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		}
 	}
 	res := e.layout(in.Result())
-	if !lower.SameLayout(S, res) {
-		regs = e.convertLayout(regs, S, res, rt)
-	}
-	e.vals[in.Result()] = &value{regs: regs, lay: res}
+	e.vals[in.Result()] = &value{regs: e.relayout(regs, S, res, rt), lay: res}
 }
 
 // shflBfly is lane ^ mask's copy of x (all 32 lanes take part).

@@ -171,6 +171,8 @@ ptx_kernels=(
 	"softmax|examples/softmax.tile|"
 	"layernorm|examples/layernorm.tile|"
 	"attention|examples/attention.tile|"
+	"attention_D128|examples/attention.tile|-D D=128"
+	"attention_D256|examples/attention.tile|-D D=256 -D tkv=32"
 	"reduction_row|examples/reduction.tile|--kernel row_reduce"
 	"reduction_col|examples/reduction.tile|--kernel col_max"
 )
@@ -278,6 +280,19 @@ for T in f32 f16; do
 		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
 	done
 done
+# Attention at head dims 128 and 256 (S and O of different widths; D=256 with the tkv=32 the example
+# recommends, and once with the default tkv=64). Last, so that the earlier cases keep their seeds.
+for D in 128 256; do
+	dflags="-D D=$D"
+	[ "$D" = 256 ] && dflags="$dflags -D tkv=32"
+	for T in f16 bf16; do
+		for S in 1 333 4096; do
+			run_cases+=("attention_D${D}_${T}_S${S}|examples/attention.tile|-D T=$T $dflags --shape S=$S")
+			run_cases+=("attention_D${D}_${T}_causal_S${S}|examples/attention.tile|-D T=$T $dflags -D CAUSAL=True --shape S=$S")
+		done
+	done
+done
+run_cases+=("attention_D256_tkv64_f16_S333|examples/attention.tile|-D T=f16 -D D=256 --shape S=333")
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1
