@@ -15,6 +15,9 @@
 #   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
 #   bench  tilec bench examples/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
+#   attn   attention D=64 kernel times (f16, S = 4096 and 16384), alternating this binary with
+#          TILEC_BASE (an older build, when given) in the same call: the A/B that says whether a
+#          back-end change made attention slower; medians of ATTN_REPS launches each
 #
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
@@ -26,6 +29,8 @@
 #
 # Environment (all optional):
 #   TILEC          the binary (default .dev/tilec); GOTEST the test binary (default .dev/runtime.test)
+#   TILEC_BASE     an older binary for the attn A/B (default .dev/tilec-base, skipped if missing)
+#   ATTN_REPS      launches per binary and size in attn (default 5)
 #   OUT            where results go (the device tool sets it; default ./gpu-check-out)
 #   DEADLINE       seconds the whole script may take (default 570: the device tool stops a command at 600);
 #                  cases that would start later are skipped, and `run` leaves BENCH_RESERVE for bench
@@ -51,6 +56,8 @@ PTX_TIMEOUT="${PTX_TIMEOUT:-60}"
 BENCH_SIZES="${BENCH_SIZES:-1024,2048,4096,8192,16384}"
 BENCH_ARGS="${BENCH_ARGS:-}"
 CASES="${CASES:-}"
+TILEC_BASE="${TILEC_BASE:-$root/.dev/tilec-base}"
+ATTN_REPS="${ATTN_REPS:-5}"
 
 sections=("$@")
 [ ${#sections[@]} -eq 0 ] && sections=(all)
@@ -63,9 +70,9 @@ want() {
 }
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench) ;;
+	all | gotest | ptxas | run | bench | attn) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | attn ...]" >&2
 		exit 2
 		;;
 	esac
@@ -336,9 +343,50 @@ section_bench() {
 	cp "$log" "$OUT/bench.log"
 }
 
+# ---------------------------------------------------------------- attn
+# Kernel times (CUDA events, one launch per tilec run) of attention D=64,
+# this binary and TILEC_BASE alternately, ATTN_REPS runs each; prints the
+# medians and the ratio base/new (above 1: the new binary is faster).
+section_attn() {
+	local log="$work/attn.log" S bin name i t rc
+	: >"$log"
+	for S in 4096 16384; do
+		for name in new base; do
+			: >"$work/attn.$name.$S"
+		done
+		for i in $(seq "$ATTN_REPS"); do
+			for name in new base; do
+				bin="$TILEC"
+				[ $name = base ] && bin="$TILEC_BASE"
+				[ -x "$bin" ] || continue
+				if [ "$(left)" -lt 20 ]; then
+					record attn "attention_D64_S$S" SKIP 0 "out of time"
+					return
+				fi
+				t=$(timeout -k 5 60 "$bin" run examples/attention.tile -D T=f16 --shape S=$S --backend cuda 2>>"$log" |
+					tee -a "$log" | sed -n 's/.*(kernel \([0-9.]*\)\(µs\|us\|ms\|s\)).*/\1 \2/p')
+				rc=$?
+				case "$t" in
+				*µs | *us) echo "$t" | awk '{print $1/1000}' >>"$work/attn.$name.$S" ;;
+				*ms) echo "$t" | awk '{print $1}' >>"$work/attn.$name.$S" ;;
+				*s) echo "$t" | awk '{print $1*1000}' >>"$work/attn.$name.$S" ;;
+				esac
+			done
+		done
+		med() { sort -g "$1" | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "nan"}'; }
+		local mn mb
+		mn=$(med "$work/attn.new.$S")
+		mb=$(med "$work/attn.base.$S")
+		echo "attention D=64 f16 S=$S: new ${mn} ms, base ${mb} ms, base/new $(awk -v a="$mb" -v b="$mn" 'BEGIN {if (b > 0 && a > 0) printf "%.3f", a/b; else print "n/a"}')" | tee -a "$log" >&2
+		record attn "attention_D64_S$S" PASS 0 "new ${mn} ms, base ${mb} ms"
+	done
+	cp "$log" "$OUT/attn.log"
+}
+
 want gotest && section_gotest
 want ptxas && section_ptxas
 want run && section_run
+want attn && section_attn
 want bench && section_bench
 
 # ---------------------------------------------------------------- report
