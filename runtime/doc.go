@@ -17,7 +17,8 @@
 // # Launch checks
 //
 // Kernel.Bind, which every backend calls first, checks the argument count,
-// each array's dtype, rank and storage bounds, binds the symbolic dims from
+// each array's dtype, rank and storage bounds (overflow-checked), that its
+// dims fit the i32 kernels index arrays with, binds the symbolic dims from
 // the first argument that has them and checks the others against it, checks
 // literal dims, converts scalars, and evaluates the grid; the Binding it
 // returns is what a backend launches with. During execution, a load or store

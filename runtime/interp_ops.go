@@ -269,8 +269,8 @@ func (fr *frame) tileOrigin(c *cinstr, ar *arrayRef) ([]int, error) {
 	for d := 0; d < r; d++ {
 		idx := fr.regs[c.args[1+d]].i
 		o := idx * int64(c.shape[d])
-		if o >= int64(ar.t.Shape[d]) || o+int64(c.shape[d]) <= 0 {
-			outside = true
+		if o/int64(c.shape[d]) != idx || o >= int64(ar.t.Shape[d]) || o+int64(c.shape[d]) <= 0 {
+			outside = true // an offset that overflows 64 bits is outside too
 		}
 		origin[d] = int(o)
 	}

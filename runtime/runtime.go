@@ -117,6 +117,12 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 			if err := t.checkBounds(); err != nil {
 				return nil, fmt.Errorf("argument %s: %v", p.Name, err)
 			}
+			for ax, d := range t.Shape {
+				if d > math.MaxInt32 {
+					return nil, fmt.Errorf("argument %s: dimension %d is %d, more than %d: kernels index arrays with i32",
+						p.Name, ax, d, math.MaxInt32)
+				}
+			}
 			for ax, d := range p.Dims {
 				if ax >= len(t.Shape) {
 					break

@@ -57,11 +57,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return usagef("--grid: %v", err)
 		}
 	}
-	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed)
+	backend, err := openBackend(*backendName, *target, *workers)
 	if err != nil {
 		return err
 	}
-	backend, err := openBackend(*backendName, *target, *workers)
+	copies := int64(1)
+	if backend.Name() != "cpu" {
+		copies = 2 // the interpreter's check keeps the inputs
+	}
+	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed, copies)
 	if err != nil {
 		return err
 	}
@@ -124,7 +128,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 // makeArgs builds the launch arguments: arrays read from --in files or filled
 // with seeded normal random data of the declared shapes, scalars from --scalar.
-func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime.Arg, map[string]int64, error) {
+//
+// copies is how many host copies of each array the run keeps (2 when a
+// device's results are checked against the interpreter's).
+func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
 	for name := range ins {
 		if paramIndex(f, name) < 0 {
 			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
@@ -148,9 +155,9 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		if !known[name] {
 			return nil, nil, usagef("--shape %s: %s has no symbolic dim %s", name, f.Name, name)
 		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return nil, nil, usagef("--shape %s=%s: want a non-negative integer", name, v)
+		n, err := parseDim(v)
+		if err != nil {
+			return nil, nil, usagef("--shape %s=%s: %v", name, v, err)
 		}
 		dims[name] = n
 	}
@@ -185,6 +192,54 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		}
 		args[i] = t
 	}
+	// The shapes of the generated arrays, all checked before any is
+	// allocated: a dim that kernels cannot index (over i32), a size that
+	// overflows, and their total against the host's memory.
+	arrShapes := make([][]int, len(f.Params))
+	var total int64
+	var sizes []string
+	for i, p := range f.Params {
+		pt, ok := p.Type.(*ir.Array)
+		if args[i] != nil || !ok {
+			continue
+		}
+		shape := make([]int, len(p.Dims))
+		for ax, d := range p.Dims {
+			if d.Sym == "" {
+				shape[ax] = int(d.Size)
+				continue
+			}
+			if _, ok := dims[d.Sym]; !ok {
+				if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
+					dims[d.Sym] = defaultBatch
+				} else {
+					dims[d.Sym] = defaultDim
+				}
+			}
+			if n := dims[d.Sym]; n > math.MaxInt32 {
+				return nil, nil, usagef("--shape %s=%d: array dims are i32 in kernels, at most %d (%s axis %d)",
+					d.Sym, n, math.MaxInt32, p.Name, ax)
+			}
+			shape[ax] = int(dims[d.Sym])
+		}
+		n, err := runtime.ShapeBytes(pt.DType, shape)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %s %v %d", p.Name, pt.DType, shape, n))
+		if total += n; total < 0 {
+			return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
+		}
+		arrShapes[i] = shape
+	}
+	if limit := runtime.HostMemory(); limit > 0 && total*copies > limit || total*copies < 0 {
+		what := ""
+		if copies > 1 {
+			what = fmt.Sprintf(", %d copies of each", copies)
+		}
+		return nil, nil, fmt.Errorf("tilec: the arrays need %s of host memory%s (%s), more than the %s available",
+			runtime.FormatBytes(total*copies), what, strings.Join(sizes, ", "), runtime.FormatBytes(limit))
+	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	for i, p := range f.Params {
 		if args[i] != nil {
@@ -192,22 +247,12 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		}
 		switch pt := p.Type.(type) {
 		case *ir.Array:
-			shape := make([]int, len(p.Dims))
-			for ax, d := range p.Dims {
-				if d.Sym == "" {
-					shape[ax] = int(d.Size)
-					continue
-				}
-				if _, ok := dims[d.Sym]; !ok {
-					if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
-						dims[d.Sym] = defaultBatch
-					} else {
-						dims[d.Sym] = defaultDim
-					}
-				}
-				shape[ax] = int(dims[d.Sym])
+			t, err := runtime.AllocTensor(pt.DType, arrShapes[i]...)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
 			}
-			args[i] = runtime.RandNormal(rng, pt.DType, shape...)
+			t.FillRandNormal(rng)
+			args[i] = t
 		case *ir.Scalar:
 			v, ok := scalars[p.Name]
 			if !ok {
@@ -221,6 +266,30 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		}
 	}
 	return args, dims, nil
+}
+
+// parseDim parses a --shape value: a non-negative integer, also written as
+// an exact float (1e6, 2.5e3), which must fit the i32 that kernels index
+// arrays with.
+func parseDim(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 0, 64)
+	if err != nil {
+		x, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || x != math.Trunc(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("want a non-negative integer")
+		}
+		if x >= 1<<63 || x < 0 {
+			return 0, fmt.Errorf("want a non-negative integer of at most %d (array dims are i32 in kernels)", math.MaxInt32)
+		}
+		n = int64(x)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("want a non-negative integer")
+	}
+	if n > math.MaxInt32 {
+		return 0, fmt.Errorf("%d is more than %d: array dims are i32 in kernels", n, math.MaxInt32)
+	}
+	return n, nil
 }
 
 func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
@@ -243,7 +312,10 @@ func convertTensor(t *runtime.Tensor, d ir.DType) (*runtime.Tensor, error) {
 	if d.IsFloat() {
 		return runtime.FromFloat64(d, t.Shape, t.Float64s()), nil
 	}
-	out := runtime.NewTensor(d, t.Shape...)
+	out, err := runtime.AllocTensor(d, t.Shape...)
+	if err != nil {
+		return nil, err
+	}
 	for i, v := range t.Int64s() {
 		idx := unravel(i, t.Shape)
 		out.SetInt(v, idx...)
