@@ -105,3 +105,26 @@ func TestTileIndexOverflow(t *testing.T) {
 		t.Errorf("load at tile index 2^62: err = %v, Y = %v", err, Y0.Float64s())
 	}
 }
+
+// Explicit grids (LaunchOptions.Grid) get the same limits as declared ones.
+func TestGridLimits(t *testing.T) {
+	k := newKB("g")
+	k.array("X", ir.F32, "N")
+	k.f.Grid[0] = sym("N")
+	kern := NewKernel(k.ret())
+	X := NewTensor(ir.F32, 4)
+	for _, tc := range []struct {
+		grid [3]int
+		want string
+	}{
+		{[3]int{1, 65536, 1}, "grid [1 65536 1]: axis y has 65536 blocks, more than the 65535 a launch allows"},
+		{[3]int{1, 1, 1 << 40}, "axis z has 1099511627776 blocks"},
+		{[3]int{1 << 31, 0, 0}, "grid [2147483648 1 1]: axis x has 2147483648 blocks"},
+		{[3]int{-1, 1, 1}, "negative extent"},
+	} {
+		_, err := CPU{}.Launch(kern, []Arg{X}, LaunchOptions{Grid: tc.grid})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("grid %v: %v, want %q", tc.grid, err, tc.want)
+		}
+	}
+}

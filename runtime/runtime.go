@@ -161,8 +161,13 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 			if grid[i] == 0 {
 				grid[i] = 1
 			}
+		}
+		for i := range grid {
 			if grid[i] < 0 {
 				return nil, fmt.Errorf("grid %v has a negative extent", grid)
+			}
+			if grid[i] > MaxGrid[i] {
+				return nil, fmt.Errorf("grid %v: axis %s has %d blocks, more than the %d a launch allows", grid, axisNames[i], grid[i], MaxGrid[i])
 			}
 		}
 		b.Grid = grid
@@ -178,18 +183,28 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 		}
 		v, err := e.Eval(b.Dims)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%v%s", err, symsString(e, b.Dims))
 		}
 		if v <= 0 {
-			return nil, fmt.Errorf("grid is empty: %s = %d%s", HostExprString(e), v, symsString(e, b.Dims))
+			return nil, fmt.Errorf("grid is empty: axis %s is %s = %d%s; a launch needs at least one block on each axis",
+				axisNames[ax], HostExprString(e), v, symsString(e, b.Dims))
 		}
-		if v > math.MaxInt32 {
-			return nil, fmt.Errorf("grid axis %d is %s = %d, too large", ax, HostExprString(e), v)
+		if v > int64(MaxGrid[ax]) {
+			return nil, fmt.Errorf("grid axis %s is %s = %d%s, more than the %d blocks a launch allows",
+				axisNames[ax], HostExprString(e), v, symsString(e, b.Dims), MaxGrid[ax])
 		}
 		b.Grid[ax] = int(v)
 	}
 	return b, nil
 }
+
+// MaxGrid is the most blocks a launch has on each axis: CUDA's limits
+// (2^31-1 on x, 65535 on y and z), which every backend enforces so that a
+// launch the interpreter accepts is one a GPU accepts. Their product fits
+// an int64, so NumBlocks cannot overflow.
+var MaxGrid = [3]int{math.MaxInt32, 65535, 65535}
+
+var axisNames = [3]string{"x", "y", "z"}
 
 func argCountMessage(f *ir.Func, got int) string {
 	names := make([]string, len(f.Params))

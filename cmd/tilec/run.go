@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -348,11 +349,14 @@ func parseGrid(s string) ([3]int, error) {
 		return g, fmt.Errorf("at most 3 axes, got %d", len(parts))
 	}
 	for i, p := range parts {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) || n <= 0 {
 			return g, fmt.Errorf("%q is not a positive integer", p)
 		}
-		g[i] = n
+		if err != nil || n > int64(runtime.MaxGrid[i]) {
+			return g, fmt.Errorf("axis %s: %s blocks is more than the %d a launch allows", "xyz"[i:i+1], strings.TrimSpace(p), runtime.MaxGrid[i])
+		}
+		g[i] = int(n)
 	}
 	return g, nil
 }
