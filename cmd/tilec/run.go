@@ -75,7 +75,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if backend.Name() != "cpu" {
 		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
 	}
-	runtime.PoisonOutputs(f, kargs)
+	// Outputs are poisoned so that an element the kernel fails to write
+	// shows as NaN; arrays read with --in are the user's data and are kept.
+	poison := append([]runtime.Arg{}, kargs...)
+	for name := range ins {
+		poison[paramIndex(f, name)] = nil
+	}
+	runtime.PoisonOutputs(f, poison)
 	start := time.Now()
 	res, err := backend.Launch(k, kargs, runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers})
 	if err != nil {
@@ -139,8 +145,12 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 		}
 	}
 	for name := range scalars {
-		if i := paramIndex(f, name); i < 0 {
+		i := paramIndex(f, name)
+		if i < 0 {
 			return nil, nil, usagef("--scalar %s: %s has no parameter %s", name, f.Name, name)
+		}
+		if _, ok := f.Params[i].Type.(*ir.Array); ok {
+			return nil, nil, usagef("--scalar %s: %s is an array; use --in %s=FILE.npy, or --shape for its dims", name, name, name)
 		}
 	}
 	dims := map[string]int64{}
@@ -179,7 +189,7 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 			return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 		}
 		if t.DType != arr.DType {
-			t, err = convertTensor(t, arr.DType)
+			t, err = convertTensor(t, arr.DType, p.Name)
 			if err != nil {
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 			}
@@ -305,8 +315,9 @@ func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 }
 
 // convertTensor converts a tensor read from .npy to the declared dtype
-// (numpy has no bf16, so bf16 inputs arrive as f32).
-func convertTensor(t *runtime.Tensor, d ir.DType) (*runtime.Tensor, error) {
+// (numpy has no bf16, so bf16 inputs arrive as f32). Integers must fit the
+// declared dtype: narrowing them would silently change the input.
+func convertTensor(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error) {
 	if t.DType.IsFloat() != d.IsFloat() {
 		return nil, fmt.Errorf("file holds %s, kernel declares %s", t.DType, d)
 	}
@@ -319,9 +330,21 @@ func convertTensor(t *runtime.Tensor, d ir.DType) (*runtime.Tensor, error) {
 	}
 	for i, v := range t.Int64s() {
 		idx := unravel(i, t.Shape)
+		if d != ir.Bool && ir.WrapInt(d, v) != v {
+			return nil, fmt.Errorf("element %s[%s] of the file is %d, which does not fit the kernel's %s",
+				name, joinInts(idx), v, d)
+		}
 		out.SetInt(v, idx...)
 	}
 	return out, nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 func unravel(i int, shape []int) []int {
