@@ -57,6 +57,9 @@ type LaunchResult struct {
 	Dims    map[string]int64 // symbolic dims bound from the arguments
 	Blocks  int              // blocks executed
 	Elapsed time.Duration
+	// Warnings are the interpreter's run-time warnings (see Warning), in
+	// source order; device backends report none.
+	Warnings []*Warning
 }
 
 // Backend executes kernels. The CPU interpreter is one; a CUDA backend

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/npy"
 )
@@ -88,6 +89,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return quoteSource(srcPath, err)
 	}
 	wall := time.Since(start)
+	for _, w := range res.Warnings {
+		if w.Pos.IsValid() {
+			fmt.Fprintln(stderr, quoteSource(srcPath, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+		} else {
+			fmt.Fprintln(stderr, w)
+		}
+	}
 
 	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, srcPath)
 	fmt.Fprintf(stdout, "consts   %s\n", constsString(f))
