@@ -29,7 +29,11 @@
 // smallest linear id is reported, so errors do not depend on scheduling.
 //
 // Blocks run in parallel on a pool of goroutines, each with its own
-// registers; results do not depend on the number of workers.
+// registers; results do not depend on the number of workers. A launch's
+// LaunchOptions.Context stops it between blocks and at every iteration of a
+// for loop (a *StoppedError); LaunchOptions.Progress reports the blocks
+// done; integer ops whose result is numpy's convention rather than Python's
+// (x // 0) are counted and returned as LaunchResult.Warnings.
 //
 // # Numerics of the interpreter
 //

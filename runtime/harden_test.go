@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -126,5 +129,49 @@ func TestGridLimits(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("grid %v: %v, want %q", tc.grid, err, tc.want)
 		}
+	}
+}
+
+// A context stops the interpreter inside a loop of 2^60 iterations, with a
+// *StoppedError that wraps the context's error; progress is reported.
+func TestLaunchContext(t *testing.T) {
+	k := newKB("forever")
+	X := k.array("X", ir.I64, 4)
+	k.f.Grid[0] = hconst(3)
+	i64 := ir.ScalarOf(ir.I64)
+	lo := k.op(ir.OpConst, i64, map[string]any{"value": int64(0)})
+	hi := k.op(ir.OpConst, i64, map[string]any{"value": int64(1) << 60})
+	one := k.op(ir.OpConst, i64, map[string]any{"value": int64(1)})
+	acc := k.forLoop(lo, hi, one, []*ir.Value{lo}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
+		return []*ir.Value{k.bin(ir.OpAdd, c[0], one)}
+	})
+	tl := k.op(ir.OpSplat, ir.TileOf(ir.I64, 4), nil, acc[0])
+	k.store(X, tl, k.cint(0))
+	kern := NewKernel(k.ret())
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var reports atomic.Int32
+	start := time.Now()
+	_, err := CPU{}.Launch(kern, []Arg{NewTensor(ir.I64, 4)}, LaunchOptions{Context: ctx,
+		Progress: func(p Progress) {
+			if p.Total != 3 || p.Done != 0 {
+				t.Errorf("progress %+v", p)
+			}
+			reports.Add(1)
+		}, ProgressEvery: 20 * time.Millisecond})
+	var se *StoppedError
+	if !errors.As(err, &se) || !errors.Is(err, context.DeadlineExceeded) || se.Done != 0 || se.Total != 3 {
+		t.Fatalf("err = %v, want a *StoppedError after 0 of 3 blocks wrapping the deadline", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("stopping took %s", d)
+	}
+	if reports.Load() == 0 {
+		t.Errorf("no progress reported")
+	}
+	// A context already done starts nothing.
+	cancel()
+	if _, err := (CPU{}).Launch(kern, []Arg{NewTensor(ir.I64, 4)}, LaunchOptions{Context: ctx}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("done context: %v", err)
 	}
 }

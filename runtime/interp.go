@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -65,19 +67,59 @@ func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, e
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("launch of %s not started: %w", k.Name(), err)
+	}
 
 	var (
 		next     atomic.Int64
+		done     atomic.Int64 // blocks finished
 		failed   atomic.Bool
+		stop     atomic.Bool // the context is done: blocks and loops stop
 		mu       sync.Mutex
 		firstErr error
 		firstID  = n
 		wg       sync.WaitGroup
 	)
+	// The watcher turns the context's end into a flag that the workers
+	// read between blocks and the for loops read every iteration, so that
+	// a loop of 2^60 iterations stops too; it also reports progress.
+	finished := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		var tick <-chan time.Time
+		if opts.Progress != nil {
+			every := opts.ProgressEvery
+			if every <= 0 {
+				every = time.Second
+			}
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				stop.Store(true)
+				failed.Store(true)
+				return
+			case <-finished:
+				return
+			case <-tick:
+				opts.Progress(Progress{Done: int(done.Load()), Total: n, Elapsed: time.Since(start)})
+			}
+		}
+	}()
 	frames := make([]*frame, workers)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		fr := newFrame(prog, b)
+		fr.stop = &stop
 		frames[w] = fr
 		go func() {
 			defer wg.Done()
@@ -96,10 +138,17 @@ func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, e
 					failed.Store(true)
 					return
 				}
+				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
+	close(finished)
+	<-watched
+	if stop.Load() && int(done.Load()) < n {
+		return nil, &StoppedError{Kernel: k.Name(), Done: int(done.Load()), Total: n,
+			Elapsed: time.Since(start), Err: ctx.Err()}
+	}
 	if firstErr != nil {
 		return nil, firstErr
 	}
@@ -179,6 +228,45 @@ type frame struct {
 	cur  *cinstr // the instruction executing, for errors
 
 	warns map[*cinstr]*Warning // this worker's warnings, by instruction
+	stop  *atomic.Bool         // set when the launch's context is done
+}
+
+// errStopped ends a block whose launch was stopped; Launch reports the
+// context's error instead.
+var errStopped = errors.New("launch stopped")
+
+// StoppedError is a launch stopped by its context (LaunchOptions.Context:
+// a cancellation or a deadline, `tilec run --timeout`) before every block
+// ran. Err is the context's error, so errors.Is(err,
+// context.DeadlineExceeded) holds for a timeout. The outputs are partly
+// written.
+type StoppedError struct {
+	Kernel      string
+	Done, Total int // blocks finished, blocks in the launch
+	Elapsed     time.Duration
+	Err         error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("launch of %s stopped after %s with %d of %d blocks done: %v",
+		e.Kernel, e.Elapsed.Round(time.Millisecond), e.Done, e.Total, e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Progress is a report on a running launch (LaunchOptions.Progress).
+type Progress struct {
+	Done, Total int // blocks finished, blocks in the launch
+	Elapsed     time.Duration
+}
+
+// ETA estimates the time left from the rate so far (0 before any block is
+// done).
+func (p Progress) ETA() time.Duration {
+	if p.Done <= 0 {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
 }
 
 // Warning is a run-time event with a defined result that is likely a

@@ -464,6 +464,9 @@ func execFor(fr *frame, c *cinstr) error {
 	}
 	ivd := c.adt[0]
 	for iv := lo; (step > 0 && iv < hi) || (step < 0 && iv > hi); iv += step {
+		if fr.stop != nil && fr.stop.Load() {
+			return errStopped
+		}
 		fr.regs[body.params[0]] = val{i: ir.WrapInt(ivd, iv)}
 		term, err := fr.run(body)
 		if err != nil {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -49,6 +50,16 @@ type LaunchOptions struct {
 	// Blocks, when non-empty, restricts execution to these block ids (for
 	// checking a sample of a large launch); the grid is still the full one.
 	Blocks [][3]int
+	// Context, when set, stops the CPU interpreter when it is done (a
+	// cancellation or deadline): between blocks and at every iteration of
+	// a for loop. The launch then fails with a *StoppedError wrapping the
+	// context's error. nil is context.Background().
+	Context context.Context
+	// Progress, when set, is called every ProgressEvery (0: one second)
+	// during a CPU launch with the blocks done so far, from a goroutine of
+	// its own.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
 }
 
 // LaunchResult describes a finished launch.

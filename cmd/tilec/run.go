@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tilec/tilec/ir"
@@ -36,6 +39,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	target := fs.String("target", "", "GPU target for --backend cuda (default: the best for the device)")
 	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
+	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
+	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
@@ -84,7 +89,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	runtime.PoisonOutputs(f, poison)
 	start := time.Now()
-	res, err := backend.Launch(k, kargs, runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers})
+	opts := runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers}
+	if *timeout < 0 {
+		return usagef("--timeout %s: want a positive duration", *timeout)
+	}
+	if *timeout > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		opts.Context = ctx
+	}
+	endProgress, err := progressReporter(&opts, *progress, stderr)
+	if err != nil {
+		return err
+	}
+	res, err := backend.Launch(k, kargs, opts)
+	endProgress()
+	if errors.Is(err, context.DeadlineExceeded) && *timeout > 0 {
+		return fmt.Errorf("tilec: --timeout %s: %v", *timeout, err)
+	}
 	if err != nil {
 		return quoteSource(srcPath, err)
 	}
@@ -446,4 +468,58 @@ func dimsString(chosen, bound map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, all[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// progressReporter sets opts.Progress from the --progress flag: "auto"
+// reports when stderr is a terminal, after the launch's first second; an
+// interval reports at that interval whatever stderr is; "off" never. A
+// terminal gets one line rewritten in place, anything else a line per
+// report. The returned function ends the report (a newline on a terminal).
+func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.Writer) (func(), error) {
+	f, isFile := stderr.(*os.File)
+	tty := false
+	if isFile {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	switch flagValue {
+	case "off":
+		return func() {}, nil
+	case "auto":
+		if !tty {
+			return func() {}, nil
+		}
+		opts.ProgressEvery = time.Second
+	default:
+		d, err := time.ParseDuration(flagValue)
+		if err != nil || d <= 0 {
+			return nil, usagef("--progress %s: want auto, off or a positive interval such as 500ms", flagValue)
+		}
+		opts.ProgressEvery = d
+	}
+	var mu sync.Mutex
+	printed := false
+	opts.Progress = func(p runtime.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		line := fmt.Sprintf("progress %d/%d blocks (%.0f%%), %s elapsed", p.Done, p.Total,
+			100*float64(p.Done)/float64(max(p.Total, 1)), p.Elapsed.Round(100*time.Millisecond))
+		if p.Done > 0 {
+			line += fmt.Sprintf(", ETA %s", p.ETA().Round(100*time.Millisecond))
+		}
+		if tty {
+			fmt.Fprintf(stderr, "\r\033[K%s", line)
+		} else {
+			fmt.Fprintln(stderr, line)
+		}
+		printed = true
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if tty && printed {
+			fmt.Fprintln(stderr)
+		}
+	}, nil
 }
