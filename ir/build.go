@@ -154,6 +154,9 @@ func (b *builder) collectModule() {
 		kernel := false
 		for _, d := range def.Decorators {
 			if b.isKernelDecorator(d) {
+				if kernel {
+					b.errorf(d.Position(), "%s has two @ct.kernel decorators: give one (with the grid, if any)", def.Name)
+				}
 				kernel = true
 			} else {
 				b.errorf(d.Position(), "unknown decorator: only @ct.kernel is supported")

@@ -270,7 +270,16 @@ func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 			if yc == 0 {
 				return b.fail(pos, "cdiv: division by zero")
 			}
-			return -scalar.FloorDiv(-xc, yc)
+			// ceil(x / y) is the floor, plus one when y does not divide x
+			// (no overflow then: the quotient is smaller than x).
+			q, ok := scalar.FloorDivChecked(xc, yc)
+			if !ok {
+				return b.fail(pos, "cdiv: %v", &overflowError{op: "//", x: xc, y: yc})
+			}
+			if scalar.Mod(xc, yc) != 0 {
+				q++
+			}
+			return q
 		}
 		if yc > 0 {
 			if yc == 1 {
@@ -585,6 +594,9 @@ func (b *builder) mathOp(pos lang.Pos, name string, op Op, x value) value {
 		return x
 	}
 	if isNumber(x) {
+		if i, ok := x.(int64); ok && name == "abs" && i == math.MinInt64 {
+			return b.fail(pos, "%v", &overflowError{op: "abs", x: i, un: true})
+		}
 		v, _ := foldMath(name, x)
 		return v
 	}
@@ -964,6 +976,14 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		case int64, float64, bool:
 			switch name {
 			case "int":
+				if f, ok := x.(float64); ok {
+					switch {
+					case math.IsNaN(f):
+						return b.fail(p, "int(nan): cannot convert float NaN to integer")
+					case f >= 1<<63 || f < -(1<<63):
+						return b.fail(p, "integer overflow: int(%g) does not fit in 64 bits (compile-time ints are int64)", f)
+					}
+				}
 				return toInt(x)
 			case "float":
 				return toFloat(x)

@@ -313,6 +313,17 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 		if dt == Bool {
 			dt = I32
 		}
+		// A constant divisor or exponent that makes the run-time integer
+		// result a convention (ir.IntBinaryWarning) is a mistake the
+		// source shows: an error here, as the constant form is.
+		if c, isInt := y.(int64); isInt && !dt.IsFloat() {
+			switch {
+			case c == 0 && (op == "//" || op == "%"):
+				return b.fail(pos, "integer %s by zero", map[string]string{"//": "division", "%": "modulo"}[op])
+			case c < 0 && op == "**":
+				return b.fail(pos, "integers to negative integer powers are not allowed (as in numpy): convert the base to a float dtype first")
+			}
+		}
 	}
 	xv := b.coerce(pos, x, dt, shape, isTile)
 	yv := b.coerce(pos, y, dt, shape, isTile)

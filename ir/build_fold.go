@@ -49,7 +49,7 @@ func foldBinary(op string, x, y value) (value, error) {
 	} else {
 		v, err = foldInt(op, toInt(x), toInt(y))
 	}
-	if err != nil && err != errDivZero && !strings.HasPrefix(err.Error(), "negative shift") {
+	if _, ok := err.(*overflowError); err != nil && !ok && err != errDivZero && !strings.HasPrefix(err.Error(), "negative shift") {
 		err = fmt.Errorf("unsupported operand types for %s: %s and %s", op, describe(x), describe(y))
 	}
 	return v, err
@@ -133,14 +133,40 @@ func toInt(v value) int64 {
 
 var errDivZero = fmt.Errorf("division by zero")
 
+// overflowError is compile-time integer arithmetic whose Python result
+// does not fit the int64 that holds it: an error, not a wrapped value.
+type overflowError struct {
+	op   string
+	x, y int64
+	un   bool // unary: op x
+}
+
+func (e *overflowError) Error() string {
+	if e.un {
+		return fmt.Sprintf("integer overflow: %s(%d) does not fit in 64 bits (compile-time ints are int64)", e.op, e.x)
+	}
+	return fmt.Sprintf("integer overflow: %d %s %d does not fit in 64 bits (compile-time ints are int64)", e.x, e.op, e.y)
+}
+
+// checked turns a checked op's result into a value or an overflowError.
+func checked(op string, x, y int64, r int64, ok bool) (value, error) {
+	if !ok {
+		return nil, &overflowError{op: op, x: x, y: y}
+	}
+	return r, nil
+}
+
 func foldInt(op string, x, y int64) (value, error) {
 	switch op {
 	case "+":
-		return x + y, nil
+		r, ok := scalar.AddChecked(x, y)
+		return checked(op, x, y, r, ok)
 	case "-":
-		return x - y, nil
+		r, ok := scalar.SubChecked(x, y)
+		return checked(op, x, y, r, ok)
 	case "*":
-		return x * y, nil
+		r, ok := scalar.MulChecked(x, y)
+		return checked(op, x, y, r, ok)
 	case "/":
 		if y == 0 {
 			return nil, errDivZero
@@ -150,7 +176,8 @@ func foldInt(op string, x, y int64) (value, error) {
 		if y == 0 {
 			return nil, errDivZero
 		}
-		return scalar.FloorDiv(x, y), nil
+		r, ok := scalar.FloorDivChecked(x, y)
+		return checked(op, x, y, r, ok)
 	case "%":
 		if y == 0 {
 			return nil, errDivZero
@@ -161,7 +188,8 @@ func foldInt(op string, x, y int64) (value, error) {
 			// Python: an int to a negative power is a float.
 			return scalar.PowFloat(float64(x), float64(y)), nil
 		}
-		return scalar.Pow(x, y), nil
+		r, ok := scalar.PowChecked(x, y)
+		return checked(op, x, y, r, ok)
 	case "&":
 		return x & y, nil
 	case "|":
@@ -173,7 +201,8 @@ func foldInt(op string, x, y int64) (value, error) {
 			return nil, fmt.Errorf("negative shift count %d", y)
 		}
 		if op == "<<" {
-			return scalar.Shl(x, y), nil
+			r, ok := scalar.ShlChecked(x, y)
+			return checked(op, x, y, r, ok)
 		}
 		return scalar.Shr(x, y), nil
 	}
@@ -259,7 +288,10 @@ func foldUnary(op string, x value) (value, error) {
 		case "~":
 			return ^x, nil
 		case "-":
-			return -x, nil
+			if r, ok := scalar.NegChecked(x); ok {
+				return r, nil
+			}
+			return nil, &overflowError{op: "-", x: x, un: true}
 		case "+":
 			return x, nil
 		}

@@ -43,6 +43,24 @@ func EvalIntBinary(op Op, x, y int64) (r int64, ok bool) {
 	return 0, false
 }
 
+// IntBinaryWarning says when an integer op's result for the operand y
+// (divisor or exponent) is a convention where Python raises and numpy
+// warns: "integer division by zero" and "integer modulo by zero" (the
+// result is 0, numpy's), "integer to a negative power" (the integer part
+// of the true power). It is "" otherwise. The interpreter reports these as
+// warnings and lower's fold leaves them to run time, so they are reported.
+func IntBinaryWarning(op Op, y int64) string {
+	switch {
+	case op == OpFloorDiv && y == 0:
+		return "integer division by zero (result 0, as numpy's)"
+	case op == OpMod && y == 0:
+		return "integer modulo by zero (result 0, as numpy's)"
+	case op == OpPow && y < 0:
+		return "integer to a negative power (result: the integer part of the true power)"
+	}
+	return ""
+}
+
 // EvalFloatBinary computes the binary elementwise op on float operands in
 // float64; callers round the result to the result dtype. ok is false for
 // ops that have no float form.

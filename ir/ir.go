@@ -252,28 +252,43 @@ func (e *HostExpr) Eval(dims map[string]int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Checked: a grid that wrapped would launch the wrong number of blocks.
+	var r int64
+	ok := true
 	switch e.Op {
 	case HostAdd:
-		return x + y, nil
+		r, ok = scalar.AddChecked(x, y)
 	case HostSub:
-		return x - y, nil
+		r, ok = scalar.SubChecked(x, y)
 	case HostMul:
-		return x * y, nil
+		r, ok = scalar.MulChecked(x, y)
 	case HostMin:
-		return min(x, y), nil
+		r = min(x, y)
 	case HostMax:
-		return max(x, y), nil
+		r = max(x, y)
+	case HostFloorDiv, HostMod, HostCdiv:
+		if y == 0 {
+			return 0, fmt.Errorf("grid: division by zero in %s", e)
+		}
+		switch e.Op {
+		case HostFloorDiv:
+			r, ok = scalar.FloorDivChecked(x, y)
+		case HostMod:
+			r = scalar.Mod(x, y)
+		case HostCdiv:
+			// ceil(x / y) = -((-x) // y)
+			var nx int64
+			if nx, ok = scalar.NegChecked(x); ok {
+				if r, ok = scalar.FloorDivChecked(nx, y); ok {
+					r, ok = scalar.NegChecked(r)
+				}
+			}
+		}
+	default:
+		return 0, fmt.Errorf("grid: unknown operator %d", e.Op)
 	}
-	if y == 0 {
-		return 0, fmt.Errorf("grid: division by zero")
+	if !ok {
+		return 0, fmt.Errorf("grid: %s overflows 64 bits with operands %d and %d", e, x, y)
 	}
-	switch e.Op {
-	case HostFloorDiv:
-		return scalar.FloorDiv(x, y), nil
-	case HostMod:
-		return scalar.Mod(x, y), nil
-	case HostCdiv:
-		return -scalar.FloorDiv(-x, y), nil
-	}
-	return 0, fmt.Errorf("grid: unknown operator %d", e.Op)
+	return r, nil
 }

@@ -68,10 +68,9 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 			switch in.Op {
 			case ir.OpCmp:
 				return cmpInt(in.Attrs.Str("pred"), x, y)
-			case ir.OpFloorDiv, ir.OpMod:
-				if y == 0 {
-					return nil, false // left to run time, which defines it
-				}
+			}
+			if ir.IntBinaryWarning(in.Op, y) != "" {
+				return nil, false // left to run time, which defines it and warns
 			}
 			r, ok := ir.EvalIntBinary(in.Op, x, y)
 			if !ok {

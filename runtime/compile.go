@@ -5,8 +5,10 @@ package runtime
 // lower or ptxgen.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -54,13 +56,39 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 		filename, len(names), strings.Join(names, ", "))
 }
 
-// CompileFile is Compile on the contents of a file.
+// CompileFile is Compile on the contents of a file (read with ReadSource).
 func CompileFile(path string, opts CompileOptions) (*Kernel, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
 	return Compile(path, src, opts)
+}
+
+// MaxSourceBytes bounds a source file: kernels are short, and a path such
+// as /dev/zero or a misnamed data file must not be read until memory runs
+// out.
+const MaxSourceBytes = 16 << 20
+
+// ReadSource reads a kernel source file of at most MaxSourceBytes bytes; a
+// longer file, or an empty one (nothing but white space), is an error.
+func ReadSource(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxSourceBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > MaxSourceBytes {
+		return nil, fmt.Errorf("%s: more than %s: not a kernel source file", path, FormatBytes(MaxSourceBytes))
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, fmt.Errorf("%s: empty file: no kernel (a def decorated with @ct.kernel)", path)
+	}
+	return src, nil
 }
 
 // CompilePTX lowers f for the target named target (one of

@@ -436,6 +436,25 @@ func (c *CUDA) upload(b *Binding) (*devArgs, error) {
 		g.lo = min(g.lo, lo*bs)
 		g.hi = max(g.hi, (hi+1)*bs)
 	}
+	// Checked before any allocation, so that arrays too large for the
+	// device fail with their sizes rather than with cuMemAlloc's code.
+	var need int64
+	var sizes []string
+	for i, t := range b.Tensors {
+		if t == nil || len(t.Data) == 0 {
+			continue
+		}
+		if lo, hi, ok := elemSpan(t); ok {
+			sizes = append(sizes, fmt.Sprintf("%s %d", b.Kernel.Func.Params[i].Name, int64(hi-lo+1)*int64(t.DType.Bytes())))
+		}
+	}
+	for _, base := range order {
+		need += int64(groups[base].hi - groups[base].lo)
+	}
+	if free, total, err := c.Dev.MemInfo(); err == nil && need > free {
+		return nil, fmt.Errorf("cuda: the arrays need %s of device memory (%s), more than the %s free of %s",
+			FormatBytes(need), strings.Join(sizes, ", "), FormatBytes(free), FormatBytes(total))
+	}
 	for _, base := range order {
 		g := groups[base]
 		host := g.data[g.lo:g.hi]

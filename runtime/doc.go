@@ -17,7 +17,8 @@
 // # Launch checks
 //
 // Kernel.Bind, which every backend calls first, checks the argument count,
-// each array's dtype, rank and storage bounds, binds the symbolic dims from
+// each array's dtype, rank and storage bounds (overflow-checked), that its
+// dims fit the i32 kernels index arrays with, binds the symbolic dims from
 // the first argument that has them and checks the others against it, checks
 // literal dims, converts scalars, and evaluates the grid; the Binding it
 // returns is what a backend launches with. During execution, a load or store
@@ -28,7 +29,11 @@
 // smallest linear id is reported, so errors do not depend on scheduling.
 //
 // Blocks run in parallel on a pool of goroutines, each with its own
-// registers; results do not depend on the number of workers.
+// registers; results do not depend on the number of workers. A launch's
+// LaunchOptions.Context stops it between blocks and at every iteration of a
+// for loop (a *StoppedError); LaunchOptions.Progress reports the blocks
+// done; integer ops whose result is numpy's convention rather than Python's
+// (x // 0) are counted and returned as LaunchResult.Warnings.
 //
 // # Numerics of the interpreter
 //

@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,20 +67,62 @@ func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, e
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("launch of %s not started: %w", k.Name(), err)
+	}
 
 	var (
 		next     atomic.Int64
+		done     atomic.Int64 // blocks finished
 		failed   atomic.Bool
+		stop     atomic.Bool // the context is done: blocks and loops stop
 		mu       sync.Mutex
 		firstErr error
 		firstID  = n
 		wg       sync.WaitGroup
 	)
+	// The watcher turns the context's end into a flag that the workers
+	// read between blocks and the for loops read every iteration, so that
+	// a loop of 2^60 iterations stops too; it also reports progress.
+	finished := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		var tick <-chan time.Time
+		if opts.Progress != nil {
+			every := opts.ProgressEvery
+			if every <= 0 {
+				every = time.Second
+			}
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				stop.Store(true)
+				failed.Store(true)
+				return
+			case <-finished:
+				return
+			case <-tick:
+				opts.Progress(Progress{Done: int(done.Load()), Total: n, Elapsed: time.Since(start)})
+			}
+		}
+	}()
+	frames := make([]*frame, workers)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
+		fr := newFrame(prog, b)
+		fr.stop = &stop
+		frames[w] = fr
 		go func() {
 			defer wg.Done()
-			fr := newFrame(prog, b)
 			for !failed.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -93,14 +138,22 @@ func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, e
 					failed.Store(true)
 					return
 				}
+				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
+	close(finished)
+	<-watched
+	if stop.Load() && int(done.Load()) < n {
+		return nil, &StoppedError{Kernel: k.Name(), Done: int(done.Load()), Total: n,
+			Elapsed: time.Since(start), Err: ctx.Err()}
+	}
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	return &LaunchResult{Grid: b.Grid, Dims: b.Dims, Blocks: n, Elapsed: time.Since(start)}, nil
+	return &LaunchResult{Grid: b.Grid, Dims: b.Dims, Blocks: n, Elapsed: time.Since(start),
+		Warnings: mergeWarnings(frames)}, nil
 }
 
 // program is a kernel compiled for the interpreter: value slots instead of
@@ -173,6 +226,128 @@ type frame struct {
 	grid [3]int
 	tmp  []val
 	cur  *cinstr // the instruction executing, for errors
+
+	warns map[*cinstr]*Warning // this worker's warnings, by instruction
+	stop  *atomic.Bool         // set when the launch's context is done
+}
+
+// errStopped ends a block whose launch was stopped; Launch reports the
+// context's error instead.
+var errStopped = errors.New("launch stopped")
+
+// StoppedError is a launch stopped by its context (LaunchOptions.Context:
+// a cancellation or a deadline, `tilec run --timeout`) before every block
+// ran. Err is the context's error, so errors.Is(err,
+// context.DeadlineExceeded) holds for a timeout. The outputs are partly
+// written.
+type StoppedError struct {
+	Kernel      string
+	Done, Total int // blocks finished, blocks in the launch
+	Elapsed     time.Duration
+	Err         error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("launch of %s stopped after %s with %d of %d blocks done: %v",
+		e.Kernel, e.Elapsed.Round(time.Millisecond), e.Done, e.Total, e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Progress is a report on a running launch (LaunchOptions.Progress).
+type Progress struct {
+	Done, Total int // blocks finished, blocks in the launch
+	Elapsed     time.Duration
+}
+
+// ETA estimates the time left from the rate so far (0 before any block is
+// done).
+func (p Progress) ETA() time.Duration {
+	if p.Done <= 0 {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
+}
+
+// Warning is a run-time event with a defined result that is likely a
+// mistake, reported as numpy reports it (ir.IntBinaryWarning): an integer
+// division or modulo by zero, an integer to a negative power. Block is the
+// first block (smallest linear id) where it happened, Count the number of
+// elements over the launch.
+type Warning struct {
+	Block [3]int
+	Pos   lang.Pos
+	Op    ir.Op
+	Msg   string
+	Count int64
+
+	linear int
+}
+
+// String is the warning with its position: `file:line:col: warning: ...`.
+func (w *Warning) String() string {
+	if w.Pos.IsValid() {
+		return fmt.Sprintf("%s:%d:%d: %s", w.Pos.File, w.Pos.Line, w.Pos.Col, w.Message())
+	}
+	return w.Message()
+}
+
+// Message is the warning without its position.
+func (w *Warning) Message() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "warning: %s in %d element", w.Msg, w.Count)
+	if w.Count != 1 {
+		b.WriteString("s")
+	}
+	fmt.Fprintf(&b, ", first in block (%d,%d,%d)", w.Block[0], w.Block[1], w.Block[2])
+	return b.String()
+}
+
+// warn records one element of a warning at c, in the current block.
+func (fr *frame) warn(c *cinstr, y int64) {
+	lin := fr.bid[0] + fr.grid[0]*(fr.bid[1]+fr.grid[1]*fr.bid[2])
+	w := fr.warns[c]
+	if w == nil {
+		if fr.warns == nil {
+			fr.warns = map[*cinstr]*Warning{}
+		}
+		w = &Warning{Block: fr.bid, Pos: c.in.Pos, Op: c.op, Msg: ir.IntBinaryWarning(c.op, y), linear: lin}
+		fr.warns[c] = w
+	}
+	w.Count++
+	if lin < w.linear {
+		w.Block, w.linear = fr.bid, lin
+	}
+}
+
+// mergeWarnings combines the workers' warnings into one per instruction,
+// in source order.
+func mergeWarnings(frames []*frame) []*Warning {
+	by := map[*cinstr]*Warning{}
+	var out []*Warning
+	for _, fr := range frames {
+		for c, w := range fr.warns {
+			m := by[c]
+			if m == nil {
+				cp := *w
+				by[c] = &cp
+				out = append(out, &cp)
+				continue
+			}
+			m.Count += w.Count
+			if w.linear < m.linear {
+				m.Block, m.linear = w.Block, w.linear
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return out
 }
 
 func newFrame(p *program, b *Binding) *frame {
@@ -587,6 +762,9 @@ func execBinary(fr *frame, c *cinstr) error {
 		} else {
 			r, _ := ir.EvalIntBinary(c.op, x.i, y.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
+			if ir.IntBinaryWarning(c.op, y.i) != "" {
+				fr.warn(c, y.i)
+			}
 		}
 		return nil
 	}
@@ -635,6 +813,13 @@ func execBinary(fr *frame, c *cinstr) error {
 	default:
 		for i := range out {
 			out[i], _ = ir.EvalIntBinary(c.op, x[i], y[i])
+		}
+		if c.op == ir.OpFloorDiv || c.op == ir.OpMod || c.op == ir.OpPow {
+			for _, v := range y {
+				if ir.IntBinaryWarning(c.op, v) != "" {
+					fr.warn(c, v)
+				}
+			}
 		}
 	}
 	wrapSlice(c.dtype, out)

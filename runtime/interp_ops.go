@@ -269,8 +269,8 @@ func (fr *frame) tileOrigin(c *cinstr, ar *arrayRef) ([]int, error) {
 	for d := 0; d < r; d++ {
 		idx := fr.regs[c.args[1+d]].i
 		o := idx * int64(c.shape[d])
-		if o >= int64(ar.t.Shape[d]) || o+int64(c.shape[d]) <= 0 {
-			outside = true
+		if o/int64(c.shape[d]) != idx || o >= int64(ar.t.Shape[d]) || o+int64(c.shape[d]) <= 0 {
+			outside = true // an offset that overflows 64 bits is outside too
 		}
 		origin[d] = int(o)
 	}
@@ -464,6 +464,9 @@ func execFor(fr *frame, c *cinstr) error {
 	}
 	ivd := c.adt[0]
 	for iv := lo; (step > 0 && iv < hi) || (step < 0 && iv > hi); iv += step {
+		if fr.stop != nil && fr.stop.Load() {
+			return errStopped
+		}
 		fr.regs[body.params[0]] = val{i: ir.WrapInt(ivd, iv)}
 		term, err := fr.run(body)
 		if err != nil {

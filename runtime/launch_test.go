@@ -224,7 +224,7 @@ func TestLaunchErrors(t *testing.T) {
 		{[]Arg{f16(4, 4), f16(4, 4, 1), f16(4, 4)}, "argument B: rank 3 (shape [4 4 1]), kernel declares rank 2 (K, N)"},
 		{[]Arg{f16(256, 256), f16(512, 64), f16(256, 64)}, "argument B: dimension K is 512 but A gives 256"},
 		{[]Arg{f16(256, 256), f16(256, 64), f16(256, 32)}, "argument C: dimension N is 32 but B gives 64"},
-		{[]Arg{f16(0, 256), f16(256, 64), f16(0, 64)}, "grid is empty: cdiv(M, 128) * cdiv(N, 256) = 0 with M=0"},
+		{[]Arg{f16(0, 256), f16(256, 64), f16(0, 64)}, "grid is empty: axis x is cdiv(M, 128) * cdiv(N, 256) = 0 with M=0; a launch needs at least one block on each axis"},
 		{[]Arg{f16(4, 4), (*Tensor)(nil), f16(4, 4)}, "argument B: nil tensor"},
 		{[]Arg{f16(4, 4), &Tensor{DType: ir.F16, Shape: []int{4, 4}, Strides: []int{4, 1}, Data: make([]byte, 8)}, f16(4, 4)},
 			"argument B: shape [4 4] with strides [4 1] and offset 0 reaches elements [0, 15], outside the storage's 4"},

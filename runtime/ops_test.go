@@ -139,7 +139,7 @@ func TestBinaryInt(t *testing.T) {
 	expect(t, "sub", runTiles(t, binOp(ir.OpSub), x, y), math.MaxInt32-1, -9, 9, -5, 5, 0, 2, -1)
 	expect(t, "mul", runTiles(t, binOp(ir.OpMul), x, y), math.MaxInt32, -14, -14, 14, 0, 0, 120, 12)
 	expect(t, "floordiv", runTiles(t, binOp(ir.OpFloorDiv), x, y), math.MaxInt32, -4, -4, 3, 0, 1, 1, 0)
-	expect(t, "mod", runTiles(t, binOp(ir.OpMod), x, y), 0, 1, -1, -1, 5, 0, 2, 3)
+	expect(t, "mod", runTiles(t, binOp(ir.OpMod), x, y), 0, 1, -1, -1, 0, 0, 2, 3) // 5 % 0 is 0, as numpy
 	expect(t, "min", runTiles(t, binOp(ir.OpMin), x, y), 1, -7, -2, -7, 0, 65536, 10, 3)
 	expect(t, "max", runTiles(t, binOp(ir.OpMax), x, y), math.MaxInt32, 2, 7, -2, 5, 65536, 12, 4)
 	expect(t, "and", runTiles(t, binOp(ir.OpAnd), x, y), 1, 0, 6, -8, 0, 65536, 8, 0)

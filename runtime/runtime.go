@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -49,6 +50,16 @@ type LaunchOptions struct {
 	// Blocks, when non-empty, restricts execution to these block ids (for
 	// checking a sample of a large launch); the grid is still the full one.
 	Blocks [][3]int
+	// Context, when set, stops the CPU interpreter when it is done (a
+	// cancellation or deadline): between blocks and at every iteration of
+	// a for loop. The launch then fails with a *StoppedError wrapping the
+	// context's error. nil is context.Background().
+	Context context.Context
+	// Progress, when set, is called every ProgressEvery (0: one second)
+	// during a CPU launch with the blocks done so far, from a goroutine of
+	// its own.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
 }
 
 // LaunchResult describes a finished launch.
@@ -57,6 +68,9 @@ type LaunchResult struct {
 	Dims    map[string]int64 // symbolic dims bound from the arguments
 	Blocks  int              // blocks executed
 	Elapsed time.Duration
+	// Warnings are the interpreter's run-time warnings (see Warning), in
+	// source order; device backends report none.
+	Warnings []*Warning
 }
 
 // Backend executes kernels. The CPU interpreter is one; a CUDA backend
@@ -117,6 +131,12 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 			if err := t.checkBounds(); err != nil {
 				return nil, fmt.Errorf("argument %s: %v", p.Name, err)
 			}
+			for ax, d := range t.Shape {
+				if d > math.MaxInt32 {
+					return nil, fmt.Errorf("argument %s: dimension %d is %d, more than %d: kernels index arrays with i32",
+						p.Name, ax, d, math.MaxInt32)
+				}
+			}
 			for ax, d := range p.Dims {
 				if ax >= len(t.Shape) {
 					break
@@ -155,8 +175,13 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 			if grid[i] == 0 {
 				grid[i] = 1
 			}
+		}
+		for i := range grid {
 			if grid[i] < 0 {
 				return nil, fmt.Errorf("grid %v has a negative extent", grid)
+			}
+			if grid[i] > MaxGrid[i] {
+				return nil, fmt.Errorf("grid %v: axis %s has %d blocks, more than the %d a launch allows", grid, axisNames[i], grid[i], MaxGrid[i])
 			}
 		}
 		b.Grid = grid
@@ -172,18 +197,28 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 		}
 		v, err := e.Eval(b.Dims)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%v%s", err, symsString(e, b.Dims))
 		}
 		if v <= 0 {
-			return nil, fmt.Errorf("grid is empty: %s = %d%s", HostExprString(e), v, symsString(e, b.Dims))
+			return nil, fmt.Errorf("grid is empty: axis %s is %s = %d%s; a launch needs at least one block on each axis",
+				axisNames[ax], HostExprString(e), v, symsString(e, b.Dims))
 		}
-		if v > math.MaxInt32 {
-			return nil, fmt.Errorf("grid axis %d is %s = %d, too large", ax, HostExprString(e), v)
+		if v > int64(MaxGrid[ax]) {
+			return nil, fmt.Errorf("grid axis %s is %s = %d%s, more than the %d blocks a launch allows",
+				axisNames[ax], HostExprString(e), v, symsString(e, b.Dims), MaxGrid[ax])
 		}
 		b.Grid[ax] = int(v)
 	}
 	return b, nil
 }
+
+// MaxGrid is the most blocks a launch has on each axis: CUDA's limits
+// (2^31-1 on x, 65535 on y and z), which every backend enforces so that a
+// launch the interpreter accepts is one a GPU accepts. Their product fits
+// an int64, so NumBlocks cannot overflow.
+var MaxGrid = [3]int{math.MaxInt32, 65535, 65535}
+
+var axisNames = [3]string{"x", "y", "z"}
 
 func argCountMessage(f *ir.Func, got int) string {
 	names := make([]string, len(f.Params))

@@ -26,21 +26,16 @@ type Tensor struct {
 	Data    []byte
 }
 
-// NewTensor allocates a zeroed contiguous (row-major) tensor.
+// NewTensor allocates a zeroed contiguous (row-major) tensor. It panics
+// where AllocTensor returns an error (a negative dimension, a size that
+// overflows or exceeds the host's memory): use AllocTensor for shapes that
+// come from users.
 func NewTensor(dtype ir.DType, shape ...int) *Tensor {
-	n := 1
-	for _, d := range shape {
-		if d < 0 {
-			panic(fmt.Sprintf("runtime.NewTensor: negative dimension in %v", shape))
-		}
-		n *= d
+	t, err := AllocTensor(dtype, shape...)
+	if err != nil {
+		panic("runtime.NewTensor: " + err.Error())
 	}
-	return &Tensor{
-		DType:   dtype,
-		Shape:   append([]int{}, shape...),
-		Strides: RowMajorStrides(shape),
-		Data:    make([]byte, n*dtype.Bytes()),
-	}
+	return t
 }
 
 // RowMajorStrides returns the contiguous C-order strides of shape.
@@ -320,18 +315,35 @@ func (t *Tensor) checkBounds() error {
 	if len(t.Strides) != len(t.Shape) {
 		return fmt.Errorf("shape %v and strides %v differ in rank", t.Shape, t.Strides)
 	}
-	lo, hi := t.Offset, t.Offset
-	for i, d := range t.Shape {
+	for _, d := range t.Shape {
 		if d < 0 {
 			return fmt.Errorf("negative dimension in shape %v", t.Shape)
 		}
 		if d == 0 {
 			return nil
 		}
-		if s := t.Strides[i]; s > 0 {
-			hi += (d - 1) * s
+	}
+	// Overflow-checked: a stride product that wrapped would put a far
+	// element inside Data.
+	overflow := fmt.Errorf("shape %v with strides %v and offset %d reaches elements beyond 64-bit offsets",
+		t.Shape, t.Strides, t.Offset)
+	lo, hi := t.Offset, t.Offset
+	for i, d := range t.Shape {
+		s := t.Strides[i]
+		if s == math.MinInt {
+			return overflow
+		}
+		ext, ok := mulInt(d-1, abs(s))
+		if !ok {
+			return overflow
+		}
+		if s > 0 {
+			hi, ok = addInt(hi, ext)
 		} else {
-			lo += (d - 1) * s
+			lo, ok = addInt(lo, -ext)
+		}
+		if !ok {
+			return overflow
 		}
 	}
 	n := len(t.Data) / t.DType.Bytes()
@@ -340,6 +352,13 @@ func (t *Tensor) checkBounds() error {
 			t.Shape, t.Strides, t.Offset, lo, hi, n)
 	}
 	return nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // RandNormal returns a contiguous tensor of standard normal values from rng,

@@ -331,11 +331,17 @@ func arrayParamsUsedBy(f *ir.Func, op ir.Op) []int {
 }
 
 // PoisonOutputs fills every float array that f stores into with NaN, so
-// that an element a launch fails to write shows up in Compare. Integer and
-// bool outputs are left alone (they have no NaN).
+// that an element a launch fails to write shows up in Compare. Arrays that
+// f also loads from keep their contents: an in-place kernel's output is its
+// input too. Integer and bool outputs are left alone (they have no NaN),
+// and so are nil entries of args (a caller's way to keep an array).
 func PoisonOutputs(f *ir.Func, args []Arg) {
+	loaded := map[int]bool{}
+	for _, i := range arrayParamsUsedBy(f, ir.OpLoad) {
+		loaded[i] = true
+	}
 	for _, i := range StoredParams(f) {
-		if i < len(args) {
+		if i < len(args) && !loaded[i] {
 			if t, ok := args[i].(*Tensor); ok && t != nil && t.DType.IsFloat() {
 				t.Fill(math.NaN())
 			}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -43,7 +42,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 			return usagef("--dump-after needs --emit lowered or ptx: --emit %s does not lower", *emit)
 		}
 	}
-	src, err := os.ReadFile(srcPath)
+	src, err := runtime.ReadSource(srcPath)
 	if err != nil {
 		return err
 	}
@@ -59,6 +58,12 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts})
 	if err != nil {
 		return err
+	}
+	if len(mod.Funcs) == 0 {
+		if *kernel != "" {
+			return fmt.Errorf("%s: no kernel named %s", srcPath, *kernel)
+		}
+		return fmt.Errorf("%s: no kernel (a def decorated with @ct.kernel)", srcPath)
 	}
 	if *emit == "ir" {
 		fmt.Fprint(stdout, ir.PrintModule(mod))

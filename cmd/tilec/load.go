@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
@@ -21,7 +19,7 @@ func loadKernel(path, kernel string, consts map[string]string) (*ir.Func, error)
 // quoteSource adds the source line and caret to a positioned error from a
 // stage that has no source text (lowering for the GPU, at launch).
 func quoteSource(path string, err error) error {
-	src, rerr := os.ReadFile(path)
+	src, rerr := runtime.ReadSource(path)
 	if rerr != nil {
 		return err
 	}

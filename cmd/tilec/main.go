@@ -18,7 +18,7 @@ func main1() int {
 
 const usage = `usage:
   tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
-  tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy]
+  tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy] [--timeout 30s] [--progress auto|off|1s]
   tilec bench FILE [--sizes 1024,2048,4096] [-D name=value ...] [--json]
 `
 
@@ -118,7 +118,9 @@ func (d defines) Set(s string) error {
 	return nil
 }
 
-// keyValues collects repeated or comma-separated name=value lists (--shape M=1,N=2 --in A=a.npy).
+// keyValues collects repeated or comma-separated name=value lists (--shape
+// M=1,N=2 --in A=a.npy). A name given twice is an error: which of two
+// files or sizes was meant is not for tilec to guess.
 type keyValues map[string]string
 
 func (kv keyValues) String() string { return defines(kv).String() }
@@ -127,6 +129,10 @@ func (kv keyValues) Set(s string) error {
 	for _, part := range strings.Split(s, ",") {
 		if part = strings.TrimSpace(part); part == "" {
 			continue
+		}
+		name, value, _ := strings.Cut(part, "=")
+		if old, dup := kv[strings.TrimSpace(name)]; dup {
+			return fmt.Errorf("%s given twice (%s and %s)", strings.TrimSpace(name), old, strings.TrimSpace(value))
 		}
 		if err := defines(kv).Set(part); err != nil {
 			return err

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/npy"
 )
@@ -34,6 +39,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	target := fs.String("target", "", "GPU target for --backend cuda (default: the best for the device)")
 	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
+	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
+	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
@@ -57,11 +64,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return usagef("--grid: %v", err)
 		}
 	}
-	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed)
+	backend, err := openBackend(*backendName, *target, *workers)
 	if err != nil {
 		return err
 	}
-	backend, err := openBackend(*backendName, *target, *workers)
+	copies := int64(1)
+	if backend.Name() != "cpu" {
+		copies = 2 // the interpreter's check keeps the inputs
+	}
+	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed, copies)
 	if err != nil {
 		return err
 	}
@@ -70,13 +81,43 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if backend.Name() != "cpu" {
 		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
 	}
-	runtime.PoisonOutputs(f, kargs)
+	// Outputs are poisoned so that an element the kernel fails to write
+	// shows as NaN; arrays read with --in are the user's data and are kept.
+	poison := append([]runtime.Arg{}, kargs...)
+	for name := range ins {
+		poison[paramIndex(f, name)] = nil
+	}
+	runtime.PoisonOutputs(f, poison)
 	start := time.Now()
-	res, err := backend.Launch(k, kargs, runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers})
+	opts := runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers}
+	if *timeout < 0 {
+		return usagef("--timeout %s: want a positive duration", *timeout)
+	}
+	if *timeout > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		defer cancel()
+		opts.Context = ctx
+	}
+	endProgress, err := progressReporter(&opts, *progress, stderr)
+	if err != nil {
+		return err
+	}
+	res, err := backend.Launch(k, kargs, opts)
+	endProgress()
+	if errors.Is(err, context.DeadlineExceeded) && *timeout > 0 {
+		return fmt.Errorf("tilec: --timeout %s: %v", *timeout, err)
+	}
 	if err != nil {
 		return quoteSource(srcPath, err)
 	}
 	wall := time.Since(start)
+	for _, w := range res.Warnings {
+		if w.Pos.IsValid() {
+			fmt.Fprintln(stderr, quoteSource(srcPath, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+		} else {
+			fmt.Fprintln(stderr, w)
+		}
+	}
 
 	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, srcPath)
 	fmt.Fprintf(stdout, "consts   %s\n", constsString(f))
@@ -124,15 +165,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 // makeArgs builds the launch arguments: arrays read from --in files or filled
 // with seeded normal random data of the declared shapes, scalars from --scalar.
-func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime.Arg, map[string]int64, error) {
+//
+// copies is how many host copies of each array the run keeps (2 when a
+// device's results are checked against the interpreter's).
+func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
 	for name := range ins {
 		if paramIndex(f, name) < 0 {
 			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
 		}
 	}
 	for name := range scalars {
-		if i := paramIndex(f, name); i < 0 {
+		i := paramIndex(f, name)
+		if i < 0 {
 			return nil, nil, usagef("--scalar %s: %s has no parameter %s", name, f.Name, name)
+		}
+		if _, ok := f.Params[i].Type.(*ir.Array); ok {
+			return nil, nil, usagef("--scalar %s: %s is an array; use --in %s=FILE.npy, or --shape for its dims", name, name, name)
 		}
 	}
 	dims := map[string]int64{}
@@ -148,9 +196,9 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		if !known[name] {
 			return nil, nil, usagef("--shape %s: %s has no symbolic dim %s", name, f.Name, name)
 		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return nil, nil, usagef("--shape %s=%s: want a non-negative integer", name, v)
+		n, err := parseDim(v)
+		if err != nil {
+			return nil, nil, usagef("--shape %s=%s: %v", name, v, err)
 		}
 		dims[name] = n
 	}
@@ -171,7 +219,7 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 			return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 		}
 		if t.DType != arr.DType {
-			t, err = convertTensor(t, arr.DType)
+			t, err = convertTensor(t, arr.DType, p.Name)
 			if err != nil {
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 			}
@@ -185,6 +233,54 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		}
 		args[i] = t
 	}
+	// The shapes of the generated arrays, all checked before any is
+	// allocated: a dim that kernels cannot index (over i32), a size that
+	// overflows, and their total against the host's memory.
+	arrShapes := make([][]int, len(f.Params))
+	var total int64
+	var sizes []string
+	for i, p := range f.Params {
+		pt, ok := p.Type.(*ir.Array)
+		if args[i] != nil || !ok {
+			continue
+		}
+		shape := make([]int, len(p.Dims))
+		for ax, d := range p.Dims {
+			if d.Sym == "" {
+				shape[ax] = int(d.Size)
+				continue
+			}
+			if _, ok := dims[d.Sym]; !ok {
+				if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
+					dims[d.Sym] = defaultBatch
+				} else {
+					dims[d.Sym] = defaultDim
+				}
+			}
+			if n := dims[d.Sym]; n > math.MaxInt32 {
+				return nil, nil, usagef("--shape %s=%d: array dims are i32 in kernels, at most %d (%s axis %d)",
+					d.Sym, n, math.MaxInt32, p.Name, ax)
+			}
+			shape[ax] = int(dims[d.Sym])
+		}
+		n, err := runtime.ShapeBytes(pt.DType, shape)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %s %v %d", p.Name, pt.DType, shape, n))
+		if total += n; total < 0 {
+			return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
+		}
+		arrShapes[i] = shape
+	}
+	if limit := runtime.HostMemory(); limit > 0 && total*copies > limit || total*copies < 0 {
+		what := ""
+		if copies > 1 {
+			what = fmt.Sprintf(", %d copies of each", copies)
+		}
+		return nil, nil, fmt.Errorf("tilec: the arrays need %s of host memory%s (%s), more than the %s available",
+			runtime.FormatBytes(total*copies), what, strings.Join(sizes, ", "), runtime.FormatBytes(limit))
+	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	for i, p := range f.Params {
 		if args[i] != nil {
@@ -192,22 +288,12 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 		}
 		switch pt := p.Type.(type) {
 		case *ir.Array:
-			shape := make([]int, len(p.Dims))
-			for ax, d := range p.Dims {
-				if d.Sym == "" {
-					shape[ax] = int(d.Size)
-					continue
-				}
-				if _, ok := dims[d.Sym]; !ok {
-					if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
-						dims[d.Sym] = defaultBatch
-					} else {
-						dims[d.Sym] = defaultDim
-					}
-				}
-				shape[ax] = int(dims[d.Sym])
+			t, err := runtime.AllocTensor(pt.DType, arrShapes[i]...)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
 			}
-			args[i] = runtime.RandNormal(rng, pt.DType, shape...)
+			t.FillRandNormal(rng)
+			args[i] = t
 		case *ir.Scalar:
 			v, ok := scalars[p.Name]
 			if !ok {
@@ -223,6 +309,30 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64) ([]runtime
 	return args, dims, nil
 }
 
+// parseDim parses a --shape value: a non-negative integer, also written as
+// an exact float (1e6, 2.5e3), which must fit the i32 that kernels index
+// arrays with.
+func parseDim(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 0, 64)
+	if err != nil {
+		x, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || x != math.Trunc(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("want a non-negative integer")
+		}
+		if x >= 1<<63 || x < 0 {
+			return 0, fmt.Errorf("want a non-negative integer of at most %d (array dims are i32 in kernels)", math.MaxInt32)
+		}
+		n = int64(x)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("want a non-negative integer")
+	}
+	if n > math.MaxInt32 {
+		return 0, fmt.Errorf("%d is more than %d: array dims are i32 in kernels", n, math.MaxInt32)
+	}
+	return n, nil
+}
+
 func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 	switch {
 	case d == ir.Bool:
@@ -235,20 +345,36 @@ func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 }
 
 // convertTensor converts a tensor read from .npy to the declared dtype
-// (numpy has no bf16, so bf16 inputs arrive as f32).
-func convertTensor(t *runtime.Tensor, d ir.DType) (*runtime.Tensor, error) {
+// (numpy has no bf16, so bf16 inputs arrive as f32). Integers must fit the
+// declared dtype: narrowing them would silently change the input.
+func convertTensor(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error) {
 	if t.DType.IsFloat() != d.IsFloat() {
 		return nil, fmt.Errorf("file holds %s, kernel declares %s", t.DType, d)
 	}
 	if d.IsFloat() {
 		return runtime.FromFloat64(d, t.Shape, t.Float64s()), nil
 	}
-	out := runtime.NewTensor(d, t.Shape...)
+	out, err := runtime.AllocTensor(d, t.Shape...)
+	if err != nil {
+		return nil, err
+	}
 	for i, v := range t.Int64s() {
 		idx := unravel(i, t.Shape)
+		if d != ir.Bool && ir.WrapInt(d, v) != v {
+			return nil, fmt.Errorf("element %s[%s] of the file is %d, which does not fit the kernel's %s",
+				name, joinInts(idx), v, d)
+		}
 		out.SetInt(v, idx...)
 	}
 	return out, nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 func unravel(i int, shape []int) []int {
@@ -276,11 +402,14 @@ func parseGrid(s string) ([3]int, error) {
 		return g, fmt.Errorf("at most 3 axes, got %d", len(parts))
 	}
 	for i, p := range parts {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) || n <= 0 {
 			return g, fmt.Errorf("%q is not a positive integer", p)
 		}
-		g[i] = n
+		if err != nil || n > int64(runtime.MaxGrid[i]) {
+			return g, fmt.Errorf("axis %s: %s blocks is more than the %d a launch allows", "xyz"[i:i+1], strings.TrimSpace(p), runtime.MaxGrid[i])
+		}
+		g[i] = int(n)
 	}
 	return g, nil
 }
@@ -339,4 +468,58 @@ func dimsString(chosen, bound map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, all[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// progressReporter sets opts.Progress from the --progress flag: "auto"
+// reports when stderr is a terminal, after the launch's first second; an
+// interval reports at that interval whatever stderr is; "off" never. A
+// terminal gets one line rewritten in place, anything else a line per
+// report. The returned function ends the report (a newline on a terminal).
+func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.Writer) (func(), error) {
+	f, isFile := stderr.(*os.File)
+	tty := false
+	if isFile {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	switch flagValue {
+	case "off":
+		return func() {}, nil
+	case "auto":
+		if !tty {
+			return func() {}, nil
+		}
+		opts.ProgressEvery = time.Second
+	default:
+		d, err := time.ParseDuration(flagValue)
+		if err != nil || d <= 0 {
+			return nil, usagef("--progress %s: want auto, off or a positive interval such as 500ms", flagValue)
+		}
+		opts.ProgressEvery = d
+	}
+	var mu sync.Mutex
+	printed := false
+	opts.Progress = func(p runtime.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		line := fmt.Sprintf("progress %d/%d blocks (%.0f%%), %s elapsed", p.Done, p.Total,
+			100*float64(p.Done)/float64(max(p.Total, 1)), p.Elapsed.Round(100*time.Millisecond))
+		if p.Done > 0 {
+			line += fmt.Sprintf(", ETA %s", p.ETA().Round(100*time.Millisecond))
+		}
+		if tty {
+			fmt.Fprintf(stderr, "\r\033[K%s", line)
+		} else {
+			fmt.Fprintln(stderr, line)
+		}
+		printed = true
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if tty && printed {
+			fmt.Fprintln(stderr)
+		}
+	}, nil
 }

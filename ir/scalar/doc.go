@@ -15,8 +15,9 @@
 // ir.DType to those facts stays in ir.
 //
 // A few results are tilec's choice where Python raises or has no fixed-width
-// answer; they are documented on each function (x // 0, x % 0, an integer to
-// a negative power, conversions of NaN and of out-of-range floats). The
+// answer; they are documented on each function (x // 0 and x % 0 are 0 as in
+// numpy, an integer to a negative power, conversions of NaN and of
+// out-of-range floats). The
 // compile-time evaluation in package ir reports division by zero and raises
 // an integer to a negative power in floating point, as Python does, before
 // it gets here.

@@ -3,9 +3,10 @@ package scalar
 import "math"
 
 // FloorDiv is Python's x // y on integers: the quotient rounded toward
-// negative infinity. x // 0 is 0 (the interpreter's run-time rule; there is
-// no trap on a GPU), and math.MinInt64 // -1 wraps to math.MinInt64, as
-// two's-complement division does.
+// negative infinity. x // 0 is 0, as numpy's integer floor_divide gives
+// (with a warning, which the interpreter reports as numpy does; a GPU has no
+// trap), and math.MinInt64 // -1 wraps to math.MinInt64, as two's-complement
+// division does. Compile-time evaluation reports x // 0 as Python does.
 func FloorDiv(x, y int64) int64 {
 	if y == 0 {
 		return 0
@@ -21,10 +22,11 @@ func FloorDiv(x, y int64) int64 {
 }
 
 // Mod is Python's x % y on integers: the remainder has the divisor's sign.
-// x % 0 is x, so that x == FloorDiv(x, y)*y + Mod(x, y) holds for every y.
+// x % 0 is 0, as numpy's integer remainder gives (with a warning, see
+// FloorDiv).
 func Mod(x, y int64) int64 {
 	if y == 0 {
-		return x
+		return 0
 	}
 	if y == -1 {
 		return 0
@@ -58,7 +60,9 @@ func ModFloat(x, y float64) float64 {
 
 // Pow is x ** y on integers, wrapping at 64 bits. A negative exponent gives
 // the integer part of the true power: 1 and -1 keep their magnitude, any
-// other base gives 0 (1/x**|y| truncated; 0 ** negative is 0 too).
+// other base gives 0 (1/x**|y| truncated; 0 ** negative is 0 too). numpy
+// refuses integers to negative powers: the builder does too where the
+// exponent is a constant, and the interpreter warns where it is not.
 func Pow(x, y int64) int64 {
 	if y < 0 {
 		switch x {

@@ -54,8 +54,8 @@ func TestDivisionByZero(t *testing.T) {
 		if got := FloorDiv(x, 0); got != 0 {
 			t.Errorf("FloorDiv(%d, 0) = %d, want 0", x, got)
 		}
-		if got := Mod(x, 0); got != x {
-			t.Errorf("Mod(%d, 0) = %d, want %d", x, got, x)
+		if got := Mod(x, 0); got != 0 {
+			t.Errorf("Mod(%d, 0) = %d, want 0 (numpy)", x, got)
 		}
 	}
 	if got := FloorDivFloat(1, 0); !math.IsInf(got, 1) {
@@ -215,6 +215,94 @@ func TestShifts(t *testing.T) {
 			// arithmetic shift does.
 			if got, want := Shr(x, y), new(big.Int).Rsh(big.NewInt(x), uint(y)).Int64(); got != want {
 				t.Errorf("Shr(%d, %d) = %d, want %d", x, y, got, want)
+			}
+		}
+	}
+}
+
+func TestChecked(t *testing.T) {
+	const max, min = math.MaxInt64, math.MinInt64
+	for _, tc := range []struct {
+		name string
+		f    func(x, y int64) (int64, bool)
+		x, y int64
+		want int64
+		ok   bool
+	}{
+		{"add", AddChecked, max, 1, 0, false},
+		{"add", AddChecked, min, -1, 0, false},
+		{"add", AddChecked, max, min, -1, true},
+		{"sub", SubChecked, min, 1, 0, false},
+		{"sub", SubChecked, 0, min, 0, false},
+		{"sub", SubChecked, -1, min, max, true},
+		{"mul", MulChecked, 1 << 62, 2, 0, false},
+		{"mul", MulChecked, -1 << 62, 2, min, true},
+		{"mul", MulChecked, min, -1, 0, false},
+		{"mul", MulChecked, -1, min, 0, false},
+		{"mul", MulChecked, 3037000500, 3037000500, 0, false},
+		{"mul", MulChecked, 0, min, 0, true},
+		{"floordiv", FloorDivChecked, min, -1, 0, false},
+		{"floordiv", FloorDivChecked, -7, 2, -4, true},
+		{"pow", PowChecked, 10, 19, 0, false},
+		{"pow", PowChecked, 10, 18, 1e18, true},
+		{"pow", PowChecked, 2, 63, 0, false},
+		{"pow", PowChecked, -2, 63, min, true},
+		{"pow", PowChecked, 2, 62, 1 << 62, true},
+		{"pow", PowChecked, 1, max, 1, true},
+		{"pow", PowChecked, -1, max, -1, true},
+		{"pow", PowChecked, 0, 0, 1, true},
+		{"shl", ShlChecked, 1, 100, 0, false},
+		{"shl", ShlChecked, 1, 63, 0, false},
+		{"shl", ShlChecked, 1, 62, 1 << 62, true},
+		{"shl", ShlChecked, -1, 63, min, true},
+		{"shl", ShlChecked, -1, 64, 0, false},
+		{"shl", ShlChecked, 3, 62, 0, false},
+		{"shl", ShlChecked, 0, 1000, 0, true},
+	} {
+		got, ok := tc.f(tc.x, tc.y)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("%s(%d, %d) = %d, %v; want %d, %v", tc.name, tc.x, tc.y, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := NegChecked(min); ok {
+		t.Errorf("NegChecked(MinInt64) did not overflow")
+	}
+}
+
+// TestCheckedAgainstBig compares the checked ops with math/big on every pair
+// of interesting operands: ok exactly when the true result fits int64, and
+// then the result is the true one.
+func TestCheckedAgainstBig(t *testing.T) {
+	fits := func(z *big.Int) bool { return z.IsInt64() }
+	for _, x := range interesting {
+		for _, y := range interesting {
+			X, Y := big.NewInt(x), big.NewInt(y)
+			check := func(name string, got int64, ok bool, want *big.Int) {
+				if ok != fits(want) || ok && got != want.Int64() {
+					t.Errorf("%s(%d, %d) = %d, %v; true result %s", name, x, y, got, ok, want)
+				}
+			}
+			r, ok := AddChecked(x, y)
+			check("add", r, ok, new(big.Int).Add(X, Y))
+			r, ok = SubChecked(x, y)
+			check("sub", r, ok, new(big.Int).Sub(X, Y))
+			r, ok = MulChecked(x, y)
+			check("mul", r, ok, new(big.Int).Mul(X, Y))
+			if y != 0 {
+				// big's Div is Euclidean (remainder >= 0): the floor is one less
+				// when y < 0 and the remainder is not zero.
+				q := new(big.Int).Div(X, Y)
+				if m := new(big.Int).Mod(X, Y); y < 0 && m.Sign() != 0 {
+					q.Sub(q, big.NewInt(1))
+				}
+				r, ok = FloorDivChecked(x, y)
+				check("floordiv", r, ok, q)
+			}
+			if y >= 0 && y < 200 {
+				r, ok = PowChecked(x, y)
+				check("pow", r, ok, new(big.Int).Exp(X, Y, nil))
+				r, ok = ShlChecked(x, y)
+				check("shl", r, ok, new(big.Int).Lsh(X, uint(y)))
 			}
 		}
 	}

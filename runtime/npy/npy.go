@@ -210,6 +210,9 @@ func Read(r io.Reader) (*runtime.Tensor, error) {
 	if size > maxBytes {
 		return nil, fmt.Errorf("npy: shape %v is too large", h.Shape)
 	}
+	if err := runtime.CheckHostBytes(dt, h.Shape, size); err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
 	// Read without trusting the header's size for the allocation: a short
 	// file fails after reading what is there.
 	var data bytes.Buffer

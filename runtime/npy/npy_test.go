@@ -199,3 +199,17 @@ func FuzzReadNPY(f *testing.F) {
 		}
 	})
 }
+
+// A header whose data would exceed the host's memory is refused with the
+// bytes before anything is read or allocated.
+func TestHeaderBeyondHostMemory(t *testing.T) {
+	old := runtime.HostMemoryLimit
+	runtime.HostMemoryLimit = 1 << 20
+	defer func() { runtime.HostMemoryLimit = old }()
+	src := numpyHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1024, 1024), }")
+	_, err := Read(bytes.NewReader(src))
+	want := "npy: f32 array of shape [1024 1024] needs 4194304 bytes (4.0 MiB), more than the host memory available"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Read = %v, want %q", err, want)
+	}
+}

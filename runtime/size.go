@@ -1,0 +1,202 @@
+package runtime
+
+// Size arithmetic that cannot wrap, and the check of a size against the
+// host's memory before anything is allocated. A shape from the command line
+// or a .npy header can be anything: a byte count that wraps to a small
+// number would allocate a short buffer and index past it, and one that does
+// not wrap but exceeds memory would end the process in Go's out-of-memory
+// crash, which cannot be recovered. Both are errors here, with the bytes in
+// the message.
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// mulInt is a*b, and false if it overflows int. Operands are non-negative.
+func mulInt(a, b int) (int, bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if a < 0 || b < 0 || hi != 0 || lo > math.MaxInt {
+		return 0, false
+	}
+	return int(lo), true
+}
+
+// addInt is a+b, and false if it overflows int.
+func addInt(a, b int) (int, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
+
+// SizeError is a shape whose size cannot be allocated: its element or byte
+// count overflows, or it needs more memory than there is.
+type SizeError struct {
+	DType ir.DType
+	Shape []int
+	// Bytes is the size needed; 0 when it overflows 64 bits.
+	Bytes int64
+	// Limit is the memory available (0 when the count overflows); Where
+	// says whose ("host", "device").
+	Limit int64
+	Where string
+}
+
+func (e *SizeError) Error() string {
+	if e.Bytes == 0 {
+		return fmt.Sprintf("%s array of shape %v: its size in bytes overflows 64 bits", e.DType, e.Shape)
+	}
+	return fmt.Sprintf("%s array of shape %v needs %s, more than the %s memory available (%s)",
+		e.DType, e.Shape, FormatBytes(e.Bytes), e.Where, FormatBytes(e.Limit))
+}
+
+// FormatBytes prints a byte count exactly and, from 1 KiB up, in binary
+// units: "400000000000 bytes (372.5 GiB)".
+func FormatBytes(n int64) string {
+	s := strconv.FormatInt(n, 10) + " bytes"
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	x, u := float64(n), -1
+	for x >= 1024 && u < len(units)-1 {
+		x /= 1024
+		u++
+	}
+	if u >= 0 {
+		s += fmt.Sprintf(" (%.1f %s)", x, units[u])
+	}
+	return s
+}
+
+// ShapeBytes is the number of bytes a contiguous dtype array of shape
+// takes, or an error if a dimension is negative or the count overflows.
+func ShapeBytes(dtype ir.DType, shape []int) (int64, error) {
+	n := dtype.Bytes()
+	if n == 0 {
+		return 0, fmt.Errorf("invalid dtype %s", dtype)
+	}
+	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("negative dimension in shape %v", shape)
+		}
+	}
+	for _, d := range shape {
+		if d == 0 {
+			return 0, nil
+		}
+	}
+	for _, d := range shape {
+		var ok bool
+		if n, ok = mulInt(n, d); !ok {
+			return 0, &SizeError{DType: dtype, Shape: append([]int{}, shape...)}
+		}
+	}
+	return int64(n), nil
+}
+
+// HostMemoryLimit, when positive, replaces what the host reports as its
+// available memory (HostMemory): tests set it, and a program that knows
+// its budget better than the kernel can.
+var HostMemoryLimit int64
+
+// HostMemory returns the memory, in bytes, that an allocation can count on:
+// HostMemoryLimit if set, else the smaller of the kernel's MemAvailable and
+// the cgroup's limit less its usage; 0 when neither is known (no check).
+func HostMemory() int64 {
+	if HostMemoryLimit > 0 {
+		return HostMemoryLimit
+	}
+	return hostAvailable()
+}
+
+var hostTotal = sync.OnceValue(func() int64 { return meminfo("MemTotal:") })
+
+func hostAvailable() int64 {
+	avail := meminfo("MemAvailable:")
+	if lim := cgroupFree(); lim > 0 && (avail == 0 || lim < avail) {
+		avail = lim
+	}
+	if avail == 0 {
+		avail = hostTotal()
+	}
+	return avail
+}
+
+// meminfo reads a field of /proc/meminfo in bytes (0 if absent).
+func meminfo(field string) int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), field)
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil || kb <= 0 || kb > math.MaxInt64/1024 {
+			return 0
+		}
+		return kb * 1024
+	}
+	return 0
+}
+
+// cgroupFree is a cgroup v2 memory.max less memory.current (0 if there is
+// no limit or no cgroup v2).
+func cgroupFree() int64 {
+	read := func(name string) int64 {
+		b, err := os.ReadFile("/sys/fs/cgroup/" + name)
+		if err != nil {
+			return 0
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0 // "max": no limit
+		}
+		return n
+	}
+	limit := read("memory.max")
+	if limit <= 0 {
+		return 0
+	}
+	return max(1, limit-read("memory.current"))
+}
+
+// CheckHostBytes reports a *SizeError if bytes (of the dtype array of shape,
+// for the message) is more than HostMemory.
+func CheckHostBytes(dtype ir.DType, shape []int, bytes int64) error {
+	if limit := HostMemory(); limit > 0 && bytes > limit {
+		return &SizeError{DType: dtype, Shape: append([]int{}, shape...), Bytes: bytes, Limit: limit, Where: "host"}
+	}
+	return nil
+}
+
+// AllocTensor is NewTensor returning an error instead of allocating when a
+// dimension is negative, the byte count overflows or it exceeds the host's
+// available memory (HostMemory).
+func AllocTensor(dtype ir.DType, shape ...int) (*Tensor, error) {
+	n, err := ShapeBytes(dtype, shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckHostBytes(dtype, shape, n); err != nil {
+		return nil, err
+	}
+	return &Tensor{
+		DType:   dtype,
+		Shape:   append([]int{}, shape...),
+		Strides: RowMajorStrides(shape),
+		Data:    make([]byte, n),
+	}, nil
+}
