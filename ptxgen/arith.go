@@ -145,18 +145,25 @@ func (e *emitter) pyDivMod(op ir.Op, x, y Reg, d ir.DType) Reg {
 	e.emit("setp.lt."+t, p2, sx, Imm(0))
 	p := e.newReg(Pred)
 	e.emit("and.pred", p, p1, p2)
+	var r Reg
 	if op == ir.OpFloorDiv {
 		q1 := e.newReg(c)
 		e.emit("sub."+t, q1, q, Imm(1))
-		r := e.newReg(c)
+		r = e.newReg(c)
 		e.emit("selp."+btypeReg(c), r, q1, q, p)
-		return r
+	} else {
+		m1 := e.newReg(c)
+		e.emit("add."+t, m1, m, y)
+		r = e.newReg(c)
+		e.emit("selp."+btypeReg(c), r, m1, m, p)
 	}
-	m1 := e.newReg(c)
-	e.emit("add."+t, m1, m, y)
-	r := e.newReg(c)
-	e.emit("selp."+btypeReg(c), r, m1, m, p)
-	return r
+	// x // 0 and x % 0 are 0 (ir/scalar's rule, numpy's); PTX leaves the
+	// quotient and remainder of a division by zero unspecified.
+	z := e.newReg(Pred)
+	e.emit("setp.eq."+t, z, y, Imm(0))
+	out := e.newReg(c)
+	e.emit("selp."+btypeReg(c), out, Imm(0), r, z)
+	return out
 }
 
 func btypeReg(c RegClass) string {

@@ -241,3 +241,39 @@ func BenchmarkSourceToPTXMatmul(b *testing.B) {
 		}
 	}
 }
+
+// Integer // and % by zero give 0 on the GPU as in the interpreter
+// (ir/scalar): PTX leaves div and rem by zero unspecified, so every
+// quotient and remainder is selected against a zero divisor.
+func TestIntDivByZeroGuard(t *testing.T) {
+	src := `import cuda.tile as ct
+
+@ct.kernel(grid=(1,))
+def k(X: ct.Array[ct.int32, (N,)], Y: ct.Array[ct.int32, (N,)], Z: ct.Array[ct.int32, (N,)]):
+    x = ct.load(X, index=(0,), shape=(128,))
+    y = ct.load(Y, index=(0,), shape=(128,))
+    ct.store(Z, index=(0,), tile=x // y + x % y)
+`
+	af, err := lang.Parse("k.tile", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ir.Build(af, ir.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := lower.MustTarget("sm_80")
+	g, err := lower.Lower(m.Funcs[0], tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := EmitKernel(g, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	divs := count(k.PTX, `\bdiv\.s32`) + count(k.PTX, `\brem\.s32`)
+	guards := count(k.PTX, `selp\.b32 %r\d+, 0, %r\d+, %p\d+;`)
+	if divs == 0 || guards*2 != divs {
+		t.Errorf("%d div/rem (each op computes both), %d zero-divisor guards; want one guard per op", divs, guards)
+	}
+}
