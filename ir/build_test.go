@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -33,36 +34,31 @@ type buildCase struct {
 	opts BuildOptions
 }
 
-func readBuildCase(t *testing.T, path string) (*txtar.Archive, map[string]string, buildCase) {
+func readBuildCase(t *testing.T, a *golden.Archive) buildCase {
 	t.Helper()
-	a, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sec := map[string]string{}
-	for _, f := range a.Files {
-		sec[f.Name] = string(f.Data)
-	}
+	ex, _ := a.Section("example")
+	in, _ := a.Section("in.tile")
+	flags, _ := a.Section("flags")
 	var c buildCase
 	switch {
-	case sec["example"] != "":
-		name := strings.TrimSpace(sec["example"])
+	case ex != "":
+		name := strings.TrimSpace(ex)
 		src, err := os.ReadFile(filepath.Join("..", "examples", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.name, c.src = name, src
-	case sec["in.tile"] != "":
-		c.name, c.src = "in.tile", []byte(sec["in.tile"])
+	case in != "":
+		c.name, c.src = "in.tile", []byte(in)
 	default:
 		t.Fatal("archive has neither -- example -- nor -- in.tile --")
 	}
-	opts, err := parseBuildFlags(sec["flags"])
+	opts, err := parseBuildFlags(flags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.opts = opts
-	return a, sec, c
+	return c
 }
 
 // parseBuildFlags reads `-D name=value` and `-kernel name` lines.
@@ -114,40 +110,23 @@ func errorLines(err error) string {
 }
 
 func TestBuildGoldens(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "build", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no build goldens")
-	}
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			a, sec, c := readBuildCase(t, path)
-			m, err := compile(c.name, c.src, c.opts)
-			if err != nil {
-				t.Fatalf("build failed:\n%v", err)
-			}
-			got := PrintModule(m)
-			if updateGoldens() {
-				if got != sec["ir"] {
-					setSection(t, path, a, "ir", got)
-				}
-				return
-			}
-			if diff := cmp.Diff(sec["ir"], got); diff != "" {
-				t.Errorf("IR differs (-golden +built):\n%s", diff)
-			}
-			// The printed IR parses back to the same text.
-			m2, err := Parse(got)
-			if err != nil {
-				t.Fatalf("Parse(Print(build)): %v", err)
-			}
-			if diff := cmp.Diff(got, PrintModule(m2)); diff != "" {
-				t.Errorf("Print(Parse(Print(build))) differs:\n%s", diff)
-			}
-		})
-	}
+	golden.Run(t, filepath.Join("testdata", "build"), func(t *testing.T, a *golden.Archive) {
+		c := readBuildCase(t, a)
+		m, err := compile(c.name, c.src, c.opts)
+		if err != nil {
+			t.Fatalf("build failed:\n%v", err)
+		}
+		got := PrintModule(m)
+		a.Check(t, "ir", got)
+		// The printed IR parses back to the same text.
+		m2, err := Parse(got)
+		if err != nil {
+			t.Fatalf("Parse(Print(build)): %v", err)
+		}
+		if diff := cmp.Diff(got, PrintModule(m2)); diff != "" {
+			t.Errorf("Print(Parse(Print(build))) differs:\n%s", diff)
+		}
+	})
 }
 
 // TestBuildExamples checks that every example has a golden archive (or,
@@ -166,63 +145,47 @@ func TestBuildExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := compile(base, src, BuildOptions{}); err != nil {
+		m, err := compile(base, src, BuildOptions{})
+		if err != nil {
 			t.Errorf("%s:\n%v", base, err)
 			continue
 		}
-		golden := filepath.Join("testdata", "build", strings.TrimSuffix(base, ".tile")+".txtar")
-		if _, err := os.Stat(golden); err == nil {
+		path := filepath.Join("testdata", "build", strings.TrimSuffix(base, ".tile")+".txtar")
+		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		if !updateGoldens() {
-			t.Errorf("%s has no golden archive %s (run go test ./ir -update)", base, golden)
+		if !golden.Update() {
+			t.Errorf("%s has no golden archive %s (run go test ./ir -update)", base, path)
 			continue
 		}
-		a := &txtar.Archive{
-			Comment: []byte("Golden IR of examples/" + base + ".\n"),
-			Files:   []txtar.File{{Name: "example", Data: []byte(base + "\n")}, {Name: "ir"}},
-		}
-		if err := os.WriteFile(golden, txtar.Format(a), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		a := golden.Read(t, path)
+		a.Comment = []byte("Golden IR of examples/" + base + ".\n")
+		a.Check(t, "example", base+"\n")
+		a.Check(t, "ir", PrintModule(m))
 	}
 }
 
 func TestBuildErrors(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "errors", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join("testdata", "errors")
+	if n := len(golden.List(t, dir)); n < 30 {
+		t.Errorf("%d error cases, want at least 30", n)
 	}
-	if len(files) < 30 {
-		t.Errorf("%d error cases, want at least 30", len(files))
-	}
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			a, sec, c := readBuildCase(t, path)
-			_, err := compile(c.name, c.src, c.opts)
-			if err == nil {
-				t.Fatal("built without errors")
+	golden.Run(t, dir, func(t *testing.T, a *golden.Archive) {
+		c := readBuildCase(t, a)
+		_, err := compile(c.name, c.src, c.opts)
+		if err == nil {
+			t.Fatal("built without errors")
+		}
+		a.Check(t, "errors", errorLines(err))
+		// Every error quotes its line with a caret.
+		var list lang.ErrorList
+		errors.As(err, &list)
+		for _, e := range list {
+			if !strings.Contains(e.Error(), "^") {
+				t.Errorf("error without caret: %q", e.Error())
 			}
-			got := errorLines(err)
-			if updateGoldens() {
-				if got != sec["errors"] {
-					setSection(t, path, a, "errors", got)
-				}
-				return
-			}
-			if diff := cmp.Diff(sec["errors"], got); diff != "" {
-				t.Errorf("errors differ (-want +got):\n%s", diff)
-			}
-			// Every error quotes its line with a caret.
-			var list lang.ErrorList
-			errors.As(err, &list)
-			for _, e := range list {
-				if !strings.Contains(e.Error(), "^") {
-					t.Errorf("error without caret: %q", e.Error())
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestBuildErrorsSorted checks that errors come sorted by position.

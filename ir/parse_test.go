@@ -7,65 +7,45 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tilec/tilec/internal/golden"
 )
 
 // TestTextGoldens checks that every archive's `-- ir --` section parses,
 // verifies, and prints back byte for byte. With -update, the section is
 // rewritten as printed (review the diff).
 func TestTextGoldens(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "text", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			a, sec := readArchive(t, path)
-			text, ok := sec["ir"]
-			if !ok {
-				t.Fatal("no -- ir -- section")
+	golden.Run(t, filepath.Join("testdata", "text"), func(t *testing.T, a *golden.Archive) {
+		text := a.MustSection(t, "ir")
+		m, err := Parse(text)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if err := VerifyModule(m); err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		a.Check(t, "ir", PrintModule(m))
+		// Parsed IDs are kept, and new values continue after them.
+		for _, f := range m.Funcs {
+			maxID := -1
+			for _, p := range f.Body.Params {
+				maxID = max(maxID, p.ID)
 			}
-			m, err := Parse(text)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			if err := VerifyModule(m); err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
-			got := PrintModule(m)
-			if updateGoldens() {
-				if got != text {
-					setSection(t, path, a, "ir", got)
+			f.Body.Walk(func(in *Instr) {
+				for _, v := range in.Results {
+					maxID = max(maxID, v.ID)
 				}
-				return
-			}
-			if diff := cmp.Diff(text, got); diff != "" {
-				t.Errorf("Print(Parse(ir)) differs (-golden +printed):\n%s", diff)
-			}
-			// Parsed IDs are kept, and new values continue after them.
-			for _, f := range m.Funcs {
-				maxID := -1
-				for _, p := range f.Body.Params {
-					maxID = max(maxID, p.ID)
-				}
-				f.Body.Walk(func(in *Instr) {
-					for _, v := range in.Results {
-						maxID = max(maxID, v.ID)
+				for _, r := range in.Regions {
+					for _, p := range r.Params {
+						maxID = max(maxID, p.ID)
 					}
-					for _, r := range in.Regions {
-						for _, p := range r.Params {
-							maxID = max(maxID, p.ID)
-						}
-					}
-				})
-				if f.NumValues() != maxID+1 {
-					t.Errorf("@%s: NumValues = %d, want %d", f.Name, f.NumValues(), maxID+1)
 				}
+			})
+			if f.NumValues() != maxID+1 {
+				t.Errorf("@%s: NumValues = %d, want %d", f.Name, f.NumValues(), maxID+1)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestParseRenumber checks that IDs with gaps survive a round trip, and that

@@ -1,70 +1,15 @@
 package ir
 
 import (
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
+
+	"github.com/tilec/tilec/internal/golden"
 )
-
-// The -update flag rewrites golden files. It is registered only if no other
-// test file of the package has registered it already (package-level vars
-// are initialized before init functions run).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updateGoldens() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
-
-// readArchive reads a txtar file and returns it with its sections by name.
-func readArchive(t *testing.T, path string) (*txtar.Archive, map[string]string) {
-	t.Helper()
-	a, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sec := map[string]string{}
-	for _, f := range a.Files {
-		sec[f.Name] = string(f.Data)
-	}
-	return a, sec
-}
-
-// setSection replaces (or adds) a section of a and writes the archive to path.
-func setSection(t *testing.T, path string, a *txtar.Archive, name, data string) {
-	t.Helper()
-	found := false
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			a.Files[i].Data = []byte(data)
-			found = true
-		}
-	}
-	if !found {
-		a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(data)})
-	}
-	if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // kb builds IR in tests: one op at a time, appended to the current block.
 type kb struct {
@@ -154,15 +99,7 @@ func TestPrintMatmulBuilt(t *testing.T) {
 		t.Fatalf("Verify: %v", err)
 	}
 	got := Print(f)
-	path := filepath.Join("testdata", "text", "matmul.txtar")
-	a, sec := readArchive(t, path)
-	if updateGoldens() {
-		setSection(t, path, a, "ir", got)
-		return
-	}
-	if diff := cmp.Diff(sec["ir"], got); diff != "" {
-		t.Errorf("Print(matmul) mismatch (-golden +got):\n%s", diff)
-	}
+	golden.Read(t, filepath.Join("testdata", "text", "matmul.txtar")).Check(t, "ir", got)
 	// Printing must not change the Func.
 	if again := Print(f); again != got {
 		t.Errorf("second Print differs")

@@ -175,3 +175,13 @@ func BenchmarkParseMatmul(b *testing.B) {
 		}
 	}
 }
+
+// section returns the named section of ar, or nil.
+func section(ar *txtar.Archive, name string) []byte {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}

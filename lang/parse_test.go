@@ -3,73 +3,36 @@ package lang
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
+	"github.com/tilec/tilec/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestGolden parses the `in.tile` section of every archive under
 // testdata/parse and testdata/errors and compares the result with its `ast`
 // section (FormatAST) or its `errors` section (one `file:line:col: message`
 // line per error). Run `go test ./lang -update` to rewrite them.
 func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no test archives")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.ToSlash(file)[len("testdata/"):], ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := section(ar, "in.tile")
-			if src == nil {
-				t.Fatal("no in.tile section")
-			}
-			wantErrs := strings.HasPrefix(filepath.Base(filepath.Dir(file)), "errors")
-			name, got := "ast", ""
+	for _, dir := range []string{"parse", "errors"} {
+		golden.Run(t, filepath.Join("testdata", dir), func(t *testing.T, a *golden.Archive) {
+			src := []byte(a.MustSection(t, "in.tile"))
+			name, other, got := "ast", "errors", ""
 			f, perr := Parse("in.tile", src)
 			if perr != nil {
-				name, got = "errors", errorLines(perr)
+				name, other, got = "errors", "ast", errorLines(perr)
 			} else {
 				got = FormatAST(f)
 			}
-			if *update {
-				ar.Files = []txtar.File{{Name: "in.tile", Data: src}, {Name: name, Data: []byte(got)}}
-				if err := os.WriteFile(file, txtar.Format(ar), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
+			if (dir == "errors") != (perr != nil) {
+				t.Errorf("want errors: %v; got:\n%s", dir == "errors", got)
 			}
-			if wantErrs != (perr != nil) {
-				t.Errorf("want errors: %v; got:\n%s", wantErrs, got)
-			}
-			want := section(ar, name)
-			if want == nil {
-				t.Fatalf("no %q section; got:\n%s", name, got)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-			}
+			a.Remove(t, other)
+			a.Check(t, name, got)
 		})
 	}
-}
-
-func section(ar *txtar.Archive, name string) []byte {
-	for _, f := range ar.Files {
-		if f.Name == name {
-			return f.Data
-		}
-	}
-	return nil
 }
 
 // errorLines renders an ErrorList as `file:line:col: message` lines.
@@ -87,21 +50,8 @@ func errorLines(err error) string {
 
 // TestGrammarEBNF pins participle's rendering of the grammar.
 func TestGrammarEBNF(t *testing.T) {
-	const file = "testdata/grammar.ebnf"
-	got := grammar.String() + "\n"
-	if *update {
-		if err := os.WriteFile(file, []byte(got), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("grammar changed (-want +got); review and run with -update:\n%s", diff)
-	}
+	// A change shows as a diff: review it and run with -update.
+	golden.CheckFile(t, filepath.Join("testdata", "grammar.ebnf"), grammar.String()+"\n")
 }
 
 // TestErrorRendering checks the full rendering of an error: position,

@@ -1,21 +1,18 @@
 package lower_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
 
+	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // build compiles the first kernel of an example to IR.
 func build(t testing.TB, file string, consts map[string]string) *ir.Func {
@@ -69,24 +66,11 @@ func TestGolden(t *testing.T) {
 			if again := ir.Print(h); again != got {
 				t.Errorf("Print(Parse(lowered)) differs:\n%s", cmp.Diff(got, again))
 			}
-			path := filepath.Join("testdata", name+".txtar")
-			if *update {
-				a := &txtar.Archive{
-					Comment: []byte("Lowered IR of examples/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n"),
-					Files:   []txtar.File{{Name: "lowered", Data: []byte(got)}},
-				}
-				if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
+			a := golden.Read(t, filepath.Join("testdata", name+".txtar"))
+			if len(a.Files) == 0 {
+				a.Comment = []byte("Lowered IR of examples/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n")
 			}
-			a, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(a.Files[0].Data), got); d != "" {
-				t.Errorf("lowered IR mismatch (-want +got):\n%s", d)
-			}
+			a.Check(t, "lowered", got)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package ptxgen
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,18 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
-
+	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen/internal/handir"
 )
-
-var updateFlag = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-func updating() bool { return *updateFlag || os.Getenv("UPDATE") != "" }
 
 func TestPrinter(t *testing.T) {
 	p := Reg{Pred, 3}
@@ -163,24 +156,11 @@ func TestGolden(t *testing.T) {
 	for _, name := range []string{"vector_add", "broadcast", "matmul_bt", "softmax", "layernorm", "reduction"} {
 		t.Run(name, func(t *testing.T) {
 			_, _, k := compileExample(t, name+".tile", nil, lower.MustTarget("sm_80"))
-			path := filepath.Join("testdata", name+".txtar")
-			if updating() {
-				a := &txtar.Archive{
-					Comment: []byte("PTX of examples/" + name + ".tile for sm_80 (go test ./ptxgen -update rewrites it).\n"),
-					Files:   []txtar.File{{Name: "ptx", Data: []byte(k.PTX)}},
-				}
-				if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
+			a := golden.Read(t, filepath.Join("testdata", name+".txtar"))
+			if len(a.Files) == 0 {
+				a.Comment = []byte("PTX of examples/" + name + ".tile for sm_80 (go test ./ptxgen -update rewrites it).\n")
 			}
-			a, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(a.Files[0].Data), k.PTX); d != "" {
-				t.Errorf("PTX mismatch (-want +got):\n%s", d)
-			}
+			a.Check(t, "ptx", k.PTX)
 		})
 	}
 }
