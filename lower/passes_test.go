@@ -1,0 +1,85 @@
+package lower_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/internal/golden"
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// TestPasses runs each pass alone on IR text: every archive under
+// testdata/passes/<pass>/ has an `in` section (IR text as ir.Print prints
+// it), an optional `target` section (a target name; sm_80 if absent), and
+// either an `out` section (the IR after that one pass, printed) or an
+// `error` section (a substring of the pass's error). The input must verify,
+// and so must the output. `go test ./lower -update` rewrites `out`.
+//
+// A case's `in` is usually `tilec compile FILE --emit lowered --dump-after
+// PREV` of the pass before, without its `// after PREV` line.
+func TestPasses(t *testing.T) {
+	root := filepath.Join("testdata", "passes")
+	dirs, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !slices.Contains(lower.PassNames(), d.Name()) {
+			t.Errorf("testdata/passes/%s names no pass (passes: %v)", d.Name(), lower.PassNames())
+		}
+	}
+	for _, name := range lower.PassNames() {
+		t.Run(name, func(t *testing.T) {
+			pass := lower.PassByName(name)
+			golden.Run(t, filepath.Join(root, name), func(t *testing.T, a *golden.Archive) {
+				tname := "sm_80"
+				if s, ok := a.Section("target"); ok {
+					tname = strings.TrimSpace(s)
+				}
+				target, err := lower.LookupTarget(tname)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := ir.ParseFunc(a.MustSection(t, "in"))
+				if err != nil {
+					t.Fatalf("Parse(in): %v", err)
+				}
+				if err := ir.Verify(f); err != nil {
+					t.Fatalf("Verify(in): %v", err)
+				}
+				err = pass.Run(f, target)
+				if want, ok := a.Section("error"); ok {
+					if _, also := a.Section("out"); also {
+						t.Fatal("archive has both -- out -- and -- error --")
+					}
+					want = strings.TrimSpace(want)
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("%s: err = %v, want one containing %q", name, err, want)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				f.Renumber()
+				if err := ir.Verify(f); err != nil {
+					t.Fatalf("Verify after %s: %v\n%s", name, err, ir.Print(f))
+				}
+				got := ir.Print(f)
+				a.Check(t, "out", got)
+				// The output is itself IR text that parses back unchanged.
+				g, err := ir.ParseFunc(got)
+				if err != nil {
+					t.Fatalf("Parse(out): %v", err)
+				}
+				if again := ir.Print(g); again != got {
+					t.Errorf("Print(Parse(out)) differs from out")
+				}
+			})
+		})
+	}
+}
