@@ -1,13 +1,13 @@
 package ptxgen
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/ptxgen/internal/handir"
 )
 
 // fastLoop is the text of the first (cp.async) copy of the main loop.
@@ -94,7 +94,7 @@ func TestSpreadCopies(t *testing.T) {
 func TestSmemCopyPadding(t *testing.T) {
 	// mma operands with a non-zero padding mode take the element-wise copy
 	// (cp.async zero-fills), which must fill the padding value, not zero.
-	f := handir.Matmul(handir.MatmulOpts{T: ir.F32, TM: 64, TN: 64, TK: 32, Group: 8})
+	f := buildFile(t, filepath.Join("..", "examples", "matmul.tile"), map[string]string{"T": "float32", "tm": "64", "tn": "64", "tk": "32", "GROUP_SIZE_M": "8"})
 	for _, in := range f.Body.Instrs {
 		for _, r := range in.Regions {
 			for _, x := range r.Instrs {

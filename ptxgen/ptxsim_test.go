@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/ptxgen/internal/handir"
 )
 
 // This file is a tiny interpreter for the straight-line PTX of elementwise
@@ -253,7 +253,8 @@ func simThread(t *testing.T, body []string, special, params map[string]uint64, m
 func TestStridedCopySim(t *testing.T) {
 	const tm, tn = 16, 32
 	for _, dt := range []ir.DType{ir.F32, ir.F16} {
-		g, err := lower.Lower(handir.Copy(dt, tm, tn, ir.PadZero), lower.MustTarget("sm_80"))
+		consts := map[string]string{"T": map[ir.DType]string{ir.F32: "float32", ir.F16: "float16"}[dt], "tm": fmt.Sprint(tm), "tn": fmt.Sprint(tn)}
+		g, err := lower.Lower(buildFile(t, filepath.Join("testdata", "copy.tile"), consts), lower.MustTarget("sm_80"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,11 @@
 package ptxgen
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/ptxgen/internal/handir"
 )
 
 func TestAligned16(t *testing.T) {
@@ -93,7 +92,7 @@ func TestVariants(t *testing.T) {
 		}
 	}
 	// No pipelined shared-memory copies: one variant.
-	g, err := lower.Lower(handir.Copy(ir.F16, 16, 32, ir.PadZero), lower.MustTarget("sm_80"))
+	g, err := lower.Lower(buildFile(t, filepath.Join("testdata", "copy.tile"), nil), lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}

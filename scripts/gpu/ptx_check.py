@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks tilec-generated PTX on a GPU without the Go runtime.
 
-Reads DIR/kernels.json (written by `go test ./ptxgen -run TestWritePTX -args -out DIR`),
+Reads DIR/kernels.json (written by `go run ./ptxgen/internal/writeptx -out DIR`),
 assembles every PTX with ptxas for several architectures (registers, spills), loads
 each sm_80 kernel with CuPy, runs it on random inputs with a NaN-poisoned output,
 compares with a float32 torch reference, and times matmuls against torch.matmul (cuBLAS).

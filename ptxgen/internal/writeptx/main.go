@@ -1,36 +1,59 @@
-package ptxgen
+// Command writeptx writes the PTX and a JSON launch description of every
+// kernel variant that scripts/gpu/ptx_check.py checks on a GPU:
+//
+//	go run ./ptxgen/internal/writeptx -out .dev/ptx
+//
+// It writes DIR/NAME.ptx for each variant and DIR/kernels.json, the index.
+package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/ptxgen/internal/handir"
+	"github.com/tilec/tilec/ptxgen"
 )
 
-var outDir = flag.String("out", "", "TestWritePTX: directory to write PTX and JSON launch descriptions into")
+// rowBiasIR is out[i, j] = exp(x[i, j]) * scale + bias[j] over 32x64
+// tiles: 2-D blocked layouts, broadcast, a scalar parameter and unary math.
+//
+//go:embed row_bias.ir
+var rowBiasIR string
+
+func main() {
+	out := flag.String("out", "", "directory to write PTX and kernels.json into")
+	flag.Parse()
+	if *out == "" || flag.NArg() != 0 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./ptxgen/internal/writeptx -out DIR")
+		os.Exit(2)
+	}
+	if err := write(*out, "."); err != nil {
+		fmt.Fprintln(os.Stderr, "writeptx:", err)
+		os.Exit(1)
+	}
+}
 
 // devKernel is one kernel variant for the device check script.
 type devKernel struct {
 	Name      string
 	Ref       string // the Python reference to compare with
 	DType     string
-	File      string            // examples/ file, or "" for Func
+	File      string            // examples/ file, or "" for IR
 	Consts    map[string]string // -D overrides
-	Func      *ir.Func
-	Target    string // lower.LookupTarget name ("": sm_90, what the H100 runs)
-	Stages    int    // Tuning.MaxStages for this variant (0: default)
-	NoDB      bool   // Tuning.FragmentDoubleBuffer off
-	NoOverlap bool   // Tuning.OverlapStageWait off (the v2 schedule)
-	Warps     int    // Tuning.MaxMMAWarps (0: default)
-	NoStage   bool   // Tuning.StagedEpilogue off (v3's epilogue from registers)
-	NoSpread  bool   // Tuning.SpreadCopies off (all copies after the first k-step)
+	IR        string            // IR text (ir.ParseFunc) when File is ""
+	Target    string            // lower.LookupTarget name ("": sm_90, what the H100 runs)
+	Stages    int               // Tuning.MaxStages for this variant (0: default)
+	NoDB      bool              // Tuning.FragmentDoubleBuffer off
+	NoOverlap bool              // Tuning.OverlapStageWait off (the v2 schedule)
+	Warps     int               // Tuning.MaxMMAWarps (0: default)
+	NoStage   bool              // Tuning.StagedEpilogue off (v3's epilogue from registers)
+	NoSpread  bool              // Tuning.SpreadCopies off (all copies after the first k-step)
 }
 
 var big = map[string]string{"tm": "128", "tn": "256", "tk": "64"}
@@ -59,7 +82,7 @@ func devKernels() []devKernel {
 		{Name: "vector_add_f32", Ref: "vector_add", DType: "f32", File: "vector_add.tile"},
 		{Name: "vector_add_f16", Ref: "vector_add", DType: "f16", File: "vector_add.tile", Consts: map[string]string{"T": "float16"}},
 		{Name: "broadcast", Ref: "broadcast", DType: "f32", File: "broadcast.tile"},
-		{Name: "row_bias", Ref: "row_bias", DType: "f32", Func: handir.RowBias(32, 64)},
+		{Name: "row_bias", Ref: "row_bias", DType: "f32", IR: rowBiasIR},
 		{Name: "matmul_f16_s3", Ref: "matmul", DType: "f16", File: "matmul.tile", Stages: 3},
 		{Name: "matmul_f16_nodb", Ref: "matmul", DType: "f16", File: "matmul.tile", NoDB: true},
 		{Name: "matmul_f16_v2", Ref: "matmul", DType: "f16", File: "matmul.tile", NoOverlap: true},
@@ -108,22 +131,53 @@ func pyExpr(e *ir.HostExpr) string {
 	return "1"
 }
 
-// TestWritePTX writes every device kernel's PTX and launch description:
-//
-//	go test ./ptxgen -run TestWritePTX -args -out .dev/ptx
-func TestWritePTX(t *testing.T) {
-	if *outDir == "" {
-		t.Skip("no -out")
+// compile builds (from an examples/ file under root, or from IR text),
+// lowers and emits one variant.
+func compile(dk devKernel, root string, tg *lower.Target) (*ir.Func, *ptxgen.Kernel, error) {
+	var f *ir.Func
+	if dk.File != "" {
+		src, err := os.ReadFile(filepath.Join(root, "examples", dk.File))
+		if err != nil {
+			return nil, nil, err
+		}
+		af, err := lang.Parse(dk.File, src)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := ir.Build(af, ir.BuildOptions{Consts: dk.Consts})
+		if err != nil {
+			return nil, nil, err
+		}
+		f = m.Funcs[0]
+	} else {
+		var err error
+		if f, err = ir.ParseFunc(dk.IR); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		t.Fatal(err)
+	g, err := lower.LowerOpts(f, tg, lower.Options{Verify: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := ptxgen.EmitKernel(g, tg)
+	return f, k, err
+}
+
+// write writes every variant's PTX and kernels.json into dir; root is the
+// repository root (where examples/ is).
+func write(dir, root string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	var index []map[string]any
 	for _, dk := range devKernels() {
 		if dk.Target == "" {
 			dk.Target = "sm_90"
 		}
-		tg := lower.MustTarget(dk.Target)
+		tg, err := lower.LookupTarget(dk.Target)
+		if err != nil {
+			return err
+		}
 		if dk.Stages != 0 {
 			tg.Tuning.MaxStages = dk.Stages
 		}
@@ -134,24 +188,15 @@ func TestWritePTX(t *testing.T) {
 		tg.Tuning.SpreadCopies = !dk.NoSpread
 		tg.Tuning.FragmentDoubleBuffer = !dk.NoDB
 		tg.Tuning.OverlapStageWait = !dk.NoOverlap
-		var k *Kernel
-		if dk.File != "" {
-			dk.Func, _, k = compileExample(t, dk.File, dk.Consts, tg)
-		} else {
-			g, err := lower.LowerOpts(dk.Func, tg, lower.Options{Verify: true})
-			if err != nil {
-				t.Fatalf("%s: %v", dk.Name, err)
-			}
-			if k, err = EmitKernel(g, tg); err != nil {
-				t.Fatalf("%s: %v", dk.Name, err)
-			}
+		f, k, err := compile(dk, root, tg)
+		if err != nil {
+			return fmt.Errorf("%s: %v", dk.Name, err)
 		}
-		path := filepath.Join(*outDir, dk.Name+".ptx")
-		if err := os.WriteFile(path, []byte(k.PTX), 0o644); err != nil {
-			t.Fatal(err)
+		if err := os.WriteFile(filepath.Join(dir, dk.Name+".ptx"), []byte(k.PTX), 0o644); err != nil {
+			return err
 		}
 		var params []map[string]any
-		for _, p := range dk.Func.Params {
+		for _, p := range f.Params {
 			var dims []string
 			for _, d := range p.Dims {
 				dims = append(dims, d.String())
@@ -162,15 +207,15 @@ func TestWritePTX(t *testing.T) {
 		for _, s := range k.Params {
 			slots = append(slots, map[string]any{"kind": s.Kind.String(), "param": s.Param, "axis": s.Axis})
 		}
-		grid := []string{pyExpr(dk.Func.Grid[0]), pyExpr(dk.Func.Grid[1]), pyExpr(dk.Func.Grid[2])}
+		grid := []string{pyExpr(f.Grid[0]), pyExpr(f.Grid[1]), pyExpr(f.Grid[2])}
 		index = append(index, map[string]any{
 			"name": dk.Name, "entry": k.Name, "ptx": dk.Name + ".ptx", "target": k.Target, "ref": dk.Ref,
 			"dtype": dk.DType, "block": k.Block, "smem": k.SharedBytes, "slots": slots, "params": params, "grid": grid,
 		})
-		t.Logf("%s: %d lines of PTX, block %v, smem %d", dk.Name, strings.Count(k.PTX, "\n"), k.Block, k.SharedBytes)
 	}
-	b, _ := json.MarshalIndent(index, "", "  ")
-	if err := os.WriteFile(filepath.Join(*outDir, "kernels.json"), b, 0o644); err != nil {
-		t.Fatal(err)
+	b, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		return err
 	}
+	return os.WriteFile(filepath.Join(dir, "kernels.json"), b, 0o644)
 }
