@@ -167,10 +167,10 @@ const (
 	AttrKeyStages     = "stages"
 	AttrKeyRowBytes   = "row_bytes"
 	AttrKeyStageBytes = "stage_bytes"
-	AttrKeyPipelined  = "pipelined"
 	AttrKeyNumWarps   = "num_warps"
 	AttrKeyScratch    = "scratch"
 	AttrKeySmemBytes  = "smem_bytes"
+	AttrKeyVariant    = "variant"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -182,20 +182,27 @@ var LoweredAttrs = []LoweredAttr{
 		"a register tile that an mma reads through shared memory (pass layout)"),
 	lowered(AttrKeySmem, AttrInt, tileOps,
 		"byte offset of the tile's shared-memory copy (or ring) from the shared base (pass smem)"),
-	lowered(AttrKeyStages, AttrInt, append([]Op{OpFor}, tileOps...),
-		"on a shared tile, the copies in its ring; on a for, the depth of its pipeline (passes smem, pipeline)"),
+	lowered(AttrKeyStages, AttrInt, tileOps,
+		"on a shared tile, the copies in its ring (pass smem; pipeline moves it to the ring's smem_alloc)"),
 	lowered(AttrKeyRowBytes, AttrInt, tileOps,
 		"bytes per row of a shared tile (pass smem)"),
 	lowered(AttrKeyStageBytes, AttrInt, tileOps,
 		"bytes of one copy of a shared tile, a multiple of 1024 (pass smem)"),
-	lowered(AttrKeyPipelined, AttrBool, []Op{OpLoad},
-		"a load that its loop issues stages-1 iterations ahead (pass pipeline)"),
 	lowered(AttrKeyNumWarps, AttrInt, []Op{OpReturn},
 		"warps per block that the layouts were chosen for (pass layout)"),
 	lowered(AttrKeyScratch, AttrInt, []Op{OpReturn},
 		"byte offset of the scratch region for reductions and layout conversions (pass smem)"),
 	lowered(AttrKeySmemBytes, AttrInt, []Op{OpReturn},
 		"shared memory the kernel uses (pass smem)"),
+	loweredEnum(AttrKeyVariant, []string{"fast", "general"}, []Op{OpReturn},
+		"which of a kernel's variants this is: fast (launches whose arrays are 16-byte aligned) or general (every launch) (pass variants)"),
+}
+
+// loweredEnum is lowered for an enum attribute.
+func loweredEnum(name string, enum []string, ops []Op, doc string) LoweredAttr {
+	a := lowered(name, AttrEnum, ops, doc)
+	a.Enum = enum
+	return a
 }
 
 // lowered makes a row of LoweredAttrs; lowered attributes are never required.
@@ -212,6 +219,9 @@ var tileOps = func() []Op {
 		switch o {
 		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStore, OpFor, OpIf, OpYield, OpReturn:
 			continue
+		}
+		if opTable[o].LoweredOnly {
+			continue // GPU-level ops declare their own attributes
 		}
 		ops = append(ops, o)
 	}

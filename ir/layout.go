@@ -54,6 +54,15 @@ const (
 	LayoutSlice = "slice"
 	// LayoutSmem is a tile in shared memory, not in registers.
 	LayoutSmem = "smem"
+	// LayoutMMAOperandA and LayoutMMAOperandB are the register fragments
+	// of one mma k-step's A (M x k) and B (k x N) operands, as ldmatrix
+	// leaves them for mma.sync over the warp grid `warps` (the
+	// accumulator's): packed pairs of 16-bit elements (or single tf32
+	// elements) in b32 registers, 4 per 16 rows of A and 2 per 8 columns
+	// of B that a warp owns. They have no bases: mma_step and frag_load
+	// are their only users.
+	LayoutMMAOperandA = "mma_a"
+	LayoutMMAOperandB = "mma_b"
 )
 
 // String returns the printed form of l.
@@ -70,6 +79,10 @@ func (l *Layout) String() string {
 	if l.Warps != nil {
 		b.WriteString("warps=")
 		b.WriteString(formatAttrValue(l.Warps))
+		if l.operand() {
+			b.WriteString(">")
+			return b.String()
+		}
 		b.WriteString(", ")
 	}
 	for i, f := range []struct {
@@ -91,6 +104,11 @@ func (l *Layout) String() string {
 	}
 	b.WriteString(">")
 	return b.String()
+}
+
+// operand reports whether l is an mma operand fragment layout.
+func (l *Layout) operand() bool {
+	return l.Kind == LayoutMMAOperandA || l.Kind == LayoutMMAOperandB
 }
 
 // bare reports whether l prints as its kind alone: an smem layout.
@@ -117,6 +135,16 @@ func (l *Layout) check(shape []int) string {
 	case LayoutSmem:
 		if l.Warps != nil || l.Reg != nil || l.Lane != nil || l.Warp != nil {
 			return "smem layout with bases"
+		}
+		return ""
+	case LayoutMMAOperandA, LayoutMMAOperandB:
+		if len(shape) != 2 || len(l.Warps) != 2 || l.Reg != nil || l.Lane != nil || l.Warp != nil {
+			return l.Kind + " layout: want a rank-2 tile, warps=[M, N] and no bases"
+		}
+		for _, w := range l.Warps {
+			if w <= 0 || w&(w-1) != 0 {
+				return fmt.Sprintf("%s layout: warps %s are not positive powers of two", l.Kind, formatAttrValue(l.Warps))
+			}
 		}
 		return ""
 	case LayoutMMA:

@@ -98,6 +98,42 @@ const (
 	// return                                ends the kernel body
 	OpReturn
 
+	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
+	// they state the schedule that ptxgen emits one op at a time
+	// (docs/backend.md). Shared tiles are row-major with the XOR swizzle of
+	// lower.SwizzleXor.
+
+	// %r = smem_alloc {layout=smem, row_bytes=128, smem=0, stage_bytes=16384, stages=4} : tile<128x64xf16>
+	// A ring of `stages` copies of a shared tile at byte offset smem of the
+	// kernel's shared memory, stage_bytes apart.
+	OpSmemAlloc
+	// %s = smem_slot %r, %i {layout=smem} : tile<128x64xf16>   copy %i (an i32) of ring %r
+	OpSmemSlot
+	// async_copy %A[%i, %j], %s {pad=zero, part=0, parts=1, path=vector}
+	// Starts copying the tile at tile index (i, j) of A into the shared tile
+	// %s (padding out-of-bounds elements): part `part` of `parts` equal
+	// parts of the copy. path says how: vector (16-byte cp.async; the
+	// launch guarantees alignment), element (element by element, any
+	// strides), auto (chosen at run time from the array's alignment).
+	// The copy is complete after the async_commit that follows it and an
+	// async_wait that leaves fewer groups pending.
+	OpAsyncCopy
+	// async_commit                          closes the group of copies started since the last commit
+	OpAsyncCommit
+	// async_wait {pending=2}                waits until at most `pending` committed groups are incomplete
+	OpAsyncWait
+	// barrier                               every thread of the block arrives before any goes on (bar.sync 0)
+	OpBarrier
+	// %f = frag_load %s {kstep=1, layout=#mma_a0, operand=a} : tile<128x16xf16>
+	// The mma operand fragments of k-step `kstep` of shared tile %s, in the
+	// registers that mma_step reads (ldmatrix; ld.shared for tf32): for
+	// operand a the (M, k) slice, for b the (k, N) slice.
+	OpFragLoad
+	// %c = mma_step %fa, %fb, %acc {layout=#mma0} : tile<128x256xf32>
+	// acc + fa@fb for one k-step: every warp's mma.sync over its part of
+	// the accumulator.
+	OpMMAStep
+
 	NumOps
 )
 
@@ -171,14 +207,42 @@ var opTable = [NumOps]OpInfo{
 	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin}}}},
 	OpMMA:       {Name: "mma", NumArgs: 3},
 
-	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []AttrSpec{{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}}},
+	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []AttrSpec{padAttr}},
 	OpStore: {Name: "store", NumArgs: -1, SideEffect: true},
 
 	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},
 	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
 	OpYield:  {Name: "yield", NumArgs: -1, Terminator: true, SideEffect: true},
 	OpReturn: {Name: "return", NumArgs: 0, Terminator: true, SideEffect: true},
+
+	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
+		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
+		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
+	OpSmemSlot: {Name: "smem_slot", NumArgs: 2, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpAsyncCopy: {Name: "async_copy", NumArgs: -1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+		padAttr, {Name: "part", Kind: AttrInt}, {Name: "parts", Kind: AttrInt},
+		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
+	OpAsyncCommit: {Name: "async_commit", NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpAsyncWait:   {Name: "async_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
+	OpBarrier:     {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpFragLoad: {Name: "frag_load", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{
+		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
+	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 }
+
+// layoutAttr is the layout of a GPU-level op's tile result, its own
+// attribute (ordinary ops get it as a lowered attribute).
+var layoutAttr = AttrSpec{Name: AttrKeyLayout, Kind: AttrLayout}
+
+// padAttr is the padding mode of load and async_copy.
+var padAttr = AttrSpec{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}
+
+// Copy paths (the "path" attribute of async_copy).
+const (
+	CopyAuto    = "auto"
+	CopyVector  = "vector"
+	CopyElement = "element"
+)
 
 // Info returns the op's table entry.
 func (o Op) Info() *OpInfo {

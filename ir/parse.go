@@ -765,7 +765,7 @@ func (p *textParser) instr() *Instr {
 
 	if p.tok().kind == tokValue && !p.atResults() {
 		in.Args = append(in.Args, p.use())
-		if op == OpLoad || op == OpStore {
+		if op == OpLoad || op == OpStore || op == OpAsyncCopy {
 			p.want("[")
 			for !p.is("]") {
 				if len(in.Args) > 1 {
@@ -774,7 +774,7 @@ func (p *textParser) instr() *Instr {
 				in.Args = append(in.Args, p.use())
 			}
 			p.pos++
-			if op == OpStore {
+			if op == OpStore || op == OpAsyncCopy {
 				p.want(",")
 				in.Args = append(in.Args, p.use())
 			}

@@ -261,7 +261,7 @@ func (p *textPrinter) instrHead(in *Instr) {
 	case in.Op == OpLoad && len(in.Args) >= 1:
 		p.s(" ")
 		p.indexed(in.Args[0], in.Args[1:])
-	case in.Op == OpStore && len(in.Args) >= 2:
+	case (in.Op == OpStore || in.Op == OpAsyncCopy) && len(in.Args) >= 2:
 		p.s(" ")
 		p.indexed(in.Args[0], in.Args[1:len(in.Args)-1])
 		p.s(", ")

@@ -452,7 +452,7 @@ func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
 	nres := 1
 	switch in.Op {
-	case OpStore, OpYield, OpReturn:
+	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier:
 		nres = 0
 	case OpFor:
 		nres = max(len(in.Args)-3, 0)
@@ -661,8 +661,59 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("result %v, want %v", t, want)
 		}
 
-	case OpMMA:
+	case OpMMA, OpMMAStep:
 		return verifyMMA(a[0].Type, a[1].Type, a[2].Type, res)
+
+	case OpSmemAlloc:
+		if _, ok := res.(*Tile); !ok {
+			return fmt.Sprintf("result %v, want a tile", res)
+		}
+		if in.Attrs.Int("stages") < 1 || in.Attrs.Int("stage_bytes") <= 0 || in.Attrs.Int("row_bytes") <= 0 || in.Attrs.Int("smem") < 0 {
+			return "smem_alloc needs stages >= 1, positive stage_bytes and row_bytes, and smem >= 0"
+		}
+
+	case OpSmemSlot:
+		if d := a[0].Def; d == nil || d.Op != OpSmemAlloc {
+			return fmt.Sprintf("%v is not a smem_alloc ring", a[0])
+		}
+		if s, ok := a[1].Type.(*Scalar); !ok || s.DType != I32 {
+			return fmt.Sprintf("slot %v has type %v, want i32", a[1], a[1].Type)
+		}
+		if !TypesEqual(res, a[0].Type) {
+			return fmt.Sprintf("result %v, want the ring's %v", res, a[0].Type)
+		}
+
+	case OpAsyncCopy:
+		if len(a) < 2 {
+			return "async_copy needs an array, indices and a shared tile"
+		}
+		arr, msg := v.indexedArray(in, a[1:len(a)-1])
+		if msg != "" {
+			return msg
+		}
+		dst := a[len(a)-1]
+		t, ok := dst.Type.(*Tile)
+		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
+			return fmt.Sprintf("destination %v has type %v, want a rank-%d %v tile", dst, dst.Type, arr.Rank, arr.DType)
+		}
+		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
+			return fmt.Sprintf("destination %v is not a smem_slot", dst)
+		}
+		if n, q := in.Attrs.Int("parts"), in.Attrs.Int("part"); n < 1 || q < 0 || q >= n {
+			return fmt.Sprintf("part %d of %d", q, n)
+		}
+
+	case OpAsyncWait:
+		if in.Attrs.Int("pending") < 0 {
+			return "async_wait with negative pending"
+		}
+
+	case OpFragLoad:
+		src, ok := a[0].Type.(*Tile)
+		t, ok2 := res.(*Tile)
+		if !ok || !ok2 || src.Rank() != 2 || t.Rank() != 2 || t.DType != src.DType {
+			return fmt.Sprintf("frag_load of %v to %v, want rank-2 tiles of one dtype", a[0].Type, res)
+		}
 
 	case OpLoad:
 		if len(a) < 1 {

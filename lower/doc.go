@@ -4,23 +4,31 @@
 // is spread over the block's threads (a layout: blocked, mma, or a slice
 // derived from a neighbour's), places the tiles that feed tensor-core mma in
 // shared memory (loaded tiles, 2-D windows of batched arrays, and register
-// operands staged there), pipelines their loads, and reserves one scratch
-// region of shared memory for reductions across warps and for layout
-// conversions.
+// operands staged there) and reserves one scratch region of shared memory
+// for reductions across warps and for layout conversions; then it splits a
+// kernel into its fast and general variants (variants.go) and writes the
+// schedule out as GPU-level ops (pipeline.go): rings of shared tiles
+// (smem_alloc, smem_slot), async copies with their commits and waits,
+// barriers, and the mmas as frag_load / mma_step k-steps, with a pipelined
+// loop's prologue, carried ring slots and copies between k-steps.
 //
-// Decisions are recorded as the lowered attributes that ir declares
-// (ir.LoweredAttrs: their kinds and the ops that may carry them), so that
-// ir.Verify checks them after every pass and `tilec compile --emit lowered`
-// shows them as IR text. A tile's layout is one attribute, an *ir.Layout,
-// which the printer names once per kernel:
+// Layout decisions are lowered attributes that ir declares (ir.LoweredAttrs:
+// their kinds and the ops that may carry them); the schedule is ops in ir's
+// op table (OpInfo.LoweredOnly). ir.Verify checks both after every pass, and
+// `tilec compile --emit lowered` shows the result as IR text. A tile's
+// layout is one attribute, an *ir.Layout, which the printer names once per
+// kernel:
 //
 //	#mma0 = mma<warps=[2, 4], reg=[[0, 1], [8, 0], ...], lane=[...], warp=[...]>
 //	kernel @matmul(...) {
-//	  %30 = splat %29 {layout=#mma0} : tile<128x256xf32>
-//	  %35 = load %0[%22, %33] {layout=smem, pad=zero, pipelined=true, row_bytes=128, smem=0, stage_bytes=16384, stages=4} : tile<128x64xf16>
+//	  %3 = smem_alloc {layout=smem, row_bytes=128, smem=0, stage_bytes=16384, stages=4} : tile<128x64xf16>
+//	  ...
+//	  async_copy %0[%24, %33], %36 {pad=zero, part=0, parts=1, path=vector}
+//	  async_commit
+//	  ...
+//	  %64 = mma_step %58, %59, %55 {layout=#mma0} : tile<128x256xf32>
 //
-// ptxgen reads the decisions back through LayoutOf, InSmem, ScratchOffset
-// and the other helpers in this package. Lower never adds ops: the lowered
-// IR is ordinary IR with extra attributes, and its text form holds all that
-// ptxgen needs (ptxgen's tests emit from the parsed text and compare).
+// The lowered text holds all that ptxgen needs (ptxgen's tests emit from
+// the parsed text and compare); ptxgen reads layouts back through LayoutOf
+// and the other helpers here, and emits each op as it stands.
 package lower

@@ -24,7 +24,8 @@ type Layout struct {
 	Reg   [][]int
 	Lane  [][]int // 5 bases
 	Warp  [][]int
-	// WarpsM and WarpsN are set for Kind ir.LayoutMMA: warps along M and N.
+	// WarpsM and WarpsN are set for Kind ir.LayoutMMA and the operand
+	// kinds: the accumulator's warps along M and N.
 	WarpsM, WarpsN int
 	// Smem is set for Kind ir.LayoutSmem: the value lives in shared memory.
 	Smem *SmemTile
@@ -37,8 +38,29 @@ type SmemTile struct {
 	Transposed bool
 }
 
-// NumRegs is the number of registers (elements, with duplicates) per thread.
-func (l *Layout) NumRegs() int { return 1 << len(l.Reg) }
+// NumRegs is the number of registers (elements, with duplicates) per
+// thread; for mma operand fragments, b32 registers: 4 per 16 rows of A
+// and 2 per 8 columns of B a warp owns.
+func (l *Layout) NumRegs() int {
+	switch l.Kind {
+	case ir.LayoutMMAOperandA:
+		return l.Shape[0] / l.WarpsM / 16 * 4
+	case ir.LayoutMMAOperandB:
+		return l.Shape[1] / l.WarpsN / 8 * 2
+	}
+	return 1 << len(l.Reg)
+}
+
+// OperandLayoutFor is the fragment layout of an mma k-step operand of the
+// given shape for an accumulator laid out as acc (kind mma).
+func OperandLayoutFor(kind string, shape []int, acc *Layout) *Layout {
+	return &Layout{Kind: kind, Shape: append([]int(nil), shape...), WarpsM: acc.WarpsM, WarpsN: acc.WarpsN}
+}
+
+// IsOperand reports whether l is an mma operand fragment layout.
+func (l *Layout) IsOperand() bool {
+	return l.Kind == ir.LayoutMMAOperandA || l.Kind == ir.LayoutMMAOperandB
+}
 
 // RegCoord is the coordinate contributed by register index r.
 func (l *Layout) RegCoord(r int) []int { return combine(l.Reg, r, len(l.Shape)) }
@@ -319,8 +341,11 @@ func (l *Layout) attr() *ir.Layout {
 	if l.Kind == ir.LayoutSmem {
 		return a
 	}
-	if l.Kind == ir.LayoutMMA {
+	if l.Kind == ir.LayoutMMA || l.IsOperand() {
 		a.Warps = []int{l.WarpsM, l.WarpsN}
+	}
+	if l.IsOperand() {
+		return a
 	}
 	if len(l.Shape) > 0 {
 		a.Reg, a.Lane, a.Warp = copyBases(l.Reg), copyBases(l.Lane), copyBases(l.Warp)
@@ -389,7 +414,7 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 		Lane:  copyBases(a.Lane),
 		Warp:  copyBases(a.Warp),
 	}
-	if a.Kind == ir.LayoutMMA && len(a.Warps) == 2 {
+	if len(a.Warps) == 2 {
 		l.WarpsM, l.WarpsN = a.Warps[0], a.Warps[1]
 	}
 	return l, nil

@@ -13,6 +13,9 @@ import (
 type Pass struct {
 	Name string
 	Run  func(f *ir.Func, t *Target) error
+	// split, on the variants pass only, replaces the kernel by its
+	// variants; the passes after it run on each.
+	split func(f *ir.Func) []*Variant
 }
 
 // Passes is the lowering pipeline, in order; each pass requires the ones
@@ -36,8 +39,28 @@ var Passes = []Pass{
 	// smem.go: shared-memory offsets of mma operand tiles, their ring
 	// depths, and the scratch region of reductions and layout conversions.
 	{Name: "smem", Run: AllocShared},
-	// smem.go: mark loops whose mma operand loads are issued ahead.
+	// variants.go: a fast (cp.async only) and a general variant of
+	// kernels that pipeline zero-padded tiles.
+	{Name: "variants", split: splitVariants},
+	// pipeline.go: shared-tile loads become rings, async copies, commits,
+	// waits and barriers; pipelined loops get their prologue, carried ring
+	// slots and the k-steps of their mma with the next stage's copies
+	// between them.
 	{Name: "pipeline", Run: Pipeline},
+	// pipeline.go: every other mma becomes frag_load / mma_step k-steps.
+	{Name: "mma", Run: DecomposeMMA},
+}
+
+// Apply runs the pass on f alone: f itself after the pass, or for the
+// variants pass, the variants it makes of f.
+func (p *Pass) Apply(f *ir.Func, t *Target) ([]*Variant, error) {
+	if p.split != nil {
+		return p.split(f), nil
+	}
+	if err := p.Run(f, t); err != nil {
+		return nil, err
+	}
+	return []*Variant{{Func: f}}, nil
 }
 
 // Options control Lower.
@@ -47,9 +70,13 @@ type Options struct {
 	// DumpAfter names a pass after which the IR is printed to Dump ("all" for every pass).
 	DumpAfter string
 	Dump      io.Writer
+	// StopAfter names a pass after which lowering stops ("": run them all):
+	// tests of a pass look at the IR it left.
+	StopAfter string
 }
 
-// Lower runs the pipeline on a copy of f and returns the lowered copy.
+// Lower runs the pipeline on a copy of f and returns the lowered copy that
+// is valid for every launch (the general variant, where there are two).
 func Lower(f *ir.Func, t *Target) (*ir.Func, error) {
 	return LowerOpts(f, t, Options{})
 }
@@ -62,28 +89,57 @@ func LowerWithDump(f *ir.Func, t *Target, dumpAfter string, w io.Writer) (*ir.Fu
 
 // LowerOpts is Lower with options.
 func LowerOpts(f *ir.Func, t *Target, o Options) (*ir.Func, error) {
+	vs, err := LowerVariants(f, t, o)
+	if err != nil {
+		return nil, err
+	}
+	return vs[len(vs)-1].Func, nil
+}
+
+// LowerVariants runs the pipeline on a copy of f and returns its variants:
+// the fast one first and the general one last, or the kernel's only form.
+func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 	if t == nil {
 		return nil, fmt.Errorf("lower: no target")
 	}
 	if o.DumpAfter != "" && o.DumpAfter != "all" && PassByName(o.DumpAfter) == nil {
 		return nil, fmt.Errorf("lower: no pass named %q", o.DumpAfter)
 	}
-	g := Clone(f)
+	vs := []*Variant{{Func: Clone(f)}}
 	for _, p := range Passes {
-		if err := p.Run(g, t); err != nil {
-			return nil, err
+		if p.split != nil {
+			vs = p.split(vs[0].Func)
 		}
-		g.Renumber()
-		if o.Verify {
-			if err := verify(g); err != nil {
-				return nil, fmt.Errorf("lower: IR invalid after pass %s: %v", p.Name, err)
+		for _, v := range vs {
+			g := v.Func
+			if p.Run != nil {
+				if err := p.Run(g, t); err != nil {
+					return nil, err
+				}
+			}
+			g.Renumber()
+			if o.Verify {
+				if err := verify(g); err != nil {
+					return nil, fmt.Errorf("lower: IR invalid after pass %s: %v", p.Name, err)
+				}
+			}
+			if o.Dump != nil && (o.DumpAfter == p.Name || o.DumpAfter == "all") {
+				fmt.Fprintf(o.Dump, "// after %s%s\n%s", p.Name, variantNote(v), ir.Print(g))
 			}
 		}
-		if o.Dump != nil && (o.DumpAfter == p.Name || o.DumpAfter == "all") {
-			fmt.Fprintf(o.Dump, "// after %s\n%s", p.Name, ir.Print(g))
+		if p.Name == o.StopAfter {
+			break
 		}
 	}
-	return g, nil
+	return vs, nil
+}
+
+// variantNote names a variant in dumps.
+func variantNote(v *Variant) string {
+	if v.Name == "" {
+		return ""
+	}
+	return ", variant " + v.Name
 }
 
 // PassNames lists the passes in order.

@@ -46,26 +46,34 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := build(t, name+".tile", nil)
 			before := ir.Print(f)
-			g, err := lower.LowerOpts(f, lower.MustTarget("sm_80"), lower.Options{Verify: true})
+			vs, err := lower.LowerVariants(f, lower.MustTarget("sm_80"), lower.Options{Verify: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ir.Print(f) != before {
 				t.Errorf("Lower changed its input")
 			}
-			got := ir.Print(g)
-			// The lowered text reads back (layout aliases included) and
-			// prints the same.
-			h, err := ir.ParseFunc(got)
-			if err != nil {
-				t.Fatalf("Parse(lowered): %v", err)
+			var all strings.Builder
+			for _, v := range vs {
+				text := ir.Print(v.Func)
+				// The lowered text reads back (layout aliases included)
+				// and prints the same.
+				h, err := ir.ParseFunc(text)
+				if err != nil {
+					t.Fatalf("Parse(lowered): %v", err)
+				}
+				if err := ir.Verify(h); err != nil {
+					t.Fatalf("Verify(Parse(lowered)): %v", err)
+				}
+				if again := ir.Print(h); again != text {
+					t.Errorf("Print(Parse(lowered)) differs:\n%s", cmp.Diff(text, again))
+				}
+				if v.Name != "" {
+					all.WriteString("// variant " + v.Name + "\n")
+				}
+				all.WriteString(text)
 			}
-			if err := ir.Verify(h); err != nil {
-				t.Fatalf("Verify(Parse(lowered)): %v", err)
-			}
-			if again := ir.Print(h); again != got {
-				t.Errorf("Print(Parse(lowered)) differs:\n%s", cmp.Diff(got, again))
-			}
+			got := all.String()
 			a := golden.Read(t, filepath.Join("testdata", name+".txtar"))
 			if len(a.Files) == 0 {
 				a.Comment = []byte("Lowered IR of examples/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n")
@@ -83,19 +91,22 @@ func TestLayoutsOnMatmul(t *testing.T) {
 	if n := lower.NumWarps(g); n != 8 {
 		t.Errorf("num_warps = %d, want 8", n)
 	}
-	var sawFor, sawMMA bool
+	var rings, loopCopies int
+	var sawMMA bool
 	g.Body.Walk(func(in *ir.Instr) {
 		switch in.Op {
-		case ir.OpFor:
-			sawFor = true
+		case ir.OpSmemAlloc:
+			rings++
 			if s := in.Attrs.Int("stages"); s < 3 {
-				t.Errorf("for: stages = %d, want >= 3", s)
+				t.Errorf("ring: stages = %d, want >= 3", s)
 			}
 		case ir.OpLoad:
-			if !lower.InSmem(in) || in.Attrs.Get("pipelined") != true {
-				t.Errorf("load %v is not a pipelined smem load", in.Attrs)
+			t.Errorf("load %v left after lowering", in.Attrs)
+		case ir.OpAsyncCopy:
+			if in.Block.Parent != nil && in.Block.Parent.Op == ir.OpFor {
+				loopCopies++
 			}
-		case ir.OpMMA:
+		case ir.OpMMAStep:
 			sawMMA = true
 			l, err := lower.LayoutOf(in.Result())
 			if err != nil || l.Kind != "mma" || l.WarpsM != 2 || l.WarpsN != 4 || l.NumRegs() != 128 {
@@ -103,8 +114,8 @@ func TestLayoutsOnMatmul(t *testing.T) {
 			}
 		}
 	})
-	if !sawFor || !sawMMA {
-		t.Errorf("for/mma missing")
+	if rings != 2 || loopCopies == 0 || !sawMMA {
+		t.Errorf("%d rings (want 2), %d copies in the loop, mma_step %v", rings, loopCopies, sawMMA)
 	}
 	if b := lower.SmemBytes(g); b > lower.MustTarget("sm_80").KernelSharedBytes() || b < 3*48*1024 {
 		t.Errorf("smem_bytes = %d", b)

@@ -51,7 +51,7 @@ func TestPasses(t *testing.T) {
 				if err := ir.Verify(f); err != nil {
 					t.Fatalf("Verify(in): %v", err)
 				}
-				err = pass.Run(f, target)
+				vs, err := pass.Apply(f, target)
 				if want, ok := a.Section("error"); ok {
 					if _, also := a.Section("out"); also {
 						t.Fatal("archive has both -- out -- and -- error --")
@@ -65,20 +65,29 @@ func TestPasses(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				f.Renumber()
-				if err := ir.Verify(f); err != nil {
-					t.Fatalf("Verify after %s: %v\n%s", name, err, ir.Print(f))
+				// One output per variant (the variants pass makes two), each
+				// after a "// variant NAME" line when it has a name.
+				var got strings.Builder
+				for _, v := range vs {
+					v.Func.Renumber()
+					if err := ir.Verify(v.Func); err != nil {
+						t.Fatalf("Verify after %s: %v\n%s", name, err, ir.Print(v.Func))
+					}
+					text := ir.Print(v.Func)
+					// The output is itself IR text that parses back unchanged.
+					g, err := ir.ParseFunc(text)
+					if err != nil {
+						t.Fatalf("Parse(out): %v", err)
+					}
+					if again := ir.Print(g); again != text {
+						t.Errorf("Print(Parse(out)) differs from out")
+					}
+					if v.Name != "" {
+						got.WriteString("// variant " + v.Name + "\n")
+					}
+					got.WriteString(text)
 				}
-				got := ir.Print(f)
-				a.Check(t, "out", got)
-				// The output is itself IR text that parses back unchanged.
-				g, err := ir.ParseFunc(got)
-				if err != nil {
-					t.Fatalf("Parse(out): %v", err)
-				}
-				if again := ir.Print(g); again != got {
-					t.Errorf("Print(Parse(out)) differs from out")
-				}
+				a.Check(t, "out", got.String())
 			})
 		})
 	}

@@ -10,12 +10,6 @@ package lower
 // scratch region that reductions across warps and layout conversions share)
 // when some instruction needs it (ScratchBytes).
 //
-// Pass pipeline.
-// Requires: smem.
-// Guarantees: a for whose body holds smem loads with stages > 1 has
-// stages=S; its loads have pipelined=true and are issued S-1 iterations
-// ahead (ptxgen emits the prologue, the cp.async ring and the waits).
-//
 // Shared tiles are row-major with a 16-byte-chunk XOR swizzle (SwizzleXor),
 // which keeps cp.async writes and ldmatrix reads free of bank conflicts.
 
@@ -265,20 +259,4 @@ func inside(b *ir.Block, loop *ir.Instr) bool {
 		b = b.Parent.Block
 	}
 	return false
-}
-
-// Pipeline is the pipeline pass.
-func Pipeline(f *ir.Func, t *Target) error {
-	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op != ir.OpLoad || !InSmem(in) {
-			return
-		}
-		s := in.Attrs.Int(ir.AttrKeyStages)
-		if s <= 1 {
-			return
-		}
-		in.Attrs.Set(ir.AttrKeyPipelined, true)
-		in.Block.Parent.Attrs.Set(ir.AttrKeyStages, s)
-	})
-	return nil
 }

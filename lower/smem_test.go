@@ -40,17 +40,30 @@ func TestNestedPipelinesDoNotShareRings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A ring belongs to the loop whose body copies the next stage into it:
+	// the deepest of its copies (the prologue is one level up).
 	var rings []ring
+	index := map[*ir.Instr]int{}
 	lf.Body.Walk(func(in *ir.Instr) {
-		if in.Op != ir.OpLoad || in.Attrs.Get("pipelined") != true {
+		if in.Op != ir.OpAsyncCopy {
+			return
+		}
+		alloc := in.Args[len(in.Args)-1].Def.Args[0].Def
+		if alloc.Attrs.Int("stages") < 2 {
 			return
 		}
 		depth := 0
 		for b := in.Block; b.Parent != nil; b = b.Parent.Block {
 			depth++
 		}
-		lo := in.Attrs.Int("smem")
-		rings = append(rings, ring{lo, lo + in.Attrs.Int("stages")*in.Attrs.Int("stage_bytes"), depth})
+		i, ok := index[alloc]
+		if !ok {
+			lo := alloc.Attrs.Int("smem")
+			i = len(rings)
+			index[alloc] = i
+			rings = append(rings, ring{lo, lo + alloc.Attrs.Int("stages")*alloc.Attrs.Int("stage_bytes"), 0})
+		}
+		rings[i].depth = max(rings[i].depth, depth)
 	})
 	var outer, inner []ring
 	for _, r := range rings {

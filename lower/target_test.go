@@ -113,7 +113,7 @@ func TestStagesFitTheTarget(t *testing.T) {
 		}
 		stages := -1
 		g.Body.Walk(func(in *ir.Instr) {
-			if in.Op == ir.OpFor {
+			if in.Op == ir.OpSmemAlloc {
 				stages = in.Attrs.Int("stages")
 			}
 		})

@@ -37,7 +37,7 @@ func TestAttentionWarpGrids(t *testing.T) {
 		{map[string]string{"D": "128", "tq": "32"}, 2, [2]int{2, 1}, [2]int{32, 64}},
 	} {
 		t.Run(fmtConsts(c.consts), func(t *testing.T) {
-			g, err := lower.LowerOpts(build(t, "attention.tile", c.consts), lower.MustTarget("sm_80"), lower.Options{Verify: true})
+			g, err := lower.LowerOpts(build(t, "attention.tile", c.consts), lower.MustTarget("sm_80"), lower.Options{Verify: true, StopAfter: "smem"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ def two(A: ct.Array[ct.float16, (M, K)], B: ct.Array[ct.float16, (K, N)],
 // TestWarpsAlongN: when the rows cannot feed the warps that the register
 // budget needs, the extra warps go along N.
 func TestWarpsAlongN(t *testing.T) {
-	g, err := lower.LowerOpts(buildSource(t, "two.tile", twoMMASrc, nil), lower.MustTarget("sm_80"), lower.Options{Verify: true})
+	g, err := lower.LowerOpts(buildSource(t, "two.tile", twoMMASrc, nil), lower.MustTarget("sm_80"), lower.Options{Verify: true, StopAfter: "smem"})
 	if err != nil {
 		t.Fatal(err)
 	}

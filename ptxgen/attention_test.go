@@ -29,13 +29,13 @@ func TestAttentionPatterns(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					_, g, k := compileExample(t, "attention.tile", consts, lower.MustTarget("sm_80"))
 					ptx := k.PTX
-					if k.Block != [3]int{128, 1, 1} {
-						t.Errorf("block %v, want 4 warps", k.Block)
+					if k.Block != [3]int{128, 1, 1} || k.General == nil {
+						t.Errorf("block %v, want 4 warps; general variant %v", k.Block, k.General != nil)
 					}
-					// Two copies of the loop (aligned and unaligned copy
-					// paths), two mmas of D*tkv/128 instructions in each.
+					// The fast variant's loop: two mmas of D*tkv/128
+					// instructions each.
 					mma := `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.` + T + `\.` + T + `\.f32`
-					want := 2 * 2 * D * tkv / 128
+					want := 2 * D * tkv / 128
 					if n := count(ptx, mma); n != want {
 						t.Errorf("%d %s, want %d", n, mma, want)
 					}

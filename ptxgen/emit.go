@@ -2,90 +2,17 @@ package ptxgen
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 )
 
-// EmitKernel generates PTX for a kernel lowered for t by lower.Lower: one
-// kernel, valid for every launch (Variant ""). A kernel with pipelined
-// shared-memory copies has both copy loops in it, unswitched on a uniform
-// alignment flag; EmitVariants splits them into two kernels.
+// EmitKernel generates PTX for one lowered variant of a kernel (lower.Lower
+// or an element of lower.LowerVariants). Kernel.Variant says which one it
+// is, from the IR: "" (the kernel's only form), VariantFast or
+// VariantGeneral.
 func EmitKernel(f *ir.Func, t *lower.Target) (k *Kernel, err error) {
-	return emitVariant(f, t, "")
-}
-
-// EmitVariants generates PTX for a kernel lowered for t, as separate
-// variants where that pays: for a kernel whose loops copy tiles to shared
-// memory with pipelined cp.async (the matmul family), it returns the fast
-// variant (Variant VariantFast: only the 16-byte cp.async copies, valid
-// only for launches where FastPathOK holds) with its General field set to
-// the general variant (VariantGeneral: only the element-wise copies in
-// those loops, valid for every launch). Compiled apart, each gets the
-// register allocation of its own loop (docs/perf.md, v7). Other kernels
-// come back as EmitKernel gives them.
-func EmitVariants(f *ir.Func, t *lower.Target) (*Kernel, error) {
-	arrays, ok := fastVariantArrays(f)
-	if !ok {
-		return EmitKernel(f, t)
-	}
-	fast, err := emitVariant(f, t, VariantFast)
-	if err != nil {
-		return nil, err
-	}
-	gen, err := emitVariant(f, t, VariantGeneral)
-	if err != nil {
-		return nil, err
-	}
-	fast.FastArrays = arrays
-	fast.General = gen
-	return fast, nil
-}
-
-// fastVariantArrays reports whether f gets a fast variant: it has
-// pipelined shared-memory loads, all of them zero-padded (cp.async can
-// copy them). arrays are the parameter indices of the arrays of all
-// zero-padded shared-memory loads, whose copies the fast variant makes
-// with cp.async only.
-func fastVariantArrays(f *ir.Func) (arrays []int, ok bool) {
-	index := map[*ir.Value]int{}
-	for i, p := range f.Params {
-		index[p.Value] = i
-	}
-	seen := map[int]bool{}
-	piped, allZero := false, true
-	var walk func(b *ir.Block)
-	walk = func(b *ir.Block) {
-		for _, in := range b.Instrs {
-			for _, r := range in.Regions {
-				walk(r)
-			}
-			if in.Op != ir.OpLoad || !lower.InSmem(in) {
-				continue
-			}
-			if in.Attrs.Get("pipelined") == true {
-				piped = true
-				if !zeroPad(in) {
-					allZero = false
-				}
-			}
-			if i, ok := index[in.Args[0]]; ok && zeroPad(in) && !seen[i] {
-				seen[i] = true
-				arrays = append(arrays, i)
-			}
-		}
-	}
-	walk(f.Body)
-	if !piped || !allZero {
-		return nil, false
-	}
-	sort.Ints(arrays)
-	return arrays, true
-}
-
-func emitVariant(f *ir.Func, t *lower.Target, variant string) (k *Kernel, err error) {
 	if t == nil {
 		return nil, fmt.Errorf("ptxgen: no target")
 	}
@@ -96,7 +23,7 @@ func emitVariant(f *ir.Func, t *lower.Target, variant string) (k *Kernel, err er
 		vals:    map[*ir.Value]*value{},
 		arrs:    map[*ir.Value]*array{},
 		inv:     map[string]Reg{},
-		variant: variant,
+		variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant),
 	}
 	e.nt = 32 * e.nw
 	defer func() {
@@ -113,8 +40,32 @@ func emitVariant(f *ir.Func, t *lower.Target, variant string) (k *Kernel, err er
 	e.cur = &e.code
 	e.block(f.Body)
 	k = e.finish()
-	k.Variant = variant
+	k.Variant = e.variant
 	return k, nil
+}
+
+// EmitVariants generates PTX for every variant of a kernel, as
+// lower.LowerVariants returns them: the kernel's only form, or its fast
+// variant (valid where Kernel.FastPathOK holds for a launch's arrays) with
+// its General field set to the general one.
+func EmitVariants(vs []*lower.Variant, t *lower.Target) (*Kernel, error) {
+	ks := make([]*Kernel, len(vs))
+	for i, v := range vs {
+		k, err := EmitKernel(v.Func, t)
+		if err != nil {
+			return nil, err
+		}
+		ks[i] = k
+	}
+	switch {
+	case len(ks) == 1:
+		return ks[0], nil
+	case len(ks) == 2 && ks[0].Variant == VariantFast && ks[1].Variant == VariantGeneral:
+		ks[0].FastArrays = vs[0].Aligned
+		ks[0].General = ks[1]
+		return ks[0], nil
+	}
+	return nil, fmt.Errorf("ptxgen: %d variants of %s, want one or fast and general", len(vs), vs[0].Func.Name)
 }
 
 type emitError struct{ err error }
@@ -147,11 +98,7 @@ type emitter struct {
 	usesSmem        bool
 	uses            map[*ir.Value]int
 	hoist           *[]Instr // where invariants go inside a loop nest
-	copyMode        string   // "fast" or "slow": emit only that smem copy path
-	variant         string   // "", VariantFast or VariantGeneral (EmitVariants)
-	pendingIssue    []func() // next-stage copies, in parts emitted among the mma k-steps
-	pendingEarly    int      // how many leading pendingIssue parts may precede the stage wait (mmaPipe.late)
-	mmaPipe         *mmaPipe // set while emitting a pipelined loop body of the simple matmul shape
+	variant         string   // "", VariantFast or VariantGeneral (the return's variant attribute)
 }
 
 // value is how a tile or scalar is held.
@@ -164,9 +111,13 @@ type value struct {
 
 // smemVal is a tile in shared memory: one copy of a load's ring.
 type smemVal struct {
-	load  *ir.Instr
+	// tile is the instruction whose result type and row_bytes describe
+	// the shared tile (a smem_alloc ring, or a staged register tile).
+	tile  *ir.Instr
 	base  Reg // shared-window address of this copy
 	trans bool
+	// addrs caches base + offset registers of fragment loads, by offset register.
+	addrs map[int]Reg
 }
 
 type array struct {
@@ -413,56 +364,80 @@ func (e *emitter) block(b *ir.Block) {
 	}
 }
 
-func (e *emitter) instr(in *ir.Instr) {
-	switch in.Op {
-	case ir.OpReturn:
-		return
-	case ir.OpYield:
-		return // handled by for/if
-	case ir.OpFor:
-		e.emitFor(in)
-		return
-	case ir.OpIf:
-		e.emitIfOp(in)
-		return
-	case ir.OpLoad:
-		if lower.InSmem(in) {
-			if in.Attrs.Get("pipelined") == true {
-				return // issued by the loop
-			}
-			e.emitSmemLoadSync(in)
-			return
+func (e *emitter) instr(in *ir.Instr) { opEmitters[in.Op](e, in) }
+
+// opEmitters is the one emission function of each op, indexed by op; init
+// checks that the table is complete, so that a new op fails at once until
+// it has its emitter. Ops that must not reach ptxgen have a function that
+// says why.
+var opEmitters [ir.NumOps]func(e *emitter, in *ir.Instr)
+
+func init() {
+	set := func(f func(e *emitter, in *ir.Instr), ops ...ir.Op) {
+		for _, op := range ops {
+			opEmitters[op] = f
 		}
-		e.emitGlobalAccess(in, false)
-		return
-	case ir.OpStore:
-		e.emitGlobalAccess(in, true)
-		return
-	case ir.OpMMA:
-		e.emitMMA(in)
-		return
-	case ir.OpPermute:
-		if lower.InSmem(in) {
-			src := e.vals[in.Args[0]]
-			e.vals[in.Result()] = &value{smem: &smemVal{load: src.smem.load, base: src.smem.base, trans: !src.smem.trans}}
-			return
+	}
+	nothing := func(*emitter, *ir.Instr) {}
+	set(nothing, ir.OpReturn, ir.OpYield) // yield: the for or if that owns the region copies its values
+	set((*emitter).emitFor, ir.OpFor)
+	set((*emitter).emitIfOp, ir.OpIf)
+	set((*emitter).emitRegisterLoad, ir.OpLoad)
+	set(func(e *emitter, in *ir.Instr) { e.emitGlobalAccess(in, true) }, ir.OpStore)
+	set(func(e *emitter, in *ir.Instr) {
+		e.fail("internal: mma was not lowered to k-steps (lower's mma pass)")
+	}, ir.OpMMA)
+	set((*emitter).emitView, ir.OpPermute, ir.OpBroadcast, ir.OpReshape)
+	set((*emitter).emitReduce, ir.OpReduce)
+	set((*emitter).emitSmemAlloc, ir.OpSmemAlloc)
+	set((*emitter).emitSmemSlot, ir.OpSmemSlot)
+	set((*emitter).emitAsyncCopy, ir.OpAsyncCopy)
+	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.commit_group") }, ir.OpAsyncCommit)
+	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.wait_group", Imm(in.Attrs.Int("pending"))) }, ir.OpAsyncWait)
+	set(func(e *emitter, in *ir.Instr) { e.emit("bar.sync", Imm(0)) }, ir.OpBarrier)
+	set((*emitter).emitFragLoad, ir.OpFragLoad)
+	set((*emitter).emitMMAStep, ir.OpMMAStep)
+	for op := ir.Op(1); op < ir.NumOps; op++ {
+		if opEmitters[op] == nil {
+			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops
 		}
-		fallthrough
-	case ir.OpBroadcast, ir.OpReshape:
-		if in.Op == ir.OpReshape && lower.InSmem(in) {
-			// A 2-D view of a loaded window (window.go): the same buffer.
-			e.vals[in.Result()] = &value{smem: e.vals[in.Args[0]].smem}
-			return
+	}
+}
+
+// emitRegisterLoad emits a load into registers (shared-memory tiles are
+// async copies by now).
+func (e *emitter) emitRegisterLoad(in *ir.Instr) {
+	if lower.InSmem(in) {
+		e.fail("internal: a shared-tile load was not lowered to async copies (lower's pipeline pass)")
+	}
+	e.emitGlobalAccess(in, false)
+}
+
+// emitView emits permute, broadcast and reshape: views of shared tiles
+// (a transpose, or the 2-D view of a window), or register tiles derived
+// from their operand.
+func (e *emitter) emitView(in *ir.Instr) {
+	if lower.InSmem(in) {
+		src := e.vals[in.Args[0]].smem
+		if src == nil {
+			e.fail("internal: shared view of a register tile")
 		}
-		// The operand's layout is derived from the result's: the same
-		// register indices hold the right elements (after a conversion
-		// when the operand was given another layout).
-		e.emitDerived(in)
-		return
-	case ir.OpReduce:
-		e.emitReduce(in)
+		v := &smemVal{tile: src.tile, base: src.base, trans: src.trans}
+		if in.Op == ir.OpPermute {
+			v.trans = !v.trans
+		}
+		e.vals[in.Result()] = &value{smem: v}
 		return
 	}
+	// The operand's layout is derived from the result's: the same
+	// register indices hold the right elements (after a conversion when
+	// the operand was given another layout).
+	e.emitDerived(in)
+}
+
+// emitValue emits a scalar op, or an element-wise tile op element by
+// element (and stages the tile to shared memory when an mma reads it).
+func (e *emitter) emitValue(in *ir.Instr) {
 	if len(in.Results) != 1 {
 		e.fail("%s is not supported yet", in.Op)
 	}

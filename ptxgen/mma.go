@@ -29,7 +29,11 @@ func (e *emitter) lanePart(name string) Reg {
 // warpOrigin is the first row (axis 0) or column (axis 1) of this warp's
 // block of an mma accumulator with the given warp grid.
 func (e *emitter) warpOrigin(axis, wm, wn, tm, tn int) Reg {
-	return e.inv32(fmt.Sprintf("warporg/%d/%d/%d/%d/%d", axis, wm, wn, tm, tn), func(r Reg) {
+	size := tm
+	if axis == 1 {
+		size = tn
+	}
+	return e.inv32(fmt.Sprintf("warporg/%d/%d/%d/%d", axis, wm, wn, size), func(r Reg) {
 		x := e.newReg(B32)
 		if axis == 0 {
 			e.emit("shr.u32", x, e.warp, Imm(log2(wn)))
@@ -54,42 +58,156 @@ func (e *emitter) lin(key string, terms ...any) Reg {
 	})
 }
 
-// emitMMA emits acc + a@b with mma.sync, reading both operands from
-// shared memory (ldmatrix where the element size and majorness allow,
-// 32-bit ld.shared otherwise).
-func (e *emitter) emitMMA(in *ir.Instr) {
-	av, bv := e.vals[in.Args[0]], e.vals[in.Args[1]]
-	acc := e.vals[in.Args[2]]
-	if av == nil || bv == nil || av.smem == nil || bv.smem == nil {
-		e.fail("mma operands must be tiles in shared memory")
+// fragGeometry is what the fragment loads and mma.sync of one k-step
+// need to know about an mma: its dtype, the warp grid and warp tile, and
+// the k-step's width.
+type fragGeometry struct {
+	dt       ir.DType
+	tf32     bool
+	wm, wn   int
+	tm, tn   int // warp tile
+	kstep, E int // K of one mma.sync; elements in 16 bytes
+}
+
+func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
+	lay := e.layout(v)
+	dt := v.Type.Elem()
+	g := fragGeometry{dt: dt, wm: lay.WarpsM, wn: lay.WarpsN, kstep: 16, E: 8}
+	if dt == ir.F32 || dt == ir.TF32 {
+		g.tf32, g.kstep, g.E = true, 8, 4
 	}
-	lay := acc.lay
-	if lay == nil || lay.Kind != "mma" {
-		e.fail("mma accumulator is not in the mma layout")
+	if g.wm == 0 || g.wn == 0 {
+		e.fail("internal: %s has no warp grid", v)
 	}
-	at := in.Args[0].Type.(*ir.Tile)
+	g.tm, g.tn = m/g.wm, n/g.wn
+	return g
+}
+
+// emitFragLoad emits a frag_load: the A (operand=a) or B fragments of one
+// k-step of a shared tile, read with ldmatrix where the element size and
+// majorness allow and with 32-bit ld.shared otherwise (tf32, K-major).
+func (e *emitter) emitFragLoad(in *ir.Instr) {
+	src := e.vals[in.Args[0]]
+	if src == nil || src.smem == nil {
+		e.fail("internal: frag_load of a tile that is not in shared memory")
+	}
+	sm := src.smem
+	ft := in.Result().Type.(*ir.Tile)
+	ks := in.Attrs.Int("kstep")
+	addr := func(off Reg, imm int64) Addr {
+		if sm.addrs == nil {
+			sm.addrs = map[int]Reg{}
+		}
+		r, ok := sm.addrs[off.N]
+		if !ok {
+			r = e.newReg(B32)
+			e.emit("add.u32", r, sm.base, off)
+			sm.addrs[off.N] = r
+		}
+		return Addr{Base: r, Off: imm}
+	}
+	i0, i1, j := e.lanePart("i0"), e.lanePart("i1"), e.lanePart("j")
+	g, t := e.lanePart("g"), e.lanePart("t")
+	var regs []Reg
+	if in.Attrs.Str("operand") == "a" {
+		fg := e.fragGeometry(in.Result(), ft.Shape[0], 0)
+		m0 := e.warpOrigin(0, fg.wm, fg.wn, fg.tm, 0)
+		MI, E, kstep := fg.tm/16, fg.E, fg.kstep
+		for mi := 0; mi < MI; mi++ {
+			r := []Reg{e.newReg(B32), e.newReg(B32), e.newReg(B32), e.newReg(B32)}
+			switch {
+			case !sm.trans:
+				// storage (M, K): row m0+8*i0+j, col E*i1.
+				row := e.lin(fmt.Sprint("arow", m0.N), 1, m0, 8, i0, 1, j)
+				col := e.lin("acol", E, i1)
+				off, imm := e.tileOffset(sm.tile, row, 16*mi, col, kstep*ks)
+				e.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16", Vec{r[0], r[1], r[2], r[3]}, addr(off, imm))
+			case !fg.tf32:
+				// storage (K, M): row 8*i1+j, col m0+8*i0; transposed matrices.
+				row := e.lin("atrow", 8, i1, 1, j)
+				col := e.lin(fmt.Sprint("atcol", m0.N), 1, m0, 8, i0)
+				off, imm := e.tileOffset(sm.tile, row, kstep*ks, col, 16*mi)
+				e.emit("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", Vec{r[0], r[1], r[2], r[3]}, addr(off, imm))
+			default:
+				// tf32, storage (K, M): a0=A[g][t] a1=A[g+8][t] a2=A[g][t+4] a3=A[g+8][t+4].
+				col := e.lin(fmt.Sprint("atg", m0.N), 1, m0, 1, g)
+				for q := 0; q < 4; q++ {
+					off, imm := e.tileOffset(sm.tile, t, kstep*ks+4*(q>>1), col, 16*mi+8*(q&1))
+					e.emit("ld.shared.b32", r[q], addr(off, imm))
+				}
+			}
+			if fg.tf32 {
+				e.roundTF32(r)
+			}
+			regs = append(regs, r...)
+		}
+	} else {
+		fg := e.fragGeometry(in.Result(), 0, ft.Shape[1])
+		n0 := e.warpOrigin(1, fg.wm, fg.wn, 0, fg.tn)
+		NI, E, kstep := fg.tn/8, fg.E, fg.kstep
+		regs = make([]Reg, 2*NI)
+		for np := 0; np < (NI+1)/2; np++ {
+			two := 2*np+1 < NI
+			r := []Reg{e.newReg(B32), e.newReg(B32)}
+			if two {
+				r = append(r, e.newReg(B32), e.newReg(B32))
+			}
+			vec := Vec{}
+			for _, x := range r {
+				vec = append(vec, x)
+			}
+			x := ".x4"
+			if !two {
+				x = ".x2"
+			}
+			switch {
+			case sm.trans:
+				// storage (N, K): row n0+8*i1+j, col E*i0.
+				row := e.lin(fmt.Sprint("bkrow", n0.N), 1, n0, 8, i1, 1, j)
+				col := e.lin("bkcol", E, i0)
+				off, imm := e.tileOffset(sm.tile, row, 16*np, col, kstep*ks)
+				e.emit("ldmatrix.sync.aligned.m8n8"+x+".shared.b16", vec, addr(off, imm))
+			case !fg.tf32:
+				// storage (K, N): row 8*i0+j, col n0+8*i1; transposed matrices.
+				row := e.lin("bnrow", 8, i0, 1, j)
+				col := e.lin(fmt.Sprint("bncol", n0.N), 1, n0, 8, i1)
+				off, imm := e.tileOffset(sm.tile, row, kstep*ks, col, 16*np)
+				e.emit("ldmatrix.sync.aligned.m8n8"+x+".trans.shared.b16", vec, addr(off, imm))
+			default:
+				// tf32, storage (K, N): b0=B[t][g], b1=B[t+4][g].
+				col := e.lin(fmt.Sprint("bng", n0.N), 1, n0, 1, g)
+				for q := range r {
+					off, imm := e.tileOffset(sm.tile, t, kstep*ks+4*(q&1), col, 16*np+8*(q>>1))
+					e.emit("ld.shared.b32", r[q], addr(off, imm))
+				}
+			}
+			if fg.tf32 {
+				e.roundTF32(r)
+			}
+			copy(regs[4*np:], r)
+		}
+	}
+	e.vals[in.Result()] = &value{regs: regs, lay: e.layout(in.Result())}
+}
+
+// emitMMAStep emits one k-step of acc + a@b: each warp's mma.sync over
+// its part of the accumulator, in serpentine order over N so that
+// consecutive mmas share a B fragment.
+func (e *emitter) emitMMAStep(in *ir.Instr) {
+	fa, fb, acc := e.vals[in.Args[0]], e.vals[in.Args[1]], e.vals[in.Args[2]]
+	if fa == nil || fb == nil || acc == nil || acc.lay == nil || acc.lay.Kind != "mma" {
+		e.fail("internal: mma_step operands are not fragments and an mma accumulator")
+	}
 	ct := in.Result().Type.(*ir.Tile)
-	M, N, K := ct.Shape[0], ct.Shape[1], at.Shape[1]
-	wm, wn := lay.WarpsM, lay.WarpsN
-	tm, tn := M/wm, N/wn
-	MI, NI := tm/16, tn/8
-	dt := at.DType
-	tf32 := dt == ir.F32 || dt == ir.TF32
-	kstep, E := 16, 8
+	fg := e.fragGeometry(in.Args[2], ct.Shape[0], ct.Shape[1])
+	MI, NI := fg.tm/16, fg.tn/8
 	op := "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-	switch dt {
+	switch in.Args[0].Type.Elem() {
 	case ir.BF16:
 		op = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
 	case ir.F32, ir.TF32:
-		kstep, E = 8, 4
 		op = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
 	}
-	KS := K / kstep
-	m0 := e.warpOrigin(0, wm, wn, tm, tn)
-	n0 := e.warpOrigin(1, wm, wn, tm, tn)
-	i0, i1, j := e.lanePart("i0"), e.lanePart("i1"), e.lanePart("j")
-	g, t := e.lanePart("g"), e.lanePart("t")
-
 	// Result registers: in place when the accumulator has no other use
 	// and its registers are its own (not a splat's or a broadcast's).
 	res := acc.regs
@@ -100,230 +218,20 @@ func (e *emitter) emitMMA(in *ir.Instr) {
 			e.emit("mov.f32", res[r], acc.regs[r])
 		}
 	}
-	addrCache := map[string]Reg{}
-	addr := func(base Reg, off Reg, imm int64) Addr {
-		k := fmt.Sprint(base.N, "/", off.N)
-		r, ok := addrCache[k]
-		if !ok {
-			r = e.newReg(B32)
-			e.emit("add.u32", r, base, off)
-			addrCache[k] = r
+	for mi := 0; mi < MI; mi++ {
+		for q := 0; q < NI; q++ {
+			ni := q
+			if mi%2 == 1 {
+				ni = NI - 1 - q // serpentine order reuses B fragments
+			}
+			base := 4 * (ni + NI*mi)
+			d := Vec{res[base], res[base+1], res[base+2], res[base+3]}
+			a := Vec{fa.regs[4*mi], fa.regs[4*mi+1], fa.regs[4*mi+2], fa.regs[4*mi+3]}
+			b := Vec{fb.regs[2*ni], fb.regs[2*ni+1]}
+			e.emit(op, d, a, b, d)
 		}
-		return Addr{Base: r, Off: imm}
 	}
-	sa, sb := av.smem, bv.smem
-	// fragA[mi] = 4 regs, fragB[ni] = 2 regs, for one k step.
-	loadA := func(ks int, into [][]Reg) [][]Reg {
-		out := make([][]Reg, MI)
-		for mi := 0; mi < MI; mi++ {
-			var regs []Reg
-			if into != nil {
-				regs = into[mi]
-			} else {
-				regs = []Reg{e.newReg(B32), e.newReg(B32), e.newReg(B32), e.newReg(B32)}
-			}
-			out[mi] = regs
-			switch {
-			case !sa.trans:
-				// storage (M, K): row m0+8*i0+j, col E*i1.
-				row := e.lin(fmt.Sprint("arow", m0.N), 1, m0, 8, i0, 1, j)
-				col := e.lin("acol", E, i1)
-				off, imm := e.tileOffset(sa.load, row, 16*mi, col, kstep*ks)
-				e.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16", Vec{regs[0], regs[1], regs[2], regs[3]}, addr(sa.base, off, imm))
-			case !tf32:
-				// storage (K, M): row 8*i1+j, col m0+8*i0; transposed matrices.
-				row := e.lin("atrow", 8, i1, 1, j)
-				col := e.lin(fmt.Sprint("atcol", m0.N), 1, m0, 8, i0)
-				off, imm := e.tileOffset(sa.load, row, kstep*ks, col, 16*mi)
-				e.emit("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", Vec{regs[0], regs[1], regs[2], regs[3]}, addr(sa.base, off, imm))
-			default:
-				// tf32, storage (K, M): a0=A[g][t] a1=A[g+8][t] a2=A[g][t+4] a3=A[g+8][t+4].
-				col := e.lin(fmt.Sprint("atg", m0.N), 1, m0, 1, g)
-				for q := 0; q < 4; q++ {
-					off, imm := e.tileOffset(sa.load, t, kstep*ks+4*(q>>1), col, 16*mi+8*(q&1))
-					e.emit("ld.shared.b32", regs[q], addr(sa.base, off, imm))
-				}
-			}
-			if tf32 {
-				e.roundTF32(regs)
-			}
-		}
-		return out
-	}
-	loadB := func(ks int, into [][]Reg) [][]Reg {
-		out := make([][]Reg, NI)
-		for np := 0; np < (NI+1)/2; np++ {
-			two := 2*np+1 < NI
-			var regs []Reg
-			if into != nil {
-				regs = append([]Reg(nil), into[2*np]...)
-				if two {
-					regs = append(regs, into[2*np+1]...)
-				}
-			} else if two {
-				regs = []Reg{e.newReg(B32), e.newReg(B32), e.newReg(B32), e.newReg(B32)}
-			} else {
-				regs = []Reg{e.newReg(B32), e.newReg(B32)}
-			}
-			vec := Vec{}
-			for _, r := range regs {
-				vec = append(vec, r)
-			}
-			x := ".x4"
-			if !two {
-				x = ".x2"
-			}
-			switch {
-			case sb.trans:
-				// storage (N, K): row n0+8*i1+j, col E*i0.
-				row := e.lin(fmt.Sprint("bkrow", n0.N), 1, n0, 8, i1, 1, j)
-				col := e.lin("bkcol", E, i0)
-				off, imm := e.tileOffset(sb.load, row, 16*np, col, kstep*ks)
-				e.emit("ldmatrix.sync.aligned.m8n8"+x+".shared.b16", vec, addr(sb.base, off, imm))
-			case !tf32:
-				// storage (K, N): row 8*i0+j, col n0+8*i1; transposed matrices.
-				row := e.lin("bnrow", 8, i0, 1, j)
-				col := e.lin(fmt.Sprint("bncol", n0.N), 1, n0, 8, i1)
-				off, imm := e.tileOffset(sb.load, row, kstep*ks, col, 16*np)
-				e.emit("ldmatrix.sync.aligned.m8n8"+x+".trans.shared.b16", vec, addr(sb.base, off, imm))
-			default:
-				// tf32, storage (K, N): b0=B[t][g], b1=B[t+4][g].
-				col := e.lin(fmt.Sprint("bng", n0.N), 1, n0, 1, g)
-				for q := range regs {
-					off, imm := e.tileOffset(sb.load, t, kstep*ks+4*(q&1), col, 16*np+8*(q>>1))
-					e.emit("ld.shared.b32", regs[q], addr(sb.base, off, imm))
-				}
-			}
-			if tf32 {
-				e.roundTF32(regs)
-			}
-			out[2*np] = regs[0:2]
-			if two {
-				out[2*np+1] = regs[2:4]
-			}
-		}
-		return out
-	}
-	pipe := e.mmaPipe
-	if pipe != nil && (tf32 || KS < 2) {
-		pipe = nil
-	}
-	// The slow (element-wise copy) loop loads each k-step's fragments
-	// after the previous step's mmas: its copies need the registers more
-	// than its mmas need the overlap (docs/perf.md, v6).
-	dbl := e.t.Tuning.FragmentDoubleBuffer && e.copyMode != "slow"
-	var fa, fb [][]Reg
-	if pipe != nil {
-		// Fragments of k-step 0 come from the previous iteration (or the
-		// preload before the loop, emitted into pipe.pre).
-		saved := e.cur
-		e.cur = &pipe.pre
-		pipe.fa0, pipe.fb0 = loadA(0, nil), loadB(0, nil)
-		e.cur = saved
-		addrCache = map[string]Reg{}
-		fa, fb = pipe.fa0, pipe.fb0
-	} else {
-		fa, fb = loadA(0, nil), loadB(0, nil)
-	}
-	// EarlyStageWait (set up by loopCore in pipe.late): the stage wait
-	// comes before the last k-step's A fragments, read from this stage
-	// after the barrier, and the slots advance only when A's copies of
-	// the next stage are issued, before the next stage's first fragments.
-	early := pipe != nil && pipe.late != nil && dbl
-	if early && sa.load != pipe.late {
-		e.fail("internal: pipelined mma's A operand is not its late load")
-	}
-	for ks := 0; ks < KS; ks++ {
-		var na, nb [][]Reg
-		switch {
-		case early && ks+2 == KS:
-			if sb.load != pipe.late {
-				nb = loadB(ks+1, nil)
-			}
-			pipe.onWait()
-			na = loadA(ks+1, nil)
-			if sb.load == pipe.late {
-				nb = loadB(ks+1, nil)
-			}
-		case early && ks+1 == KS:
-			pipe.onAdvance()
-			addrCache = map[string]Reg{}
-			loadA(0, pipe.fa0)
-			loadB(0, pipe.fb0)
-		case ks+1 < KS && dbl:
-			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)
-		case ks+1 == KS && pipe != nil:
-			// Wait for the next stage and load its first fragments while
-			// the last k-step's mmas run.
-			pipe.onLastK()
-			addrCache = map[string]Reg{}
-			loadA(0, pipe.fa0)
-			loadB(0, pipe.fb0)
-		}
-		for mi := 0; mi < MI; mi++ {
-			for q := 0; q < NI; q++ {
-				ni := q
-				if mi%2 == 1 {
-					ni = NI - 1 - q // serpentine order reuses B fragments
-				}
-				base := 4 * (ni + NI*mi)
-				d := Vec{res[base], res[base+1], res[base+2], res[base+3]}
-				a := Vec{fa[mi][0], fa[mi][1], fa[mi][2], fa[mi][3]}
-				b := Vec{fb[ni][0], fb[ni][1]}
-				e.emit(op, d, a, b, d)
-			}
-		}
-		if len(e.pendingIssue) > 0 && (ks == 0 || e.t.Tuning.SpreadCopies || (early && ks+2 == KS)) && (pipe == nil || ks+1 < KS) {
-			// The next stage's copies go after the mmas of the first
-			// k-steps, so the tensor cores start right after the barrier;
-			// spread over the k-steps before the last (whose stage wait
-			// needs them committed), or all after the first.
-			n := len(e.pendingIssue)
-			if e.t.Tuning.SpreadCopies {
-				left := KS - 1 - ks
-				if pipe == nil {
-					left = KS - ks
-				}
-				if left < 1 {
-					left = 1
-				}
-				n = (n + left - 1) / left
-			}
-			if early && ks+2 < KS {
-				// Before the stage wait: only the parts of tiles that are
-				// not read after it (all but A's).
-				n = min(n, e.pendingEarly)
-				e.pendingEarly -= n
-			}
-			for _, f := range e.pendingIssue[:n] {
-				f()
-			}
-			e.pendingIssue = e.pendingIssue[n:]
-		}
-		if ks+1 < KS && !dbl {
-			na, nb = loadA(ks+1, nil), loadB(ks+1, nil)
-		}
-		fa, fb = na, nb
-	}
-	if pipe != nil {
-		pipe.used = true
-	}
-	e.vals[in.Result()] = &value{regs: res, lay: lay}
-}
-
-// mmaPipe connects an mma to the pipelined loop around it: the loop waits
-// for the next stage during the mma's last k-step (onLastK) and the first
-// k-step's fragments are carried across iterations in fixed registers.
-type mmaPipe struct {
-	onLastK func()
-	// With EarlyStageWait: late is the A operand's load; onWait waits for
-	// the next stage (before the last k-step's A fragments) and onAdvance
-	// moves the ring slots on (after the last copies are issued).
-	late              *ir.Instr
-	onWait, onAdvance func()
-	pre               []Instr // fragment preload, spliced in before the loop
-	fa0, fb0          [][]Reg
-	used              bool
+	e.vals[in.Result()] = &value{regs: res, lay: acc.lay}
 }
 
 // roundTF32 rounds f32 bit patterns to tf32 in place (cvt.rna).

@@ -68,18 +68,20 @@ func buildFile(tb testing.TB, path string, consts map[string]string) *ir.Func {
 	return m.Funcs[0]
 }
 
-// lowerEmit lowers f (verifying the IR after every pass) and emits it.
+// lowerEmit lowers f (verifying the IR after every pass) and emits its
+// variants; it returns the first variant's IR and kernel (the fast one,
+// with General set, where there are two).
 func lowerEmit(tb testing.TB, f *ir.Func, t *lower.Target) (*ir.Func, *Kernel) {
 	tb.Helper()
-	g, err := lower.LowerOpts(f, t, lower.Options{Verify: true})
+	vs, err := lower.LowerVariants(f, t, lower.Options{Verify: true})
 	if err != nil {
 		tb.Fatalf("%s: %v", f.Name, err)
 	}
-	k, err := EmitKernel(g, t)
+	k, err := EmitVariants(vs, t)
 	if err != nil {
 		tb.Fatalf("%s: %v", f.Name, err)
 	}
-	return g, k
+	return vs[0].Func, k
 }
 
 func count(ptx, pat string) int { return len(regexp.MustCompile(pat).FindAllString(ptx, -1)) }
@@ -117,9 +119,11 @@ func TestMatmulPatterns(t *testing.T) {
 	if k.Block != [3]int{256, 1, 1} {
 		t.Errorf("block %v", k.Block)
 	}
-	// Two copies of the loop (aligned and unaligned copy paths).
-	if n := count(k.PTX, `mma\.sync`); n != 2*4*8*4 {
-		t.Errorf("%d mma.sync, want %d", n, 2*4*8*4)
+	// One loop in each variant.
+	for _, v := range []*Kernel{k, k.General} {
+		if n := count(v.PTX, `mma\.sync`); n != 4*8*4 {
+			t.Errorf("%s variant: %d mma.sync, want %d", v.Variant, n, 4*8*4)
+		}
 	}
 	if !strings.Contains(k.PTX, ".version 7.0\n.target sm_80\n.address_size 64") {
 		t.Errorf("header")

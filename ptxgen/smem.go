@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 )
 
 // swizzled emits, in the entry block, the physical byte offset in a shared
@@ -68,44 +69,63 @@ func (e *emitter) inv32(key string, gen func(r Reg)) Reg {
 	})
 }
 
-// issueSmemLoad copies a load's tile into the shared buffer at base: with
-// 16-byte cp.async.cg (zero-filling out-of-bounds chunks through src-size)
-// when the array is 16-byte aligned with unit last stride, otherwise
-// element by element with ordinary loads and st.shared.
-func (e *emitter) issueSmemLoad(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg) {
-	e.issueSmemLoadPart(ld, body, subst, base, 0, 1)
+// tileCopy is one async_copy: a tile of an array (the array, its tile
+// indices and the tile's type) into shared memory, with its padding mode
+// and copy path (ir.CopyVector, CopyElement or CopyAuto).
+type tileCopy struct {
+	arr  *ir.Value
+	idx  []*ir.Value
+	tile *ir.Tile
+	pad  string
+	path string
 }
 
-// copyGeometry is how issueSmemLoad splits a load's tile: chunks per
-// thread, rows between a thread's chunks, and whether the regular
-// (one column per thread) form applies.
-func (e *emitter) copyGeometry(ld *ir.Instr) (nj, rowStep int, regular bool) {
-	ws := windowShape(ld)
-	R, C := ws[0], ws[1]
-	bytes := e.arrs[ld.Args[0]].dt.Bytes()
-	E := 16 / bytes
-	cpr := C / E
-	total := R * cpr
-	nj = (total + e.nt - 1) / e.nt
-	rowStep = e.nt / cpr
-	regular = cpr > 0 && e.nt%cpr == 0 && total%e.nt == 0
-	return nj, rowStep, regular
-}
-
-// copyParts is the number of parts a load's copies are issued in: one, or
-// with SpreadCopies about four chunks per thread each.
-func (e *emitter) copyParts(ld *ir.Instr) int {
-	nj, _, regular := e.copyGeometry(ld)
-	if !e.t.Tuning.SpreadCopies || !regular || nj < 8 || nj%4 != 0 {
-		return 1
+// emitSmemAlloc emits a ring: the address of its first copy.
+func (e *emitter) emitSmemAlloc(in *ir.Instr) {
+	if !e.usesSmem {
+		e.fail("internal: smem_alloc in a kernel without shared memory")
 	}
-	return nj / 4
+	base := e.newReg(B32)
+	e.emit("add.u32", base, e.smemBase, Imm(in.Attrs.Int("smem")))
+	e.vals[in.Result()] = &value{smem: &smemVal{tile: in, base: base}}
 }
 
-// issueSmemLoadPart issues part q of n of a load's copies (see copyParts).
-func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg, base Reg, q, n int) {
-	arrV := ld.Args[0]
-	a, ws, idxV := e.smemWindow(ld, body, subst) // a 2-D view for windows of higher-rank arrays
+// emitSmemSlot emits the address of one copy of a ring.
+func (e *emitter) emitSmemSlot(in *ir.Instr) {
+	ring := e.vals[in.Args[0]].smem
+	sb := ring.tile.Attrs.Int("stage_bytes")
+	r := e.newReg(B32)
+	if c, ok := constInt(in.Args[1]); ok {
+		e.emit("add.u32", r, ring.base, Imm(c*int64(sb)))
+	} else {
+		e.emit("mad.lo.u32", r, e.vals[in.Args[1]].reg, Imm(sb), ring.base)
+	}
+	e.vals[in.Result()] = &value{smem: &smemVal{tile: ring.tile, base: r}}
+}
+
+// emitAsyncCopy emits one part of a tile's copy into a shared tile.
+func (e *emitter) emitAsyncCopy(in *ir.Instr) {
+	n := len(in.Args)
+	dst := in.Args[n-1]
+	c := &tileCopy{
+		arr:  in.Args[0],
+		idx:  in.Args[1 : n-1],
+		tile: dst.Type.(*ir.Tile),
+		pad:  in.Attrs.Str("pad"),
+		path: in.Attrs.Str("path"),
+	}
+	e.issueCopy(c, e.vals[dst].smem.base, in.Attrs.Int("part"), in.Attrs.Int("parts"))
+}
+
+// issueCopy issues part q of n of a tile's copy into shared memory at
+// base: 16-byte cp.async.cg (zero-filling out-of-bounds chunks through
+// src-size) on the vector path, element by element with ordinary loads
+// and st.shared on the element path, either under a uniform branch on the
+// array's alignment on the auto path. Parts split the chunks of the
+// regular form (lower.CopyGeometry) evenly.
+func (e *emitter) issueCopy(c *tileCopy, base Reg, q, n int) {
+	arrV := c.arr
+	a, ws, idxV := e.smemWindow(c) // a 2-D view for windows of higher-rank arrays
 	R, C := ws[0], ws[1]
 	dt := a.dt
 	bytes := dt.Bytes()
@@ -115,12 +135,12 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 	}
 	cpr := C / E
 	total := R * cpr
-	nj := (total + e.nt - 1) / e.nt
+	nj, rowStep, regular := lower.CopyGeometry(R, C, bytes, e.nt)
 	rb := C * bytes
 
 	idx := make([]Reg, 2)
 	for d := 0; d < 2; d++ {
-		idx[d] = e.scalarAt(idxV[d], body, subst)
+		idx[d] = e.vals[idxV[d]].reg
 	}
 	// origin in elements.
 	org := make([]Reg, 2)
@@ -128,9 +148,8 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 		org[d] = e.newReg(B32)
 		e.emit("mul.lo.s32", org[d], idx[d], Imm(ws[d]))
 	}
-	rowStep := e.nt / cpr
-	if e.nt%cpr == 0 && total%e.nt == 0 {
-		e.issueRegular(ld, a, arrV, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
+	if regular {
+		e.issueRegular(c, a, arrV, org, base, R, C, nj, rowStep, q*nj/n, (q+1)*nj/n)
 		return
 	}
 	if n != 1 {
@@ -182,7 +201,7 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 	rowBase := e.newReg(B64)
 	e.emit("mad.lo.s64", rowBase, t0, Imm(int64(bytes)), a.ptr)
 
-	doFast, doSlow, slowL, doneL := e.copyBranch(ld)
+	doFast, doSlow, slowL, doneL := e.copyBranch(c)
 	if doFast {
 		// Fast path: unit last stride, so the tile base is rowBase + org1*bytes.
 		o1 := e.newReg(B64)
@@ -263,7 +282,7 @@ func (e *emitter) issueSmemLoadPart(ld *ir.Instr, body *ir.Block, subst map[*ir.
 			e.emit("add.u32", sa, base, ch.dst)
 			sc = append(sc, slowChunk{ea: ea, sa: sa, cl: cl, pr: pr, valid: ch.valid})
 		}
-		e.slowCopy(ld, a, arrV, sc)
+		e.slowCopy(c, a, arrV, sc)
 	}
 	if doFast && doSlow {
 		e.label(doneL)
@@ -289,7 +308,7 @@ type slowChunk struct {
 // uniform branch, so ptxas keeps few addresses and loads in flight
 // (docs/perf.md, v6: hoisted per-element stride offsets were 64-bit
 // registers live across the whole loop and made it spill).
-func (e *emitter) slowCopy(ld *ir.Instr, a *array, arrV *ir.Value, chunks []slowChunk) {
+func (e *emitter) slowCopy(c *tileCopy, a *array, arrV *ir.Value, chunks []slowChunk) {
 	dt := a.dt
 	bytes := dt.Bytes()
 	E := 16 / bytes
@@ -324,7 +343,7 @@ func (e *emitter) slowCopy(ld *ir.Instr, a *array, arrV *ir.Value, chunks []slow
 					}
 					src = Addr{Base: addr}
 				}
-				v := e.slowPadReg(ld, dt)
+				v := e.slowPadReg(c.pad, dt)
 				e.emitIf(p, false, "ld.global."+bt, v, src)
 				st := Instr{Op: "st.shared." + bt, Args: []Operand{Addr{Base: ch.sa, Off: ch.saOff + int64(i*bytes)}, v}}
 				if ch.valid != nil {
@@ -344,9 +363,9 @@ func (e *emitter) slowCopy(ld *ir.Instr, a *array, arrV *ir.Value, chunks []slow
 // slowPadReg is a fresh register holding the padding value of an
 // element-wise shared-tile copy: zero, or the load's padding mode (the
 // fast cp.async path zero-fills, so other modes always take this path).
-func (e *emitter) slowPadReg(ld *ir.Instr, dt ir.DType) Reg {
+func (e *emitter) slowPadReg(pad string, dt ir.DType) Reg {
 	v := e.newReg(classOf(dt))
-	if pad := ld.Attrs.Str("pad"); pad != "" && pad != ir.PadZero {
+	if pad != "" && pad != ir.PadZero {
 		e.emit("mov."+btypeReg(classOf(dt)), v, e.padValue(pad, dt))
 		return v
 	}
@@ -387,7 +406,7 @@ func log2(n int) int {
 // column, rowStep rows apart, and rowStep keeps the swizzle pattern: the
 // shared offsets then differ by immediates and the global addresses by one
 // 64-bit stride, so the loop carries few registers.
-func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg, base Reg, R, C, nj, rowStep, jFrom, jTo int) {
+func (e *emitter) issueRegular(c *tileCopy, a *array, arrV *ir.Value, org []Reg, base Reg, R, C, nj, rowStep, jFrom, jTo int) {
 	dt := a.dt
 	bytes := dt.Bytes()
 	E := 16 / bytes
@@ -396,9 +415,9 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg
 	key := fmt.Sprintf("reg/%d/%d", R, C)
 	row0 := e.inv32(key+"/row", func(r Reg) { e.emit("shr.u32", r, e.tid, Imm(log2(cpr))) })
 	col0 := e.inv32(key+"/col", func(r Reg) {
-		c := e.newReg(B32)
-		e.emit("and.b32", c, e.tid, Imm(cpr-1))
-		e.emit("mul.lo.u32", r, c, Imm(E))
+		x := e.newReg(B32)
+		e.emit("and.b32", x, e.tid, Imm(cpr-1))
+		e.emit("mul.lo.u32", r, x, Imm(E))
 	})
 	// Chunk j's row is row0 + j*rowStep, so its swizzle depends on j
 	// modulo nb (nb = 1 when rowStep is a multiple of the swizzle
@@ -444,7 +463,7 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg
 		shared(0)
 	}
 
-	doFast, doSlow, slowL, doneL := e.copyBranch(ld)
+	doFast, doSlow, slowL, doneL := e.copyBranch(c)
 	if doFast {
 		goff := e.invariant(fmt.Sprintf("goff/%d/%d/%d", arrV.ID, R, C), func() Reg {
 			r64 := e.newReg(B64)
@@ -507,10 +526,10 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg
 		o0 := e.newReg(B64)
 		e.emit("cvt.s64.s32", o0, org[0])
 		e.emit("add.s64", r64, r64, o0)
-		c := e.newReg(B32)
-		e.emit("add.s32", c, org[1], col0)
+		col := e.newReg(B32)
+		e.emit("add.s32", col, org[1], col0)
 		c64 := e.newReg(B64)
-		e.emit("cvt.s64.s32", c64, c)
+		e.emit("cvt.s64.s32", c64, col)
 		x := e.newReg(B64)
 		e.emit("mul.lo.s64", x, r64, a.strides[0])
 		e.emit("mad.lo.s64", x, c64, a.strides[1], x)
@@ -537,56 +556,38 @@ func (e *emitter) issueRegular(ld *ir.Instr, a *array, arrV *ir.Value, org []Reg
 				ea = ea2
 			}
 		}
-		e.slowCopy(ld, a, arrV, chunks)
+		e.slowCopy(c, a, arrV, chunks)
 	}
 	if doFast && doSlow {
 		e.label(doneL)
 	}
 }
 
-// fastFlag is the uniform predicate under which a load's tile can be copied
-// with 16-byte cp.async: unit last stride, 16-byte aligned rows, zero padding.
-func (e *emitter) fastFlag(ld *ir.Instr) Reg {
-	arrV := ld.Args[0]
-	a := e.arrs[arrV]
-	pad := ld.Attrs.Str("pad")
-	return e.invariant(fmt.Sprintf("cpfast/%d/%s", arrV.ID, pad), func() Reg {
-		if pad != "" && pad != ir.PadZero {
+// fastFlag is the uniform predicate under which a tile can be copied with
+// 16-byte cp.async: unit last stride, 16-byte aligned rows, zero padding.
+func (e *emitter) fastFlag(c *tileCopy) Reg {
+	a := e.arrs[c.arr]
+	return e.invariant(fmt.Sprintf("cpfast/%d/%s", c.arr.ID, c.pad), func() Reg {
+		if c.pad != "" && c.pad != ir.PadZero {
 			q := e.newReg(Pred)
 			e.emit("setp.ne.s32", q, Imm(0), Imm(0))
 			return q
 		}
-		return e.alignedFlag(a, arrV, 16)
+		return e.alignedFlag(a, c.arr, 16)
 	})
 }
 
-// zeroPad reports whether a shared-tile load pads with zeros, the only
-// padding the cp.async path (which zero-fills) can give.
-func zeroPad(ld *ir.Instr) bool {
-	pad := ld.Attrs.Str("pad")
-	return pad == "" || pad == ir.PadZero
-}
-
-// copyBranch starts the fast/slow copy code of load ld: it returns whether
-// to emit each path, and emits the uniform branch on ld's fastFlag when
-// both are needed. Inside an unswitched loop (copyMode) and in the fast
-// kernel variant (where the launcher guarantees the alignment, see
-// Kernel.FastPathOK) only one path is emitted.
-func (e *emitter) copyBranch(ld *ir.Instr) (doFast, doSlow bool, slowL, doneL string) {
-	mode := e.copyMode
-	if mode == "" && e.variant == VariantFast {
-		mode = "fast"
-	}
-	if mode == "fast" && !zeroPad(ld) {
-		mode = "slow" // its fastFlag is constant false
-	}
-	switch mode {
-	case "fast":
+// copyBranch starts the copy code of c by its path: it returns whether to
+// emit the vector and the element-wise path, and on the auto path emits
+// the uniform branch on c's fastFlag between them.
+func (e *emitter) copyBranch(c *tileCopy) (doFast, doSlow bool, slowL, doneL string) {
+	switch c.path {
+	case ir.CopyVector:
 		return true, false, "", ""
-	case "slow":
+	case ir.CopyElement:
 		return false, true, "", ""
 	}
-	fast := e.fastFlag(ld)
+	fast := e.fastFlag(c)
 	slowL, doneL = e.newLabel("cpslow"), e.newLabel("cpdone")
 	e.emitIf(fast, true, "bra.uni", Label(slowL))
 	return true, true, slowL, doneL

@@ -66,5 +66,5 @@ func (e *emitter) stageToSmem(in *ir.Instr) {
 		}
 	}
 	e.emit("bar.sync", Imm(0))
-	v.smem = &smemVal{load: in, base: base}
+	v.smem = &smemVal{tile: in, base: base}
 }

@@ -20,16 +20,20 @@ import (
 func TestStagedOperandFragments(t *testing.T) {
 	for _, c := range []map[string]string{nil, {"tq": "128", "tkv": "128", "D": "128"}, {"tq": "32", "tkv": "32", "D": "32"}, {"tq": "64", "tkv": "128", "D": "128"}} {
 		_, g, _ := compileExample(t, "attention.tile", c, lower.MustTarget("sm_80"))
-		var mma *ir.Instr
+		// The mma k-step whose A fragments come from a staged register tile.
+		var frag, mma *ir.Instr
 		g.Body.Walk(func(in *ir.Instr) {
-			if in.Op == ir.OpMMA && in.Args[0].Def != nil && in.Args[0].Def.Attrs.Get("staged") == true {
+			if in.Op == ir.OpFragLoad && in.Args[0].Def != nil && in.Args[0].Def.Attrs.Get("staged") == true {
+				frag = in
+			}
+			if in.Op == ir.OpMMAStep && frag != nil && in.Args[0] == frag.Result() {
 				mma = in
 			}
 		})
 		if mma == nil {
 			t.Fatalf("%v: no mma with a staged operand", c)
 		}
-		st := mma.Args[0].Def
+		st := frag.Args[0].Def
 		lay, err := lower.LayoutOf(st.Result())
 		if err != nil {
 			t.Fatal(err)

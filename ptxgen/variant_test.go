@@ -45,11 +45,7 @@ func TestVariants(t *testing.T) {
 	} {
 		// sm_90: Hopper's shared memory holds the f32 tiles' ring.
 		tg := lower.MustTarget("sm_90")
-		_, g, _ := compileExample(t, c.file, c.consts, tg)
-		k, err := EmitVariants(g, tg)
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
+		_, _, k := compileExample(t, c.file, c.consts, tg)
 		gen := k.General
 		if k.Variant != VariantFast || gen == nil || gen.Variant != VariantGeneral {
 			t.Fatalf("%s %v: variant %q, general %v", c.file, c.consts, k.Variant, gen != nil)
@@ -92,14 +88,7 @@ func TestVariants(t *testing.T) {
 		}
 	}
 	// No pipelined shared-memory copies: one variant.
-	g, err := lower.Lower(buildFile(t, filepath.Join("testdata", "copy.tile"), nil), lower.MustTarget("sm_80"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := EmitVariants(g, lower.MustTarget("sm_80"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, k := lowerEmit(t, buildFile(t, filepath.Join("testdata", "copy.tile"), nil), lower.MustTarget("sm_80"))
 	if k.Variant != "" || k.General != nil || !k.FastPathOK(nil) {
 		t.Errorf("copy kernel: variant %q, general %v", k.Variant, k.General != nil)
 	}

@@ -15,15 +15,15 @@ import (
 // pointer, and the window axes' dims and strides), the window's shape,
 // and the load's tile index along the window axes. For a rank-2 load it
 // is the array itself.
-func (e *emitter) smemWindow(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]Reg) (*array, [2]int, [2]*ir.Value) {
-	a := e.arrs[ld.Args[0]]
-	tt := ld.Result().Type.(*ir.Tile)
+func (e *emitter) smemWindow(c *tileCopy) (*array, [2]int, [2]*ir.Value) {
+	a := e.arrs[c.arr]
+	tt := c.tile
 	ax, ok := lower.WindowAxes(tt.Shape)
 	if !ok || (tt.Rank() > 2 && ax[1] != tt.Rank()-1) {
 		e.fail("shared tile %s is not a 2-D window of its array's last axis", tt)
 	}
 	shape := [2]int{tt.Shape[ax[0]], tt.Shape[ax[1]]}
-	idx := [2]*ir.Value{ld.Args[1+ax[0]], ld.Args[1+ax[1]]}
+	idx := [2]*ir.Value{c.idx[ax[0]], c.idx[ax[1]]}
 	if tt.Rank() == 2 {
 		return a, shape, idx
 	}
@@ -33,7 +33,7 @@ func (e *emitter) smemWindow(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]R
 			continue
 		}
 		// Tile size 1: the tile index is the element index.
-		i := e.scalarAt(ld.Args[1+d], body, subst)
+		i := e.vals[c.idx[d]].reg
 		i64 := e.newReg(B64)
 		e.emit("cvt.s64.s32", i64, i)
 		t := e.newReg(B64)
@@ -48,11 +48,4 @@ func (e *emitter) smemWindow(ld *ir.Instr, body *ir.Block, subst map[*ir.Value]R
 		strides: []Reg{a.strides[ax[0]], a.strides[ax[1]]},
 		dt:      a.dt,
 	}, shape, idx
-}
-
-// windowShape is the 2-D shape of a shared tile load's window.
-func windowShape(ld *ir.Instr) [2]int {
-	tt := ld.Result().Type.(*ir.Tile)
-	ax, _ := lower.WindowAxes(tt.Shape)
-	return [2]int{tt.Shape[ax[0]], tt.Shape[ax[1]]}
 }

@@ -111,7 +111,7 @@ func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
 // CompilePTXFor is CompilePTX for a Target value, whose Tuning the caller
 // may have changed.
 func CompilePTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
-	lf, err := lower.Lower(f, t)
+	vs, err := lower.LowerVariants(f, t, lower.Options{})
 	var pos *lang.Error
 	if errors.As(err, &pos) {
 		return nil, err // positioned: file:line:col says where already
@@ -119,7 +119,7 @@ func CompilePTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lowering %s for %s: %w", f.Name, t, err)
 	}
-	pk, err := ptxgen.EmitVariants(lf, t)
+	pk, err := ptxgen.EmitVariants(vs, t)
 	if err != nil {
 		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, t, err)
 	}

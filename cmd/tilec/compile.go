@@ -71,12 +71,17 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, f := range mod.Funcs {
 		if *emit == "lowered" || *dumpAfter != "" {
-			lowered, err := lower.LowerWithDump(f, t, *dumpAfter, stderr)
+			vs, err := lower.LowerVariants(f, t, lower.Options{DumpAfter: *dumpAfter, Dump: stderr})
 			if err != nil {
 				return source.Quote(err)
 			}
 			if *emit == "lowered" {
-				fmt.Fprint(stdout, ir.Print(lowered))
+				for _, v := range vs {
+					if note := variantNote(f, v); note != "" {
+						fmt.Fprintln(stdout, note)
+					}
+					fmt.Fprint(stdout, ir.Print(v.Func))
+				}
 				continue
 			}
 		}
@@ -87,4 +92,20 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, k.PTX)
 	}
 	return nil
+}
+
+// variantNote says which launches a lowered variant is for, as a comment
+// line; "" for a kernel's only form.
+func variantNote(f *ir.Func, v *lower.Variant) string {
+	switch v.Name {
+	case lower.VariantFast:
+		names := make([]string, len(v.Aligned))
+		for i, p := range v.Aligned {
+			names[i] = f.Params[p].Name
+		}
+		return fmt.Sprintf("// variant fast: launches where %s are 16-byte aligned with 16-byte rows (cp.async copies)", strings.Join(names, ", "))
+	case lower.VariantGeneral:
+		return "// variant general: every other launch (element-wise copies)"
+	}
+	return ""
 }

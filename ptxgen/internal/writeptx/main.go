@@ -155,11 +155,13 @@ func compile(dk devKernel, root string, tg *lower.Target) (*ir.Func, *ptxgen.Ker
 			return nil, nil, err
 		}
 	}
-	g, err := lower.LowerOpts(f, tg, lower.Options{Verify: true})
+	// The first variant: the fast one (valid for 16-byte aligned arrays
+	// only, see kernels.json's variant and fast_arrays) where there are two.
+	vs, err := lower.LowerVariants(f, tg, lower.Options{Verify: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := ptxgen.EmitKernel(g, tg)
+	k, err := ptxgen.EmitVariants(vs, tg)
 	return f, k, err
 }
 
@@ -211,6 +213,7 @@ func write(dir, root string) error {
 		index = append(index, map[string]any{
 			"name": dk.Name, "entry": k.Name, "ptx": dk.Name + ".ptx", "target": k.Target, "ref": dk.Ref,
 			"dtype": dk.DType, "block": k.Block, "smem": k.SharedBytes, "slots": slots, "params": params, "grid": grid,
+			"variant": k.Variant, "fast_arrays": k.FastArrays,
 		})
 	}
 	b, err := json.MarshalIndent(index, "", "  ")

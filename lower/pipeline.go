@@ -1,0 +1,725 @@
+package lower
+
+// Pass pipeline.
+// Requires: smem (every load with layout smem has its ring: stages, smem,
+// row_bytes, stage_bytes; a for whose body holds loads with stages > 1
+// pipelines them), variants (the return says which copy path a variant
+// takes).
+// Guarantees: no load has layout smem. Each becomes a ring (smem_alloc at
+// the top of the kernel) and explicit copies:
+//   - a load outside a pipelined loop: barrier, async_copy into slot 0,
+//     async_commit, async_wait {pending=0}, barrier, where the load was;
+//   - the loads of a pipelined loop: a prologue before the loop that
+//     copies iterations lo .. lo+(S-2)*step into slots 0 .. S-2, one
+//     commit each; the read and write slots as i32 values carried by the
+//     loop; in the body the next stage's copies (iteration iv+(S-1)*step,
+//     into the write slot) in parts placed between the k-steps of the
+//     body's first mma (Tuning.SpreadCopies), the stage wait and barrier,
+//     and the slot advance; after the loop a wait for every group and a
+//     barrier, so that the shared memory can be reused.
+// The mmas of a pipelined loop body become frag_load / mma_step k-steps
+// here, in the order the schedule needs: with Tuning.OverlapStageWait, in
+// a loop whose body is only its loads and one 16-bit mma (the matmul
+// family) and whose copies are all vector copies, the wait for the next
+// stage moves into the last k-step (before its A fragments with
+// Tuning.EarlyStageWait) and the next stage's first fragments are loaded
+// there, carried into the next iteration.
+//
+// Pass mma.
+// Requires: pipeline.
+// Guarantees: no mma op is left: each remaining one becomes frag_load and
+// mma_step ops, one k-step after another (with Tuning.FragmentDoubleBuffer
+// the fragments of k-step s+1 are loaded before the mma_step of s).
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// CopyGeometry is how a shared-tile copy of a rows x cols window of
+// elemBytes-byte elements is split over threads threads in 16-byte
+// chunks: chunks per thread, rows between a thread's chunks, and whether
+// the regular form (every thread copies chunks of one column) applies.
+func CopyGeometry(rows, cols, elemBytes, threads int) (nj, rowStep int, regular bool) {
+	cpr := cols * elemBytes / 16
+	total := rows * cpr
+	nj = (total + threads - 1) / threads
+	if cpr > 0 {
+		rowStep = threads / cpr
+	}
+	regular = cpr > 0 && threads%cpr == 0 && total%threads == 0
+	return nj, rowStep, regular
+}
+
+// copyParts is the number of parts a tile's copy is issued in: one, or
+// with SpreadCopies about four 16-byte chunks per thread each.
+func copyParts(t *Target, tt *ir.Tile, threads int) int {
+	ax, _ := WindowAxes(tt.Shape)
+	nj, _, regular := CopyGeometry(tt.Shape[ax[0]], tt.Shape[ax[1]], tt.DType.Bytes(), threads)
+	if !t.Tuning.SpreadCopies || !regular || nj < 8 || nj%4 != 0 {
+		return 1
+	}
+	return nj / 4
+}
+
+// Pipeline is the pipeline pass.
+func Pipeline(f *ir.Func, t *Target) error {
+	p := &pipeliner{f: f, t: t, variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant)}
+	p.threads = 32 * NumWarps(f)
+	var loads []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpLoad && InSmem(in) {
+			loads = append(loads, in)
+		}
+	})
+	if len(loads) == 0 {
+		return nil
+	}
+	p.rings = map[*ir.Instr]*ir.Value{}
+	var allocs []*ir.Instr
+	loops := map[*ir.Instr][]*ir.Instr{}
+	var loopOrder []*ir.Instr
+	for _, ld := range loads {
+		a := f.NewInstr(ir.OpSmemAlloc, nil, ld.Result().Type)
+		a.Pos = ld.Pos
+		for _, k := range []string{ir.AttrKeySmem, ir.AttrKeyStages, ir.AttrKeyStageBytes, ir.AttrKeyRowBytes} {
+			a.Attrs.Set(k, ld.Attrs.Int(k))
+		}
+		a.Attrs.Set(ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		allocs = append(allocs, a)
+		p.rings[ld] = a.Result()
+		if l := ld.Block.Parent; ld.Attrs.Int(ir.AttrKeyStages) > 1 && l != nil && l.Op == ir.OpFor {
+			if loops[l] == nil {
+				loopOrder = append(loopOrder, l)
+			}
+			loops[l] = append(loops[l], ld)
+		}
+	}
+	for _, ld := range loads {
+		if ld.Attrs.Int(ir.AttrKeyStages) <= 1 {
+			p.syncCopy(ld)
+		}
+	}
+	for _, l := range loopOrder {
+		if err := p.loop(l, loops[l]); err != nil {
+			return err
+		}
+	}
+	for _, a := range allocs {
+		a.Block = f.Body
+	}
+	f.Body.Instrs = append(allocs, f.Body.Instrs...)
+	DeadCode(f) // the loads' smem permutes that the k-steps rebuilt on slots
+	return nil
+}
+
+// pipeliner rewrites the shared-memory loads of one kernel.
+type pipeliner struct {
+	f       *ir.Func
+	t       *Target
+	variant string // "", VariantFast or VariantGeneral
+	threads int
+	rings   map[*ir.Instr]*ir.Value // smem load -> its ring
+}
+
+// seq builds a straight run of new instructions.
+type seq struct {
+	f   *ir.Func
+	out []*ir.Instr
+	pos ir.Instr // only Pos is used
+}
+
+func (s *seq) add(in *ir.Instr) *ir.Instr {
+	if in.Pos.Line == 0 {
+		in.Pos = s.pos.Pos
+	}
+	s.out = append(s.out, in)
+	return in
+}
+
+func (s *seq) op(op ir.Op, args []*ir.Value, res ir.Type, attrs ...any) *ir.Value {
+	var in *ir.Instr
+	if res == nil {
+		in = s.f.NewInstr(op, args)
+	} else {
+		in = s.f.NewInstr(op, args, res)
+	}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		in.Attrs.Set(attrs[i].(string), attrs[i+1])
+	}
+	s.add(in)
+	if res == nil {
+		return nil
+	}
+	return in.Result()
+}
+
+func (s *seq) i32(x int64) *ir.Value {
+	return s.op(ir.OpConst, nil, ir.ScalarOf(ir.I32), "value", x)
+}
+
+func (s *seq) barrier()         { s.op(ir.OpBarrier, nil, nil) }
+func (s *seq) commit()          { s.op(ir.OpAsyncCommit, nil, nil) }
+func (s *seq) wait(pending int) { s.op(ir.OpAsyncWait, nil, nil, "pending", int64(pending)) }
+func (p *pipeliner) newSeq(at *ir.Instr) *seq {
+	s := &seq{f: p.f}
+	s.pos.Pos = at.Pos
+	return s
+}
+
+// slot is copy i of ld's ring.
+func (p *pipeliner) slot(s *seq, ld *ir.Instr, i *ir.Value) *ir.Value {
+	return s.op(ir.OpSmemSlot, []*ir.Value{p.rings[ld], i}, ld.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+}
+
+// path is how a copy of ld is made in this variant: see ir.CopyVector.
+func (p *pipeliner) path(ld *ir.Instr, inLoop bool) string {
+	zero := zeroPad(ld)
+	switch {
+	case p.variant == VariantFast && zero:
+		return ir.CopyVector
+	case p.variant == VariantFast, p.variant == VariantGeneral && inLoop:
+		return ir.CopyElement
+	case !zero:
+		return ir.CopyElement
+	}
+	return ir.CopyAuto
+}
+
+// copyTo issues part q of n of ld's copy into dst with tile indices idx.
+func (p *pipeliner) copyTo(s *seq, ld *ir.Instr, idx []*ir.Value, dst *ir.Value, q, n int, path string) {
+	args := append(append([]*ir.Value{ld.Args[0]}, idx...), dst)
+	s.op(ir.OpAsyncCopy, args, nil, "pad", padOf(ld), "part", int64(q), "parts", int64(n), "path", path)
+}
+
+func padOf(ld *ir.Instr) string {
+	if pad := ld.Attrs.Str("pad"); pad != "" {
+		return pad
+	}
+	return ir.PadZero
+}
+
+func zeroPad(ld *ir.Instr) bool { return padOf(ld) == ir.PadZero }
+
+// syncCopy replaces a load outside a pipelined loop with a copy that
+// completes where the load was.
+func (p *pipeliner) syncCopy(ld *ir.Instr) {
+	s := p.newSeq(ld)
+	dst := p.slot(s, ld, s.i32(0))
+	s.barrier() // earlier readers of the buffer are done
+	p.copyTo(s, ld, ld.Args[1:], dst, 0, 1, p.path(ld, false))
+	s.commit()
+	s.wait(0)
+	s.barrier()
+	replaceUses(p.f, ld.Result(), dst)
+	replaceInstr(ld, s.out)
+}
+
+// replaceUses makes every use of old a use of new.
+func replaceUses(f *ir.Func, old, new *ir.Value) {
+	f.Body.Walk(func(in *ir.Instr) {
+		for i, a := range in.Args {
+			if a == old {
+				in.Args[i] = new
+			}
+		}
+	})
+}
+
+// replaceInstr puts seq in place of in, in in's block.
+func replaceInstr(in *ir.Instr, seq []*ir.Instr) {
+	b := in.Block
+	for i, x := range b.Instrs {
+		if x == in {
+			insertAt(b, i, seq)
+			b.Instrs = append(b.Instrs[:i+len(seq)], b.Instrs[i+len(seq)+1:]...)
+			return
+		}
+	}
+	panic(fmt.Sprintf("lower: %s is not in its block", in.Op))
+}
+
+// insertAt inserts seq before b.Instrs[i].
+func insertAt(b *ir.Block, i int, seq []*ir.Instr) {
+	for _, x := range seq {
+		x.Block = b
+	}
+	b.Instrs = append(b.Instrs[:i], append(append([]*ir.Instr(nil), seq...), b.Instrs[i:]...)...)
+}
+
+// indexAt returns ld's tile indices for iteration iv of its loop: the
+// pure scalar ops between the induction variable and the indices are
+// cloned into s with the loop's iv replaced (smem's pipelinable
+// guarantees there is nothing else).
+func indexAt(s *seq, ld *ir.Instr, iv *ir.Value) []*ir.Value {
+	body := ld.Block
+	memo := map[*ir.Value]*ir.Value{body.Params[0]: iv}
+	var at func(v *ir.Value) *ir.Value
+	at = func(v *ir.Value) *ir.Value {
+		if x, ok := memo[v]; ok {
+			return x
+		}
+		if v.Def == nil || v.Def.Block != body {
+			return v // defined before the loop
+		}
+		args := make([]*ir.Value, len(v.Def.Args))
+		for i, a := range v.Def.Args {
+			args[i] = at(a)
+		}
+		c := s.f.NewInstr(v.Def.Op, args, v.Type)
+		c.Attrs = cloneAttrs(v.Def.Attrs)
+		s.add(c)
+		memo[v] = c.Result()
+		return c.Result()
+	}
+	idx := make([]*ir.Value, len(ld.Args)-1)
+	for i, a := range ld.Args[1:] {
+		idx[i] = at(a)
+	}
+	return idx
+}
+
+// ivPlus is iv + k*step, as new instructions in s.
+func ivPlus(s *seq, iv, step *ir.Value, k int64) *ir.Value {
+	if k == 0 {
+		return iv
+	}
+	t := iv.Type
+	var off *ir.Value
+	if c, ok := constOf(step); ok {
+		off = s.op(ir.OpConst, nil, t, "value", c.(int64)*k)
+	} else {
+		off = s.op(ir.OpMul, []*ir.Value{step, s.op(ir.OpConst, nil, t, "value", k)}, t)
+	}
+	return s.op(ir.OpAdd, []*ir.Value{iv, off}, t)
+}
+
+// nextSlot is (x+1) mod stages.
+func nextSlot(s *seq, x *ir.Value, stages int) *ir.Value {
+	i32 := ir.ScalarOf(ir.I32)
+	n := s.op(ir.OpAdd, []*ir.Value{x, s.i32(1)}, i32)
+	wrap := s.op(ir.OpCmp, []*ir.Value{n, s.i32(int64(stages))}, ir.ScalarOf(ir.Bool), "pred", ir.PredEQ)
+	return s.op(ir.OpSelect, []*ir.Value{wrap, s.i32(0), n}, i32)
+}
+
+// copyPart is one part of the next stage's copy of a load.
+type copyPart struct {
+	ld   *ir.Instr
+	q, n int
+}
+
+// loop pipelines the smem loads of for loop l.
+func (p *pipeliner) loop(l *ir.Instr, loads []*ir.Instr) error {
+	f := p.f
+	body := l.Regions[0]
+	stages := loads[0].Attrs.Int(ir.AttrKeyStages)
+	for _, ld := range loads[1:] {
+		if ld.Attrs.Int(ir.AttrKeyStages) != stages {
+			return fmt.Errorf("lower: loads of one loop with %d and %d stages", stages, ld.Attrs.Int(ir.AttrKeyStages))
+		}
+	}
+	lo, step := l.Args[0], l.Args[2]
+	iv := body.Params[0]
+	path := map[*ir.Instr]string{}
+	vector := true
+	for _, ld := range loads {
+		path[ld] = p.path(ld, true)
+		vector = vector && path[ld] == ir.CopyVector
+	}
+	mma := simpleMMABody(body)
+	overlap := vector && p.t.Tuning.OverlapStageWait && mma != nil
+	dbl := p.t.Tuning.FragmentDoubleBuffer && p.variant != VariantGeneral
+
+	// Prologue: stages 0 .. S-2, one commit group each.
+	pre := p.newSeq(l)
+	for st := 0; st < stages-1; st++ {
+		ivs := ivPlus(pre, lo, step, int64(st))
+		slotIdx := pre.i32(int64(st))
+		for _, ld := range loads {
+			p.copyTo(pre, ld, indexAt(pre, ld, ivs), p.slot(pre, ld, slotIdx), 0, 1, path[ld])
+		}
+		pre.commit()
+	}
+	i32 := ir.ScalarOf(ir.I32)
+	rs0, ws0 := pre.i32(0), pre.i32(int64(stages-1))
+	carried := []*ir.Value{rs0, ws0}
+
+	// The next stage's copies, in the order they are issued: with the
+	// early stage wait, the A operand's copies last, since only they may
+	// follow that wait's barrier (the others are read after it).
+	var late *ir.Instr
+	early := overlap && p.t.Tuning.EarlyStageWait && dbl && stages >= 3
+	if early {
+		late = smemLoadOf(mma.Args[0])
+		if late == nil {
+			early = false
+		}
+	}
+	var parts []copyPart
+	nEarly := 0
+	for pass := 0; pass < 2; pass++ {
+		for _, ld := range loads {
+			if (ld == late) != (pass == 1) {
+				continue
+			}
+			n := copyParts(p.t, ld.Result().Type.(*ir.Tile), p.threads)
+			for q := 0; q < n; q++ {
+				parts = append(parts, copyPart{ld, q, n})
+			}
+			if ld != late {
+				nEarly += n
+			}
+		}
+	}
+
+	// The body: new loop-carried slots (and fragments), its loads replaced.
+	rs := f.AddBlockParam(body, i32)
+	ws := f.AddBlockParam(body, i32)
+	b := p.newSeq(l)
+	readSlot := newSlotSet()
+	var fa0, fb0 *ir.Value
+	if overlap {
+		// Wait for stage 0 and load its first fragments before the loop.
+		pre.wait(stages - 2)
+		pre.barrier()
+		slots := newSlotSet()
+		for _, ld := range loads {
+			slots.of[ld] = p.slot(pre, ld, rs0)
+		}
+		fa, fb := fragOps(pre, mma, 0, slots)
+		carried = append(carried, fa, fb)
+		fa0 = f.AddBlockParam(body, fa.Type)
+		fb0 = f.AddBlockParam(body, fb.Type)
+	} else {
+		b.wait(stages - 2)
+		b.barrier()
+	}
+	for _, ld := range loads {
+		readSlot.of[ld] = p.slot(b, ld, rs)
+	}
+
+	var writeSlot map[*ir.Instr]*ir.Value
+	var ivn *ir.Value
+	idxNext := map[*ir.Instr][]*ir.Value{}
+	issue := func(s *seq, cp copyPart) {
+		if ivn == nil {
+			ivn = ivPlus(s, iv, step, int64(stages-1))
+			writeSlot = map[*ir.Instr]*ir.Value{}
+		}
+		if writeSlot[cp.ld] == nil {
+			writeSlot[cp.ld] = p.slot(s, cp.ld, ws)
+			idxNext[cp.ld] = indexAt(s, cp.ld, ivn)
+		}
+		p.copyTo(s, cp.ld, idxNext[cp.ld], writeSlot[cp.ld], cp.q, cp.n, path[cp.ld])
+	}
+	pending := parts
+	issueN := func(s *seq, n int) {
+		for _, cp := range pending[:n] {
+			issue(s, cp)
+		}
+		pending = pending[n:]
+		if len(pending) == 0 && n > 0 {
+			s.commit()
+		}
+	}
+
+	var rsNext, wsNext, fa0Next, fb0Next *ir.Value
+	advance := func(s *seq) {
+		rsNext, wsNext = nextSlot(s, rs, stages), nextSlot(s, ws, stages)
+	}
+	yield := body.Instrs[len(body.Instrs)-1]
+	firstMMA := true
+	for _, in := range body.Instrs {
+		switch {
+		case in == yield:
+		case in.Op == ir.OpLoad && readSlot.of[in] != nil:
+			continue // its uses read the slot: see below
+		case in.Op == ir.OpMMA && overlap:
+			// The matmul family's schedule (docs/perf.md v3, v8).
+			acc := in.Args[2]
+			ks := kSteps(in)
+			fa, fb := fa0, fb0
+			for k := 0; k < ks; k++ {
+				var na, nb *ir.Value
+				switch {
+				case early && k+2 == ks:
+					if smemLoadOf(in.Args[1]) != late {
+						nb = fragOp(b, in, 1, k+1, readSlot)
+					}
+					b.wait(stages - 3)
+					b.barrier()
+					na = fragOp(b, in, 0, k+1, readSlot)
+					if nb == nil {
+						nb = fragOp(b, in, 1, k+1, readSlot)
+					}
+				case early && k+1 == ks:
+					advance(b)
+					next := newSlotSet()
+					for _, ld := range loads {
+						next.of[ld] = p.slot(b, ld, rsNext)
+					}
+					fa0Next, fb0Next = fragOps(b, in, 0, next)
+				case k+1 < ks && dbl:
+					na, nb = fragOps(b, in, k+1, readSlot)
+				case k+1 == ks:
+					b.wait(stages - 2)
+					b.barrier()
+					advance(b)
+					next := newSlotSet()
+					for _, ld := range loads {
+						next.of[ld] = p.slot(b, ld, rsNext)
+					}
+					fa0Next, fb0Next = fragOps(b, in, 0, next)
+				}
+				acc = b.op(ir.OpMMAStep, []*ir.Value{fa, fb, acc}, in.Result().Type, ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout))
+				if len(pending) > 0 && k+1 < ks && (k == 0 || p.t.Tuning.SpreadCopies || (early && k+2 == ks)) {
+					n := len(pending)
+					if p.t.Tuning.SpreadCopies {
+						n = ceilDiv(n, max(ks-1-k, 1))
+					}
+					if early && k+2 < ks {
+						n = min(n, nEarly)
+						nEarly -= n
+					}
+					issueN(b, n)
+				}
+				if k+1 < ks && !dbl {
+					na, nb = fragOps(b, in, k+1, readSlot)
+				}
+				fa, fb = na, nb
+			}
+			replaceUses(f, in.Result(), acc)
+			continue
+		case in.Op == ir.OpMMA && firstMMA && len(pending) > 0:
+			firstMMA = false
+			ks := kSteps(in)
+			acc := decomposeMMA(b, in, dbl, readSlot, func(k int) {
+				if len(pending) > 0 && (k == 0 || p.t.Tuning.SpreadCopies) {
+					n := len(pending)
+					if p.t.Tuning.SpreadCopies {
+						n = ceilDiv(n, max(ks-k, 1))
+					}
+					issueN(b, n)
+				}
+			})
+			replaceUses(f, in.Result(), acc)
+			continue
+		case in.Op == ir.OpMMA:
+			replaceUses(f, in.Result(), decomposeMMA(b, in, dbl, readSlot, nil))
+			continue
+		}
+		if in != yield {
+			b.add(in)
+		}
+	}
+	issueN(b, len(pending))
+	if rsNext == nil {
+		advance(b)
+	}
+	yield.Args = append(yield.Args, rsNext, wsNext)
+	if overlap {
+		yield.Args = append(yield.Args, fa0Next, fb0Next)
+	}
+	b.add(yield)
+	for _, in := range b.out {
+		in.Block = body
+	}
+	body.Instrs = b.out
+	for _, ld := range loads {
+		replaceUses(f, ld.Result(), readSlot.of[ld])
+	}
+
+	// The loop carries the slots (and fragments); results grow to match.
+	l.Args = append(l.Args, carried...)
+	for _, c := range carried {
+		r := f.NewValue(c.Type)
+		r.Def = l
+		r.Index = len(l.Results)
+		l.Results = append(l.Results, r)
+	}
+	l.Attrs = dropAttr(l.Attrs, ir.AttrKeyStages)
+	// Prologue before the loop; drain after it.
+	post := p.newSeq(l)
+	post.wait(0)
+	post.barrier()
+	for i, x := range l.Block.Instrs {
+		if x == l {
+			insertAt(l.Block, i+1, post.out)
+			insertAt(l.Block, i, pre.out)
+			break
+		}
+	}
+	return nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func dropAttr(a ir.Attrs, key string) ir.Attrs {
+	var out ir.Attrs
+	for _, x := range a {
+		if x.Key != key {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// smemLoadOf is the smem load whose tile v is (through smem permutes and
+// reshapes), or nil.
+func smemLoadOf(v *ir.Value) *ir.Instr {
+	for d := v.Def; d != nil; d = d.Args[0].Def {
+		switch {
+		case d.Op == ir.OpLoad && InSmem(d):
+			return d
+		case (d.Op == ir.OpPermute || d.Op == ir.OpReshape) && InSmem(d):
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// simpleMMABody returns the one mma of a pipelined loop body that is only
+// its smem loads (and smem transposes of them), one mma of 16-bit inputs
+// with 2 or more k-steps on them, and the yield: the shape whose stage
+// wait can overlap the mma's last k-step. Otherwise nil. (Windows of
+// batched arrays, reshaped to 2-D, keep the plain schedule: the overlap
+// was measured on the matmul family only.)
+func simpleMMABody(body *ir.Block) *ir.Instr {
+	var mma *ir.Instr
+	for _, in := range body.Instrs {
+		switch {
+		case in.Op == ir.OpLoad && InSmem(in):
+		case in.Op == ir.OpPermute && InSmem(in):
+		case in.Op == ir.OpMMA && mma == nil:
+			a := in.Args[0].Type.(*ir.Tile)
+			if (a.DType != ir.F16 && a.DType != ir.BF16) || a.Shape[1] < 32 ||
+				smemLoadOf(in.Args[0]) == nil || smemLoadOf(in.Args[1]) == nil {
+				return nil
+			}
+			mma = in
+		case in.Op == ir.OpYield:
+		default:
+			return nil
+		}
+	}
+	return mma
+}
+
+// kSteps is the number of mma.sync k-steps of an mma.
+func kSteps(mma *ir.Instr) int {
+	a := mma.Args[0].Type.(*ir.Tile)
+	return a.Shape[1] / kStep(a.DType)
+}
+
+// kStep is the K of one mma.sync: 16 for 16-bit inputs, 8 for tf32.
+func kStep(d ir.DType) int {
+	if d == ir.F32 || d == ir.TF32 {
+		return 8
+	}
+	return 16
+}
+
+// slotSet is the shared tile each load of a loop is read from at one
+// point of the schedule (a ring slot), and the views (smem permutes and
+// reshapes) of them built so far.
+type slotSet struct {
+	of    map[*ir.Instr]*ir.Value
+	views map[*ir.Value]*ir.Value
+}
+
+func newSlotSet() *slotSet {
+	return &slotSet{of: map[*ir.Instr]*ir.Value{}, views: map[*ir.Value]*ir.Value{}}
+}
+
+// operandView rebuilds mma operand v (a shared tile: a load, or smem
+// permutes and reshapes of one) on the slot that slots gives for its load,
+// in s; operands that are not loads of the loop (staged register tiles,
+// shared tiles loaded before it) are used as they are.
+func (slots *slotSet) operandView(s *seq, v *ir.Value) *ir.Value {
+	if slots == nil || v.Def == nil {
+		return v
+	}
+	if x, ok := slots.views[v]; ok {
+		return x
+	}
+	d := v.Def
+	out := v
+	switch {
+	case d.Op == ir.OpLoad && slots.of[d] != nil:
+		out = slots.of[d]
+	case (d.Op == ir.OpPermute || d.Op == ir.OpReshape) && InSmem(d):
+		if src := slots.operandView(s, d.Args[0]); src != d.Args[0] {
+			c := s.f.NewInstr(d.Op, []*ir.Value{src}, v.Type)
+			c.Attrs = cloneAttrs(d.Attrs)
+			s.add(c)
+			out = c.Result()
+		}
+	}
+	slots.views[v] = out
+	return out
+}
+
+// fragOp is the frag_load of k-step k of operand i (0: A, 1: B) of mma.
+func fragOp(s *seq, mma *ir.Instr, i, k int, slots *slotSet) *ir.Value {
+	src := slots.operandView(s, mma.Args[i])
+	acc, _ := LayoutOf(mma.Result())
+	at := mma.Args[0].Type.(*ir.Tile)
+	ct := mma.Result().Type.(*ir.Tile)
+	ksz := kStep(at.DType)
+	shape, kind, name := []int{ct.Shape[0], ksz}, ir.LayoutMMAOperandA, "a"
+	if i == 1 {
+		shape, kind, name = []int{ksz, ct.Shape[1]}, ir.LayoutMMAOperandB, "b"
+	}
+	lay := OperandLayoutFor(kind, shape, acc)
+	return s.op(ir.OpFragLoad, []*ir.Value{src}, ir.TileOf(at.DType, shape...),
+		"kstep", int64(k), "operand", name, ir.AttrKeyLayout, lay.attr())
+}
+
+// fragOps loads both operands' fragments of k-step k.
+func fragOps(s *seq, mma *ir.Instr, k int, slots *slotSet) (fa, fb *ir.Value) {
+	return fragOp(s, mma, 0, k, slots), fragOp(s, mma, 1, k, slots)
+}
+
+// decomposeMMA emits mma as k-steps into s and returns the accumulator;
+// after(k), when set, runs after the mma_step of k-step k (before the
+// next fragments, when they are not double-buffered).
+func decomposeMMA(s *seq, mma *ir.Instr, dbl bool, slots *slotSet, after func(k int)) *ir.Value {
+	ks := kSteps(mma)
+	acc := mma.Args[2]
+	fa, fb := fragOps(s, mma, 0, slots)
+	for k := 0; k < ks; k++ {
+		var na, nb *ir.Value
+		if dbl && k+1 < ks {
+			na, nb = fragOps(s, mma, k+1, slots)
+		}
+		acc = s.op(ir.OpMMAStep, []*ir.Value{fa, fb, acc}, mma.Result().Type, ir.AttrKeyLayout, mma.Attrs.Get(ir.AttrKeyLayout))
+		if after != nil {
+			after(k)
+		}
+		if !dbl && k+1 < ks {
+			na, nb = fragOps(s, mma, k+1, slots)
+		}
+		fa, fb = na, nb
+	}
+	return acc
+}
+
+// DecomposeMMA is the mma pass.
+func DecomposeMMA(f *ir.Func, t *Target) error {
+	var mmas []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMA {
+			mmas = append(mmas, in)
+		}
+	})
+	for _, in := range mmas {
+		s := &seq{f: f}
+		s.pos.Pos = in.Pos
+		acc := decomposeMMA(s, in, t.Tuning.FragmentDoubleBuffer, nil, nil)
+		replaceUses(f, in.Result(), acc)
+		replaceInstr(in, s.out)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package lower
+
+// Pass variants.
+// Requires: smem (loads feeding mma have layout smem and their stages).
+// Guarantees: a kernel whose loops pipeline zero-padded shared-tile loads
+// is split in two variants (LowerVariants): "fast", whose copies of those
+// tiles are 16-byte cp.async only (valid for launches where every array of
+// Variant.Aligned is 16-byte aligned with 16-byte rows: ptxgen's
+// ArrayArg.Aligned16), and "general", valid for every launch, whose
+// pipelined copies are element-wise. Compiled apart, each gets the
+// register allocation of its own loop (docs/perf.md, v7). The return
+// records which one a function is (attribute variant); other kernels are
+// one function without it.
+
+import (
+	"sort"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Kernel variants (the return's variant attribute).
+const (
+	VariantFast    = "fast"
+	VariantGeneral = "general"
+)
+
+// Variant is one lowered form of a kernel and the launches it is valid for.
+type Variant struct {
+	Func *ir.Func
+	// Name is VariantFast, VariantGeneral or "" (the kernel's only form).
+	Name string
+	// Aligned are the indices into Func.Params of the arrays that must be
+	// 16-byte aligned with 16-byte rows for a launch of this variant;
+	// empty: every launch.
+	Aligned []int
+}
+
+// fastArrays reports whether f gets a fast variant: it has pipelined
+// shared-memory loads, all of them zero-padded (cp.async zero-fills).
+// arrays are the parameter indices of the arrays of every zero-padded
+// shared-memory load, which the fast variant copies with cp.async only.
+func fastArrays(f *ir.Func) (arrays []int, ok bool) {
+	index := map[*ir.Value]int{}
+	for i, p := range f.Params {
+		index[p.Value] = i
+	}
+	seen := map[int]bool{}
+	piped, allZero := false, true
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op != ir.OpLoad || !InSmem(in) {
+			return
+		}
+		if l := in.Block.Parent; in.Attrs.Int(ir.AttrKeyStages) > 1 && l != nil && l.Op == ir.OpFor {
+			piped = true
+			if !zeroPad(in) {
+				allZero = false
+			}
+		}
+		if i, ok := index[in.Args[0]]; ok && zeroPad(in) && !seen[i] {
+			seen[i] = true
+			arrays = append(arrays, i)
+		}
+	})
+	if !piped || !allZero {
+		return nil, false
+	}
+	sort.Ints(arrays)
+	return arrays, true
+}
+
+// splitVariants is the variants pass: f itself when it has one form, or
+// its fast and general variants (copies of f).
+func splitVariants(f *ir.Func) []*Variant {
+	arrays, ok := fastArrays(f)
+	if !ok {
+		return []*Variant{{Func: f}}
+	}
+	fast, gen := f, Clone(f)
+	for _, v := range []struct {
+		f    *ir.Func
+		name string
+	}{{fast, VariantFast}, {gen, VariantGeneral}} {
+		ret := v.f.Body.Instrs[len(v.f.Body.Instrs)-1]
+		ret.Attrs.Set(ir.AttrKeyVariant, v.name)
+	}
+	return []*Variant{{Func: fast, Name: VariantFast, Aligned: arrays}, {Func: gen, Name: VariantGeneral}}
+}
