@@ -133,6 +133,11 @@ const (
 	// acc + fa@fb for one k-step: every warp's mma.sync over its part of
 	// the accumulator.
 	OpMMAStep
+	// %s = smem_stage %t {layout=smem, pitch=528} : tile<128x256xf16>
+	// Writes register tile %t to shared memory at offset 0, row-major with
+	// rows pitch bytes apart (unswizzled): a store of %s then writes whole
+	// 16-byte chunks of rows (the staged epilogue).
+	OpSmemStage
 
 	NumOps
 )
@@ -227,7 +232,8 @@ var opTable = [NumOps]OpInfo{
 	OpBarrier:     {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpFragLoad: {Name: "frag_load", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
-	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpMMAStep:   {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr, {Name: "pitch", Kind: AttrInt}}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

@@ -708,6 +708,15 @@ func (v *irVerifier) typing(in *Instr) string {
 			return "async_wait with negative pending"
 		}
 
+	case OpSmemStage:
+		t, ok := a[0].Type.(*Tile)
+		if !ok || !TypesEqual(res, t) || t.Rank() != 2 {
+			return fmt.Sprintf("smem_stage of %v to %v, want one rank-2 tile type", a[0].Type, res)
+		}
+		if p := in.Attrs.Int("pitch"); p < t.Shape[1]*t.DType.Bytes() {
+			return fmt.Sprintf("pitch %d is less than a row of %d bytes", p, t.Shape[1]*t.DType.Bytes())
+		}
+
 	case OpFragLoad:
 		src, ok := a[0].Type.(*Tile)
 		t, ok2 := res.(*Tile)

@@ -49,6 +49,9 @@ var Passes = []Pass{
 	{Name: "pipeline", Run: Pipeline},
 	// pipeline.go: every other mma becomes frag_load / mma_step k-steps.
 	{Name: "mma", Run: DecomposeMMA},
+	// epilogue.go: stores of mma tiles through shared memory (16-byte
+	// chunks of rows), with the waits and barriers around.
+	{Name: "epilogue", Run: StagedEpilogue},
 }
 
 // Apply runs the pass on f alone: f itself after the pass, or for the

@@ -120,6 +120,10 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 	var src *value
 	if store {
 		src = e.vals[tv]
+		if sm := src.smem; sm != nil && sm.pitch > 0 {
+			e.emitStagedStore(a, arrV, idx, tt, sm)
+			return
+		}
 		lay = src.lay
 		if src.regs == nil {
 			e.fail("store of a shared-memory tile is not supported yet")
@@ -128,10 +132,6 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 		lay = e.layout(tv)
 	}
 	dt := a.dt
-	if store && e.canStage(in, lay, tt, dt) {
-		e.emitStagedStore(a, arrV, idx, tt, src)
-		return
-	}
 	bytes := dt.Bytes()
 	vec := lay.ContigRegs()
 	for vec*bytes > 16 {

@@ -10,14 +10,13 @@
 // smem_alloc and smem_slot are shared addresses, async_copy a cp.async or
 // element-wise copy of a tile (smem.go, window.go for 2-D windows of
 // batched arrays), async_commit / async_wait / barrier one instruction
-// each, frag_load ldmatrix (mma.go) and mma_step the warps' mma.sync; a
+// each, frag_load ldmatrix (mma.go), mma_step the warps' mma.sync and
+// smem_stage the staged epilogue's shared copy (epilogue.go); a
 // loop's carried values, ring slots and fragments included, are registers
 // that its yield copies into. What is not ops yet is still decided here:
 // register mma operands staged into shared memory (stage.go), reductions
 // and layout conversions through shuffles and the scratch region
-// (reduce.go), mma-layout results stored through shared memory where
-// canStage allows (epilogue.go); docs/backend.md lists the steps that move
-// them into lower.
+// (reduce.go); docs/backend.md lists the steps that move them into lower.
 //
 // EmitVariants emits the variants lower.LowerVariants made: a fast one,
 // valid where Kernel.FastPathOK holds for a launch's arrays, with its

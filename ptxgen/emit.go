@@ -118,6 +118,9 @@ type smemVal struct {
 	trans bool
 	// addrs caches base + offset registers of fragment loads, by offset register.
 	addrs map[int]Reg
+	// pitch, when not 0, is the row pitch in bytes of an unswizzled
+	// row-major tile (smem_stage's); 0 for swizzled tiles (row_bytes).
+	pitch int
 }
 
 type array struct {
@@ -397,6 +400,7 @@ func init() {
 	set(func(e *emitter, in *ir.Instr) { e.emit("bar.sync", Imm(0)) }, ir.OpBarrier)
 	set((*emitter).emitFragLoad, ir.OpFragLoad)
 	set((*emitter).emitMMAStep, ir.OpMMAStep)
+	set((*emitter).emitSmemStage, ir.OpSmemStage)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops

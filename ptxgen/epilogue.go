@@ -4,70 +4,22 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 )
 
-// canStage says whether a store of an mma-layout register tile can go
-// through shared memory: a 2-D tile at the top level of the kernel (every
-// thread reaches it), after which no shared-memory tile is used, in a
-// kernel whose shared memory (the cp.async ring, free once the loop is
-// done) holds the tile with padded rows, and whose threads split the tile
-// into whole 16-byte chunks.
-func (e *emitter) canStage(in *ir.Instr, lay *lower.Layout, tt *ir.Tile, dt ir.DType) bool {
-	if !e.t.Tuning.StagedEpilogue || !e.usesSmem || lay.Kind != "mma" || tt.Rank() != 2 || dt == ir.Bool || in.Block != e.f.Body {
-		return false
+// emitSmemStage writes a register tile (an mma-layout accumulator) into a
+// row-major copy in shared memory at offset 0, rows `pitch` bytes apart
+// (lower's epilogue pass pads them by 16 bytes, so that the eight rows of
+// a fragment store hit different banks): every thread its fragment pairs.
+func (e *emitter) emitSmemStage(in *ir.Instr) {
+	src := e.vals[in.Args[0]]
+	if src == nil || src.regs == nil {
+		e.fail("internal: smem_stage of a tile that is not in registers")
 	}
-	if lay.ReplicatedLaneMask() != 0 || lay.ReplicatedWarpMask() != 0 || lay.ContigRegs() < 2 {
-		return false
-	}
-	R, C := tt.Shape[0], tt.Shape[1]
-	bytes := dt.Bytes()
-	E := 16 / bytes
-	if C%E != 0 {
-		return false
-	}
-	cpr := C / E
-	if e.nt%cpr != 0 || (R*cpr)%e.nt != 0 {
-		return false
-	}
-	if R*(C*bytes+16) > lower.SmemBytes(e.f) {
-		return false
-	}
-	after := false
-	for _, x := range e.f.Body.Instrs {
-		if x == in {
-			after = true
-			continue
-		}
-		if after && (x.Op == ir.OpMMA || x.Op == ir.OpFor || x.Op == ir.OpIf || lower.InSmem(x)) {
-			return false
-		}
-	}
-	return true
-}
-
-// emitStagedStore stores an mma-layout tile through shared memory: every
-// thread writes its fragment pairs into a row-major copy of the tile (rows
-// padded by 16 bytes, so that the eight rows of a fragment store hit
-// different banks), then reads back whole 16-byte chunks, a warp per row
-// segment, and stores them with 16-byte global stores (element-wise where
-// the array's alignment or the bounds do not allow it).
-func (e *emitter) emitStagedStore(a *array, arrV *ir.Value, idx []*ir.Value, tt *ir.Tile, src *value) {
 	lay := src.lay
-	dt := a.dt
+	dt := in.Result().Type.Elem()
 	bytes := dt.Bytes()
-	R, C := tt.Shape[0], tt.Shape[1]
-	pitch := C*bytes + 16
-	E := 16 / bytes
-	cpr := C / E
-	rowStep := e.nt / cpr
-	nj := R * cpr / e.nt
 	bt := btype(dt)
-
-	// The ring may still be read (last k-step) or written (trailing,
-	// possibly empty cp.async groups).
-	e.emit("cp.async.wait_group", Imm(0))
-	e.emit("bar.sync", Imm(0))
+	pitch := in.Attrs.Int("pitch")
 	tc := e.threadCoord(lay)
 	wbase := e.newReg(B32)
 	e.emit("mad.lo.u32", wbase, tc[0], Imm(pitch), e.smemBase)
@@ -89,7 +41,23 @@ func (e *emitter) emitStagedStore(a *array, arrV *ir.Value, idx []*ir.Value, tt 
 		}
 		e.emit(op, Addr{Base: wbase, Off: int64(c[0]*pitch + c[1]*bytes)}, ops)
 	}
-	e.emit("bar.sync", Imm(0))
+	e.vals[in.Result()] = &value{smem: &smemVal{tile: in, base: e.smemBase, pitch: pitch}}
+}
+
+// emitStagedStore stores a tile staged by smem_stage: it reads back whole
+// 16-byte chunks, a warp per row segment, and stores them with 16-byte
+// global stores (element-wise where the array's alignment or the bounds do
+// not allow it).
+func (e *emitter) emitStagedStore(a *array, arrV *ir.Value, idx []*ir.Value, tt *ir.Tile, sm *smemVal) {
+	dt := a.dt
+	bytes := dt.Bytes()
+	R, C := tt.Shape[0], tt.Shape[1]
+	pitch := sm.pitch
+	E := 16 / bytes
+	cpr := C / E
+	rowStep := e.nt / cpr
+	nj := R * cpr / e.nt
+	bt := btype(dt)
 
 	// Read back: thread t takes chunk column t%cpr of rows t/cpr + j*rowStep.
 	row := e.newReg(B32)
@@ -98,7 +66,7 @@ func (e *emitter) emitStagedStore(a *array, arrV *ir.Value, idx []*ir.Value, tt 
 	e.emit("and.b32", col, e.tid, Imm(cpr-1))
 	e.emit("mul.lo.u32", col, col, Imm(E))
 	rbase := e.newReg(B32)
-	e.emit("mad.lo.u32", rbase, row, Imm(pitch), e.smemBase)
+	e.emit("mad.lo.u32", rbase, row, Imm(pitch), sm.base)
 	e.emit("mad.lo.u32", rbase, col, Imm(bytes), rbase)
 
 	origin := e.tileOrigin(idx, tt.Shape, nil)
