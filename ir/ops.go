@@ -133,10 +133,13 @@ const (
 	// acc + fa@fb for one k-step: every warp's mma.sync over its part of
 	// the accumulator.
 	OpMMAStep
+	// %s = smem_stage %t {layout=smem, row_bytes=128, smem=0} : tile<64x64xf16>
 	// %s = smem_stage %t {layout=smem, pitch=528} : tile<128x256xf16>
-	// Writes register tile %t to shared memory at offset 0, row-major with
-	// rows pitch bytes apart (unswizzled): a store of %s then writes whole
-	// 16-byte chunks of rows (the staged epilogue).
+	// Writes register tile %t to shared memory: at byte offset smem in the
+	// swizzled layout of the loaded tiles (rows of row_bytes), for an
+	// mma to read with ldmatrix; or at offset 0, row-major with rows pitch
+	// bytes apart, unswizzled, so that a store of %s writes whole 16-byte
+	// chunks of rows (the staged epilogue).
 	OpSmemStage
 
 	NumOps
@@ -232,8 +235,9 @@ var opTable = [NumOps]OpInfo{
 	OpBarrier:     {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpFragLoad: {Name: "frag_load", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
-	OpMMAStep:   {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr, {Name: "pitch", Kind: AttrInt}}},
+	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
+		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true}}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

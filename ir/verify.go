@@ -713,8 +713,14 @@ func (v *irVerifier) typing(in *Instr) string {
 		if !ok || !TypesEqual(res, t) || t.Rank() != 2 {
 			return fmt.Sprintf("smem_stage of %v to %v, want one rank-2 tile type", a[0].Type, res)
 		}
-		if p := in.Attrs.Int("pitch"); p < t.Shape[1]*t.DType.Bytes() {
-			return fmt.Sprintf("pitch %d is less than a row of %d bytes", p, t.Shape[1]*t.DType.Bytes())
+		row := t.Shape[1] * t.DType.Bytes()
+		switch pitch, rb := in.Attrs.Get("pitch"), in.Attrs.Get("row_bytes"); {
+		case (pitch == nil) == (rb == nil) || (pitch != nil && in.Attrs.Get("smem") != nil) || (rb != nil && in.Attrs.Get("smem") == nil):
+			return "smem_stage needs either pitch, or smem and row_bytes"
+		case pitch != nil && in.Attrs.Int("pitch") < row:
+			return fmt.Sprintf("pitch %d is less than a row of %d bytes", in.Attrs.Int("pitch"), row)
+		case rb != nil && in.Attrs.Int("row_bytes") != row:
+			return fmt.Sprintf("row_bytes %d, want the tile's %d", in.Attrs.Int("row_bytes"), row)
 		}
 
 	case OpFragLoad:

@@ -65,6 +65,7 @@ func copyParts(t *Target, tt *ir.Tile, threads int) int {
 
 // Pipeline is the pipeline pass.
 func Pipeline(f *ir.Func, t *Target) error {
+	stageOperands(f)
 	p := &pipeliner{f: f, t: t, variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant)}
 	p.threads = 32 * NumWarps(f)
 	var loads []*ir.Instr
@@ -112,6 +113,48 @@ func Pipeline(f *ir.Func, t *Target) error {
 	f.Body.Instrs = append(allocs, f.Body.Instrs...)
 	DeadCode(f) // the loads' smem permutes that the k-steps rebuilt on slots
 	return nil
+}
+
+// stageOperands writes every register tile that an mma reads (staged=true,
+// with its shared buffer from the smem pass) to shared memory right after
+// it is computed, in the swizzled layout of the loaded tiles, between two
+// barriers (the previous reads of the buffer are done; the writes are
+// visible), and makes its mma users read the shared copy.
+func stageOperands(f *ir.Func) {
+	var staged []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Attrs.Get(ir.AttrKeyStaged) == true {
+			staged = append(staged, in)
+		}
+	})
+	for _, in := range staged {
+		v := in.Result()
+		s := &seq{f: f}
+		s.pos.Pos = in.Pos
+		s.barrier()
+		sv := s.op(ir.OpSmemStage, []*ir.Value{v}, v.Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
+			ir.AttrKeySmem, int64(in.Attrs.Int(ir.AttrKeySmem)), ir.AttrKeyRowBytes, int64(in.Attrs.Int(ir.AttrKeyRowBytes)))
+		s.barrier()
+		f.Body.Walk(func(u *ir.Instr) {
+			if u.Op == ir.OpMMA {
+				for i, a := range u.Args[:2] {
+					if a == v {
+						u.Args[i] = sv
+					}
+				}
+			}
+		})
+		for _, k := range []string{ir.AttrKeyStaged, ir.AttrKeySmem, ir.AttrKeyRowBytes, ir.AttrKeyStageBytes, ir.AttrKeyStages} {
+			in.Attrs = dropAttr(in.Attrs, k)
+		}
+		b := in.Block
+		for i, x := range b.Instrs {
+			if x == in {
+				insertAt(b, i+1, s.out)
+				break
+			}
+		}
+	}
 }
 
 // pipeliner rewrites the shared-memory loads of one kernel.

@@ -440,7 +440,7 @@ func (e *emitter) emitView(in *ir.Instr) {
 }
 
 // emitValue emits a scalar op, or an element-wise tile op element by
-// element (and stages the tile to shared memory when an mma reads it).
+// element.
 func (e *emitter) emitValue(in *ir.Instr) {
 	if len(in.Results) != 1 {
 		e.fail("%s is not supported yet", in.Op)
@@ -465,9 +465,6 @@ func (e *emitter) emitValue(in *ir.Instr) {
 			regs[r] = e.elemOp(in, r, coords)
 		}
 		e.vals[res] = &value{regs: regs, lay: lay}
-		if in.Attrs.Get("staged") == true {
-			e.stageToSmem(in)
-		}
 	default:
 		e.fail("%s producing %s is not supported", in.Op, res.Type)
 	}

@@ -1,9 +1,9 @@
 package ptxgen
 
-// Register tiles that feed an mma (lower marks them staged=true): after
-// the tile is computed in registers, every thread writes its elements to
-// the tile's shared buffer in the swizzled layout the smem loads use, so
-// that the mma reads it with ldmatrix like a loaded tile.
+// Register tiles that feed an mma (lower's smem_stage with smem and
+// row_bytes): every thread writes its elements to the tile's shared buffer
+// in the swizzled layout the smem loads use, so that the mma reads it with
+// ldmatrix like a loaded tile. The barriers around are the IR's.
 
 import (
 	"fmt"
@@ -11,11 +11,7 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-func (e *emitter) stageToSmem(in *ir.Instr) {
-	v := e.vals[in.Result()]
-	if v == nil || v.regs == nil {
-		e.fail("internal: staged %s has no registers", in.Result())
-	}
+func (e *emitter) stageToSmem(in *ir.Instr, v *value) {
 	lay := v.lay
 	tt := in.Result().Type.(*ir.Tile)
 	if len(tt.Shape) != 2 {
@@ -41,7 +37,6 @@ func (e *emitter) stageToSmem(in *ir.Instr) {
 			}
 		}
 	}
-	e.emit("bar.sync", Imm(0)) // the previous mma's reads of the buffer are done
 	addrs := map[Reg]Reg{}
 	for r := range v.regs {
 		if lay.CanonicalReg(r) != r || (pair && r&1 == 1) {
@@ -65,6 +60,5 @@ func (e *emitter) stageToSmem(in *ir.Instr) {
 			e.emit("st.shared."+btypeReg(v.regs[r].Class), at, v.regs[r])
 		}
 	}
-	e.emit("bar.sync", Imm(0))
-	v.smem = &smemVal{tile: in, base: base}
+	e.vals[in.Result()] = &value{smem: &smemVal{tile: in, base: base}}
 }

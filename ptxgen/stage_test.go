@@ -20,10 +20,11 @@ import (
 func TestStagedOperandFragments(t *testing.T) {
 	for _, c := range []map[string]string{nil, {"tq": "128", "tkv": "128", "D": "128"}, {"tq": "32", "tkv": "32", "D": "32"}, {"tq": "64", "tkv": "128", "D": "128"}} {
 		_, g, _ := compileExample(t, "attention.tile", c, lower.MustTarget("sm_80"))
-		// The mma k-step whose A fragments come from a staged register tile.
+		// The mma k-step whose A fragments come from a register tile
+		// staged to shared memory (smem_stage in the swizzled form).
 		var frag, mma *ir.Instr
 		g.Body.Walk(func(in *ir.Instr) {
-			if in.Op == ir.OpFragLoad && in.Args[0].Def != nil && in.Args[0].Def.Attrs.Get("staged") == true {
+			if d := in.Args; in.Op == ir.OpFragLoad && d[0].Def != nil && d[0].Def.Op == ir.OpSmemStage {
 				frag = in
 			}
 			if in.Op == ir.OpMMAStep && frag != nil && in.Args[0] == frag.Result() {
@@ -34,7 +35,7 @@ func TestStagedOperandFragments(t *testing.T) {
 			t.Fatalf("%v: no mma with a staged operand", c)
 		}
 		st := frag.Args[0].Def
-		lay, err := lower.LayoutOf(st.Result())
+		lay, err := lower.LayoutOf(st.Args[0]) // the register tile's
 		if err != nil {
 			t.Fatal(err)
 		}
