@@ -35,7 +35,7 @@ func (e *emitter) swizzled(row, colBytes Reg, rowBytes int) Reg {
 // tile. The register is thread-invariant (computed once in the entry);
 // constant parts that do not change the swizzle go to the immediate.
 func (e *emitter) tileOffset(ld *ir.Instr, rowReg Reg, rowConst int, colReg Reg, colConst int) (Reg, int64) {
-	rb := ld.Attrs.Int("row_bytes")
+	rb := ld.Attrs.Int(ir.AttrKeyRowBytes)
 	bytes := ld.Result().Type.Elem().Bytes()
 	rowsPerPattern := 8
 	if rb < 128 {
@@ -86,14 +86,14 @@ func (e *emitter) emitSmemAlloc(in *ir.Instr) {
 		e.fail("internal: smem_alloc in a kernel without shared memory")
 	}
 	base := e.newReg(B32)
-	e.emit("add.u32", base, e.smemBase, Imm(in.Attrs.Int("smem")))
+	e.emit("add.u32", base, e.smemBase, Imm(in.Attrs.Int(ir.AttrKeySmem)))
 	e.vals[in.Result()] = &value{smem: &smemVal{tile: in, base: base}}
 }
 
 // emitSmemSlot emits the address of one copy of a ring.
 func (e *emitter) emitSmemSlot(in *ir.Instr) {
 	ring := e.vals[in.Args[0]].smem
-	sb := ring.tile.Attrs.Int("stage_bytes")
+	sb := ring.tile.Attrs.Int(ir.AttrKeyStageBytes)
 	r := e.newReg(B32)
 	if c, ok := constInt(in.Args[1]); ok {
 		e.emit("add.u32", r, ring.base, Imm(c*int64(sb)))

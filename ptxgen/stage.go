@@ -18,7 +18,7 @@ func (e *emitter) stageToSmem(in *ir.Instr, v *value) {
 		e.fail("mma operand tiles of rank %d are not supported yet", len(tt.Shape))
 	}
 	bytes := tt.DType.Bytes()
-	off := in.Attrs.Int("smem")
+	off := in.Attrs.Int(ir.AttrKeySmem)
 	base := e.invariant(fmt.Sprint("stage/", in.Result().ID), func() Reg {
 		r := e.newReg(B32)
 		e.emit("add.u32", r, e.smemBase, Imm(off))

@@ -46,7 +46,7 @@ func TestStagedOperandFragments(t *testing.T) {
 		tt := st.Result().Type.(*ir.Tile)
 		R, K := tt.Shape[0], tt.Shape[1]
 		bytes := tt.DType.Bytes()
-		rb := st.Attrs.Int("row_bytes")
+		rb := st.Attrs.Int(ir.AttrKeyRowBytes)
 		addr := func(row, col int) int { return (row*rb + col*bytes) ^ lower.SwizzleXor(row, rb)<<4 }
 		// The staging writes.
 		smem := map[int][2]int{}
