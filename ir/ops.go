@@ -141,6 +141,10 @@ const (
 	// bytes apart, unswizzled, so that a store of %s writes whole 16-byte
 	// chunks of rows (the staged epilogue).
 	OpSmemStage
+	// %c = convert_layout %x {layout=#blocked1} : tile<64x64xf32>
+	// The same tile in another register layout, through the scratch region
+	// of shared memory (a barrier before the writes and one after).
+	OpConvertLayout
 
 	NumOps
 )
@@ -238,6 +242,7 @@ var opTable = [NumOps]OpInfo{
 	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true}}},
+	OpConvertLayout: {Name: "convert_layout", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

@@ -708,6 +708,11 @@ func (v *irVerifier) typing(in *Instr) string {
 			return "async_wait with negative pending"
 		}
 
+	case OpConvertLayout:
+		if !TypesEqual(res, a[0].Type) {
+			return fmt.Sprintf("convert_layout of %v to %v, want one type", a[0].Type, res)
+		}
+
 	case OpSmemStage:
 		t, ok := a[0].Type.(*Tile)
 		if !ok || !TypesEqual(res, t) || t.Rank() != 2 {

@@ -36,6 +36,9 @@ var Passes = []Pass{
 		}
 		return checkRegisterBudget(f, t)
 	}},
+	// convert.go: convert_layout ops where an operand's layout is not the
+	// one its user needs.
+	{Name: "convert", Run: ConvertLayouts},
 	// smem.go: shared-memory offsets of mma operand tiles, their ring
 	// depths, and the scratch region of reductions and layout conversions.
 	{Name: "smem", Run: AllocShared},

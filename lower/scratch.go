@@ -53,8 +53,8 @@ func ReduceWarpBits(l *Layout, axis int) []int {
 	return out
 }
 
-// ScratchBytes is the scratch an instruction needs (0 for none), computed
-// from the layouts recorded by the layout pass.
+// ScratchBytes is the scratch an instruction needs (0 for none): a reduce
+// across warps its partials, a convert_layout (pass convert) its tile.
 func ScratchBytes(in *ir.Instr) (int, error) {
 	if len(in.Results) != 1 {
 		return 0, nil
@@ -69,42 +69,15 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
 			return 0, err
 		}
-		res, err := LayoutOf(in.Result())
-		if err != nil {
-			return 0, err
-		}
 		axis := in.Attrs.Int("axis")
 		kind := in.Attrs.Str("kind")
 		arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin
-		n := 0
 		if wb := ReduceWarpBits(src, axis); len(wb) > 0 {
-			n = rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg)
+			return rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg), nil
 		}
-		if _, ok := RegisterMap(src.Reduce(axis), res); !ok {
-			n = max(n, rt.NumElements()*ScratchSlot(rt.DType, false))
-		}
-		return n, nil
-	case ir.OpBroadcast, ir.OpReshape, ir.OpPermute:
-		if InSmem(in) {
-			return 0, nil
-		}
-		src, err := LayoutOf(in.Args[0])
-		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
-			return 0, err
-		}
-		res, err := LayoutOf(in.Result())
-		if err != nil {
-			return 0, err
-		}
-		want, err := OperandLayout(in, res)
-		if err != nil {
-			return 0, err
-		}
-		if _, ok := RegisterMap(src, want); ok {
-			return 0, nil
-		}
-		st := in.Args[0].Type.(*ir.Tile)
-		return st.NumElements() * ScratchSlot(st.DType, false), nil
+		return 0, nil
+	case ir.OpConvertLayout:
+		return rt.NumElements() * ScratchSlot(rt.DType, false), nil
 	}
 	return 0, nil
 }

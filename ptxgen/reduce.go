@@ -141,19 +141,30 @@ func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) 
 	return out
 }
 
-// relayout gives a register tile of dtype d held in layout from in layout
-// to: the same registers renumbered when every thread already holds its
-// elements (lower.RegisterMap), else converted through shared memory.
-func (e *emitter) relayout(regs []Reg, from, to *lower.Layout, d ir.DType) []Reg {
+// relayout gives a register tile held in layout from in layout to, which
+// lower's convert pass guarantees every thread already holds its elements
+// in (lower.RegisterMap): the same registers, renumbered.
+func (e *emitter) relayout(regs []Reg, from, to *lower.Layout) []Reg {
 	m, ok := lower.RegisterMap(from, to)
 	if !ok {
-		return e.convertLayout(regs, from, to, d)
+		e.fail("internal: layouts differ beyond register numbering (lower's convert pass)")
 	}
 	out := make([]Reg, len(m))
 	for r, s := range m {
 		out[r] = regs[s]
 	}
 	return out
+}
+
+// emitConvertLayout emits a convert_layout: the tile through the scratch
+// region.
+func (e *emitter) emitConvertLayout(in *ir.Instr) {
+	src := e.vals[in.Args[0]]
+	if src == nil || src.regs == nil {
+		e.fail("internal: convert_layout of a tile that is not in registers")
+	}
+	to := e.layout(in.Result())
+	e.vals[in.Result()] = &value{regs: e.convertLayout(src.regs, src.lay, to, in.Result().Type.Elem()), lay: to}
 }
 
 // emitDerived emits a broadcast, reshape or register permute: the result's
@@ -170,7 +181,7 @@ func (e *emitter) emitDerived(in *ir.Instr) {
 	if err != nil {
 		e.fail("%v", err)
 	}
-	e.vals[in.Result()] = &value{regs: e.relayout(src.regs, src.lay, want, in.Args[0].Type.Elem()), lay: lay}
+	e.vals[in.Result()] = &value{regs: e.relayout(src.regs, src.lay, want), lay: lay}
 }
 
 // part is a partial reduction: a value and, for argmax/argmin, its index.
@@ -319,7 +330,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		}
 	}
 	res := e.layout(in.Result())
-	e.vals[in.Result()] = &value{regs: e.relayout(regs, S, res, rt), lay: res}
+	e.vals[in.Result()] = &value{regs: e.relayout(regs, S, res), lay: res}
 }
 
 // shflBfly is lane ^ mask's copy of x (all 32 lanes take part).
