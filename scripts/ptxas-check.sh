@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ptxas-check.sh: assemble the PTX of every example kernel, for each target in
 # TARGETS (default: the mma.sync targets ptxas 11.8 knows, sm_80 sm_86 sm_89
-# sm_90), with the offline ptxas (11.8 from scripts/cuda-dev.sh on dev
+# sm_90; and sm_90a with ptxas 12.4 when PTXAS_SM90A is set), with the offline ptxas (11.8 from scripts/cuda-dev.sh on dev
 # machines and CI; the GPU machine's own ptxas when PTXAS is set). Prints
 # registers and spills per kernel and target; fails if any kernel tilec can
 # compile does not assemble, or spills. Kernels tilec does not lower for a
@@ -11,6 +11,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 PTXAS="${PTXAS:-$root/.dev/cuda/bin/ptxas}"
 TARGETS="${TARGETS:-sm_80 sm_86 sm_89 sm_90}"
+# sm_90a needs a newer ptxas (12.x: scripts/ptxas-sm90a.sh); its targets are
+# assembled with PTXAS_SM90A when that is set.
+PTXAS_SM90A="${PTXAS_SM90A:-}"
+[ -n "$PTXAS_SM90A" ] && TARGETS="$TARGETS sm_90a"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/tilec" ./cmd/tilec || exit 1
@@ -25,7 +29,9 @@ for src in examples/*.tile; do
 				printf '%-40s skipped: %s\n' "$name" "$(head -1 "$work/$name.err")"
 				continue
 			fi
-			if "$PTXAS" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
+			assembler="$PTXAS"
+			[ "$arch" = sm_90a ] && assembler="$PTXAS_SM90A"
+			if "$assembler" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
 				info=$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)
 				spill=$(grep -o '[0-9]* bytes spill stores' "$work/$name.log" | head -1)
 				printf '%-40s ok: %s, %s\n' "$name" "$info" "${spill:-0 bytes spill stores}"
