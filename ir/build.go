@@ -132,18 +132,8 @@ func (b *builder) collectModule() {
 	b.kernels = map[*lang.FuncDef]bool{}
 	imported := false
 	for _, imp := range b.file.Imports {
-		switch imp.Path {
-		case "cuda.tile", "tile":
+		if b.moduleImport(imp) {
 			imported = true
-			if imp.Alias != "" {
-				b.globals[imp.Alias] = nsTile
-			} else if imp.Path == "tile" {
-				b.globals["tile"] = nsTile
-			} else {
-				b.globals["cuda"] = nsCuda
-			}
-		default:
-			b.errorf(imp.Pos, "cannot import %s: only cuda.tile (or tile) can be imported", imp.Path)
 		}
 	}
 	if !imported {
@@ -179,6 +169,7 @@ func (b *builder) collectModule() {
 		b.kernels[def] = kernel
 		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
 	}
+	b.moduleGlobals()
 }
 
 // isKernelDecorator reports whether d is `@ct.kernel` or `@ct.kernel(...)`.
@@ -240,7 +231,7 @@ func (b *builder) checkConstNames(kernels []*lang.FuncDef) {
 func (b *builder) constParam(def *lang.FuncDef, name string) bool {
 	for _, p := range def.Params {
 		if p.Name == name {
-			if s, ok := p.Annot.(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
+			if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
 				return true
 			}
 		}
@@ -322,7 +313,7 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			b.bind(p.Name, poison{}, p.Pos)
 			continue
 		}
-		if s, ok := p.Annot.(*lang.Subscript); ok {
+		if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok {
 			switch b.moduleAttr(s.X) {
 			case "Constant":
 				b.constantParam(def, p, s)
@@ -563,7 +554,7 @@ func (b *builder) paramNamed(name string) bool {
 // `flag: bool`, `x: ct.Scalar[ct.float32]` or `x: ct.float32`.
 func (b *builder) scalarParam(p *lang.Param) {
 	var dt DType
-	switch a := p.Annot.(type) {
+	switch a := b.resolveAnnot(p.Annot).(type) {
 	case *lang.Name:
 		dt = map[string]DType{"int": I32, "float": F32, "bool": Bool}[a.Name]
 	case *lang.Subscript:

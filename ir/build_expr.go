@@ -167,6 +167,8 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 			return nsVal(e.Name)
 		}
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
+	case nsMath, nsNumpy, nsTorch:
+		return b.hostAttr(ns, e)
 	case nsCuda:
 		if e.Name == "tile" {
 			return nsTile
@@ -215,7 +217,9 @@ func (b *builder) subscript(e *lang.Subscript) value {
 		return x[i]
 	case nsVal:
 		if x == nsArray || x == nsConstant || x == nsScalar {
-			return b.fail(e.Pos, "ct.%s[...] is only allowed as a kernel parameter's annotation", string(x))
+			// An annotation outside a parameter list: an alias names it
+			// (`ConstInt = ct.Constant[int]`); only annotations use it.
+			return annotVal{sub: e}
 		}
 	case *arrayVal:
 		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)

@@ -26,6 +26,9 @@ type Node interface {
 type File struct {
 	Src     *Source
 	Imports []*Import
+	// Globals are the module-level assignments (`ConstInt = ct.Constant[int]`,
+	// `PAD = ct.PaddingMode.ZERO`, `BLOCK = 128`), in source order.
+	Globals []*AssignStmt
 	Funcs   []*FuncDef
 }
 

@@ -29,12 +29,16 @@ func (p *parser) convFile(f *File, g *gFile) {
 				case ss.Import != nil || ss.From != nil:
 					f.Imports = append(f.Imports, convImport(ss)...)
 				case isDocString(ss):
+				case ss.Expr != nil && ss.Expr.Assign != nil:
+					if a, ok := p.exprStmt(ss.Expr).(*AssignStmt); ok {
+						f.Globals = append(f.Globals, a)
+					}
 				default:
-					p.errorf(toPos(ss.Pos), "only imports and function definitions are allowed at top level")
+					p.errorf(toPos(ss.Pos), "only imports, assignments and function definitions are allowed at top level")
 				}
 			}
 		default:
-			p.errorf(toPos(s.Pos), "only imports and function definitions are allowed at top level")
+			p.errorf(toPos(s.Pos), "only imports, assignments and function definitions are allowed at top level")
 		}
 	}
 }

@@ -32,6 +32,9 @@ func FormatAST(f *File) string {
 		}
 		w.line(1, "", "Import %s %s%s", lc(im.Pos), im.Path, alias)
 	}
+	for _, g := range f.Globals {
+		w.stmt(1, "global", g)
+	}
 	for _, fd := range f.Funcs {
 		w.funcDef(1, fd)
 	}
