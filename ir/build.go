@@ -26,6 +26,10 @@ type BuildOptions struct {
 	// Consts overrides constant parameters: name -> raw value, as given by
 	// `-D name=value` (ints, floats, True/False, dtype names such as float16 or f16).
 	Consts map[string]string
+	// Args gives unannotated kernel parameters (`def k(A, B, x)`, as
+	// cuTile writes them) their launch signature: dtype and rank of an
+	// array, dtype of a scalar. The kernel is specialized on them.
+	Args map[string]ArgSig
 }
 
 // Limits that keep the builder's work bounded on any input.
@@ -54,6 +58,7 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
 	}
 	b.checkConstNames(kernels)
+	b.checkArgNames(kernels)
 	m := &Module{}
 	for _, def := range kernels {
 		if f := b.buildKernel(def); f != nil {
@@ -309,8 +314,7 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			continue
 		}
 		if p.Annot == nil {
-			b.errorf(p.Pos, "kernel parameter %s needs a type annotation (ct.Array[...], ct.Constant[...] or a scalar type)", p.Name)
-			b.bind(p.Name, poison{}, p.Pos)
+			arrays = append(arrays, launchParam{p})
 			continue
 		}
 		if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok {
@@ -332,6 +336,8 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			b.arrayParam(a.p, a.sub)
 		case *lang.Param:
 			b.scalarParam(a)
+		case launchParam:
+			b.launchTypedParam(a.p)
 		}
 	}
 }
