@@ -105,6 +105,8 @@ func (b *builder) call(e *lang.Call) value {
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
 		return b.callMath(fn, e, pos, kws)
+	case methodVal:
+		return b.callMethod(fn, e, pos, kws)
 	case nsVal:
 		if fn == nsKernel {
 			return b.fail(e.Pos, "ct.kernel is a decorator, not a function")

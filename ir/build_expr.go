@@ -53,6 +53,8 @@ func (b *builder) expr(e lang.Expr) value {
 		return b.unop(e.Pos, e.Op, b.expr(e.X))
 	case *lang.CondExpr:
 		return b.condExpr(e)
+	case *lang.Slice:
+		return b.fail(e.Pos, "':' is only allowed as a tile index (t[:, None])")
 	case *lang.Call:
 		return b.call(e)
 	case nil:
@@ -142,7 +144,10 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 			}
 			return b.permute(e.NamePos, x, []int{1, 0})
 		}
-		return b.fail(e.NamePos, "%s has no attribute %s (it has shape, dtype, ndim and T)", x.Type, e.Name)
+		if tileMethods[e.Name] {
+			return methodVal{recv: x, name: e.Name}
+		}
+		return b.fail(e.NamePos, "%s has no attribute %s (it has shape, dtype, ndim, T and the methods astype, reshape, permute, transpose, item, ...)", x.Type, e.Name)
 	case tuple:
 		return b.fail(e.NamePos, "tuple has no attribute %s", e.Name)
 	}
@@ -204,10 +209,13 @@ func (b *builder) subscript(e *lang.Subscript) value {
 	} else {
 		x = b.expr(e.X)
 	}
-	idx := b.expr(e.Index)
 	if isPoison(x) {
 		return poison{}
 	}
+	if v, ok := x.(*Value); ok && isRuntime(v) {
+		return b.indexTile(v, e)
+	}
+	idx := b.expr(e.Index)
 	switch x := x.(type) {
 	case tuple:
 		i, ok := b.tupleIndex(idx, e.Index, len(x))
@@ -224,7 +232,7 @@ func (b *builder) subscript(e *lang.Subscript) value {
 	case *arrayVal:
 		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)
 	case *Value:
-		return b.fail(e.Pos, "%s cannot be indexed: tiles are whole values (use ct.reshape, ct.expand_dims)", x.Type)
+		return b.indexTile(x, e)
 	}
 	return b.fail(e.Pos, "%s cannot be indexed", describe(x))
 }

@@ -177,6 +177,10 @@ type Tuple struct {
 	Elems []Expr
 }
 
+// Slice is the full slice `:` in a subscript (`t[:, None]`); slices with
+// bounds are not part of the language.
+type Slice struct{ Pos Pos }
+
 // IntLit is an integer literal (decimal, hex 0x, binary 0b, octal 0o, `_`
 // separators allowed).
 type IntLit struct {
@@ -237,6 +241,7 @@ func (e *Subscript) Position() Pos  { return e.Pos }
 func (e *Call) Position() Pos       { return e.Pos }
 func (e *Keyword) Position() Pos    { return e.Pos }
 func (e *Tuple) Position() Pos      { return e.Pos }
+func (e *Slice) Position() Pos      { return e.Pos }
 func (e *IntLit) Position() Pos     { return e.Pos }
 func (e *FloatLit) Position() Pos   { return e.Pos }
 func (e *BoolLit) Position() Pos    { return e.Pos }
@@ -250,6 +255,7 @@ func (*Attr) expr()                 {}
 func (*Subscript) expr()            {}
 func (*Call) expr()                 {}
 func (*Tuple) expr()                {}
+func (*Slice) expr()                {}
 func (*IntLit) expr()               {}
 func (*FloatLit) expr()             {}
 func (*BoolLit) expr()              {}

@@ -308,6 +308,24 @@ func (p *parser) testListAllowEllipsis(g *gTestList) Expr {
 	return t
 }
 
+// subList converts a subscript's index: like testList, with full slices.
+func (p *parser) subList(g *gSubList) Expr {
+	sub := func(s *gSub) Expr {
+		if s.Colon {
+			return &Slice{Pos: toPos(s.Pos)}
+		}
+		return p.expr(s.X)
+	}
+	if len(g.Elems) == 1 && !g.Trailing {
+		return sub(g.Elems[0])
+	}
+	t := &Tuple{Pos: toPos(g.Pos)}
+	for _, e := range g.Elems {
+		t.Elems = append(t.Elems, sub(e))
+	}
+	return t
+}
+
 // expr converts a single test and checks it.
 func (p *parser) expr(g *gTest) Expr {
 	e := p.test(g)
@@ -500,7 +518,7 @@ func (p *parser) primary(g *gPrimary) Expr {
 			}
 			x = c
 		case t.Index != nil:
-			x = &Subscript{Pos: start, X: x, Index: p.testList(t.Index)}
+			x = &Subscript{Pos: start, X: x, Index: p.subList(t.Index)}
 		default:
 			x = &Attr{Pos: start, X: x, Name: t.Attr.Name, NamePos: toPos(t.Attr.Pos)}
 		}

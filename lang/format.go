@@ -157,6 +157,8 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 		w.line(d, role, "BoolLit %s %s", lc(e.Pos), v)
 	case *NoneLit:
 		w.line(d, role, "NoneLit %s", lc(e.Pos))
+	case *Slice:
+		w.line(d, role, "Slice %s", lc(e.Pos))
 	case *StringLit:
 		w.line(d, role, "StringLit %s %q", lc(e.Pos), e.Value)
 	case *BinaryExpr:

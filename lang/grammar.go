@@ -240,13 +240,27 @@ type gPrimary struct {
 	Trailers []*gTrailer `parser:"@@*"`
 }
 
-// trailer = "(" [ arg { "," arg } [ "," ] ] ")" | "[" testList "]" | "." name .
+// trailer = "(" [ arg { "," arg } [ "," ] ] ")" | "[" subList "]" | "." name .
 type gTrailer struct {
 	Pos   lexer.Position
-	Call  bool       `parser:"(  @'('"`
-	Args  []*gArg    `parser:"   ( @@ ( ',' @@ )* ','? )? ')' )"`
-	Index *gTestList `parser:"| ( '[' @@ ']' )"`
-	Attr  *gName     `parser:"| ( '.' @@ )"`
+	Call  bool      `parser:"(  @'('"`
+	Args  []*gArg   `parser:"   ( @@ ( ',' @@ )* ','? )? ')' )"`
+	Index *gSubList `parser:"| ( '[' @@ ']' )"`
+	Attr  *gName    `parser:"| ( '.' @@ )"`
+}
+
+// subList = sub { "," sub } [ "," ] .
+type gSubList struct {
+	Pos      lexer.Position
+	Elems    []*gSub `parser:"@@ ( ',' @@ )*"`
+	Trailing bool    `parser:"@','?"`
+}
+
+// sub = ":" | test .   (only the full slice: tiles are indexed by t[:, None])
+type gSub struct {
+	Pos   lexer.Position
+	Colon bool   `parser:"  @':'"`
+	X     *gTest `parser:"| @@"`
 }
 
 // arg = [ Name "=" ] test .

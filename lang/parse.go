@@ -362,7 +362,7 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 	}
 	switch open := innermostBracket(toks, start, i); {
 	case open == "[" && tok.Value == ":":
-		return err("slices are not supported")
+		return err("slices with bounds are not supported (only the full slice, as in t[:, None])")
 	case tok.Value == "[" && strings.HasPrefix(expected(expect), ", expected an expression"):
 		return err("lists are not supported; use a tuple")
 	case tok.Value == "{":
