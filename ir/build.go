@@ -112,6 +112,7 @@ type funcCtx struct {
 	scope    map[string]binding
 	locals   map[string]bool // names assigned anywhere in the body (Python's local rule)
 	isKernel bool
+	loops    int // for loops being built around the current statement
 }
 
 // binding is a name's value and where it was last assigned.

@@ -113,6 +113,33 @@ type ReturnStmt struct {
 // PassStmt is `pass`.
 type PassStmt struct{ Pos Pos }
 
+// WhileStmt is `while cond: ...`.
+type WhileStmt struct {
+	Pos  Pos
+	Cond Expr
+	Body []Stmt
+}
+
+// BreakStmt is `break`; ContinueStmt is `continue`.
+type BreakStmt struct{ Pos Pos }
+type ContinueStmt struct{ Pos Pos }
+
+// AssertStmt is `assert cond` or `assert cond, msg` (cuTile's assert_).
+type AssertStmt struct {
+	Pos  Pos
+	Cond Expr
+	Msg  Expr // nil when absent
+}
+
+func (s *WhileStmt) Position() Pos    { return s.Pos }
+func (s *BreakStmt) Position() Pos    { return s.Pos }
+func (s *ContinueStmt) Position() Pos { return s.Pos }
+func (s *AssertStmt) Position() Pos   { return s.Pos }
+func (*WhileStmt) stmt()              {}
+func (*BreakStmt) stmt()              {}
+func (*ContinueStmt) stmt()           {}
+func (*AssertStmt) stmt()             {}
+
 func (s *AssignStmt) Position() Pos    { return s.Pos }
 func (s *AugAssignStmt) Position() Pos { return s.Pos }
 func (s *ExprStmt) Position() Pos      { return s.Pos }

@@ -133,6 +133,8 @@ func (p *parser) stmt(s *gStmt) []Stmt {
 		return nil
 	case s.For != nil:
 		return []Stmt{p.forStmt(s.For)}
+	case s.While != nil:
+		return []Stmt{&WhileStmt{Pos: toPos(s.While.Pos), Cond: p.expr(s.While.Cond), Body: p.suite(s.While.Body)}}
 	case s.If != nil:
 		return []Stmt{p.ifStmt(s.If)}
 	}
@@ -175,6 +177,16 @@ func (p *parser) simpleStmt(g *gSimpleStmt) []Stmt {
 		switch {
 		case ss.Pass:
 			out = append(out, &PassStmt{Pos: pos})
+		case ss.Break:
+			out = append(out, &BreakStmt{Pos: pos})
+		case ss.Continue:
+			out = append(out, &ContinueStmt{Pos: pos})
+		case ss.Assert != nil:
+			as := &AssertStmt{Pos: pos, Cond: p.expr(ss.Assert.Cond)}
+			if ss.Assert.Msg != nil {
+				as.Msg = p.expr(ss.Assert.Msg)
+			}
+			out = append(out, as)
 		case ss.Return != nil:
 			rs := &ReturnStmt{Pos: pos}
 			if ss.Return.Value != nil {
@@ -456,7 +468,16 @@ func (c *climber) expr(minPrec int) Expr {
 		c.k++
 		rhs := c.expr(prec + 1)
 		if prec == precCmp && prevCmp {
-			c.p.errorf(toPos(op.Pos), "chained comparisons are not supported")
+			// a < b < c is (a < b) and (b < c), as in Python (b is
+			// evaluated twice; kernel expressions have no side effects).
+			prev := lhs.(*BinaryExpr)
+			last := prev
+			for last.Op == "and" {
+				last = last.Y.(*BinaryExpr)
+			}
+			cmp := c.p.binaryExpr(last.Y, op.Op, toPos(op.Pos), rhs)
+			lhs = &BinaryExpr{Pos: lhs.Position(), OpPos: toPos(op.Pos), Op: "and", X: lhs, Y: cmp}
+			continue
 		}
 		prevCmp = prec == precCmp
 		lhs = c.p.binaryExpr(lhs, op.Op, toPos(op.Pos), rhs)
@@ -473,7 +494,7 @@ func (c *climber) unary(minPrec int) Expr {
 		pf := o.Prefixes[c.pre]
 		c.pre++
 		if pf.Op == "not" {
-			if minPrec > precNot {
+			if minPrec > precNot && !(c.pre > 1 && o.Prefixes[c.pre-2].Op == "not") {
 				c.p.errorf(toPos(pf.Pos), "'not' cannot follow an operator here; add parentheses")
 			}
 			return &UnaryExpr{Pos: toPos(pf.Pos), Op: "not", X: c.expr(precCmp)}

@@ -113,6 +113,20 @@ func (w *astWriter) stmt(d int, role string, s Stmt) {
 		}
 	case *PassStmt:
 		w.line(d, role, "PassStmt %s", lc(s.Pos))
+	case *WhileStmt:
+		w.line(d, role, "WhileStmt %s", lc(s.Pos))
+		w.expr(d+1, "cond", s.Cond)
+		w.stmts(d+1, "body", s.Body)
+	case *BreakStmt:
+		w.line(d, role, "BreakStmt %s", lc(s.Pos))
+	case *ContinueStmt:
+		w.line(d, role, "ContinueStmt %s", lc(s.Pos))
+	case *AssertStmt:
+		w.line(d, role, "AssertStmt %s", lc(s.Pos))
+		w.expr(d+1, "cond", s.Cond)
+		if s.Msg != nil {
+			w.expr(d+1, "msg", s.Msg)
+		}
 	default:
 		w.line(d, role, "%T", s)
 	}

@@ -318,8 +318,8 @@ func lineStart(toks []lexer.Token, i int) int {
 
 // Keywords that start statements tilec does not support.
 var unsupportedStmts = map[string]bool{
-	"while": true, "break": true, "continue": true, "class": true, "with": true, "try": true,
-	"except": true, "finally": true, "raise": true, "assert": true, "del": true, "global": true,
+	"class": true, "with": true, "try": true,
+	"except": true, "finally": true, "raise": true, "del": true, "global": true,
 	"nonlocal": true, "yield": true, "async": true, "await": true, "lambda": true,
 }
 
