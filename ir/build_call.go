@@ -108,6 +108,9 @@ func (b *builder) call(e *lang.Call) value {
 	case methodVal:
 		return b.callMethod(fn, e, pos, kws)
 	case nsVal:
+		if fn == nsByTarget {
+			return b.byTarget(e, pos, kws)
+		}
 		if fn == nsKernel {
 			return b.fail(e.Pos, "ct.kernel is a decorator, not a function")
 		}

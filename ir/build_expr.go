@@ -168,7 +168,7 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 		switch e.Name {
 		case "PaddingMode":
 			return nsPaddingMode
-		case "Array", "Constant", "Scalar", "DType", "kernel":
+		case "Array", "Constant", "Scalar", "DType", "kernel", "ByTarget":
 			return nsVal(e.Name)
 		}
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)

@@ -142,6 +142,8 @@ func describe(v value) string {
 		return "annotation " + exprText(v.sub)
 	case mathFn:
 		return "function math." + v.name
+	case byTargetVal:
+		return "ct.ByTarget"
 	case methodVal:
 		return "method " + v.name
 	}
