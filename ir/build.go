@@ -26,6 +26,10 @@ type BuildOptions struct {
 	// Consts overrides constant parameters: name -> raw value, as given by
 	// `-D name=value` (ints, floats, True/False, dtype names such as float16 or f16).
 	Consts map[string]string
+	// Args gives unannotated kernel parameters (`def k(A, B, x)`, as
+	// cuTile writes them) their launch signature: dtype and rank of an
+	// array, dtype of a scalar. The kernel is specialized on them.
+	Args map[string]ArgSig
 }
 
 // Limits that keep the builder's work bounded on any input.
@@ -54,6 +58,7 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
 	}
 	b.checkConstNames(kernels)
+	b.checkArgNames(kernels)
 	m := &Module{}
 	for _, def := range kernels {
 		if f := b.buildKernel(def); f != nil {
@@ -107,6 +112,7 @@ type funcCtx struct {
 	scope    map[string]binding
 	locals   map[string]bool // names assigned anywhere in the body (Python's local rule)
 	isKernel bool
+	loops    int // for loops being built around the current statement
 }
 
 // binding is a name's value and where it was last assigned.
@@ -132,18 +138,8 @@ func (b *builder) collectModule() {
 	b.kernels = map[*lang.FuncDef]bool{}
 	imported := false
 	for _, imp := range b.file.Imports {
-		switch imp.Path {
-		case "cuda.tile", "tile":
+		if b.moduleImport(imp) {
 			imported = true
-			if imp.Alias != "" {
-				b.globals[imp.Alias] = nsTile
-			} else if imp.Path == "tile" {
-				b.globals["tile"] = nsTile
-			} else {
-				b.globals["cuda"] = nsCuda
-			}
-		default:
-			b.errorf(imp.Pos, "cannot import %s: only cuda.tile (or tile) can be imported", imp.Path)
 		}
 	}
 	if !imported {
@@ -179,6 +175,7 @@ func (b *builder) collectModule() {
 		b.kernels[def] = kernel
 		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
 	}
+	b.moduleGlobals()
 }
 
 // isKernelDecorator reports whether d is `@ct.kernel` or `@ct.kernel(...)`.
@@ -240,7 +237,7 @@ func (b *builder) checkConstNames(kernels []*lang.FuncDef) {
 func (b *builder) constParam(def *lang.FuncDef, name string) bool {
 	for _, p := range def.Params {
 		if p.Name == name {
-			if s, ok := p.Annot.(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
+			if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
 				return true
 			}
 		}
@@ -318,11 +315,10 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			continue
 		}
 		if p.Annot == nil {
-			b.errorf(p.Pos, "kernel parameter %s needs a type annotation (ct.Array[...], ct.Constant[...] or a scalar type)", p.Name)
-			b.bind(p.Name, poison{}, p.Pos)
+			arrays = append(arrays, launchParam{p})
 			continue
 		}
-		if s, ok := p.Annot.(*lang.Subscript); ok {
+		if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok {
 			switch b.moduleAttr(s.X) {
 			case "Constant":
 				b.constantParam(def, p, s)
@@ -341,6 +337,8 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			b.arrayParam(a.p, a.sub)
 		case *lang.Param:
 			b.scalarParam(a)
+		case launchParam:
+			b.launchTypedParam(a.p)
 		}
 	}
 }
@@ -563,7 +561,7 @@ func (b *builder) paramNamed(name string) bool {
 // `flag: bool`, `x: ct.Scalar[ct.float32]` or `x: ct.float32`.
 func (b *builder) scalarParam(p *lang.Param) {
 	var dt DType
-	switch a := p.Annot.(type) {
+	switch a := b.resolveAnnot(p.Annot).(type) {
 	case *lang.Name:
 		dt = map[string]DType{"int": I32, "float": F32, "bool": Bool}[a.Name]
 	case *lang.Subscript:

@@ -34,8 +34,8 @@ func init() {
 	def("num_blocks(axis)", func(b *builder, c *callCtx) value { return b.biGridQuery(c, OpNumBlocks) })
 	def("cdiv(a, b)", (*builder).biCdiv)
 	def("num_tiles(array, axis, shape)", (*builder).biNumTiles)
-	def("load(array, index, shape, padding_mode=ZERO)", (*builder).biLoad)
-	def("store(array, index, tile)", (*builder).biStore)
+	def("load(array, index, shape, order=C, padding_mode=ZERO, latency=None, allow_tma=None, check_bounds=None)", (*builder).biLoad)
+	def("store(array, index, tile, order=C, latency=None, allow_tma=None, check_bounds=None)", (*builder).biStore)
 	def("full(shape, value, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, c.args[1]) })
 	def("zeros(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(0)}) })
 	def("ones(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(1)}) })
@@ -371,21 +371,22 @@ func (b *builder) biLoad(c *callCtx) value {
 	idx, idxOK := b.indexArg(c, 1, a)
 	shape, shapeOK := b.tileShapeArg(c, 2)
 	pad := PadZero
-	if c.given(3) {
-		m, isPad := c.args[3].v.(padMode)
+	if c.given(4) {
+		m, isPad := c.args[4].v.(padMode)
 		if !isPad {
-			b.errorf(c.argPos(3), "load: padding_mode must be a ct.PaddingMode member, got %s", describe(c.args[3].v))
+			b.errorf(c.argPos(4), "load: padding_mode must be a ct.PaddingMode member, got %s", describe(c.args[4].v))
 			return poison{}
 		}
 		pad = padModes[string(m)]
 	}
-	if !idxOK || !shapeOK {
+	var attrs Attrs
+	hintsOK := b.memHints(c, a.rank(), &attrs)
+	if !idxOK || !shapeOK || !hintsOK {
 		return poison{}
 	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
-	var attrs Attrs
 	attrs.Set("pad", pad)
 	return b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)
 }
@@ -397,7 +398,8 @@ func (b *builder) biStore(c *callCtx) value {
 	}
 	idx, idxOK := b.indexArg(c, 1, a)
 	x, t, ok := b.tileArg(c, 2, "tile")
-	if !ok || !idxOK {
+	var attrs Attrs
+	if !b.memHints(c, a.rank(), &attrs) || !ok || !idxOK {
 		return poison{}
 	}
 	if t.Rank() != a.rank() {
@@ -406,7 +408,7 @@ func (b *builder) biStore(c *callCtx) value {
 	if t.DType != a.dtype() {
 		return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
 	}
-	b.emitAttrs(c.pos, OpStore, nil, nil, append(append([]*Value{a.p.Value}, idx...), x)...)
+	b.emitAttrs(c.pos, OpStore, nil, attrs, append(append([]*Value{a.p.Value}, idx...), x)...)
 	return noneVal{}
 }
 

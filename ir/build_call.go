@@ -103,7 +103,14 @@ func (b *builder) call(e *lang.Call) value {
 			return b.fail(e.Pos, "cannot call kernel %s: kernels are launched from the host", fn.def.Name)
 		}
 		return b.inline(fn.def, e, pos, kws)
+	case mathFn:
+		return b.callMath(fn, e, pos, kws)
+	case methodVal:
+		return b.callMethod(fn, e, pos, kws)
 	case nsVal:
+		if fn == nsByTarget {
+			return b.byTarget(e, pos, kws)
+		}
 		if fn == nsKernel {
 			return b.fail(e.Pos, "ct.kernel is a decorator, not a function")
 		}

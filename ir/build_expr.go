@@ -53,6 +53,8 @@ func (b *builder) expr(e lang.Expr) value {
 		return b.unop(e.Pos, e.Op, b.expr(e.X))
 	case *lang.CondExpr:
 		return b.condExpr(e)
+	case *lang.Slice:
+		return b.fail(e.Pos, "':' is only allowed as a tile index (t[:, None])")
 	case *lang.Call:
 		return b.call(e)
 	case nil:
@@ -142,7 +144,10 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 			}
 			return b.permute(e.NamePos, x, []int{1, 0})
 		}
-		return b.fail(e.NamePos, "%s has no attribute %s (it has shape, dtype, ndim and T)", x.Type, e.Name)
+		if tileMethods[e.Name] {
+			return methodVal{recv: x, name: e.Name}
+		}
+		return b.fail(e.NamePos, "%s has no attribute %s (it has shape, dtype, ndim, T and the methods astype, reshape, permute, transpose, item, ...)", x.Type, e.Name)
 	case tuple:
 		return b.fail(e.NamePos, "tuple has no attribute %s", e.Name)
 	}
@@ -163,10 +168,12 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 		switch e.Name {
 		case "PaddingMode":
 			return nsPaddingMode
-		case "Array", "Constant", "Scalar", "DType", "kernel":
+		case "Array", "Constant", "Scalar", "DType", "kernel", "ByTarget":
 			return nsVal(e.Name)
 		}
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
+	case nsMath, nsNumpy, nsTorch:
+		return b.hostAttr(ns, e)
 	case nsCuda:
 		if e.Name == "tile" {
 			return nsTile
@@ -202,10 +209,13 @@ func (b *builder) subscript(e *lang.Subscript) value {
 	} else {
 		x = b.expr(e.X)
 	}
-	idx := b.expr(e.Index)
 	if isPoison(x) {
 		return poison{}
 	}
+	if v, ok := x.(*Value); ok && isRuntime(v) {
+		return b.indexTile(v, e)
+	}
+	idx := b.expr(e.Index)
 	switch x := x.(type) {
 	case tuple:
 		i, ok := b.tupleIndex(idx, e.Index, len(x))
@@ -215,12 +225,14 @@ func (b *builder) subscript(e *lang.Subscript) value {
 		return x[i]
 	case nsVal:
 		if x == nsArray || x == nsConstant || x == nsScalar {
-			return b.fail(e.Pos, "ct.%s[...] is only allowed as a kernel parameter's annotation", string(x))
+			// An annotation outside a parameter list: an alias names it
+			// (`ConstInt = ct.Constant[int]`); only annotations use it.
+			return annotVal{sub: e}
 		}
 	case *arrayVal:
 		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)
 	case *Value:
-		return b.fail(e.Pos, "%s cannot be indexed: tiles are whole values (use ct.reshape, ct.expand_dims)", x.Type)
+		return b.indexTile(x, e)
 	}
 	return b.fail(e.Pos, "%s cannot be indexed", describe(x))
 }

@@ -16,11 +16,15 @@ func (b *builder) kernelGrid(def *lang.FuncDef) {
 			continue
 		}
 		if len(c.Args) > 0 {
-			b.errorf(c.Args[0].Position(), "ct.kernel takes only keyword arguments: ct.kernel(grid=(...))")
+			b.errorf(c.Args[0].Position(), "ct.kernel takes only keyword arguments: ct.kernel(num_ctas=..., occupancy=..., grid=(...))")
 		}
 		for _, kw := range c.Kwargs {
+			if kernelHints[kw.Name] {
+				b.kernelHint(kw)
+				continue
+			}
 			if kw.Name != "grid" {
-				b.errorf(kw.Pos, "ct.kernel has no parameter named %s (it takes grid=)", kw.Name)
+				b.errorf(kw.Pos, "ct.kernel has no parameter named %s (it takes num_ctas, occupancy, opt_level, num_worker_warps and tilec's grid=)", kw.Name)
 				continue
 			}
 			elems := []lang.Expr{kw.Value}

@@ -68,9 +68,25 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 	case *lang.ReturnStmt:
 		b.returnStmt(s, last)
 	case *lang.ForStmt:
+		b.fn.loops++
 		b.forStmt(s, live)
+		b.fn.loops--
 	case *lang.IfStmt:
 		b.ifStmt(s, live, last)
+	case *lang.WhileStmt:
+		b.whileStmt(s)
+	case *lang.BreakStmt, *lang.ContinueStmt:
+		what := "break"
+		if _, ok := s.(*lang.ContinueStmt); ok {
+			what = "continue"
+		}
+		if b.fn.loops == 0 {
+			b.errorf(s.Position(), "'%s' outside a loop", what)
+			return
+		}
+		b.errorf(s.Position(), "'%s' is not supported yet: the tile IR has no early exit from a loop (guard the rest of the body with an if instead)", what)
+	case *lang.AssertStmt:
+		b.assertStmt(s)
 	default:
 		b.errorf(s.Position(), "unsupported statement")
 	}
@@ -629,6 +645,8 @@ func assignedList(stmts []lang.Stmt) []string {
 			case *lang.IfStmt:
 				walk(s.Then)
 				walk(s.Else)
+			case *lang.WhileStmt:
+				walk(s.Body)
 			}
 		}
 	}
@@ -688,7 +706,58 @@ func readNames(s lang.Stmt, set nameSet) {
 		readExpr(s.Cond, set)
 		readList(s.Then, set)
 		readList(s.Else, set)
+	case *lang.WhileStmt:
+		readExpr(s.Cond, set)
+		readList(s.Body, set)
+	case *lang.AssertStmt:
+		readExpr(s.Cond, set)
+		readExpr(s.Msg, set)
 	}
+}
+
+// whileStmt builds a while loop whose condition is False at compile time
+// (nothing); any other is an error naming the construct, until the tile IR
+// has a while loop.
+func (b *builder) whileStmt(s *lang.WhileStmt) {
+	c := b.expr(s.Cond)
+	if isPoison(c) {
+		return
+	}
+	if t, ok := truthy(c); ok && isConstVal(c) {
+		if !t {
+			return
+		}
+		b.errorf(s.Pos, "'while' with a condition that is always true never ends")
+		return
+	}
+	b.errorf(s.Pos, "'while' loops are not supported yet: the tile IR has no while loop (write it as for i in range(n) with a bound)")
+}
+
+// assertStmt checks `assert cond, msg` at compile time. cuTile checks a
+// run-time condition on the device (ct.assert_); tilec has no op for that
+// yet, so a run-time condition is an error naming the construct.
+func (b *builder) assertStmt(s *lang.AssertStmt) {
+	c := b.expr(s.Cond)
+	var msg value = ""
+	if s.Msg != nil {
+		msg = b.expr(s.Msg)
+	}
+	if isPoison(c, msg) {
+		return
+	}
+	if t, ok := truthy(c); ok && isConstVal(c) {
+		if !t {
+			text := "assertion failed"
+			if m, ok := msg.(string); ok && m != "" {
+				text += ": " + m
+			} else if s.Msg != nil {
+				text += ": " + formatConst(msg)
+			}
+			b.errorf(s.Pos, "%s", text)
+		}
+		return
+	}
+	b.errorf(s.Pos, "assert on a run-time value (%s) is not supported yet: tilec has no device-side assert (ct.assert_); compile-time conditions are checked", describe(c))
 }
 
 func readExpr(e lang.Expr, set nameSet) {

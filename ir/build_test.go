@@ -24,7 +24,7 @@ import (
 //	testdata/errors/NAME.txtar   -- in.tile --, optional -- flags --, and -- errors --
 //	                             (one `file:line:col: message` per error, sorted)
 //
-// Flags are lines `-D name=value` and `-kernel name`. `go test ./ir -update`
+// Flags are lines `-D name=value`, `-arg name=f16[M,K]` and `-kernel name`. `go test ./ir -update`
 // rewrites the -- ir -- and -- errors -- sections (review the diffs).
 
 // buildCase is one archive's input.
@@ -78,6 +78,16 @@ func parseBuildFlags(text string) (BuildOptions, error) {
 				opts.Consts = map[string]string{}
 			}
 			opts.Consts[k] = v
+		case strings.HasPrefix(line, "-arg "):
+			k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "-arg ")), "=")
+			sig, err := ParseArgSig(v)
+			if !ok || err != nil {
+				return opts, fmt.Errorf("bad flag %q: %v", line, err)
+			}
+			if opts.Args == nil {
+				opts.Args = map[string]ArgSig{}
+			}
+			opts.Args[k] = sig
 		case strings.HasPrefix(line, "-kernel "):
 			opts.Kernel = strings.TrimSpace(strings.TrimPrefix(line, "-kernel "))
 		default:

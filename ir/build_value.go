@@ -138,6 +138,14 @@ func describe(v value) string {
 		return "builtin " + v.name
 	case nsVal:
 		return "namespace " + string(v)
+	case annotVal:
+		return "annotation " + exprText(v.sub)
+	case mathFn:
+		return "function math." + v.name
+	case byTargetVal:
+		return "ct.ByTarget"
+	case methodVal:
+		return "method " + v.name
 	}
 	return fmt.Sprintf("%T", v)
 }

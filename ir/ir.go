@@ -56,6 +56,11 @@ type Func struct {
 	Params []*Param
 	// Consts are the constant parameters with the values baked in, in declaration order.
 	Consts []Const
+	// Hints are the kernel's performance hints from @ct.kernel(...):
+	// num_ctas, occupancy, opt_level, num_worker_warps. A ct.ByTarget value
+	// gives one entry per target, named "hint:target" ("occupancy:sm_90",
+	// "occupancy:default"). The backends record them; none is an error.
+	Hints []Const
 	// Grid is the launch grid, three host expressions over the symbolic dims.
 	Grid [3]*HostExpr
 	Body *Block

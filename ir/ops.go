@@ -219,8 +219,8 @@ var opTable = [NumOps]OpInfo{
 	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin}}}},
 	OpMMA:       {Name: "mma", NumArgs: 3},
 
-	OpLoad:  {Name: "load", NumArgs: -1, Attrs: []AttrSpec{padAttr}},
-	OpStore: {Name: "store", NumArgs: -1, SideEffect: true},
+	OpLoad:  {Name: "load", NumArgs: -1, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
+	OpStore: {Name: "store", NumArgs: -1, SideEffect: true, Attrs: memHintAttrs},
 
 	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},
 	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
@@ -248,6 +248,15 @@ var opTable = [NumOps]OpInfo{
 // layoutAttr is the layout of a GPU-level op's tile result, its own
 // attribute (ordinary ops get it as a lowered attribute).
 var layoutAttr = AttrSpec{Name: AttrKeyLayout, Kind: AttrLayout}
+
+// memHintAttrs are cuTile's load and store hints, recorded as given:
+// latency (1-10), allow_tma, check_bounds (False promises in-bounds
+// indices; tilec checks anyway). All optional.
+var memHintAttrs = []AttrSpec{
+	{Name: "latency", Kind: AttrInt, Optional: true},
+	{Name: "allow_tma", Kind: AttrBool, Optional: true},
+	{Name: "check_bounds", Kind: AttrBool, Optional: true},
+}
 
 // padAttr is the padding mode of load and async_copy.
 var padAttr = AttrSpec{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}

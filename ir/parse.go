@@ -6,6 +6,7 @@ package ir
 //	module   = { func } .
 //	func     = { alias } "kernel" "@" name "(" [ param { "," param } ] ")"
 //	           [ "consts" "(" [ const { "," const } ] ")" ]
+//	           [ "hints" "(" [ const { "," const } ] ")" ]
 //	           [ "grid" "(" axis "," axis "," axis ")" ]
 //	           "{" { instr } "}" .
 //	param    = VALUE [ name ] ":" type [ "[" [ dim { "," dim } ] "]" ] .
@@ -359,6 +360,20 @@ func (p *textParser) fn() *Func {
 			seen[name] = true
 			p.want("=")
 			f.Consts = append(f.Consts, Const{Name: name, Value: p.constValue()})
+		}
+		p.want(")")
+	}
+
+	if p.isWord("hints") {
+		p.pos++
+		p.want("(")
+		for !p.is(")") {
+			if len(f.Hints) > 0 {
+				p.want(",")
+			}
+			name := p.name("hint name")
+			p.want("=")
+			f.Hints = append(f.Hints, Const{Name: name, Value: p.constValue()})
 		}
 		p.want(")")
 	}

@@ -131,6 +131,18 @@ func (p *textPrinter) fn(f *Func) {
 		}
 		p.s(")")
 	}
+	if len(f.Hints) > 0 {
+		p.s("\n    hints(")
+		for i, c := range f.Hints {
+			if i > 0 {
+				p.s(", ")
+			}
+			p.s(textName(c.Name))
+			p.s("=")
+			p.s(formatConstValue(c.Value))
+		}
+		p.s(")")
+	}
 	if f.Grid != [3]*HostExpr{} {
 		p.s("\n    grid(")
 		for i, e := range f.Grid {

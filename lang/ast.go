@@ -26,6 +26,9 @@ type Node interface {
 type File struct {
 	Src     *Source
 	Imports []*Import
+	// Globals are the module-level assignments (`ConstInt = ct.Constant[int]`,
+	// `PAD = ct.PaddingMode.ZERO`, `BLOCK = 128`), in source order.
+	Globals []*AssignStmt
 	Funcs   []*FuncDef
 }
 
@@ -110,6 +113,33 @@ type ReturnStmt struct {
 // PassStmt is `pass`.
 type PassStmt struct{ Pos Pos }
 
+// WhileStmt is `while cond: ...`.
+type WhileStmt struct {
+	Pos  Pos
+	Cond Expr
+	Body []Stmt
+}
+
+// BreakStmt is `break`; ContinueStmt is `continue`.
+type BreakStmt struct{ Pos Pos }
+type ContinueStmt struct{ Pos Pos }
+
+// AssertStmt is `assert cond` or `assert cond, msg` (cuTile's assert_).
+type AssertStmt struct {
+	Pos  Pos
+	Cond Expr
+	Msg  Expr // nil when absent
+}
+
+func (s *WhileStmt) Position() Pos    { return s.Pos }
+func (s *BreakStmt) Position() Pos    { return s.Pos }
+func (s *ContinueStmt) Position() Pos { return s.Pos }
+func (s *AssertStmt) Position() Pos   { return s.Pos }
+func (*WhileStmt) stmt()              {}
+func (*BreakStmt) stmt()              {}
+func (*ContinueStmt) stmt()           {}
+func (*AssertStmt) stmt()             {}
+
 func (s *AssignStmt) Position() Pos    { return s.Pos }
 func (s *AugAssignStmt) Position() Pos { return s.Pos }
 func (s *ExprStmt) Position() Pos      { return s.Pos }
@@ -174,6 +204,10 @@ type Tuple struct {
 	Elems []Expr
 }
 
+// Slice is the full slice `:` in a subscript (`t[:, None]`); slices with
+// bounds are not part of the language.
+type Slice struct{ Pos Pos }
+
 // IntLit is an integer literal (decimal, hex 0x, binary 0b, octal 0o, `_`
 // separators allowed).
 type IntLit struct {
@@ -234,6 +268,7 @@ func (e *Subscript) Position() Pos  { return e.Pos }
 func (e *Call) Position() Pos       { return e.Pos }
 func (e *Keyword) Position() Pos    { return e.Pos }
 func (e *Tuple) Position() Pos      { return e.Pos }
+func (e *Slice) Position() Pos      { return e.Pos }
 func (e *IntLit) Position() Pos     { return e.Pos }
 func (e *FloatLit) Position() Pos   { return e.Pos }
 func (e *BoolLit) Position() Pos    { return e.Pos }
@@ -247,6 +282,7 @@ func (*Attr) expr()                 {}
 func (*Subscript) expr()            {}
 func (*Call) expr()                 {}
 func (*Tuple) expr()                {}
+func (*Slice) expr()                {}
 func (*IntLit) expr()               {}
 func (*FloatLit) expr()             {}
 func (*BoolLit) expr()              {}

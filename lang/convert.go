@@ -29,12 +29,16 @@ func (p *parser) convFile(f *File, g *gFile) {
 				case ss.Import != nil || ss.From != nil:
 					f.Imports = append(f.Imports, convImport(ss)...)
 				case isDocString(ss):
+				case ss.Expr != nil && ss.Expr.Assign != nil:
+					if a, ok := p.exprStmt(ss.Expr).(*AssignStmt); ok {
+						f.Globals = append(f.Globals, a)
+					}
 				default:
-					p.errorf(toPos(ss.Pos), "only imports and function definitions are allowed at top level")
+					p.errorf(toPos(ss.Pos), "only imports, assignments and function definitions are allowed at top level")
 				}
 			}
 		default:
-			p.errorf(toPos(s.Pos), "only imports and function definitions are allowed at top level")
+			p.errorf(toPos(s.Pos), "only imports, assignments and function definitions are allowed at top level")
 		}
 	}
 }
@@ -129,6 +133,8 @@ func (p *parser) stmt(s *gStmt) []Stmt {
 		return nil
 	case s.For != nil:
 		return []Stmt{p.forStmt(s.For)}
+	case s.While != nil:
+		return []Stmt{&WhileStmt{Pos: toPos(s.While.Pos), Cond: p.expr(s.While.Cond), Body: p.suite(s.While.Body)}}
 	case s.If != nil:
 		return []Stmt{p.ifStmt(s.If)}
 	}
@@ -171,6 +177,16 @@ func (p *parser) simpleStmt(g *gSimpleStmt) []Stmt {
 		switch {
 		case ss.Pass:
 			out = append(out, &PassStmt{Pos: pos})
+		case ss.Break:
+			out = append(out, &BreakStmt{Pos: pos})
+		case ss.Continue:
+			out = append(out, &ContinueStmt{Pos: pos})
+		case ss.Assert != nil:
+			as := &AssertStmt{Pos: pos, Cond: p.expr(ss.Assert.Cond)}
+			if ss.Assert.Msg != nil {
+				as.Msg = p.expr(ss.Assert.Msg)
+			}
+			out = append(out, as)
 		case ss.Return != nil:
 			rs := &ReturnStmt{Pos: pos}
 			if ss.Return.Value != nil {
@@ -304,6 +320,24 @@ func (p *parser) testListAllowEllipsis(g *gTestList) Expr {
 	return t
 }
 
+// subList converts a subscript's index: like testList, with full slices.
+func (p *parser) subList(g *gSubList) Expr {
+	sub := func(s *gSub) Expr {
+		if s.Colon {
+			return &Slice{Pos: toPos(s.Pos)}
+		}
+		return p.expr(s.X)
+	}
+	if len(g.Elems) == 1 && !g.Trailing {
+		return sub(g.Elems[0])
+	}
+	t := &Tuple{Pos: toPos(g.Pos)}
+	for _, e := range g.Elems {
+		t.Elems = append(t.Elems, sub(e))
+	}
+	return t
+}
+
 // expr converts a single test and checks it.
 func (p *parser) expr(g *gTest) Expr {
 	e := p.test(g)
@@ -434,7 +468,16 @@ func (c *climber) expr(minPrec int) Expr {
 		c.k++
 		rhs := c.expr(prec + 1)
 		if prec == precCmp && prevCmp {
-			c.p.errorf(toPos(op.Pos), "chained comparisons are not supported")
+			// a < b < c is (a < b) and (b < c), as in Python (b is
+			// evaluated twice; kernel expressions have no side effects).
+			prev := lhs.(*BinaryExpr)
+			last := prev
+			for last.Op == "and" {
+				last = last.Y.(*BinaryExpr)
+			}
+			cmp := c.p.binaryExpr(last.Y, op.Op, toPos(op.Pos), rhs)
+			lhs = &BinaryExpr{Pos: lhs.Position(), OpPos: toPos(op.Pos), Op: "and", X: lhs, Y: cmp}
+			continue
 		}
 		prevCmp = prec == precCmp
 		lhs = c.p.binaryExpr(lhs, op.Op, toPos(op.Pos), rhs)
@@ -451,7 +494,7 @@ func (c *climber) unary(minPrec int) Expr {
 		pf := o.Prefixes[c.pre]
 		c.pre++
 		if pf.Op == "not" {
-			if minPrec > precNot {
+			if minPrec > precNot && !(c.pre > 1 && o.Prefixes[c.pre-2].Op == "not") {
 				c.p.errorf(toPos(pf.Pos), "'not' cannot follow an operator here; add parentheses")
 			}
 			return &UnaryExpr{Pos: toPos(pf.Pos), Op: "not", X: c.expr(precCmp)}
@@ -496,7 +539,7 @@ func (p *parser) primary(g *gPrimary) Expr {
 			}
 			x = c
 		case t.Index != nil:
-			x = &Subscript{Pos: start, X: x, Index: p.testList(t.Index)}
+			x = &Subscript{Pos: start, X: x, Index: p.subList(t.Index)}
 		default:
 			x = &Attr{Pos: start, X: x, Name: t.Attr.Name, NamePos: toPos(t.Attr.Pos)}
 		}

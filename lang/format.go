@@ -32,6 +32,9 @@ func FormatAST(f *File) string {
 		}
 		w.line(1, "", "Import %s %s%s", lc(im.Pos), im.Path, alias)
 	}
+	for _, g := range f.Globals {
+		w.stmt(1, "global", g)
+	}
 	for _, fd := range f.Funcs {
 		w.funcDef(1, fd)
 	}
@@ -110,6 +113,20 @@ func (w *astWriter) stmt(d int, role string, s Stmt) {
 		}
 	case *PassStmt:
 		w.line(d, role, "PassStmt %s", lc(s.Pos))
+	case *WhileStmt:
+		w.line(d, role, "WhileStmt %s", lc(s.Pos))
+		w.expr(d+1, "cond", s.Cond)
+		w.stmts(d+1, "body", s.Body)
+	case *BreakStmt:
+		w.line(d, role, "BreakStmt %s", lc(s.Pos))
+	case *ContinueStmt:
+		w.line(d, role, "ContinueStmt %s", lc(s.Pos))
+	case *AssertStmt:
+		w.line(d, role, "AssertStmt %s", lc(s.Pos))
+		w.expr(d+1, "cond", s.Cond)
+		if s.Msg != nil {
+			w.expr(d+1, "msg", s.Msg)
+		}
 	default:
 		w.line(d, role, "%T", s)
 	}
@@ -154,6 +171,8 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 		w.line(d, role, "BoolLit %s %s", lc(e.Pos), v)
 	case *NoneLit:
 		w.line(d, role, "NoneLit %s", lc(e.Pos))
+	case *Slice:
+		w.line(d, role, "Slice %s", lc(e.Pos))
 	case *StringLit:
 		w.line(d, role, "StringLit %s %q", lc(e.Pos), e.Value)
 	case *BinaryExpr:

@@ -31,14 +31,22 @@ type gFile struct {
 	Stmts []*gStmt `parser:"@@*"`
 }
 
-// stmt = decorated | funcDef | forStmt | ifStmt | simpleStmt .
+// stmt = decorated | funcDef | forStmt | whileStmt | ifStmt | simpleStmt .
 type gStmt struct {
 	Pos       lexer.Position
 	Decorated *gDecorated  `parser:"  @@"`
 	Def       *gFuncDef    `parser:"| @@"`
 	For       *gFor        `parser:"| @@"`
+	While     *gWhile      `parser:"| @@"`
 	If        *gIf         `parser:"| @@"`
 	Simple    *gSimpleStmt `parser:"| @@"`
+}
+
+// whileStmt = "while" test ":" suite .
+type gWhile struct {
+	Pos  lexer.Position
+	Cond *gTest  `parser:"'while' @@"`
+	Body *gSuite `parser:"':' @@"`
 }
 
 // decorated = decorator { decorator } funcDef .
@@ -111,14 +119,23 @@ type gSimpleStmt struct {
 	Stmts []*gSmallStmt `parser:"@@ ( ';' @@ )* ';'? Newline"`
 }
 
-// smallStmt = "pass" | returnStmt | importStmt | fromImport | exprStmt .
+// smallStmt = "pass" | "break" | "continue" | assertStmt | returnStmt | importStmt | fromImport | exprStmt .
 type gSmallStmt struct {
-	Pos    lexer.Position
-	Pass   bool       `parser:"  @'pass'"`
-	Return *gReturn   `parser:"| @@"`
-	Import *gImport   `parser:"| @@"`
-	From   *gFrom     `parser:"| @@"`
-	Expr   *gExprStmt `parser:"| @@"`
+	Pos      lexer.Position
+	Pass     bool       `parser:"  @'pass'"`
+	Break    bool       `parser:"| @'break'"`
+	Continue bool       `parser:"| @'continue'"`
+	Assert   *gAssert   `parser:"| @@"`
+	Return   *gReturn   `parser:"| @@"`
+	Import   *gImport   `parser:"| @@"`
+	From     *gFrom     `parser:"| @@"`
+	Expr     *gExprStmt `parser:"| @@"`
+}
+
+// assertStmt = "assert" test [ "," test ] .
+type gAssert struct {
+	Cond *gTest `parser:"'assert' @@"`
+	Msg  *gTest `parser:"( ',' @@ )?"`
 }
 
 // returnStmt = "return" [ testList ] .
@@ -240,13 +257,27 @@ type gPrimary struct {
 	Trailers []*gTrailer `parser:"@@*"`
 }
 
-// trailer = "(" [ arg { "," arg } [ "," ] ] ")" | "[" testList "]" | "." name .
+// trailer = "(" [ arg { "," arg } [ "," ] ] ")" | "[" subList "]" | "." name .
 type gTrailer struct {
 	Pos   lexer.Position
-	Call  bool       `parser:"(  @'('"`
-	Args  []*gArg    `parser:"   ( @@ ( ',' @@ )* ','? )? ')' )"`
-	Index *gTestList `parser:"| ( '[' @@ ']' )"`
-	Attr  *gName     `parser:"| ( '.' @@ )"`
+	Call  bool      `parser:"(  @'('"`
+	Args  []*gArg   `parser:"   ( @@ ( ',' @@ )* ','? )? ')' )"`
+	Index *gSubList `parser:"| ( '[' @@ ']' )"`
+	Attr  *gName    `parser:"| ( '.' @@ )"`
+}
+
+// subList = sub { "," sub } [ "," ] .
+type gSubList struct {
+	Pos      lexer.Position
+	Elems    []*gSub `parser:"@@ ( ',' @@ )*"`
+	Trailing bool    `parser:"@','?"`
+}
+
+// sub = ":" | test .   (only the full slice: tiles are indexed by t[:, None])
+type gSub struct {
+	Pos   lexer.Position
+	Colon bool   `parser:"  @':'"`
+	X     *gTest `parser:"| @@"`
 }
 
 // arg = [ Name "=" ] test .

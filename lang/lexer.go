@@ -136,6 +136,11 @@ type lexError struct {
 // parser skips the parts of the file that contain lexical errors.
 func lex(file, src string) ([]lexer.Token, []*lexError) {
 	s := &scanner{src: src, file: file, line: 1, col: 1, indents: []int{0}, lineStart: true}
+	if strings.HasPrefix(src, "\xef\xbb\xbf") {
+		// A UTF-8 byte order mark, as some editors write, is skipped as
+		// Python skips it (columns count bytes, so line 1 starts at col 4).
+		s.advance(3)
+	}
 	s.run()
 	return s.toks, s.errs
 }

@@ -318,8 +318,8 @@ func lineStart(toks []lexer.Token, i int) int {
 
 // Keywords that start statements tilec does not support.
 var unsupportedStmts = map[string]bool{
-	"while": true, "break": true, "continue": true, "class": true, "with": true, "try": true,
-	"except": true, "finally": true, "raise": true, "assert": true, "del": true, "global": true,
+	"class": true, "with": true, "try": true,
+	"except": true, "finally": true, "raise": true, "del": true, "global": true,
 	"nonlocal": true, "yield": true, "async": true, "await": true, "lambda": true,
 }
 
@@ -362,7 +362,7 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 	}
 	switch open := innermostBracket(toks, start, i); {
 	case open == "[" && tok.Value == ":":
-		return err("slices are not supported")
+		return err("slices with bounds are not supported (only the full slice, as in t[:, None])")
 	case tok.Value == "[" && strings.HasPrefix(expected(expect), ", expected an expression"):
 		return err("lists are not supported; use a tuple")
 	case tok.Value == "{":

@@ -39,6 +39,7 @@ func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
+	k = b.Kernel // the specialization of a generic kernel
 	ck, err := c.compile(k)
 	if err != nil {
 		return nil, err

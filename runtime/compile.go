@@ -25,6 +25,12 @@ type CompileOptions struct {
 	// Consts bake constant parameters, as `-D name=value` does on the
 	// command line: "tm": "64", "T": "bf16".
 	Consts map[string]string
+	// Args give unannotated parameters (`def k(A, B, n)`, as cuTile writes
+	// kernels) their signature, as `--arg A=f16[M,K]` does. Without them
+	// such a kernel is generic: it is specialized at each launch on its
+	// arguments' dtypes and ranks (Kernel.Specialize), one build per
+	// signature.
+	Args map[string]ir.ArgSig
 }
 
 // Compile parses src (named filename in error messages), builds and verifies
@@ -36,7 +42,15 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 	if err != nil {
 		return nil, err
 	}
-	mod, err := ir.Build(file, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts})
+	if name, params, err := ir.KernelLaunchParams(file, opts.Kernel); err == nil {
+		for _, p := range params {
+			if _, given := opts.Args[p.Name]; p.Typed && !given {
+				return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
+					cache: map[string]*Kernel{}}}, nil
+			}
+		}
+	}
+	mod, err := ir.Build(file, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args})
 	if err != nil {
 		return nil, err
 	}

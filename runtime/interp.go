@@ -32,11 +32,12 @@ func (CPU) Name() string { return "cpu" }
 // block with the smallest linear id is reported.
 func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
 	start := time.Now()
-	prog, err := k.program()
+	b, err := k.Bind(args, opts.Grid)
 	if err != nil {
 		return nil, err
 	}
-	b, err := k.Bind(args, opts.Grid)
+	k = b.Kernel // the specialization of a generic kernel
+	prog, err := k.program()
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,10 @@ import (
 // backends derive their own code from it and cache it themselves (the CUDA
 // backend per kernel and target), so a Kernel holds no target code.
 type Kernel struct {
+	// Func is the kernel's IR; nil for a generic kernel (IsGeneric).
 	Func *ir.Func
+
+	generic *genericKernel
 
 	once sync.Once
 	prog *program
@@ -27,7 +30,12 @@ type Kernel struct {
 func NewKernel(f *ir.Func) *Kernel { return &Kernel{Func: f} }
 
 // Name is the kernel's name.
-func (k *Kernel) Name() string { return k.Func.Name }
+func (k *Kernel) Name() string {
+	if k.generic != nil {
+		return k.generic.name
+	}
+	return k.Func.Name
+}
 
 // program returns the interpreter's compiled form of the kernel.
 func (k *Kernel) program() (*program, error) {
@@ -104,6 +112,13 @@ func (b *Binding) NumBlocks() int { return b.Grid[0] * b.Grid[1] * b.Grid[2] }
 // Bind checks args against the kernel's parameters, binds the symbolic
 // dims, and evaluates the grid (or takes grid when it is non-zero).
 func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
+	if k.generic != nil {
+		s, err := k.Specialize(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.Bind(args, grid)
+	}
 	f := k.Func
 	if len(args) != len(f.Params) {
 		return nil, fmt.Errorf("%s", argCountMessage(f, len(args)))

@@ -465,7 +465,6 @@ func (c *CheckResult) String() string {
 // The error is for launches that cannot be checked (bad arguments, an
 // interpreter failure); a failed comparison is a result with Pass false.
 func CheckAgainstInterpreter(k *Kernel, inputs, gpu []Arg, opts CheckOptions) (*CheckResult, error) {
-	f := k.Func
 	if len(gpu) != len(inputs) {
 		return nil, fmt.Errorf("check: %d device arguments for %d inputs", len(gpu), len(inputs))
 	}
@@ -473,6 +472,8 @@ func CheckAgainstInterpreter(k *Kernel, inputs, gpu []Arg, opts CheckOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	k = b.Kernel // the specialization of a generic kernel
+	f := k.Func
 	outs := StoredParams(f)
 	res := &CheckResult{Grid: b.Grid, TotalBlocks: b.NumBlocks(), Pass: true}
 	if len(outs) == 0 {

@@ -51,7 +51,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		ns = append(ns, n)
 	}
-	f, err := loadKernel(srcPath, *kernel, consts)
+	f, err := loadKernel(srcPath, *kernel, consts, nil)
 	if err != nil {
 		return err
 	}

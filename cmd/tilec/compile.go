@@ -21,6 +21,8 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
+	sigs := argSigs{}
+	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
@@ -55,7 +57,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, lang.FormatAST(file))
 		return nil
 	}
-	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts})
+	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs})
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,26 @@ import (
 
 // loadKernel compiles one kernel of a file: the one named by kernel, or the
 // file's only kernel.
-func loadKernel(path, kernel string, consts map[string]string) (*ir.Func, error) {
-	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts})
+// Unannotated parameters take their signatures from args (--arg); the
+// build error names every one that is missing.
+func loadKernel(path, kernel string, consts map[string]string, args argSigs) (*ir.Func, error) {
+	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts, Args: args})
 	if err != nil {
+		return nil, err
+	}
+	if k.IsGeneric() {
+		src, err := runtime.ReadSource(path)
+		if err != nil {
+			return nil, err
+		}
+		file, err := lang.Parse(path, src)
+		if err != nil {
+			return nil, err
+		}
+		_, err = ir.Build(file, ir.BuildOptions{Kernel: k.Name(), Consts: consts, Args: args})
+		if err == nil {
+			panic("tilec: a generic kernel built without its signature")
+		}
 		return nil, err
 	}
 	return k.Func, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tilec/tilec/ir"
 	"io"
 	"os"
 	"sort"
@@ -115,6 +116,36 @@ func (d defines) Set(s string) error {
 		return fmt.Errorf("want name=value, got %q", s)
 	}
 	d[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	return nil
+}
+
+// argSigs collects repeated --arg name=signature flags: the launch
+// signature of an unannotated kernel parameter (A=f16[M,K], x=f32).
+type argSigs map[string]ir.ArgSig
+
+func (a argSigs) String() string {
+	keys := make([]string, 0, len(a))
+	for k, v := range a {
+		keys = append(keys, k+"="+v.String())
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, " ")
+}
+
+func (a argSigs) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("want name=signature (A=f16[M,K], x=f32), got %q", s)
+	}
+	if _, dup := a[name]; dup {
+		return fmt.Errorf("%s given twice", name)
+	}
+	sig, err := ir.ParseArgSig(value)
+	if err != nil {
+		return err
+	}
+	a[name] = sig
 	return nil
 }
 

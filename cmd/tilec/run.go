@@ -43,6 +43,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
+	sigs := argSigs{}
+	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
 	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
@@ -54,7 +56,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if _, err := gpuTarget(*target); err != nil {
 		return err
 	}
-	f, err := loadKernel(srcPath, *kernel, consts)
+	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {
 		return err
 	}
@@ -63,6 +65,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if explicitGrid, err = parseGrid(*grid); err != nil {
 			return usagef("--grid: %v", err)
 		}
+	} else if f.Grid == [3]*ir.HostExpr{} {
+		return usagef("kernel %s declares no grid: give it with --grid x[,y[,z]]", f.Name)
 	}
 	backend, err := openBackend(*backendName, *target, *workers)
 	if err != nil {

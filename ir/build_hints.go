@@ -1,0 +1,118 @@
+package ir
+
+// Performance hints as cuTile spells them: the kernel decorator's
+// num_ctas, occupancy, opt_level and num_worker_warps (an int, or
+// ct.ByTarget(sm_90=..., default=...) per target), and the load/store
+// hints latency, allow_tma, check_bounds and order. They are recorded in
+// the IR (Func.Hints, the ops' optional attributes) for the backends; a
+// hint is never an error unless its value is malformed or, for order,
+// would change what is loaded (only the identity order is supported).
+
+import (
+	"github.com/tilec/tilec/lang"
+)
+
+var kernelHints = map[string]bool{"num_ctas": true, "occupancy": true, "opt_level": true, "num_worker_warps": true}
+
+const nsByTarget nsVal = "ByTarget"
+
+// byTargetVal is ct.ByTarget(sm_90=2, default=1): a value per target.
+type byTargetVal []Const
+
+// byTarget evaluates a ct.ByTarget(...) call: keyword arguments only,
+// each a compile-time int, float or bool.
+func (b *builder) byTarget(e *lang.Call, pos []arg, kws []kwArg) value {
+	if len(pos) > 0 {
+		return b.fail(pos[0].e.Position(), "ct.ByTarget takes keyword arguments only: ct.ByTarget(sm_90=2, default=1)")
+	}
+	var out byTargetVal
+	for _, kw := range kws {
+		switch kw.v.(type) {
+		case int64, float64, bool:
+		default:
+			if isPoison(kw.v) {
+				return poison{}
+			}
+			return b.fail(kw.pos, "ct.ByTarget: %s must be a compile-time number, got %s", kw.name, describe(kw.v))
+		}
+		out = append(out, Const{Name: kw.name, Value: kw.v})
+	}
+	if len(out) == 0 {
+		return b.fail(e.Pos, "ct.ByTarget needs at least one target=value")
+	}
+	return out
+}
+
+// kernelHint records one hint of @ct.kernel(...).
+func (b *builder) kernelHint(kw *lang.Keyword) {
+	v := b.expr(kw.Value)
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			b.errorf(kw.Value.Position(), "%s must not be negative, got %d", kw.Name, v)
+			return
+		}
+		b.f.Hints = append(b.f.Hints, Const{Name: kw.Name, Value: v})
+	case byTargetVal:
+		for _, c := range v {
+			b.f.Hints = append(b.f.Hints, Const{Name: kw.Name + ":" + c.Name, Value: c.Value})
+		}
+	case poison:
+	default:
+		b.errorf(kw.Value.Position(), "%s must be an int or ct.ByTarget(...), got %s", kw.Name, describe(v))
+	}
+}
+
+// memHints reads the hints of a load or store call into attrs.
+func (b *builder) memHints(c *callCtx, rank int, attrs *Attrs) bool {
+	params := ctBuiltins[c.name].params
+	ok := true
+	for i, p := range params {
+		if !c.given(i) {
+			continue
+		}
+		v := c.args[i].v
+		switch p.name {
+		case "latency":
+			n, isInt := v.(int64)
+			if !isInt || n < 1 || n > 10 {
+				b.errorf(c.argPos(i), "%s: latency must be an int from 1 to 10, got %s", c.name, formatConst(v))
+				ok = false
+				continue
+			}
+			attrs.Set("latency", n)
+		case "allow_tma", "check_bounds":
+			t, isBool := v.(bool)
+			if !isBool {
+				b.errorf(c.argPos(i), "%s: %s must be True or False, got %s", c.name, p.name, describe(v))
+				ok = false
+				continue
+			}
+			attrs.Set(p.name, t)
+		case "order":
+			if !b.identityOrder(v, rank) {
+				b.errorf(c.argPos(i), "%s: order=%s is not supported yet: only the identity order (\"C\" or (0, 1, ...)) is", c.name, formatConst(v))
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+func (b *builder) identityOrder(v value, rank int) bool {
+	switch v := v.(type) {
+	case string:
+		return v == "C"
+	case tuple:
+		if len(v) != rank {
+			return false
+		}
+		for i, x := range v {
+			if n, ok := x.(int64); !ok || n != int64(i) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

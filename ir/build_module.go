@@ -1,0 +1,303 @@
+package ir
+
+// Module level as cuTile 1.6 files write it: the imports a kernel file
+// has besides cuda.tile (math, numpy, torch, `from math import ceil`),
+// and module-level assignments: annotation aliases (`ConstInt =
+// ct.Constant[int]`) and constants (`PAD = ct.PaddingMode.ZERO`, ints,
+// floats, dtypes such as np.float16). Globals are evaluated once, in source
+// order, before any kernel is built; they must be compile-time values.
+
+import (
+	"math"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// The host-library namespaces: only their dtype names and math constants
+// and functions mean something in a kernel file.
+const (
+	nsMath  nsVal = "math"
+	nsNumpy nsVal = "numpy"
+	nsTorch nsVal = "torch"
+)
+
+// annotVal is the value of `ct.Constant[int]`, `ct.Array[...]` or
+// `ct.Scalar[...]` outside a parameter list: an annotation that an alias
+// (`ConstInt = ct.Constant[int]`) names for later parameters.
+type annotVal struct{ sub *lang.Subscript }
+
+// mathFn is a function of Python's math module (math.ceil, or ceil after
+// `from math import ceil`).
+type mathFn struct{ name string }
+
+// hostDTypes maps numpy's and torch's dtype names to the tile module's
+// names (looked up in ctDTypes, so a dtype tilec lacks stays unknown).
+var hostDTypes = map[string]string{
+	"float16": "float16", "half": "float16", "bfloat16": "bfloat16",
+	"float32": "float32", "float": "float32", "single": "float32",
+	"float64": "float64", "double": "float64",
+	"int8": "int8", "int16": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
+	"uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+	"bool": "bool_", "bool_": "bool_",
+	"float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+}
+
+var mathConsts = map[string]float64{
+	"pi": math.Pi, "e": math.E, "tau": 2 * math.Pi, "inf": math.Inf(1), "nan": math.NaN(),
+}
+
+var mathFns = map[string]bool{
+	"ceil": true, "floor": true, "trunc": true, "sqrt": true, "exp": true, "log": true,
+	"log2": true, "isqrt": true,
+}
+
+// moduleImport binds one import; it reports whether it was the tile module.
+func (b *builder) moduleImport(imp *lang.Import) bool {
+	bindAs := func(def string, v value) {
+		name := imp.Alias
+		if name == "" {
+			name = def
+		}
+		b.globals[name] = v
+	}
+	switch imp.Path {
+	case "cuda.tile", "tile":
+		if imp.Alias != "" {
+			b.globals[imp.Alias] = nsTile
+		} else if imp.Path == "tile" {
+			b.globals["tile"] = nsTile
+		} else {
+			b.globals["cuda"] = nsCuda
+		}
+		return true
+	case "math":
+		bindAs("math", nsMath)
+	case "numpy":
+		bindAs("numpy", nsNumpy)
+	case "torch":
+		bindAs("torch", nsTorch)
+	default:
+		if mod, name, ok := cutLast(imp.Path); ok && mod == "math" {
+			if v := b.mathMember(name); v != nil {
+				bindAs(name, v)
+				return false
+			}
+			b.errorf(imp.Pos, "cannot import %s from math: tilec has math's constants (pi, e, tau, inf, nan) and ceil, floor, trunc, sqrt, exp, log, log2, isqrt", name)
+			return false
+		}
+		b.errorf(imp.Pos, "cannot import %s: a kernel file may import cuda.tile, math, numpy and torch", imp.Path)
+	}
+	return false
+}
+
+func cutLast(path string) (string, string, bool) {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[:i], path[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// mathMember is math.name, or nil when tilec does not have it.
+func (b *builder) mathMember(name string) value {
+	if c, ok := mathConsts[name]; ok {
+		return c
+	}
+	if mathFns[name] {
+		return mathFn{name}
+	}
+	return nil
+}
+
+// hostAttr resolves numpy.x, torch.x and math.x.
+func (b *builder) hostAttr(ns nsVal, e *lang.Attr) value {
+	if ns == nsMath {
+		if v := b.mathMember(e.Name); v != nil {
+			return v
+		}
+		return b.fail(e.NamePos, "math.%s is not available in kernels (tilec has pi, e, tau, inf, nan, ceil, floor, trunc, sqrt, exp, log, log2, isqrt)", e.Name)
+	}
+	if ct, ok := hostDTypes[e.Name]; ok {
+		if d, ok := ctDTypes[ct]; ok {
+			return d
+		}
+		return b.fail(e.NamePos, "%s.%s: tilec has no %s dtype yet", exprText(e.X), e.Name, ct)
+	}
+	if ns == nsNumpy {
+		switch e.Name {
+		case "inf":
+			return math.Inf(1)
+		case "nan":
+			return math.NaN()
+		case "pi":
+			return math.Pi
+		case "e":
+			return math.E
+		}
+	}
+	return b.fail(e.NamePos, "%s.%s is not available in kernels: only its dtype names (and numpy's inf, nan, pi, e) are", exprText(e.X), e.Name)
+}
+
+// callMath calls a math function. Compile-time numbers fold; run-time
+// floats take the tile math op where there is one.
+func (b *builder) callMath(fn mathFn, e *lang.Call, pos []arg, kws []kwArg) value {
+	name := "math." + fn.name
+	args, ok := b.bindArgs(name, []sigParam{{name: "x"}}, e.Pos, pos, kws)
+	if !ok || isPoison(args[0].v) {
+		return poison{}
+	}
+	x := args[0].v
+	if isNumber(x) {
+		f := toFloat(x)
+		var r float64
+		switch fn.name {
+		case "ceil", "floor", "trunc":
+			r = map[string]func(float64) float64{"ceil": math.Ceil, "floor": math.Floor, "trunc": math.Trunc}[fn.name](f)
+			if math.IsNaN(r) || math.IsInf(r, 0) || r >= 1<<63 || r < -(1<<63) {
+				return b.fail(e.Pos, "%s(%s): the result is not a 64-bit int", name, formatConst(x))
+			}
+			return int64(r)
+		case "isqrt":
+			n, isInt := x.(int64)
+			if !isInt || n < 0 {
+				return b.fail(e.Pos, "%s needs a non-negative int, got %s", name, formatConst(x))
+			}
+			r := int64(math.Sqrt(float64(n)))
+			for r*r > n {
+				r--
+			}
+			for (r+1)*(r+1) <= n {
+				r++
+			}
+			return r
+		case "sqrt":
+			r = math.Sqrt(f)
+		case "exp":
+			r = math.Exp(f)
+		case "log":
+			r = math.Log(f)
+		case "log2":
+			r = math.Log2(f)
+		}
+		if (fn.name == "sqrt" || fn.name == "log" || fn.name == "log2") && f < 0 {
+			return b.fail(e.Pos, "%s(%s): math domain error", name, formatConst(x))
+		}
+		return r
+	}
+	if v, ok := x.(*Value); ok && isRuntime(v) {
+		if _, scalar := v.Type.(*Scalar); scalar {
+			switch fn.name {
+			case "sqrt":
+				return b.mathOp(e.Pos, name, OpSqrt, v)
+			case "exp":
+				return b.mathOp(e.Pos, name, OpExp, v)
+			case "log":
+				return b.mathOp(e.Pos, name, OpLog, v)
+			}
+		}
+		return b.fail(e.Pos, "%s of a run-time %s is not supported: math functions take compile-time numbers in kernels (use ct.cdiv for ceil division)", name, v.Type)
+	}
+	return b.fail(e.Pos, "%s of %s", name, describe(x))
+}
+
+// moduleGlobals evaluates the module-level assignments in source order, in
+// a scratch function: their values must be compile-time (a run-time value
+// such as ct.bid(0) at module level is an error naming the global).
+func (b *builder) moduleGlobals() {
+	if len(b.file.Globals) == 0 {
+		return
+	}
+	scratch := NewFunc("<module>")
+	b.f, b.cur = scratch, scratch.Body
+	b.consts = map[*Block]map[constKey]*Value{}
+	b.kernel = &lang.FuncDef{Name: "<module>"}
+	b.fn = &funcCtx{scope: map[string]binding{}, locals: map[string]bool{}}
+	defer func() { b.f, b.cur, b.fn, b.kernel = nil, nil, nil, nil }()
+	for _, a := range b.file.Globals {
+		v := b.expr(a.Value)
+		var names []*lang.Name
+		var vals []value
+		if len(a.Targets) == 1 {
+			n, ok := a.Targets[0].(*lang.Name)
+			if !ok {
+				b.errorf(a.Targets[0].Position(), "a module-level assignment must bind names")
+				continue
+			}
+			names, vals = []*lang.Name{n}, []value{v}
+		} else {
+			t, ok := v.(tuple)
+			if !ok && !isPoison(v) {
+				b.errorf(a.Value.Position(), "cannot unpack %s into %d names", describe(v), len(a.Targets))
+			}
+			if ok && len(t) != len(a.Targets) {
+				b.errorf(a.Value.Position(), "cannot unpack %d values into %d names", len(t), len(a.Targets))
+				ok = false
+			}
+			for i, te := range a.Targets {
+				n, isName := te.(*lang.Name)
+				if !isName {
+					b.errorf(te.Position(), "a module-level assignment must bind names")
+					continue
+				}
+				var ev value = poison{}
+				if ok {
+					ev = t[i]
+				}
+				names, vals = append(names, n), append(vals, ev)
+			}
+		}
+		for i, n := range names {
+			b.moduleGlobal(n, vals[i])
+		}
+	}
+}
+
+func (b *builder) moduleGlobal(n *lang.Name, v value) {
+	if b.reservedName(n.Name) {
+		b.errorf(n.Pos, "cannot assign to %s at module level: it is a builtin or module name", n.Name)
+		return
+	}
+	if fv, ok := b.globals[n.Name].(*funcVal); ok {
+		b.errorf(n.Pos, "cannot assign to %s: it is a function defined at %s", n.Name, fv.def.NamePos)
+		return
+	}
+	switch v.(type) {
+	case int64, float64, bool, DType, string, tuple, padMode, noneVal, annotVal, mathFn, poison:
+	case nsVal, builtinVal, *funcVal:
+		// Aliases of modules and functions (`load = ct.load`).
+	default:
+		b.errorf(n.Pos, "module-level %s must be a compile-time value, got %s", n.Name, describe(v))
+		v = poison{}
+	}
+	if t, ok := v.(tuple); ok && hasRuntime(t) {
+		b.errorf(n.Pos, "module-level %s must be a compile-time value", n.Name)
+		v = poison{}
+	}
+	b.globals[n.Name] = v
+}
+
+func hasRuntime(t tuple) bool {
+	for _, v := range t {
+		switch v := v.(type) {
+		case *Value, *arrayVal:
+			return true
+		case tuple:
+			if hasRuntime(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resolveAnnot follows an alias: a parameter annotated `ConstInt` where
+// `ConstInt = ct.Constant[int]` is read as if annotated ct.Constant[int].
+func (b *builder) resolveAnnot(e lang.Expr) lang.Expr {
+	if n, ok := e.(*lang.Name); ok {
+		if a, ok := b.globals[n.Name].(annotVal); ok {
+			return a.sub
+		}
+	}
+	return e
+}

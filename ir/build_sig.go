@@ -1,0 +1,216 @@
+package ir
+
+// Unannotated kernel parameters, as cuTile writes them
+// (`def matmul_kernel(A, B, C, tm: ConstInt, ...)`): an array or scalar
+// whose dtype and rank come from the launch arguments. The builder takes
+// them from BuildOptions.Args; the kernel is specialized on that signature
+// (runtime.Kernel caches one build per signature).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// ArgSig is the launch signature of one unannotated parameter: an array's
+// dtype and dims (one per axis, each a symbol bound at launch or a fixed
+// size), or a scalar's dtype (Dims nil).
+type ArgSig struct {
+	DType DType
+	Dims  []Dim
+}
+
+// IsArray reports whether the signature is an array's.
+func (s ArgSig) IsArray() bool { return s.Dims != nil }
+
+// String is the signature as `tilec --arg` writes it: f16[M,K], f32[M,64], i32.
+func (s ArgSig) String() string {
+	if !s.IsArray() {
+		return s.DType.String()
+	}
+	parts := make([]string, len(s.Dims))
+	for i, d := range s.Dims {
+		parts[i] = d.String()
+	}
+	return s.DType.String() + "[" + strings.Join(parts, ",") + "]"
+}
+
+// ParseArgSig reads `f16[M,K]`, `float32[M, 64]` or a scalar's `f32`, `i32`.
+func ParseArgSig(s string) (ArgSig, error) {
+	s = strings.TrimSpace(s)
+	dtName, dims, isArray := strings.Cut(s, "[")
+	dt, ok := parseDTypeName(strings.TrimSpace(dtName))
+	if !ok {
+		return ArgSig{}, fmt.Errorf("%q is not a dtype (e.g. f16, bf16, f32, i32)", strings.TrimSpace(dtName))
+	}
+	if !isArray {
+		return ArgSig{DType: dt}, nil
+	}
+	if !strings.HasSuffix(dims, "]") {
+		return ArgSig{}, fmt.Errorf("%q: the dims end with ]", s)
+	}
+	dims = strings.TrimSuffix(dims, "]")
+	sig := ArgSig{DType: dt, Dims: []Dim{}}
+	for _, d := range strings.Split(dims, ",") {
+		d = strings.TrimSpace(d)
+		var n int64
+		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && fmt.Sprint(n) == d {
+			if n <= 0 {
+				return ArgSig{}, fmt.Errorf("%q: dimension %d is not positive", s, n)
+			}
+			sig.Dims = append(sig.Dims, Dim{Size: n})
+			continue
+		}
+		if !isIdent(d) {
+			return ArgSig{}, fmt.Errorf("%q: dimension %q is neither a name nor a positive int", s, d)
+		}
+		sig.Dims = append(sig.Dims, Dim{Sym: d})
+	}
+	if len(sig.Dims) == 0 || len(sig.Dims) == 1 && sig.Dims[0] == (Dim{}) {
+		return ArgSig{}, fmt.Errorf("%q: an array needs at least one dimension", s)
+	}
+	return sig, nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// launchParam is an unannotated kernel parameter.
+type launchParam struct{ p *lang.Param }
+
+// launchTypedParam binds an unannotated parameter from BuildOptions.Args.
+func (b *builder) launchTypedParam(p *lang.Param) {
+	sig, ok := b.opts.Args[p.Name]
+	if !ok {
+		b.errorf(p.Pos, "parameter %s of kernel %s has no annotation, so its type comes from the launch: give its signature (tilec --arg %s=f16[M,K] for an array, --arg %s=f32 for a scalar; runtime: launch arguments)",
+			p.Name, b.kernel.Name, p.Name, p.Name)
+		b.bind(p.Name, poison{}, p.Pos)
+		return
+	}
+	if p.Default != nil {
+		b.errorf(p.Default.Position(), "only constant parameters may have defaults (annotate %s with ct.Constant[...])", p.Name)
+	}
+	if !sig.IsArray() {
+		prm := b.f.AddParam(p.Name, ScalarOf(sig.DType), nil)
+		b.bind(p.Name, prm.Value, p.Pos)
+		return
+	}
+	dims := append([]Dim(nil), sig.Dims...)
+	prm := b.f.AddParam(p.Name, ArrayOf(sig.DType, len(dims)), dims)
+	av := &arrayVal{name: p.Name, p: prm}
+	b.bind(p.Name, av, p.Pos)
+	// The symbols name the dims for the launch and the grid; they are not
+	// names in the kernel's scope (the source never wrote them).
+	for axis, d := range dims {
+		if d.Sym == "" {
+			continue
+		}
+		if _, ok := b.arrays[d.Sym]; !ok {
+			b.arrays[d.Sym] = av
+			b.symAxis[d.Sym] = axis
+		}
+	}
+}
+
+// checkArgNames reports BuildOptions.Args entries that name no unannotated
+// parameter of the kernels being built.
+func (b *builder) checkArgNames(kernels []*lang.FuncDef) {
+	if len(b.opts.Args) == 0 || len(kernels) == 0 {
+		return
+	}
+	names := make([]string, 0, len(b.opts.Args))
+	for name := range b.opts.Args {
+		names = append(names, name)
+	}
+	sortStrings(names)
+	for _, name := range names {
+		found, annotated := false, false
+		for _, def := range kernels {
+			for _, p := range def.Params {
+				if p.Name == name {
+					if p.Annot == nil {
+						found = true
+					} else {
+						annotated = true
+					}
+				}
+			}
+		}
+		if found {
+			continue
+		}
+		for _, def := range kernels {
+			if annotated {
+				b.errorf(def.NamePos, "--arg %s: parameter %s of kernel %s is annotated; its type comes from the annotation", name, name, def.Name)
+			} else {
+				b.errorf(def.NamePos, "--arg %s: kernel %s has no parameter %s", name, def.Name, name)
+			}
+		}
+	}
+}
+
+// LaunchParam is one parameter that takes a launch argument, in order.
+type LaunchParam struct {
+	Name string
+	// Typed is set when the parameter has no annotation: its signature
+	// comes from the argument (BuildOptions.Args).
+	Typed bool
+}
+
+// KernelLaunchParams returns the parameters of a kernel that take launch
+// arguments (every parameter but the constants, in order), resolving
+// annotation aliases. kernel "" means the file's only kernel. The error is
+// a lang.ErrorList.
+func KernelLaunchParams(file *lang.File, kernel string) (string, []LaunchParam, error) {
+	b := &builder{file: file, src: file.Src}
+	if b.src == nil {
+		b.src = &lang.Source{}
+	}
+	b.collectModule()
+	var def *lang.FuncDef
+	n := 0
+	for _, d := range b.order {
+		if b.kernels[d] && (kernel == "" || d.Name == kernel) {
+			def = d
+			n++
+		}
+	}
+	pos := lang.Pos{File: b.src.Name, Line: 1, Col: 1}
+	switch {
+	case n == 0 && kernel != "":
+		b.errorf(pos, "no kernel named %s", kernel)
+	case n == 0:
+		b.errorf(pos, "no kernel (a def decorated with @ct.kernel)")
+	case n > 1:
+		b.errorf(pos, "several kernels: name one")
+	}
+	if len(b.errs) > 0 {
+		b.errs.Sort()
+		return "", nil, b.errs
+	}
+	var out []LaunchParam
+	for _, p := range def.Params {
+		if p.Annot == nil {
+			out = append(out, LaunchParam{Name: p.Name, Typed: true})
+			continue
+		}
+		if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok && b.moduleAttr(s.X) == "Constant" {
+			continue
+		}
+		out = append(out, LaunchParam{Name: p.Name})
+	}
+	return def.Name, out, nil
+}
