@@ -385,6 +385,9 @@ func (b *builder) biLoad(c *callCtx) value {
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
+	if pad == PadNaN && !a.dtype().IsFloat() {
+		return b.fail(c.argPos(3), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
+	}
 	var attrs Attrs
 	attrs.Set("pad", pad)
 	return b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)

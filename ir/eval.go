@@ -154,3 +154,13 @@ func FloatToInt(d DType, x float64) int64 {
 	}
 	return scalar.FloatToInt(d.Bits(), x)
 }
+
+// IntRange is the smallest and largest value of the integer or bool dtype
+// d (0 and 1 for bool).
+func IntRange(d DType) (lo, hi int64) {
+	if d == Bool {
+		return 0, 1
+	}
+	bits := uint(d.Bits())
+	return math.MinInt64 >> (64 - bits), math.MaxInt64 >> (64 - bits)
+}

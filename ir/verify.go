@@ -727,6 +727,9 @@ func (v *irVerifier) typing(in *Instr) string {
 		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
 			return fmt.Sprintf("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
 		}
+		if in.Attrs.Str("pad") == PadNaN && !t.DType.IsFloat() {
+			return fmt.Sprintf("pad nan on a %v load", t.DType)
+		}
 
 	case OpStore:
 		if len(a) < 2 {

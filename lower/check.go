@@ -38,6 +38,12 @@ func Check(f *ir.Func, t *Target) error {
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
 			}
+		case ir.OpLoad:
+			if d := in.Result().Type.Elem(); !d.IsFloat() {
+				if pad := in.Attrs.Str("pad"); pad == ir.PadPosInf || pad == ir.PadNegInf {
+					err = unsupportedAt(t, in, "load of %s with padding %s (the dtype's %s) is not supported on the GPU yet", d, pad, map[string]string{ir.PadPosInf: "maximum", ir.PadNegInf: "minimum"}[pad])
+				}
+			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
 		case ir.OpMMA:
@@ -47,6 +53,10 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
+			if a == ir.F32 || b == ir.F32 {
+				err = unsupportedAt(t, in, "mma of float32 inputs is exact float32 in cuTile; the GPU path has tensor-core tf32 only: use ct.tfloat32 inputs (ct.astype(x, ct.tfloat32)) or f16/bf16, or run it on the interpreter")
+				return
+			}
 			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
 			if !ok {
 				err = unsupported(t, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)

@@ -194,7 +194,8 @@ type cinstr struct {
 	kind string
 	perm []int
 	pad  float64
-	cval val // const
+	padI int64 // the padding of an integer or bool load
+	cval val   // const
 }
 
 // val is a register: a scalar (i for ints and bools, f for floats), a tile
@@ -637,8 +638,23 @@ func prepareReduce(ci *cinstr) {
 	ci.axis = ci.in.Attrs.Int("axis")
 }
 
+// prepareLoad decodes the padding value. On integer and bool dtypes the
+// infinities mean the dtype's extremes (NEG_INF the minimum, POS_INF the
+// maximum; false and true for bool), the zeros 0; NAN on them is rejected
+// by the builder and ir.Verify.
 func prepareLoad(ci *cinstr) {
-	ci.pad = RoundTo(ci.dtype, padValues[ci.in.Attrs.Str("pad")])
+	pad := ci.in.Attrs.Str("pad")
+	if ci.dtype.IsFloat() {
+		ci.pad = RoundTo(ci.dtype, padValues[pad])
+		return
+	}
+	lo, hi := ir.IntRange(ci.dtype)
+	switch pad {
+	case ir.PadNegInf:
+		ci.padI = lo
+	case ir.PadPosInf:
+		ci.padI = hi
+	}
 }
 
 // prepareStore takes the shape from the stored tile: a store has no result.

@@ -177,3 +177,40 @@ func Shr(x, y int64) int64 {
 	}
 	return x >> uint(y)
 }
+
+// SumRoundOdd is p + c rounded to float64 with round-to-odd: the exact sum
+// when it is a float64, otherwise the neighbour of the exact sum whose last
+// mantissa bit is 1. Rounding that result once more, to any binary format
+// of at most 51 significant bits (f32, f16, bf16), gives the correctly
+// rounded (nearest even) exact sum, where rounding p + c to nearest twice
+// could be off by one unit. Infinities and NaN pass through.
+func SumRoundOdd(p, c float64) float64 {
+	s := p + c
+	if math.IsInf(s, 0) || s != s {
+		return s
+	}
+	// Knuth's TwoSum: s + e == p + c exactly.
+	bv := s - p
+	e := (p - (s - bv)) + (c - bv)
+	if e == 0 {
+		return s
+	}
+	b := math.Float64bits(s)
+	if b&1 == 1 {
+		return s
+	}
+	// The exact sum lies strictly between s and its neighbour on e's side,
+	// which is odd.
+	if (e > 0) == (s > 0) {
+		return math.Float64frombits(b + 1)
+	}
+	return math.Float64frombits(b - 1)
+}
+
+// FMA32 is fma(a, b, c) in float32, as PTX fma.rn.f32: the exact a*b + c
+// rounded once to the nearest float32 (ties to even). The product of two
+// float32 values is exact in float64; the sum is rounded to odd there and
+// then to float32, which is one correct rounding.
+func FMA32(a, b, c float32) float32 {
+	return float32(SumRoundOdd(float64(a)*float64(b), float64(c)))
+}
