@@ -514,8 +514,8 @@ func (v *irVerifier) typing(in *Instr) string {
 			if s.DType == Bool {
 				return "integer value for bool"
 			}
-			if s.DType == I32 && x != int64(int32(x)) {
-				return fmt.Sprintf("value %d does not fit in i32", x)
+			if s.DType.IsInt() && WrapInt(s.DType, x) != x {
+				return fmt.Sprintf("value %d does not fit in %v", x, s.DType)
 			}
 		case float64:
 			if !s.DType.IsFloat() {

@@ -14,6 +14,12 @@ func Check(f *ir.Func, t *Target) error {
 		if err != nil {
 			return
 		}
+		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
+			if d := v.Type.Elem(); d.IsFloat8() || d.IsInt() && d != ir.I32 && d != ir.I64 {
+				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
+				return
+			}
+		}
 		for _, r := range in.Results {
 			if tt, ok := r.Type.(*ir.Tile); ok {
 				if tt.NumElements() > 1<<20 {

@@ -748,7 +748,7 @@ func (fr *frame) floatsOf(c *cinstr, k int) []float64 {
 	}
 	x := v.f
 	if !isFloat(c.adt[k]) {
-		x = float64(v.i)
+		x = ir.IntToFloat(c.adt[k], v.i)
 	}
 	s := make([]float64, c.n)
 	for i := range s {
@@ -776,7 +776,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
 			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			r, _ := ir.EvalIntBinary(c.op, x.i, y.i)
+			r, _ := ir.EvalIntBinaryOf(c.op, c.dtype, x.i, y.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 			if ir.IntBinaryWarning(c.op, y.i) != "" {
 				fr.warn(c, y.i)
@@ -828,7 +828,7 @@ func execBinary(fr *frame, c *cinstr) error {
 		}
 	default:
 		for i := range out {
-			out[i], _ = ir.EvalIntBinary(c.op, x[i], y[i])
+			out[i], _ = ir.EvalIntBinaryOf(c.op, c.dtype, x[i], y[i])
 		}
 		if c.op == ir.OpFloorDiv || c.op == ir.OpMod || c.op == ir.OpPow {
 			for _, v := range y {
@@ -875,7 +875,7 @@ func execCmp(fr *frame, c *cinstr) error {
 		if fl {
 			r = applyPred(c.pred, x.f, y.f)
 		} else {
-			r = applyPred(c.pred, x.i, y.i)
+			r = applyPred(c.pred, ir.IntOrderKey(c.adt[0], x.i), ir.IntOrderKey(c.adt[0], y.i))
 		}
 		fr.regs[c.res[0]] = val{i: b2i(r)}
 		return nil
@@ -888,8 +888,9 @@ func execCmp(fr *frame, c *cinstr) error {
 		}
 	} else {
 		x, y := fr.intsOf(c, 0), fr.intsOf(c, 1)
+		d := c.adt[0]
 		for i := range out {
-			out[i] = b2i(applyPred(c.pred, x[i], y[i]))
+			out[i] = b2i(applyPred(c.pred, ir.IntOrderKey(d, x[i]), ir.IntOrderKey(d, y[i])))
 		}
 	}
 	fr.regs[c.res[0]] = val{t: &tile{i: out}}
@@ -980,7 +981,7 @@ func execConvert(fr *frame, c *cinstr) error {
 		case isFloat(from):
 			r.i = ir.FloatToInt(to, x.f)
 		case isFloat(to):
-			r.f = convertFloat(to, float64(x.i))
+			r.f = convertFloat(to, ir.IntToFloat(from, x.i))
 		default:
 			r.i = ir.WrapInt(to, x.i)
 		}
@@ -1008,7 +1009,7 @@ func execConvert(fr *frame, c *cinstr) error {
 	case isFloat(to):
 		out.f = make([]float64, c.n)
 		for i, x := range src.i {
-			out.f[i] = float64(x)
+			out.f[i] = ir.IntToFloat(from, x)
 		}
 		if to == ir.TF32 {
 			for i, x := range out.f {

@@ -47,9 +47,9 @@ func execReduce(fr *frame, c *cinstr) error {
 						}
 					}
 				} else {
-					bv := src.i[base]
+					bv := ir.IntOrderKey(from, src.i[base])
 					for l := 1; l < length; l++ {
-						x := src.i[base+l*inner]
+						x := ir.IntOrderKey(from, src.i[base+l*inner])
 						if (isMax && x > bv) || (!isMax && x < bv) {
 							best, bv = l, x
 						}
@@ -65,6 +65,10 @@ func execReduce(fr *frame, c *cinstr) error {
 			roundSlice(c.dtype, out.f)
 		} else {
 			out.i = make([]int64, c.n)
+			mop := ir.OpMax
+			if c.kind == ir.ReduceMin {
+				mop = ir.OpMin
+			}
 			for o := 0; o < outer; o++ {
 				for in := 0; in < inner; in++ {
 					base := o*length*inner + in
@@ -74,10 +78,8 @@ func execReduce(fr *frame, c *cinstr) error {
 						switch c.kind {
 						case ir.ReduceSum:
 							acc = ir.WrapInt(c.dtype, acc+x)
-						case ir.ReduceMax:
-							acc = max(acc, x)
-						case ir.ReduceMin:
-							acc = min(acc, x)
+						case ir.ReduceMax, ir.ReduceMin:
+							acc, _ = ir.EvalIntBinaryOf(mop, from, acc, x)
 						}
 					}
 					out.i[o*inner+in] = ir.WrapInt(c.dtype, acc)

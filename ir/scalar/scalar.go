@@ -163,7 +163,7 @@ func FloatToInt(bits int, x float64) int64 {
 
 // Shl is x << y at 64 bits for a count y >= 0: counts of 64 and more give 0.
 func Shl(x, y int64) int64 {
-	if y >= 64 {
+	if y >= 64 || y < 0 {
 		return 0
 	}
 	return x << uint(y)
@@ -172,7 +172,7 @@ func Shl(x, y int64) int64 {
 // Shr is the arithmetic shift x >> y for a count y >= 0: counts of 64 and
 // more give 0 or -1, the sign of x.
 func Shr(x, y int64) int64 {
-	if y >= 64 {
+	if y >= 64 || y < 0 {
 		y = 63
 	}
 	return x >> uint(y)
@@ -213,4 +213,77 @@ func SumRoundOdd(p, c float64) float64 {
 // then to float32, which is one correct rounding.
 func FMA32(a, b, c float32) float32 {
 	return float32(SumRoundOdd(float64(a)*float64(b), float64(c)))
+}
+
+// Unsigned integers: a value of an unsigned type of width bits is held in
+// an int64 as its value for widths below 64, and as its bit pattern for 64
+// bits (values from 2^63 are negative int64s). Addition, subtraction,
+// multiplication, the bitwise ops and left shifts are the same bits as the
+// signed ones, followed by WrapUnsigned; division, remainder, comparison,
+// right shift and conversions to and from float differ, and are here.
+
+// WrapUnsigned reduces x to an unsigned integer of the given width (1 to 64
+// bits): its low bits, zero-extended.
+func WrapUnsigned(bits int, x int64) int64 {
+	if bits >= 64 {
+		return x
+	}
+	return x & (1<<uint(bits) - 1)
+}
+
+// FloatToUnsigned converts x to an unsigned integer of the given width as
+// PTX cvt.rzi.sat.u*.f* does: truncate toward zero, saturate to [0, 2^bits-1];
+// NaN gives 0.
+func FloatToUnsigned(bits int, x float64) int64 {
+	if x != x || x <= 0 {
+		return 0
+	}
+	limit := math.Ldexp(1, bits) // 2^bits, exact
+	if x >= limit {
+		return int64(uint64(math.MaxUint64) >> uint(64-bits))
+	}
+	return int64(uint64(x))
+}
+
+// UnsignedToFloat is the value of the unsigned 64-bit pattern x as a
+// float64 (rounded to nearest even above 2^53).
+func UnsignedToFloat(x int64) float64 { return float64(uint64(x)) }
+
+// FloorDivUnsigned is x // y on unsigned 64-bit patterns; x // 0 is 0 (see
+// FloorDiv).
+func FloorDivUnsigned(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	return int64(uint64(x) / uint64(y))
+}
+
+// ModUnsigned is x % y on unsigned 64-bit patterns; x % 0 is 0.
+func ModUnsigned(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	return int64(uint64(x) % uint64(y))
+}
+
+// LessUnsigned is x < y on unsigned 64-bit patterns.
+func LessUnsigned(x, y int64) bool { return uint64(x) < uint64(y) }
+
+// ShrUnsigned is the logical shift x >> y of an unsigned value of the given
+// width for a count y >= 0: counts of the width and more give 0.
+func ShrUnsigned(bits int, x, y int64) int64 {
+	if y >= int64(bits) {
+		return 0
+	}
+	return int64(uint64(WrapUnsigned(bits, x)) >> uint(y))
+}
+
+// ShiftCount is a run-time shift count as the GPU's shl and shr take it:
+// counts are unsigned, so a negative count is a large one (shifting
+// everything out).
+func ShiftCount(y int64) int64 {
+	if y < 0 {
+		return math.MaxInt64
+	}
+	return y
 }
