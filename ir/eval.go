@@ -39,6 +39,10 @@ func EvalIntBinary(op Op, x, y int64) (r int64, ok bool) {
 		return x | y, true
 	case OpXor:
 		return x ^ y, true
+	case OpShl:
+		return scalar.Shl(x, scalar.ShiftCount(y)), true
+	case OpShr:
+		return scalar.Shr(x, scalar.ShiftCount(y)), true
 	}
 	return 0, false
 }
@@ -84,6 +88,8 @@ func EvalFloatBinary(op Op, x, y float64) (r float64, ok bool) {
 		return scalar.MinFloat(x, y), true
 	case OpMax:
 		return scalar.MaxFloat(x, y), true
+	case OpAtan2:
+		return math.Atan2(x, y), true
 	}
 	return math.NaN(), false
 }
@@ -129,6 +135,22 @@ func EvalFloatUnary(op Op, x float64) (r float64, ok bool) {
 		return 1 / math.Sqrt(x), true
 	case OpTanh:
 		return math.Tanh(x), true
+	case OpSin:
+		return math.Sin(x), true
+	case OpCos:
+		return math.Cos(x), true
+	case OpTan:
+		return math.Tan(x), true
+	case OpSinh:
+		return math.Sinh(x), true
+	case OpCosh:
+		return math.Cosh(x), true
+	case OpFloor:
+		return math.Floor(x), true
+	case OpCeil:
+		return math.Ceil(x), true
+	case OpLog2:
+		return math.Log2(x), true
 	}
 	return math.NaN(), false
 }
@@ -170,6 +192,15 @@ func IntOrderKey(d DType, x int64) int64 {
 // out; right shifts are logical on unsigned dtypes, arithmetic on signed).
 // Callers wrap the result with WrapInt.
 func EvalIntBinaryOf(op Op, d DType, x, y int64) (r int64, ok bool) {
+	switch op {
+	case OpShl:
+		return scalar.Shl(x, scalar.ShiftCount(y)), true
+	case OpShr:
+		if d.IsUnsigned() {
+			return scalar.ShrUnsigned(d.Bits(), x, scalar.ShiftCount(y)), true
+		}
+		return scalar.Shr(x, scalar.ShiftCount(y)), true
+	}
 	if d == U64 {
 		switch op {
 		case OpFloorDiv:

@@ -41,6 +41,8 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
 			case x.DType == ir.Bool:
 				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
+			case kind == ir.ReduceProd:
+				err = unsupportedAt(t, in, "reduce prod is not supported on the GPU yet (the interpreter runs it)")
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
 			}
@@ -52,6 +54,9 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
+		case ir.OpShl, ir.OpShr, ir.OpAtan2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh, ir.OpFloor, ir.OpCeil,
+			ir.OpLog2, ir.OpIsNaN, ir.OpBitcast, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert:
+			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {
 				alt, _ := BestTarget(t.CC)

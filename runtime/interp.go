@@ -189,13 +189,14 @@ type cinstr struct {
 	adt    []ir.DType // argument element types
 	ashape [][]int    // argument tile shapes (nil for scalars and arrays)
 
-	axis int
-	pred int
-	kind string
-	perm []int
-	pad  float64
-	padI int64 // the padding of an integer or bool load
-	cval val   // const
+	axis    int
+	pred    int
+	kind    string
+	perm    []int
+	pad     float64
+	reverse bool  // scan
+	padI    int64 // the padding of an integer or bool load
+	cval    val   // const
 }
 
 // val is a register: a scalar (i for ints and bools, f for floats), a tile
@@ -605,6 +606,24 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpIf:     {nil, execIf},
 	ir.OpYield:  {nil, execTerminator},
 	ir.OpReturn: {nil, execTerminator},
+
+	ir.OpShl:     {nil, execBinary},
+	ir.OpShr:     {nil, execBinary},
+	ir.OpAtan2:   {nil, execBinary},
+	ir.OpSin:     {nil, execUnary},
+	ir.OpCos:     {nil, execUnary},
+	ir.OpTan:     {nil, execUnary},
+	ir.OpSinh:    {nil, execUnary},
+	ir.OpCosh:    {nil, execUnary},
+	ir.OpFloor:   {nil, execUnary},
+	ir.OpCeil:    {nil, execUnary},
+	ir.OpLog2:    {nil, execUnary},
+	ir.OpIsNaN:   {nil, execIsNaN},
+	ir.OpBitcast: {nil, execBitcast},
+	ir.OpScan:    {prepareScan, execScan},
+	ir.OpCat:     {prepareCat, execCat},
+	ir.OpExtract: {nil, execExtract},
+	ir.OpInsert:  {nil, execInsert},
 }
 
 func init() {

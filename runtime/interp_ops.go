@@ -78,6 +78,8 @@ func execReduce(fr *frame, c *cinstr) error {
 						switch c.kind {
 						case ir.ReduceSum:
 							acc = ir.WrapInt(c.dtype, acc+x)
+						case ir.ReduceProd:
+							acc = ir.WrapInt(c.dtype, acc*x)
 						case ir.ReduceMax, ir.ReduceMin:
 							acc, _ = ir.EvalIntBinaryOf(mop, from, acc, x)
 						}
@@ -114,6 +116,20 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 					var acc float32
 					for l := 0; l < length; l++ {
 						acc += float32(src[base+l*inner])
+					}
+					dst[o*inner+in] = float64(acc)
+				}
+			case ir.ReduceProd:
+				if d == ir.F64 {
+					acc := 1.0
+					for l := 0; l < length; l++ {
+						acc *= src[base+l*inner]
+					}
+					dst[o*inner+in] = acc
+				} else {
+					acc := float32(1)
+					for l := 0; l < length; l++ {
+						acc *= float32(src[base+l*inner])
 					}
 					dst[o*inner+in] = float64(acc)
 				}
