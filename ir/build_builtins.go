@@ -387,6 +387,9 @@ func (b *builder) biLoad(c *callCtx) value {
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
+	if pad == PadNaN && !a.dtype().IsFloat() {
+		return b.fail(c.argPos(4), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
+	}
 	attrs.Set("pad", pad)
 	return b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)
 }
@@ -1034,4 +1037,377 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		return b.fail(p, "%s() of %s", name, describe(x))
 	}
 	return b.fail(e.Pos, "%s is not supported", name)
+}
+
+// ---- issue 10: cuTile 1.6's remaining operations ----
+
+func init() {
+	def := func(sig string, fn func(b *builder, c *callCtx) value) {
+		name, params := parseSig(sig)
+		ctBuiltins[name] = &builtinSpec{params: params, fn: fn}
+	}
+	// Function forms of the operators.
+	for name, op := range map[string]string{"add": "+", "sub": "-", "mul": "*", "truediv": "/"} {
+		def(name+"(x, y, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+			if !b.plainNumerics(c, 2, 3) {
+				return poison{}
+			}
+			return b.binop(c.pos, op, c.args[0].v, c.args[1].v)
+		})
+	}
+	for name, op := range map[string]string{"floordiv": "//", "mod": "%", "pow": "**",
+		"greater": ">", "greater_equal": ">=", "less": "<", "less_equal": "<=", "equal": "==", "not_equal": "!=",
+		"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "bitwise_lshift": "<<", "bitwise_rshift": ">>"} {
+		def(name+"(x, y)", func(b *builder, c *callCtx) value { return b.binop(c.pos, op, c.args[0].v, c.args[1].v) })
+	}
+	def("bitwise_not(x)", func(b *builder, c *callCtx) value { return b.unop(c.pos, "~", c.args[0].v) })
+	def("negative(x)", func(b *builder, c *callCtx) value { return b.unop(c.pos, "-", c.args[0].v) })
+	def("divmod(x, y)", func(b *builder, c *callCtx) value {
+		return tuple{b.binop(c.pos, "//", c.args[0].v, c.args[1].v), b.binop(c.pos, "%", c.args[0].v, c.args[1].v)}
+	})
+	// Math.
+	for name, op := range map[string]Op{"sin": OpSin, "cos": OpCos, "tan": OpTan, "sinh": OpSinh, "cosh": OpCosh,
+		"floor": OpFloor, "ceil": OpCeil, "log2": OpLog2} {
+		def(name+"(x)", func(b *builder, c *callCtx) value { return b.floatUnary(c.pos, c.name, op, c.args[0].v) })
+	}
+	def("atan2(x1, x2)", (*builder).biAtan2)
+	def("isnan(x)", (*builder).biIsNaN)
+	// Reductions and scans.
+	def("prod(x, axis=None, keepdims=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, 3, 4) {
+			return poison{}
+		}
+		return b.biReduce(c, ReduceProd)
+	})
+	def("cumsum(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ReduceSum) })
+	def("cumprod(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ReduceProd) })
+	// Shapes and selection.
+	def("cat(tiles, axis)", (*builder).biCat)
+	def("extract(x, index, shape)", (*builder).biExtract)
+	def("insert(x, index, value)", (*builder).biInsert)
+	def("bitcast(x, dtype)", (*builder).biBitcast)
+	def("astile(value, dtype)", (*builder).biAstile)
+	def("arange(size, dtype=int32, start=0, step=1)", (*builder).biArangeStep)
+	// Hints and metaprogramming.
+	def("assume_divisible_by(x, divisor)", func(b *builder, c *callCtx) value {
+		if _, ok := b.intArg(c, 1, "divisor"); !ok {
+			return poison{}
+		}
+		return c.args[0].v
+	})
+	def("ensure_constant(value)", func(b *builder, c *callCtx) value {
+		if isRuntime(c.args[0].v) {
+			return b.fail(c.argPos(0), "ensure_constant: the value is not a compile-time constant")
+		}
+		return c.args[0].v
+	})
+	def("static_eval(expr)", func(b *builder, c *callCtx) value {
+		if isRuntime(c.args[0].v) {
+			return b.fail(c.argPos(0), "static_eval: the expression is not a compile-time value")
+		}
+		return c.args[0].v
+	})
+}
+
+// plainNumerics checks the rounding_mode and flush_to_zero arguments (at
+// indices rm and ftz) of the function forms: the defaults (round to nearest
+// even, subnormals kept) are what tilec computes; others are not supported
+// yet.
+func (b *builder) plainNumerics(c *callCtx, rm, ftz int) bool {
+	if c.given(rm) {
+		if _, none := c.args[rm].v.(noneVal); !none {
+			b.errorf(c.argPos(rm), "%s: rounding_mode other than the default (nearest even) is not supported yet", c.name)
+			return false
+		}
+	}
+	if c.given(ftz) {
+		if f, ok := c.args[ftz].v.(bool); !ok || f {
+			b.errorf(c.argPos(ftz), "%s: flush_to_zero=True is not supported yet", c.name)
+			return false
+		}
+	}
+	return true
+}
+
+// floatUnary is sin, cos, tan, sinh, cosh, floor, ceil and log2: float
+// tiles and scalars (integers convert to f32), folded on numbers.
+func (b *builder) floatUnary(pos lang.Pos, name string, op Op, x value) value {
+	if isPoison(x) {
+		return x
+	}
+	if isNumber(x) {
+		r, _ := EvalFloatUnary(op, toFloat(x))
+		return r
+	}
+	if !isRuntime(x) {
+		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
+	}
+	v := x.(*Value)
+	if !v.Type.Elem().IsFloat() {
+		v = b.convert(pos, v, F32)
+	}
+	return b.emit(pos, op, v.Type, v)
+}
+
+func (b *builder) biAtan2(c *callCtx) value {
+	x, y := c.args[0].v, c.args[1].v
+	if isPoison(x, y) {
+		return poison{}
+	}
+	if isNumber(x) && isNumber(y) {
+		return math.Atan2(toFloat(x), toFloat(y))
+	}
+	dt, shape, isTile, ok := b.commonType(c.pos, "atan2", x, y)
+	if !ok {
+		return poison{}
+	}
+	if !dt.IsFloat() {
+		dt = F32
+	}
+	return b.emit(c.pos, OpAtan2, typeOf(dt, shape, isTile), b.coerce(c.pos, x, dt, shape, isTile), b.coerce(c.pos, y, dt, shape, isTile))
+}
+
+func (b *builder) biIsNaN(c *callCtx) value {
+	x := c.args[0].v
+	if isPoison(x) {
+		return x
+	}
+	if isNumber(x) {
+		return math.IsNaN(toFloat(x))
+	}
+	if !isRuntime(x) {
+		return b.fail(c.argPos(0), "isnan: x must be a number or a tile, got %s", describe(x))
+	}
+	v := x.(*Value)
+	if !v.Type.Elem().IsFloat() {
+		return b.fail(c.argPos(0), "isnan: x must be a float tile or scalar, got %s", v.Type)
+	}
+	return b.emit(c.pos, OpIsNaN, WithElem(v.Type, Bool), v)
+}
+
+func (b *builder) biScan(c *callCtx, kind string) value {
+	x, t, ok := b.tileArg(c, 0, "x")
+	if !ok || !b.plainNumerics(c, 3, 4) {
+		return poison{}
+	}
+	if t.Rank() == 0 {
+		return b.fail(c.argPos(0), "%s: cannot scan a rank-0 %s", c.name, t)
+	}
+	axis := 0
+	if c.given(1) {
+		if axis, ok = b.axisArg(c, 1, t.Rank(), t); !ok {
+			return poison{}
+		}
+	}
+	reverse := false
+	if c.given(2) {
+		r, isBool := c.args[2].v.(bool)
+		if !isBool {
+			return b.fail(c.argPos(2), "%s: reverse must be True or False, got %s", c.name, describe(c.args[2].v))
+		}
+		reverse = r
+	}
+	if t.DType == Bool {
+		x = b.convert(c.pos, x, I32)
+	}
+	var attrs Attrs
+	attrs.Set("axis", int64(axis))
+	attrs.Set("kind", kind)
+	if reverse {
+		attrs.Set("reverse", true)
+	}
+	return b.emitAttrs(c.pos, OpScan, x.Type, attrs, x)
+}
+
+func (b *builder) biCat(c *callCtx) value {
+	tl, ok := c.args[0].v.(tuple)
+	if !ok || len(tl) != 2 {
+		return b.fail(c.argPos(0), "cat: tiles must be a pair of tiles, got %s", describe(c.args[0].v))
+	}
+	var ts [2]*Value
+	for i, v := range tl {
+		x, isVal := v.(*Value)
+		if !isVal || !isTileType(x.Type) {
+			return b.fail(c.argPos(0), "cat: tiles must be a pair of tiles, got %s", describe(v))
+		}
+		ts[i] = x
+	}
+	if !TypesEqual(ts[0].Type, ts[1].Type) {
+		return b.fail(c.argPos(0), "cat: the tiles must have one shape and dtype (%s and %s), as cuTile requires", ts[0].Type, ts[1].Type)
+	}
+	t := ts[0].Type.(*Tile)
+	if t.Rank() == 0 {
+		return b.fail(c.argPos(0), "cat: cannot concatenate rank-0 tiles")
+	}
+	axis, ok := b.axisArg(c, 1, t.Rank(), t)
+	if !ok {
+		return poison{}
+	}
+	shape := append([]int(nil), t.Shape...)
+	shape[axis] *= 2
+	if int64(t.NumElements())*2 > maxTileElems {
+		return b.fail(c.pos, "cat: the result is too large")
+	}
+	var attrs Attrs
+	attrs.Set("axis", int64(axis))
+	return b.emitAttrs(c.pos, OpCat, TileOf(t.DType, shape...), attrs, ts[0], ts[1])
+}
+
+// subtileIndex reads extract's and insert's grid index: one compile-time
+// or run-time integer per axis.
+func (b *builder) subtileIndex(c *callCtx, i int, rank int) ([]*Value, bool) {
+	var elems []value
+	switch x := c.args[i].v.(type) {
+	case tuple:
+		elems = x
+	default:
+		elems = tuple{x}
+	}
+	if len(elems) != rank {
+		b.errorf(c.argPos(i), "%s: index has %d elements for a rank-%d tile", c.name, len(elems), rank)
+		return nil, false
+	}
+	out := make([]*Value, rank)
+	for j, e := range elems {
+		switch v := e.(type) {
+		case int64:
+			out[j] = b.constant(c.argPos(i), v, I32)
+		case *Value:
+			s, ok := v.Type.(*Scalar)
+			if !ok || !s.DType.IsInt() {
+				b.errorf(c.argPos(i), "%s: index elements must be integers, got %s", c.name, v.Type)
+				return nil, false
+			}
+			out[j] = v
+		default:
+			b.errorf(c.argPos(i), "%s: index elements must be integers, got %s", c.name, describe(e))
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func (b *builder) biExtract(c *callCtx) value {
+	x, t, ok := b.tileArg(c, 0, "x")
+	if !ok {
+		return poison{}
+	}
+	idx, idxOK := b.subtileIndex(c, 1, t.Rank())
+	shape, shapeOK := b.tileShapeArg(c, 2)
+	if !idxOK || !shapeOK {
+		return poison{}
+	}
+	if len(shape) != t.Rank() {
+		return b.fail(c.argPos(2), "extract: shape has %d dims for a rank-%d tile", len(shape), t.Rank())
+	}
+	for i := range shape {
+		if t.Shape[i]%shape[i] != 0 {
+			return b.fail(c.argPos(2), "extract: shape %s does not divide %s", shapeString(shape), t)
+		}
+	}
+	return b.emit(c.pos, OpExtract, TileOf(t.DType, shape...), append([]*Value{x}, idx...)...)
+}
+
+func (b *builder) biInsert(c *callCtx) value {
+	x, t, ok := b.tileArg(c, 0, "x")
+	if !ok {
+		return poison{}
+	}
+	idx, idxOK := b.subtileIndex(c, 1, t.Rank())
+	if !idxOK {
+		return poison{}
+	}
+	v := c.args[2].v
+	var vt *Tile
+	if vv, isVal := v.(*Value); isVal {
+		vt, _ = vv.Type.(*Tile)
+	}
+	ones := make([]int, t.Rank())
+	for i := range ones {
+		ones[i] = 1
+	}
+	var val *Value
+	switch {
+	case vt != nil && vt.Rank() == 0:
+		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), ones)
+	case vt != nil:
+		if vt.Rank() != t.Rank() {
+			return b.fail(c.argPos(2), "insert: value is %s, want a tile of rank %d", vt, t.Rank())
+		}
+		for i := range vt.Shape {
+			if t.Shape[i]%vt.Shape[i] != 0 {
+				return b.fail(c.argPos(2), "insert: %s does not divide %s", vt, t)
+			}
+		}
+		val = b.coerce(c.pos, v, t.DType, vt.Shape, true)
+	default:
+		if !isNumber(v) && !isRuntime(v) {
+			return b.fail(c.argPos(2), "insert: value must be a tile or a scalar, got %s", describe(v))
+		}
+		val = b.coerce(c.pos, v, t.DType, ones, true)
+	}
+	if val == nil {
+		return poison{}
+	}
+	return b.emit(c.pos, OpInsert, t, append([]*Value{x, val}, idx...)...)
+}
+
+func (b *builder) biBitcast(c *callCtx) value {
+	x := c.args[0].v
+	dt, ok := b.dtypeArg(c, 1, InvalidDType)
+	if !ok || isPoison(x) {
+		return poison{}
+	}
+	v, isVal := x.(*Value)
+	if !isVal || !isRuntime(v) {
+		return b.fail(c.argPos(0), "bitcast: x must be a tile or a run-time scalar, got %s", describe(x))
+	}
+	from := v.Type.Elem()
+	if from == Bool || dt == Bool || from.Bits() != dt.Bits() {
+		return b.fail(c.argPos(1), "bitcast: %s and %s differ in width (or are bool)", from, dt)
+	}
+	if from == dt {
+		return v
+	}
+	return b.emit(c.pos, OpBitcast, WithElem(v.Type, dt), v)
+}
+
+// biAstile makes a rank-0 tile of a scalar (a tile stays as it is,
+// converted to dtype).
+func (b *builder) biAstile(c *callCtx) value {
+	dt, ok := b.dtypeArg(c, 1, InvalidDType)
+	x := c.args[0].v
+	if !ok || isPoison(x) {
+		return poison{}
+	}
+	if v, isVal := x.(*Value); isVal {
+		if t, isTile := v.Type.(*Tile); isTile {
+			return b.coerce(c.pos, v, dt, t.Shape, true)
+		}
+	}
+	if !isNumber(x) && !isRuntime(x) {
+		return b.fail(c.argPos(0), "astile: value must be a number, a scalar or a tile, got %s", describe(x))
+	}
+	return b.coerce(c.pos, x, dt, []int{}, true)
+}
+
+// biArangeStep is arange with cuTile's start and step: start + step*i.
+func (b *builder) biArangeStep(c *callCtx) value {
+	r := b.biArange(c)
+	if isPoison(r) {
+		return r
+	}
+	if c.given(3) {
+		r = b.binop(c.pos, "*", r, c.args[3].v)
+	}
+	if c.given(2) {
+		r = b.binop(c.pos, "+", r, c.args[2].v)
+	}
+	if v, ok := r.(*Value); ok && !isPoison(r) {
+		dt, _ := b.dtypeArg(c, 1, I32)
+		if v.Type.Elem() != dt {
+			return b.convert(c.pos, v, dt)
+		}
+	}
+	return r
 }

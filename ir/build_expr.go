@@ -281,7 +281,7 @@ var cmpPreds = map[string]string{"==": PredEQ, "!=": PredNE, "<": PredLT, "<=": 
 
 var arithOps = map[string]Op{
 	"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "//": OpFloorDiv, "%": OpMod, "**": OpPow,
-	"&": OpAnd, "|": OpOr, "^": OpXor,
+	"&": OpAnd, "|": OpOr, "^": OpXor, "<<": OpShl, ">>": OpShr,
 }
 
 // binop applies a binary operator (not and/or) to evaluated operands.
@@ -320,6 +320,10 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	case op == "&" || op == "|" || op == "^":
 		if dt.IsFloat() {
 			return b.fail(pos, "operator %s needs int or bool operands, got %s", op, dt)
+		}
+	case op == "<<" || op == ">>":
+		if !dt.IsInt() {
+			return b.fail(pos, "operator %s needs integer operands, got %s", op, dt)
 		}
 	default:
 		if dt == Bool {

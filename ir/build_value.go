@@ -236,9 +236,9 @@ func dtypeRank(d DType) int {
 	switch d {
 	case Bool:
 		return 0
-	case I32:
+	case I8, I16, I32, U8, U16, U32:
 		return 1
-	case I64:
+	case I64, U64:
 		return 2
 	case F16, BF16:
 		return 3
@@ -260,6 +260,18 @@ func promote(a, b DType) (DType, error) {
 	}
 	if (a == F32 && b == TF32) || (a == TF32 && b == F32) {
 		return F32, nil
+	}
+	if a.IsFloat8() || b.IsFloat8() {
+		return InvalidDType, fmt.Errorf("cannot mix %s and %s implicitly; use ct.astype", a, b)
+	}
+	if a.IsInt() && b.IsInt() {
+		if a.IsUnsigned() != b.IsUnsigned() {
+			return InvalidDType, fmt.Errorf("cannot mix signed and unsigned integers (%s and %s); use ct.astype", a, b)
+		}
+		if a.Bits() >= b.Bits() {
+			return a, nil
+		}
+		return b, nil
 	}
 	if dtypeRank(a) >= dtypeRank(b) {
 		return a, nil
@@ -314,6 +326,15 @@ var ctDTypes = map[string]DType{
 	"float32":  F32,
 	"tfloat32": TF32,
 	"float64":  F64,
+	"int8":     I8,
+	"int16":    I16,
+	"uint8":    U8,
+	"uint16":   U16,
+	"uint32":   U32,
+	"uint64":   U64,
+
+	"float8_e4m3fn": F8E4M3,
+	"float8_e5m2":   F8E5M2,
 }
 
 // parseDTypeName reads a dtype given on the command line: a ct name

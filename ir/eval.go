@@ -39,6 +39,10 @@ func EvalIntBinary(op Op, x, y int64) (r int64, ok bool) {
 		return x | y, true
 	case OpXor:
 		return x ^ y, true
+	case OpShl:
+		return scalar.Shl(x, scalar.ShiftCount(y)), true
+	case OpShr:
+		return scalar.Shr(x, scalar.ShiftCount(y)), true
 	}
 	return 0, false
 }
@@ -84,6 +88,8 @@ func EvalFloatBinary(op Op, x, y float64) (r float64, ok bool) {
 		return scalar.MinFloat(x, y), true
 	case OpMax:
 		return scalar.MaxFloat(x, y), true
+	case OpAtan2:
+		return math.Atan2(x, y), true
 	}
 	return math.NaN(), false
 }
@@ -129,6 +135,22 @@ func EvalFloatUnary(op Op, x float64) (r float64, ok bool) {
 		return 1 / math.Sqrt(x), true
 	case OpTanh:
 		return math.Tanh(x), true
+	case OpSin:
+		return math.Sin(x), true
+	case OpCos:
+		return math.Cos(x), true
+	case OpTan:
+		return math.Tan(x), true
+	case OpSinh:
+		return math.Sinh(x), true
+	case OpCosh:
+		return math.Cosh(x), true
+	case OpFloor:
+		return math.Floor(x), true
+	case OpCeil:
+		return math.Ceil(x), true
+	case OpLog2:
+		return math.Log2(x), true
 	}
 	return math.NaN(), false
 }
@@ -139,7 +161,65 @@ func WrapInt(d DType, x int64) int64 {
 	if d == Bool {
 		return scalar.Bool(x)
 	}
+	if d.IsUnsigned() {
+		return scalar.WrapUnsigned(d.Bits(), x)
+	}
 	return scalar.Wrap(d.Bits(), x)
+}
+
+// IntToFloat is the value of the integer or bool x of dtype d as a float64
+// (u64 patterns from 2^63 are large positive values).
+func IntToFloat(d DType, x int64) float64 {
+	if d == U64 {
+		return scalar.UnsignedToFloat(x)
+	}
+	return float64(x)
+}
+
+// IntOrderKey maps a value of the integer dtype d to an int64 whose signed
+// order is d's order: the value itself, but for u64, whose patterns are
+// flipped at the sign bit.
+func IntOrderKey(d DType, x int64) int64 {
+	if d == U64 {
+		return x ^ math.MinInt64
+	}
+	return x
+}
+
+// EvalIntBinaryOf is EvalIntBinary for operands of the integer or bool
+// dtype d: unsigned division, remainder, min and max, and the shifts
+// (counts as PTX takes them: unsigned, at least the width shifts all bits
+// out; right shifts are logical on unsigned dtypes, arithmetic on signed).
+// Callers wrap the result with WrapInt.
+func EvalIntBinaryOf(op Op, d DType, x, y int64) (r int64, ok bool) {
+	switch op {
+	case OpShl:
+		return scalar.Shl(x, scalar.ShiftCount(y)), true
+	case OpShr:
+		if d.IsUnsigned() {
+			return scalar.ShrUnsigned(d.Bits(), x, scalar.ShiftCount(y)), true
+		}
+		return scalar.Shr(x, scalar.ShiftCount(y)), true
+	}
+	if d == U64 {
+		switch op {
+		case OpFloorDiv:
+			return scalar.FloorDivUnsigned(x, y), true
+		case OpMod:
+			return scalar.ModUnsigned(x, y), true
+		case OpMin:
+			if scalar.LessUnsigned(y, x) {
+				return y, true
+			}
+			return x, true
+		case OpMax:
+			if scalar.LessUnsigned(x, y) {
+				return y, true
+			}
+			return x, true
+		}
+	}
+	return EvalIntBinary(op, x, y)
 }
 
 // FloatToInt converts x to the integer or bool dtype d: integers truncate
@@ -152,5 +232,21 @@ func FloatToInt(d DType, x float64) int64 {
 		}
 		return 0
 	}
+	if d.IsUnsigned() {
+		return scalar.FloatToUnsigned(d.Bits(), x)
+	}
 	return scalar.FloatToInt(d.Bits(), x)
+}
+
+// IntRange is the smallest and largest value of the integer or bool dtype
+// d (0 and 1 for bool).
+func IntRange(d DType) (lo, hi int64) {
+	if d == Bool {
+		return 0, 1
+	}
+	bits := uint(d.Bits())
+	if d.IsUnsigned() {
+		return 0, WrapInt(d, -1)
+	}
+	return math.MinInt64 >> (64 - bits), math.MaxInt64 >> (64 - bits)
 }

@@ -54,11 +54,12 @@ func TestFloatToIntByDType(t *testing.T) {
 }
 
 // TestEvalCoversElementwiseOps checks that every elementwise op of the
-// table has an evaluation (cmp, select and convert are evaluated by their
-// users: they need a predicate, a condition or two dtypes).
+// table has an evaluation (cmp, select, convert, isnan and bitcast are
+// evaluated by their users: they need a predicate, a condition or two
+// dtypes).
 func TestEvalCoversElementwiseOps(t *testing.T) {
 	for op := Op(1); op < NumOps; op++ {
-		if !op.Info().Elementwise || op == OpCmp || op == OpSelect || op == OpConvert {
+		if !op.Info().Elementwise || op == OpCmp || op == OpSelect || op == OpConvert || op == OpIsNaN || op == OpBitcast {
 			continue
 		}
 		_, fb := EvalFloatBinary(op, 1, 2)

@@ -98,6 +98,38 @@ const (
 	// return                                ends the kernel body
 	OpReturn
 
+	// Issue 10's ops (cuTile 1.6's operations list).
+
+	// %v = shl %x, %n : tile<64xi32>        x << n; counts as PTX's shl: at least the width gives 0
+	OpShl
+	// %v = shr %x, %n : tile<64xu32>        x >> n: arithmetic on signed, logical on unsigned dtypes
+	OpShr
+	// %v = atan2 %y, %x : f32               the angle of (x, y), floats only
+	OpAtan2
+	// %v = sin %x : tile<64xf32>            float unary math: sin cos tan sinh cosh floor ceil log2
+	OpSin
+	OpCos
+	OpTan
+	OpSinh
+	OpCosh
+	OpFloor
+	OpCeil
+	OpLog2
+	// %v = isnan %x : tile<64xbool>         float operand, bool result of its shape
+	OpIsNaN
+	// %v = bitcast %x : tile<64xi32>        the same bits as another dtype of the same width
+	OpBitcast
+	// %v = scan %t {axis=0, kind=sum, reverse=false} : tile<64xf32>
+	// Inclusive prefix sum or product along the axis (from the end when
+	// reverse); f16 and bf16 accumulate in f32, each output rounded.
+	OpScan
+	// %v = cat %a, %b {axis=0} : tile<128x64xf32>  a then b along the axis (a and b of one type)
+	OpCat
+	// %v = extract %t, %i, %j : tile<16x16xf32>  the subtile at grid index (i, j) in units of the result's shape
+	OpExtract
+	// %v = insert %t, %s, %i, %j : tile<64x64xf32>  t with the subtile at grid index (i, j) replaced by s
+	OpInsert
+
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
 	// (docs/backend.md). Shared tiles are row-major with the XOR swizzle of
@@ -216,7 +248,7 @@ var opTable = [NumOps]OpInfo{
 	OpBroadcast: {Name: "broadcast", NumArgs: 1},
 	OpReshape:   {Name: "reshape", NumArgs: 1},
 	OpPermute:   {Name: "permute", NumArgs: 1, Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}}},
-	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin}}}},
+	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
 	OpMMA:       {Name: "mma", NumArgs: 3},
 
 	OpLoad:  {Name: "load", NumArgs: -1, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
@@ -226,6 +258,26 @@ var opTable = [NumOps]OpInfo{
 	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
 	OpYield:  {Name: "yield", NumArgs: -1, Terminator: true, SideEffect: true},
 	OpReturn: {Name: "return", NumArgs: 0, Terminator: true, SideEffect: true},
+
+	OpShl:     {Name: "shl", NumArgs: 2, Elementwise: true},
+	OpShr:     {Name: "shr", NumArgs: 2, Elementwise: true},
+	OpAtan2:   {Name: "atan2", NumArgs: 2, Elementwise: true},
+	OpSin:     {Name: "sin", NumArgs: 1, Elementwise: true},
+	OpCos:     {Name: "cos", NumArgs: 1, Elementwise: true},
+	OpTan:     {Name: "tan", NumArgs: 1, Elementwise: true},
+	OpSinh:    {Name: "sinh", NumArgs: 1, Elementwise: true},
+	OpCosh:    {Name: "cosh", NumArgs: 1, Elementwise: true},
+	OpFloor:   {Name: "floor", NumArgs: 1, Elementwise: true},
+	OpCeil:    {Name: "ceil", NumArgs: 1, Elementwise: true},
+	OpLog2:    {Name: "log2", NumArgs: 1, Elementwise: true},
+	OpIsNaN:   {Name: "isnan", NumArgs: 1, Elementwise: true},
+	OpBitcast: {Name: "bitcast", NumArgs: 1, Elementwise: true},
+	OpScan: {Name: "scan", NumArgs: 1, Attrs: []AttrSpec{axisAttr,
+		{Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
+		{Name: "reverse", Kind: AttrBool, Optional: true}}},
+	OpCat:     {Name: "cat", NumArgs: 2, Attrs: []AttrSpec{axisAttr}},
+	OpExtract: {Name: "extract", NumArgs: -1},
+	OpInsert:  {Name: "insert", NumArgs: -1},
 
 	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
@@ -305,6 +357,7 @@ const (
 	ReduceMin    = "min"
 	ReduceArgmax = "argmax"
 	ReduceArgmin = "argmin"
+	ReduceProd   = "prod"
 )
 
 // Padding modes (the "pad" attribute of load), as in cuTile's ct.PaddingMode.

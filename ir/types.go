@@ -19,6 +19,14 @@ const (
 	F32
 	TF32 // f32 storage whose mma inputs are rounded to a 10-bit mantissa
 	F64
+	I8
+	I16
+	U8
+	U16
+	U32
+	U64
+	F8E4M3 // float8_e4m3fn: 4 exponent bits (bias 7), 3 mantissa bits, no infinities, max 448
+	F8E5M2 // float8_e5m2: 5 exponent bits (bias 15), 2 mantissa bits, IEEE infinities and NaN
 	numDTypes
 )
 
@@ -35,6 +43,14 @@ var dtypeInfo = [numDTypes]struct {
 	F32:          {"f32", 4},
 	TF32:         {"tf32", 4},
 	F64:          {"f64", 8},
+	I8:           {"i8", 1},
+	I16:          {"i16", 2},
+	U8:           {"u8", 1},
+	U16:          {"u16", 2},
+	U32:          {"u32", 4},
+	U64:          {"u64", 8},
+	F8E4M3:       {"f8e4m3", 1},
+	F8E5M2:       {"f8e5m2", 1},
 }
 
 func (d DType) String() string {
@@ -58,14 +74,35 @@ func (d DType) Bits() int { return 8 * d.Bytes() }
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool {
 	switch d {
-	case F16, BF16, F32, TF32, F64:
+	case F16, BF16, F32, TF32, F64, F8E4M3, F8E5M2:
 		return true
 	}
 	return false
 }
 
-// IsInt reports whether d is an integer type (bool is not).
-func (d DType) IsInt() bool { return d == I32 || d == I64 }
+// IsInt reports whether d is an integer type, signed or unsigned (bool is
+// not).
+func (d DType) IsInt() bool {
+	switch d {
+	case I8, I16, I32, I64, U8, U16, U32, U64:
+		return true
+	}
+	return false
+}
+
+// IsUnsigned reports whether d is an unsigned integer type. Values of
+// unsigned dtypes are held in int64 as their value (u8 to u32) or as the
+// two's-complement bit pattern (u64: values from 2^63 are negative int64s).
+func (d DType) IsUnsigned() bool {
+	switch d {
+	case U8, U16, U32, U64:
+		return true
+	}
+	return false
+}
+
+// IsFloat8 reports whether d is one of the 8-bit float formats.
+func (d DType) IsFloat8() bool { return d == F8E4M3 || d == F8E5M2 }
 
 // ParseDType maps a printed name ("f16") to its DType.
 func ParseDType(s string) (DType, bool) {

@@ -472,7 +472,7 @@ func (v *irVerifier) typing(in *Instr) string {
 	info := in.Op.Info()
 	a := in.Args
 
-	if info.Elementwise && in.Op != OpSelect && in.Op != OpConvert && in.Op != OpCmp {
+	if info.Elementwise && in.Op != OpSelect && in.Op != OpConvert && in.Op != OpCmp && in.Op != OpIsNaN && in.Op != OpBitcast {
 		for _, x := range a {
 			if !TypesEqual(x.Type, res) {
 				return fmt.Sprintf("operand %v has type %v, want the result type %v", x, x.Type, res)
@@ -483,9 +483,14 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		d := res.Elem()
 		switch in.Op {
-		case OpDiv, OpExp, OpExp2, OpLog, OpSqrt, OpRsqrt, OpTanh:
+		case OpDiv, OpExp, OpExp2, OpLog, OpSqrt, OpRsqrt, OpTanh,
+			OpAtan2, OpSin, OpCos, OpTan, OpSinh, OpCosh, OpFloor, OpCeil, OpLog2:
 			if !d.IsFloat() {
 				return fmt.Sprintf("%s needs a float type, has %v", in.Op, d)
+			}
+		case OpShl, OpShr:
+			if !d.IsInt() {
+				return fmt.Sprintf("%s needs an integer type, has %v", in.Op, d)
 			}
 		case OpAnd, OpOr, OpXor, OpNot:
 			if d != Bool && !d.IsInt() {
@@ -514,8 +519,8 @@ func (v *irVerifier) typing(in *Instr) string {
 			if s.DType == Bool {
 				return "integer value for bool"
 			}
-			if s.DType == I32 && x != int64(int32(x)) {
-				return fmt.Sprintf("value %d does not fit in i32", x)
+			if s.DType.IsInt() && WrapInt(s.DType, x) != x {
+				return fmt.Sprintf("value %d does not fit in %v", x, s.DType)
 			}
 		case float64:
 			if !s.DType.IsFloat() {
@@ -577,6 +582,78 @@ func (v *irVerifier) typing(in *Instr) string {
 		rsh, rok := valueShape(res)
 		if !ok || !rok || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
 			return fmt.Sprintf("convert %v to %v changes the shape", a[0].Type, res)
+		}
+
+	case OpIsNaN, OpBitcast:
+		sh, ok := valueShape(a[0].Type)
+		rsh, rok := valueShape(res)
+		if !ok || !rok || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+			return fmt.Sprintf("%s %v to %v changes the shape", in.Op, a[0].Type, res)
+		}
+		from, to := a[0].Type.Elem(), res.Elem()
+		if in.Op == OpIsNaN && (!from.IsFloat() || to != Bool) {
+			return fmt.Sprintf("isnan of %v to %v, want a float operand and a bool result", from, to)
+		}
+		if in.Op == OpBitcast && (from == Bool || to == Bool || from.Bits() != to.Bits()) {
+			return fmt.Sprintf("bitcast of %v to %v, want non-bool dtypes of one width", from, to)
+		}
+
+	case OpScan:
+		x, ok := a[0].Type.(*Tile)
+		if !ok || !TypesEqual(x, res) || x.DType == Bool {
+			return fmt.Sprintf("scan of %v to %v, want a non-bool tile and its type", a[0].Type, res)
+		}
+		if axis := in.Attrs.Int("axis"); axis < 0 || axis >= x.Rank() {
+			return fmt.Sprintf("axis %d out of range for %v", axis, x)
+		}
+
+	case OpCat:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || !TypesEqual(a[0].Type, a[1].Type) {
+			return fmt.Sprintf("cat of %v and %v, want two tiles of one type", a[0].Type, a[1].Type)
+		}
+		axis := in.Attrs.Int("axis")
+		if axis < 0 || axis >= x.Rank() {
+			return fmt.Sprintf("axis %d out of range for %v", axis, x)
+		}
+		want := TileOf(x.DType, x.Shape...)
+		want.Shape[axis] *= 2
+		if !TypesEqual(t, want) {
+			return fmt.Sprintf("result %v, want %v", t, want)
+		}
+
+	case OpExtract, OpInsert:
+		nt := 1
+		if in.Op == OpInsert {
+			nt = 2
+		}
+		if len(a) < nt {
+			return fmt.Sprintf("%s needs %d tiles and the indices", in.Op, nt)
+		}
+		x, ok := a[0].Type.(*Tile)
+		sub, sok := res.(*Tile)
+		if in.Op == OpInsert {
+			sub, sok = a[1].Type.(*Tile)
+			if !TypesEqual(res, a[0].Type) {
+				return fmt.Sprintf("result %v, want the tile's %v", res, a[0].Type)
+			}
+		}
+		if !ok || !sok || x.DType != sub.DType || x.Rank() != sub.Rank() {
+			return fmt.Sprintf("%s between %v and %v, want tiles of one dtype and rank", in.Op, a[0].Type, sub)
+		}
+		for i := range x.Shape {
+			if x.Shape[i]%sub.Shape[i] != 0 {
+				return fmt.Sprintf("%s: %v does not divide %v", in.Op, sub, x)
+			}
+		}
+		if len(a)-nt != x.Rank() {
+			return fmt.Sprintf("%d indices for a rank-%d tile", len(a)-nt, x.Rank())
+		}
+		for _, i := range a[nt:] {
+			if s, ok := i.Type.(*Scalar); !ok || !s.DType.IsInt() {
+				return fmt.Sprintf("index %v has type %v, want a scalar integer", i, i.Type)
+			}
 		}
 
 	case OpSplat:
@@ -650,7 +727,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		want := &Tile{DType: x.DType}
 		want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
 		switch in.Attrs.Get("kind") {
-		case ReduceSum, ReduceMax, ReduceMin:
+		case ReduceSum, ReduceMax, ReduceMin, ReduceProd:
 			if x.DType == Bool {
 				return "reduce of bool"
 			}
@@ -746,6 +823,9 @@ func (v *irVerifier) typing(in *Instr) string {
 		t, ok := res.(*Tile)
 		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
 			return fmt.Sprintf("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
+		}
+		if in.Attrs.Str("pad") == PadNaN && !t.DType.IsFloat() {
+			return fmt.Sprintf("pad nan on a %v load", t.DType)
 		}
 
 	case OpStore:

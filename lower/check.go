@@ -14,6 +14,12 @@ func Check(f *ir.Func, t *Target) error {
 		if err != nil {
 			return
 		}
+		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
+			if d := v.Type.Elem(); d.IsFloat8() || d.IsInt() && d != ir.I32 && d != ir.I64 {
+				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
+				return
+			}
+		}
 		for _, r := range in.Results {
 			if tt, ok := r.Type.(*ir.Tile); ok {
 				if tt.NumElements() > 1<<20 {
@@ -35,11 +41,22 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
 			case x.DType == ir.Bool:
 				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
+			case kind == ir.ReduceProd:
+				err = unsupportedAt(t, in, "reduce prod is not supported on the GPU yet (the interpreter runs it)")
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
 			}
+		case ir.OpLoad:
+			if d := in.Result().Type.Elem(); !d.IsFloat() {
+				if pad := in.Attrs.Str("pad"); pad == ir.PadPosInf || pad == ir.PadNegInf {
+					err = unsupportedAt(t, in, "load of %s with padding %s (the dtype's %s) is not supported on the GPU yet", d, pad, map[string]string{ir.PadPosInf: "maximum", ir.PadNegInf: "minimum"}[pad])
+				}
+			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
+		case ir.OpShl, ir.OpShr, ir.OpAtan2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh, ir.OpFloor, ir.OpCeil,
+			ir.OpLog2, ir.OpIsNaN, ir.OpBitcast, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert:
+			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {
 				alt, _ := BestTarget(t.CC)
@@ -47,6 +64,10 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
+			if a == ir.F32 || b == ir.F32 {
+				err = unsupportedAt(t, in, "mma of float32 inputs is exact float32 in cuTile; the GPU path has tensor-core tf32 only: use ct.tfloat32 inputs (ct.astype(x, ct.tfloat32)) or f16/bf16, or run it on the interpreter")
+				return
+			}
 			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
 			if !ok {
 				err = unsupported(t, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)

@@ -129,13 +129,13 @@ func TestStagesFitTheTarget(t *testing.T) {
 // Tiles that do not fit even one stage are a positioned error that names
 // the tiles and the limit.
 func TestTilesTooLargeForTarget(t *testing.T) {
-	f := build(t, "matmul.tile", map[string]string{"T": "float32", "tk": "128"}) // 64 + 128 KiB a stage
+	f := build(t, "matmul.tile", map[string]string{"T": "tfloat32", "tk": "128"}) // 64 + 128 KiB a stage
 	_, err := lower.Lower(f, lower.MustTarget("sm_86"))
 	var le *lang.Error
 	if !errors.As(err, &le) {
 		t.Fatalf("err = %v (%T), want a *lang.Error", err, err)
 	}
-	for _, want := range []string{"ptxgen sm_86:", "tile<128x128xf32>, tile<128x256xf32>", "100352 per block", "use smaller tiles"} {
+	for _, want := range []string{"ptxgen sm_86:", "tile<128x128xtf32>, tile<128x256xtf32>", "100352 per block", "use smaller tiles"} {
 		if !strings.Contains(le.Msg, want) {
 			t.Errorf("message %q lacks %q", le.Msg, want)
 		}

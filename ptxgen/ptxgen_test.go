@@ -94,7 +94,7 @@ func TestMatmulPatterns(t *testing.T) {
 	}{
 		{"matmul.tile", `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32`, nil, `ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16`},
 		{"matmul.tile", `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32`, map[string]string{"T": "bfloat16"}, `ldmatrix`},
-		{"matmul.tile", `mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32`, map[string]string{"T": "float32", "tk": "32"}, `cvt\.rna\.tf32\.f32`},
+		{"matmul.tile", `mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32`, map[string]string{"T": "tfloat32", "tk": "32"}, `cvt\.rna\.tf32\.f32`},
 		{"matmul_bt.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
 		{"matmul_bias_relu.tile", `mma\.sync\.aligned\.m16n8k16`, nil, `max\.f32`},
 	} {

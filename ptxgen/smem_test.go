@@ -13,7 +13,7 @@ import (
 // not chunk by chunk with per-chunk 64-bit offsets kept across the loop
 // (those made the tf32 fast loop spill; docs/perf.md, v6).
 func TestRegularCopyHalfPeriod(t *testing.T) {
-	_, _, k := compileExample(t, "matmul.tile", map[string]string{"T": "float32"}, lower.MustTarget("sm_90"))
+	_, _, k := compileExample(t, "matmul.tile", map[string]string{"T": "tfloat32"}, lower.MustTarget("sm_90"))
 	if n := strings.Count(k.PTX, "cvt.u64.u32"); n > 16 {
 		t.Errorf("%d cvt.u64.u32 in the f32 matmul: per-chunk copy offsets are back", n)
 	}

@@ -38,7 +38,7 @@ func TestVariants(t *testing.T) {
 		consts map[string]string
 	}{
 		{"matmul.tile", nil},
-		{"matmul.tile", map[string]string{"T": "f32"}},
+		{"matmul.tile", map[string]string{"T": "tf32"}},
 		{"matmul_bt.tile", map[string]string{"tm": "128", "tn": "256", "tk": "64"}},
 		{"matmul_bias_relu.tile", nil},
 		{"batched_matmul.tile", nil},

@@ -190,12 +190,14 @@ type cinstr struct {
 	adt    []ir.DType // argument element types
 	ashape [][]int    // argument tile shapes (nil for scalars and arrays)
 
-	axis int
-	pred int
-	kind string
-	perm []int
-	pad  float64
-	cval val // const
+	axis    int
+	pred    int
+	kind    string
+	perm    []int
+	pad     float64
+	reverse bool  // scan
+	padI    int64 // the padding of an integer or bool load
+	cval    val   // const
 }
 
 // val is a register: a scalar (i for ints and bools, f for floats), a tile
@@ -605,6 +607,24 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpIf:     {nil, execIf},
 	ir.OpYield:  {nil, execTerminator},
 	ir.OpReturn: {nil, execTerminator},
+
+	ir.OpShl:     {nil, execBinary},
+	ir.OpShr:     {nil, execBinary},
+	ir.OpAtan2:   {nil, execBinary},
+	ir.OpSin:     {nil, execUnary},
+	ir.OpCos:     {nil, execUnary},
+	ir.OpTan:     {nil, execUnary},
+	ir.OpSinh:    {nil, execUnary},
+	ir.OpCosh:    {nil, execUnary},
+	ir.OpFloor:   {nil, execUnary},
+	ir.OpCeil:    {nil, execUnary},
+	ir.OpLog2:    {nil, execUnary},
+	ir.OpIsNaN:   {nil, execIsNaN},
+	ir.OpBitcast: {nil, execBitcast},
+	ir.OpScan:    {prepareScan, execScan},
+	ir.OpCat:     {prepareCat, execCat},
+	ir.OpExtract: {nil, execExtract},
+	ir.OpInsert:  {nil, execInsert},
 }
 
 func init() {
@@ -638,8 +658,23 @@ func prepareReduce(ci *cinstr) {
 	ci.axis = ci.in.Attrs.Int("axis")
 }
 
+// prepareLoad decodes the padding value. On integer and bool dtypes the
+// infinities mean the dtype's extremes (NEG_INF the minimum, POS_INF the
+// maximum; false and true for bool), the zeros 0; NAN on them is rejected
+// by the builder and ir.Verify.
 func prepareLoad(ci *cinstr) {
-	ci.pad = RoundTo(ci.dtype, padValues[ci.in.Attrs.Str("pad")])
+	pad := ci.in.Attrs.Str("pad")
+	if ci.dtype.IsFloat() {
+		ci.pad = RoundTo(ci.dtype, padValues[pad])
+		return
+	}
+	lo, hi := ir.IntRange(ci.dtype)
+	switch pad {
+	case ir.PadNegInf:
+		ci.padI = lo
+	case ir.PadPosInf:
+		ci.padI = hi
+	}
 }
 
 // prepareStore takes the shape from the stored tile: a store has no result.
@@ -733,7 +768,7 @@ func (fr *frame) floatsOf(c *cinstr, k int) []float64 {
 	}
 	x := v.f
 	if !isFloat(c.adt[k]) {
-		x = float64(v.i)
+		x = ir.IntToFloat(c.adt[k], v.i)
 	}
 	s := make([]float64, c.n)
 	for i := range s {
@@ -761,7 +796,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
 			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
 		} else {
-			r, _ := ir.EvalIntBinary(c.op, x.i, y.i)
+			r, _ := ir.EvalIntBinaryOf(c.op, c.dtype, x.i, y.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
 			if ir.IntBinaryWarning(c.op, y.i) != "" {
 				fr.warn(c, y.i)
@@ -813,7 +848,7 @@ func execBinary(fr *frame, c *cinstr) error {
 		}
 	default:
 		for i := range out {
-			out[i], _ = ir.EvalIntBinary(c.op, x[i], y[i])
+			out[i], _ = ir.EvalIntBinaryOf(c.op, c.dtype, x[i], y[i])
 		}
 		if c.op == ir.OpFloorDiv || c.op == ir.OpMod || c.op == ir.OpPow {
 			for _, v := range y {
@@ -860,7 +895,7 @@ func execCmp(fr *frame, c *cinstr) error {
 		if fl {
 			r = applyPred(c.pred, x.f, y.f)
 		} else {
-			r = applyPred(c.pred, x.i, y.i)
+			r = applyPred(c.pred, ir.IntOrderKey(c.adt[0], x.i), ir.IntOrderKey(c.adt[0], y.i))
 		}
 		fr.regs[c.res[0]] = val{i: b2i(r)}
 		return nil
@@ -873,8 +908,9 @@ func execCmp(fr *frame, c *cinstr) error {
 		}
 	} else {
 		x, y := fr.intsOf(c, 0), fr.intsOf(c, 1)
+		d := c.adt[0]
 		for i := range out {
-			out[i] = b2i(applyPred(c.pred, x[i], y[i]))
+			out[i] = b2i(applyPred(c.pred, ir.IntOrderKey(d, x[i]), ir.IntOrderKey(d, y[i])))
 		}
 	}
 	fr.regs[c.res[0]] = val{t: &tile{i: out}}
@@ -965,7 +1001,7 @@ func execConvert(fr *frame, c *cinstr) error {
 		case isFloat(from):
 			r.i = ir.FloatToInt(to, x.f)
 		case isFloat(to):
-			r.f = convertFloat(to, float64(x.i))
+			r.f = convertFloat(to, ir.IntToFloat(from, x.i))
 		default:
 			r.i = ir.WrapInt(to, x.i)
 		}
@@ -993,7 +1029,7 @@ func execConvert(fr *frame, c *cinstr) error {
 	case isFloat(to):
 		out.f = make([]float64, c.n)
 		for i, x := range src.i {
-			out.f[i] = float64(x)
+			out.f[i] = ir.IntToFloat(from, x)
 		}
 		if to == ir.TF32 {
 			for i, x := range out.f {

@@ -47,9 +47,9 @@ func execReduce(fr *frame, c *cinstr) error {
 						}
 					}
 				} else {
-					bv := src.i[base]
+					bv := ir.IntOrderKey(from, src.i[base])
 					for l := 1; l < length; l++ {
-						x := src.i[base+l*inner]
+						x := ir.IntOrderKey(from, src.i[base+l*inner])
 						if (isMax && x > bv) || (!isMax && x < bv) {
 							best, bv = l, x
 						}
@@ -65,6 +65,10 @@ func execReduce(fr *frame, c *cinstr) error {
 			roundSlice(c.dtype, out.f)
 		} else {
 			out.i = make([]int64, c.n)
+			mop := ir.OpMax
+			if c.kind == ir.ReduceMin {
+				mop = ir.OpMin
+			}
 			for o := 0; o < outer; o++ {
 				for in := 0; in < inner; in++ {
 					base := o*length*inner + in
@@ -74,10 +78,10 @@ func execReduce(fr *frame, c *cinstr) error {
 						switch c.kind {
 						case ir.ReduceSum:
 							acc = ir.WrapInt(c.dtype, acc+x)
-						case ir.ReduceMax:
-							acc = max(acc, x)
-						case ir.ReduceMin:
-							acc = min(acc, x)
+						case ir.ReduceProd:
+							acc = ir.WrapInt(c.dtype, acc*x)
+						case ir.ReduceMax, ir.ReduceMin:
+							acc, _ = ir.EvalIntBinaryOf(mop, from, acc, x)
 						}
 					}
 					out.i[o*inner+in] = ir.WrapInt(c.dtype, acc)
@@ -115,6 +119,20 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 					}
 					dst[o*inner+in] = float64(acc)
 				}
+			case ir.ReduceProd:
+				if d == ir.F64 {
+					acc := 1.0
+					for l := 0; l < length; l++ {
+						acc *= src[base+l*inner]
+					}
+					dst[o*inner+in] = acc
+				} else {
+					acc := float32(1)
+					for l := 0; l < length; l++ {
+						acc *= float32(src[base+l*inner])
+					}
+					dst[o*inner+in] = float64(acc)
+				}
 			case ir.ReduceMax:
 				acc := src[base]
 				for l := 1; l < length; l++ {
@@ -134,12 +152,13 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 
 // ---- mma ----
 
-// mmaInput returns x as float32s for an mma: f16 and bf16 values are exact,
-// f32 and tf32 values are rounded to tf32 (cvt.rna.tf32.f32), as the tensor
-// cores see them.
+// mmaInput returns x as float32s for an mma: f16, bf16 and f32 values are
+// exact; tf32 values are rounded to tf32 (cvt.rna.tf32.f32), as the tensor
+// cores see them. float32 inputs keep all their bits: cuTile's mma of
+// float32 is float32 arithmetic, and tf32 is chosen by the tfloat32 dtype.
 func mmaInput(d ir.DType, x []float64) []float32 {
 	out := make([]float32, len(x))
-	if d == ir.F32 || d == ir.TF32 {
+	if d == ir.TF32 {
 		for i, v := range x {
 			out[i] = RoundTF32(float32(v))
 		}
@@ -151,11 +170,13 @@ func mmaInput(d ir.DType, x []float64) []float32 {
 	return out
 }
 
-// execMMA computes acc + a@b. Every product of two inputs is exact (f16,
-// bf16 and tf32 have at most 11 significant bits, so in f32 as well). For
-// each output element the products are added to the accumulator one at a
-// time in ascending k, each sum rounded to acc's dtype: f32 (f32 and tf32
-// accumulators), f16 or bf16 (the sum formed in f64 and rounded once), f64.
+// execMMA computes acc + a@b. For each output element the products are
+// added to the accumulator one at a time in ascending k, as a chain of
+// fused multiply-adds rounded to acc's dtype: acc = fma(a, b, acc), one
+// rounding per step. Products of f16, bf16 and tf32 inputs are exact in
+// f32, so an f32 sum of them is that one rounding; f32 inputs (24-bit
+// products) take scalar.FMA32. f16 accumulators round the exact sum
+// (formed with scalar.SumRoundOdd) once to f16; f64 is fma-free f64.
 func execMMA(fr *frame, c *cinstr) error {
 	a, b, acc := fr.regs[c.args[0]].t, fr.regs[c.args[1]].t, fr.regs[c.args[2]].t
 	as, bs := c.ashape[0], c.ashape[1]
@@ -190,8 +211,12 @@ func execMMA(fr *frame, c *cinstr) error {
 		for i, v := range acc.f {
 			C[i] = float32(v)
 		}
+		mm := mmaF32
+		if ad == ir.F32 || bd == ir.F32 {
+			mm = mmaF32FMA
+		}
 		for p := 0; p < batch; p++ {
-			mmaF32(A[p*M*K:(p+1)*M*K], B[p*K*N:(p+1)*K*N], C[p*M*N:(p+1)*M*N], M, K, N)
+			mm(A[p*M*K:(p+1)*M*K], B[p*K*N:(p+1)*K*N], C[p*M*N:(p+1)*M*N], M, K, N)
 		}
 		out.f = make([]float64, len(C))
 		for i, v := range C {
@@ -217,7 +242,7 @@ func execMMA(fr *frame, c *cinstr) error {
 					av := A[p*M*K+i*K+k]
 					for j := 0; j < N; j++ {
 						e := p*M*N + i*N + j
-						out.f[e] = RoundTo(cd, out.f[e]+float64(av*B[p*K*N+k*N+j]))
+						out.f[e] = RoundTo(cd, scalar.SumRoundOdd(float64(av*B[p*K*N+k*N+j]), out.f[e]))
 					}
 				}
 			}
@@ -228,8 +253,10 @@ func execMMA(fr *frame, c *cinstr) error {
 }
 
 // mmaF32 adds A(MxK) @ B(KxN) to C(MxN) in float32, k ascending for every
-// element. The products are exact, so fusing multiply and add (which Go may
-// do on some architectures) does not change the result.
+// element, for inputs whose products are exact in float32 (f16, bf16,
+// tf32: at most 11 significant bits each), so that each step's one
+// rounding is the fma's, and fusing multiply and add (which Go may do on
+// some architectures) does not change the result.
 func mmaF32(A, B, C []float32, M, K, N int) {
 	for i := 0; i < M; i++ {
 		crow := C[i*N : (i+1)*N]
@@ -253,6 +280,21 @@ func mmaF32(A, B, C []float32, M, K, N int) {
 			brow := B[k*N : (k+1)*N][:len(crow)]
 			for j := range crow {
 				crow[j] += av * brow[j]
+			}
+		}
+	}
+}
+
+// mmaF32FMA is mmaF32 for float32 inputs, whose products need 48 bits: each
+// step is scalar.FMA32, the product and the sum rounded once together.
+func mmaF32FMA(A, B, C []float32, M, K, N int) {
+	for i := 0; i < M; i++ {
+		crow := C[i*N : (i+1)*N]
+		arow := A[i*K : (i+1)*K]
+		for k, av := range arow {
+			brow := B[k*N : (k+1)*N][:len(crow)]
+			for j := range crow {
+				crow[j] = scalar.FMA32(av, brow[j], crow[j])
 			}
 		}
 	}
@@ -365,8 +407,12 @@ func execLoad(fr *frame, c *cinstr) error {
 			}
 		} else {
 			row := out.i[o : o+last]
-			for j := jlo; j < jhi; j++ {
-				row[j] = t.getFlatInt(e + j*stride)
+			for j := range row {
+				if j >= jlo && j < jhi {
+					row[j] = t.getFlatInt(e + j*stride)
+				} else {
+					row[j] = c.padI
+				}
 			}
 		}
 	})

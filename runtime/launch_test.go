@@ -44,13 +44,18 @@ func TestLoadPadding(t *testing.T) {
 		p := tc.want
 		expect(t, tc.pad, C, 0, 1, 2, p, 3, 4, 5, p, 6, 7, 8, p, p, p, p, p)
 	}
-	// integer loads pad with 0 whatever the mode
-	A := FromFloat64(ir.I32, []int{1, 1}, []float64{5})
-	C := NewTensor(ir.I32, 2, 2)
-	if _, err := Launch(NewKernel(copyTile(ir.I32, 2, 2, ir.PadNaN)), []Arg{A, C}, LaunchOptions{}); err != nil {
-		t.Fatal(err)
+	// integer loads pad with the dtype's meaning of the mode
+	for _, tc := range []struct {
+		pad  string
+		want float64
+	}{{ir.PadZero, 0}, {ir.PadNegZero, 0}, {ir.PadPosInf, math.MaxInt32}, {ir.PadNegInf, math.MinInt32}} {
+		A := FromFloat64(ir.I32, []int{1, 1}, []float64{5})
+		C := NewTensor(ir.I32, 2, 2)
+		if _, err := Launch(NewKernel(copyTile(ir.I32, 2, 2, tc.pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, "i32 "+tc.pad, C, 5, tc.want, tc.want, tc.want)
 	}
-	expect(t, "i32", C, 5, 0, 0, 0)
 }
 
 // Partial tiles on every edge: loads pad, stores drop, and every element of
@@ -61,7 +66,11 @@ func TestCopyOddSizes(t *testing.T) {
 		A := RandNormal(rng, d, 37, 21)
 		C := NewTensor(d, 37, 21)
 		C.Fill(nan)
-		if _, err := Launch(NewKernel(copyTile(d, 8, 16, ir.PadNaN)), []Arg{A, C}, LaunchOptions{}); err != nil {
+		pad := ir.PadNaN
+		if !d.IsFloat() {
+			pad = ir.PadNegInf
+		}
+		if _, err := Launch(NewKernel(copyTile(d, 8, 16, pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(A.Data, C.Data) {

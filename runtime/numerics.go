@@ -107,6 +107,59 @@ func BF16Float(h uint16) float64 {
 	return float64(math.Float32frombits(uint32(h) << 16))
 }
 
+// F8Bits rounds x to the 8-bit float dtype d (ir.F8E4M3 or ir.F8E5M2) as
+// PTX cvt.rn.satfinite does: round to nearest even; magnitudes above the
+// largest finite value, infinities included, give that value with x's sign
+// (448 for e4m3fn, 57344 for e5m2); NaN gives the format's NaN (0x7f with
+// x's sign).
+func F8Bits(d ir.DType, x float64) uint8 {
+	mant, bias, maxFinite := 3, 7, uint64(0x7e) // e4m3fn: S.1111.111 is NaN, no infinities
+	if d == ir.F8E5M2 {
+		mant, bias, maxFinite = 2, 15, 0x7b // e5m2: exponent 31 is inf/NaN
+	}
+	b := math.Float64bits(x)
+	sign := uint8(b>>56) & 0x80
+	b &^= 1 << 63
+	if b > 0x7ff0000000000000 {
+		return sign | 0x7f
+	}
+	if b == 0x7ff0000000000000 {
+		return sign | uint8(maxFinite)
+	}
+	// roundBits with an all-ones exponent one past e4m3fn's top (16) or at
+	// e5m2's (31): anything that rounds past the largest finite saturates.
+	r := roundBits(b, mant, bias, 1<<(7-mant))
+	if r > maxFinite {
+		r = maxFinite
+	}
+	return sign | uint8(r)
+}
+
+// F8Float returns the value of the bits h of the 8-bit float dtype d.
+func F8Float(d ir.DType, h uint8) float64 {
+	mant, bias := 3, 7
+	if d == ir.F8E5M2 {
+		mant, bias = 2, 15
+	}
+	exp := int(h&0x7f) >> mant
+	m := int(h) & (1<<mant - 1)
+	var x float64
+	switch {
+	case d == ir.F8E4M3 && h&0x7f == 0x7f, d == ir.F8E5M2 && exp == 31 && m != 0:
+		return math.NaN()
+	case d == ir.F8E5M2 && exp == 31:
+		x = math.Inf(1)
+	case exp == 0:
+		x = math.Ldexp(float64(m), 1-bias-mant)
+	default:
+		x = math.Ldexp(float64(1<<mant+m), exp-bias-mant)
+	}
+	if h&0x80 != 0 {
+		x = -x
+	}
+	return x
+}
+
 // F32ToF16 and the following are the float32 forms of the conversions.
 func F32ToF16(x float32) uint16  { return F16Bits(float64(x)) }
 func F16ToF32(h uint16) float32  { return float32(F16Float(h)) }
@@ -138,8 +191,13 @@ func RoundTo(d ir.DType, x float64) float64 {
 		return BF16Float(BF16Bits(x))
 	case ir.F32, ir.TF32:
 		return float64(float32(x))
-	case ir.I32, ir.I64, ir.Bool:
-		return float64(ir.FloatToInt(d, x))
+	case ir.F8E4M3, ir.F8E5M2:
+		return F8Float(d, F8Bits(d, x))
+	case ir.F64:
+		return x
+	}
+	if d == ir.Bool || d.IsInt() {
+		return ir.IntToFloat(d, ir.FloatToInt(d, x))
 	}
 	return x
 }
@@ -159,6 +217,10 @@ func roundSlice(d ir.DType, xs []float64) {
 		for i, x := range xs {
 			xs[i] = float64(float32(x))
 		}
+	case ir.F8E4M3, ir.F8E5M2:
+		for i, x := range xs {
+			xs[i] = F8Float(d, F8Bits(d, x))
+		}
 	}
 }
 
@@ -170,7 +232,12 @@ func wrapSlice(d ir.DType, xs []int64) {
 		for i, x := range xs {
 			xs[i] = scalar.Bool(x)
 		}
-	case d.Bits() < 64:
+	case d.IsUnsigned() && d.Bits() < 64:
+		bits := d.Bits()
+		for i, x := range xs {
+			xs[i] = scalar.WrapUnsigned(bits, x)
+		}
+	case !d.IsUnsigned() && d.Bits() < 64:
 		bits := d.Bits()
 		for i, x := range xs {
 			xs[i] = scalar.Wrap(bits, x)

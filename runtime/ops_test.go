@@ -359,9 +359,21 @@ func TestMMA(t *testing.T) {
 	b := mat(ir.F16, 2, 2, 5, 6, 7, 8)
 	acc := mat(ir.F32, 2, 2, 0.5, 0, 0, -1)
 	expect(t, "f16->f32", runTiles(t, mmaOp, a, b, acc), 19.5, 22, 43, 49)
-	// f32 inputs are rounded to tf32 (ties away from zero): (1+2^-11)*1 = 1+2^-10.
-	expect(t, "f32 as tf32", runTiles(t, mmaOp, mat(ir.F32, 1, 1, 1+0x1p-11), mat(ir.F32, 1, 1, 1), mat(ir.F32, 1, 1, 0)),
+	// tf32 inputs are rounded to tf32 (ties away from zero): (1+2^-11)*1 = 1+2^-10.
+	expect(t, "tf32", runTiles(t, mmaOp, mat(ir.TF32, 1, 1, 1+0x1p-11), mat(ir.TF32, 1, 1, 1), mat(ir.F32, 1, 1, 0)),
 		1+0x1p-10)
+	// f32 inputs are exact f32: (1+2^-11)*1 = 1+2^-11.
+	expect(t, "f32 exact", runTiles(t, mmaOp, mat(ir.F32, 1, 1, 1+0x1p-11), mat(ir.F32, 1, 1, 1), mat(ir.F32, 1, 1, 0)),
+		1+0x1p-11)
+	// f32 steps are fused multiply-adds: (1+2^-12)^2 - 1 = 2^-11 + 2^-24 exactly
+	// (a rounded product would lose the 2^-24).
+	expect(t, "f32 fma", runTiles(t, mmaOp, mat(ir.F32, 1, 1, 1+0x1p-12), mat(ir.F32, 1, 1, 1+0x1p-12), mat(ir.F32, 1, 1, -1)),
+		0x1p-11+0x1p-24)
+	// ... and each step is rounded, in ascending k: fma(u, u, 0) is 1+2^-11
+	// (a tie, to even), then fma(1, -1, that) is 2^-11 (the exact dot
+	// product is 2^-11 + 2^-24).
+	expect(t, "f32 fma chain", runTiles(t, mmaOp, mat(ir.F32, 1, 2, 1+0x1p-12, 1), mat(ir.F32, 2, 1, 1+0x1p-12, -1), mat(ir.F32, 1, 1, 0)),
+		0x1p-11)
 	// f32 accumulation in ascending k: 2^24 + 1 + 1 stays 2^24 (the sum is rounded after each step).
 	expect(t, "f32 acc order", runTiles(t, mmaOp, mat(ir.BF16, 1, 2, 1, 1), mat(ir.BF16, 2, 1, 1, 1), mat(ir.F32, 1, 1, 0x1p24)),
 		0x1p24)

@@ -294,8 +294,8 @@ func scalarArg(d ir.DType, a Arg) (any, error) {
 		if !isInt {
 			return nil, fmt.Errorf("want an integer for %s, got %T", d, a)
 		}
-		if d == ir.I32 && int64(int32(i)) != i {
-			return nil, fmt.Errorf("%d overflows i32", i)
+		if d != ir.U64 && ir.WrapInt(d, i) != i {
+			return nil, fmt.Errorf("%d overflows %s", i, d)
 		}
 		return i, nil
 	case d.IsFloat():

@@ -129,6 +129,11 @@ func (t *Tensor) getFlat(e int) float64 {
 			return 1
 		}
 		return 0
+	case ir.F8E4M3, ir.F8E5M2:
+		return F8Float(t.DType, d[e])
+	}
+	if t.DType.IsInt() {
+		return ir.IntToFloat(t.DType, t.getFlatInt(e))
 	}
 	panic("runtime.Tensor: invalid dtype " + t.DType.String())
 }
@@ -138,13 +143,23 @@ func (t *Tensor) getFlatInt(e int) int64 {
 	switch t.DType {
 	case ir.I32:
 		return int64(int32(binary.LittleEndian.Uint32(t.Data[4*e:])))
-	case ir.I64:
+	case ir.I64, ir.U64:
 		return int64(binary.LittleEndian.Uint64(t.Data[8*e:]))
 	case ir.Bool:
 		if t.Data[e] != 0 {
 			return 1
 		}
 		return 0
+	case ir.I8:
+		return int64(int8(t.Data[e]))
+	case ir.U8:
+		return int64(t.Data[e])
+	case ir.I16:
+		return int64(int16(binary.LittleEndian.Uint16(t.Data[2*e:])))
+	case ir.U16:
+		return int64(binary.LittleEndian.Uint16(t.Data[2*e:]))
+	case ir.U32:
+		return int64(binary.LittleEndian.Uint32(t.Data[4*e:]))
 	}
 	return ir.FloatToInt(ir.I64, t.getFlat(e))
 }
@@ -171,8 +186,13 @@ func (t *Tensor) setFlat(e int, x float64) {
 		} else {
 			d[e] = 0
 		}
+	case ir.F8E4M3, ir.F8E5M2:
+		d[e] = F8Bits(t.DType, x)
 	default:
-		panic("runtime.Tensor: invalid dtype " + t.DType.String())
+		if !t.DType.IsInt() {
+			panic("runtime.Tensor: invalid dtype " + t.DType.String())
+		}
+		t.setFlatInt(e, ir.FloatToInt(t.DType, x))
 	}
 }
 
@@ -181,8 +201,14 @@ func (t *Tensor) setFlatInt(e int, x int64) {
 	switch t.DType {
 	case ir.I32:
 		binary.LittleEndian.PutUint32(t.Data[4*e:], uint32(x))
-	case ir.I64:
+	case ir.I64, ir.U64:
 		binary.LittleEndian.PutUint64(t.Data[8*e:], uint64(x))
+	case ir.I8, ir.U8:
+		t.Data[e] = byte(x)
+	case ir.I16, ir.U16:
+		binary.LittleEndian.PutUint16(t.Data[2*e:], uint16(x))
+	case ir.U32:
+		binary.LittleEndian.PutUint32(t.Data[4*e:], uint32(x))
 	case ir.Bool:
 		if x != 0 {
 			t.Data[e] = 1
@@ -374,8 +400,10 @@ func (t *Tensor) FillRandNormal(rng *rand.Rand) {
 	t.forEach(func(e int) {
 		x := rng.NormFloat64()
 		switch t.DType {
-		case ir.I32, ir.I64:
+		case ir.I8, ir.I16, ir.I32, ir.I64:
 			x = math.Round(8 * x)
+		case ir.U8, ir.U16, ir.U32, ir.U64:
+			x = math.Round(8 * math.Abs(x))
 		case ir.Bool:
 			if x > 0 {
 				x = 1

@@ -163,7 +163,7 @@ func FloatToInt(bits int, x float64) int64 {
 
 // Shl is x << y at 64 bits for a count y >= 0: counts of 64 and more give 0.
 func Shl(x, y int64) int64 {
-	if y >= 64 {
+	if y >= 64 || y < 0 {
 		return 0
 	}
 	return x << uint(y)
@@ -172,8 +172,118 @@ func Shl(x, y int64) int64 {
 // Shr is the arithmetic shift x >> y for a count y >= 0: counts of 64 and
 // more give 0 or -1, the sign of x.
 func Shr(x, y int64) int64 {
-	if y >= 64 {
+	if y >= 64 || y < 0 {
 		y = 63
 	}
 	return x >> uint(y)
+}
+
+// SumRoundOdd is p + c rounded to float64 with round-to-odd: the exact sum
+// when it is a float64, otherwise the neighbour of the exact sum whose last
+// mantissa bit is 1. Rounding that result once more, to any binary format
+// of at most 51 significant bits (f32, f16, bf16), gives the correctly
+// rounded (nearest even) exact sum, where rounding p + c to nearest twice
+// could be off by one unit. Infinities and NaN pass through.
+func SumRoundOdd(p, c float64) float64 {
+	s := p + c
+	if math.IsInf(s, 0) || s != s {
+		return s
+	}
+	// Knuth's TwoSum: s + e == p + c exactly.
+	bv := s - p
+	e := (p - (s - bv)) + (c - bv)
+	if e == 0 {
+		return s
+	}
+	b := math.Float64bits(s)
+	if b&1 == 1 {
+		return s
+	}
+	// The exact sum lies strictly between s and its neighbour on e's side,
+	// which is odd.
+	if (e > 0) == (s > 0) {
+		return math.Float64frombits(b + 1)
+	}
+	return math.Float64frombits(b - 1)
+}
+
+// FMA32 is fma(a, b, c) in float32, as PTX fma.rn.f32: the exact a*b + c
+// rounded once to the nearest float32 (ties to even). The product of two
+// float32 values is exact in float64; the sum is rounded to odd there and
+// then to float32, which is one correct rounding.
+func FMA32(a, b, c float32) float32 {
+	return float32(SumRoundOdd(float64(a)*float64(b), float64(c)))
+}
+
+// Unsigned integers: a value of an unsigned type of width bits is held in
+// an int64 as its value for widths below 64, and as its bit pattern for 64
+// bits (values from 2^63 are negative int64s). Addition, subtraction,
+// multiplication, the bitwise ops and left shifts are the same bits as the
+// signed ones, followed by WrapUnsigned; division, remainder, comparison,
+// right shift and conversions to and from float differ, and are here.
+
+// WrapUnsigned reduces x to an unsigned integer of the given width (1 to 64
+// bits): its low bits, zero-extended.
+func WrapUnsigned(bits int, x int64) int64 {
+	if bits >= 64 {
+		return x
+	}
+	return x & (1<<uint(bits) - 1)
+}
+
+// FloatToUnsigned converts x to an unsigned integer of the given width as
+// PTX cvt.rzi.sat.u*.f* does: truncate toward zero, saturate to [0, 2^bits-1];
+// NaN gives 0.
+func FloatToUnsigned(bits int, x float64) int64 {
+	if x != x || x <= 0 {
+		return 0
+	}
+	limit := math.Ldexp(1, bits) // 2^bits, exact
+	if x >= limit {
+		return int64(uint64(math.MaxUint64) >> uint(64-bits))
+	}
+	return int64(uint64(x))
+}
+
+// UnsignedToFloat is the value of the unsigned 64-bit pattern x as a
+// float64 (rounded to nearest even above 2^53).
+func UnsignedToFloat(x int64) float64 { return float64(uint64(x)) }
+
+// FloorDivUnsigned is x // y on unsigned 64-bit patterns; x // 0 is 0 (see
+// FloorDiv).
+func FloorDivUnsigned(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	return int64(uint64(x) / uint64(y))
+}
+
+// ModUnsigned is x % y on unsigned 64-bit patterns; x % 0 is 0.
+func ModUnsigned(x, y int64) int64 {
+	if y == 0 {
+		return 0
+	}
+	return int64(uint64(x) % uint64(y))
+}
+
+// LessUnsigned is x < y on unsigned 64-bit patterns.
+func LessUnsigned(x, y int64) bool { return uint64(x) < uint64(y) }
+
+// ShrUnsigned is the logical shift x >> y of an unsigned value of the given
+// width for a count y >= 0: counts of the width and more give 0.
+func ShrUnsigned(bits int, x, y int64) int64 {
+	if y >= int64(bits) {
+		return 0
+	}
+	return int64(uint64(WrapUnsigned(bits, x)) >> uint(y))
+}
+
+// ShiftCount is a run-time shift count as the GPU's shl and shr take it:
+// counts are unsigned, so a negative count is a large one (shifting
+// everything out).
+func ShiftCount(y int64) int64 {
+	if y < 0 {
+		return math.MaxInt64
+	}
+	return y
 }

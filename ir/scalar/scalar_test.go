@@ -307,3 +307,53 @@ func TestCheckedAgainstBig(t *testing.T) {
 		}
 	}
 }
+
+// TestFMA32AgainstBig checks FMA32 against the exact a*b + c rounded once
+// by math/big (nearest even), on random operands chosen so that the sums
+// cancel and need more than 53 bits.
+func TestFMA32AgainstBig(t *testing.T) {
+	seed := uint64(1)
+	next := func() uint64 {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return seed
+	}
+	f32 := func(expLo, expSpan int) float32 {
+		m := float32(next()&(1<<24-1)) / (1 << 24)
+		if next()&1 == 1 {
+			m = -m
+		}
+		return float32(math.Ldexp(float64(m), expLo+int(next()%uint64(expSpan))))
+	}
+	cases := [][3]float32{
+		{1 + 0x1p-12, 1 + 0x1p-12, -1},         // exact 2^-11 + 2^-24
+		{1 + 0x1p-23, 1 - 0x1p-23, -1},         // exact -2^-46
+		{1 + 0x1p-23, 1 + 0x1p-23, 0},          // tie broken by the product's tail
+		{math.MaxFloat32, 2, -math.MaxFloat32}, // overflowing product, finite sum
+		{float32(math.Inf(1)), 1, 1},           // inf
+		{0x1p-140, 0x1p-10, 0x1p-149},          // subnormal
+	}
+	for i := 0; i < 200000; i++ {
+		a, b := f32(-20, 40), f32(-20, 40)
+		c := -a * b * (1 + f32(-30, 28))
+		cases = append(cases, [3]float32{a, b, c})
+	}
+	for _, cs := range cases {
+		a, b, c := cs[0], cs[1], cs[2]
+		got := FMA32(a, b, c)
+		if math.IsInf(float64(a), 0) {
+			if !math.IsInf(float64(got), 1) {
+				t.Errorf("FMA32(%g, %g, %g) = %g, want +Inf", a, b, c, got)
+			}
+			continue
+		}
+		x := new(big.Float).SetPrec(400).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetPrec(400).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetPrec(400).SetFloat64(float64(c)))
+		want, _ := x.Float32()
+		if got != want && !(got == 0 && want == 0) {
+			t.Fatalf("FMA32(%g, %g, %g) = %g (%#x), want %g (%#x)", a, b, c, got, math.Float32bits(got), want, math.Float32bits(want))
+		}
+	}
+}

@@ -27,14 +27,27 @@ const (
 
 var descrs = map[string]ir.DType{
 	"f2": ir.F16, "f4": ir.F32, "f8": ir.F64, "i4": ir.I32, "i8": ir.I64, "b1": ir.Bool,
+	"i1": ir.I8, "i2": ir.I16, "u1": ir.U8, "u2": ir.U16, "u4": ir.U32, "u8": ir.U64,
 }
 
 func descrOf(d ir.DType) (string, error) {
 	switch d {
 	case ir.F16:
 		return "<f2", nil
-	case ir.F32, ir.TF32, ir.BF16:
+	case ir.F32, ir.TF32, ir.BF16, ir.F8E4M3, ir.F8E5M2:
 		return "<f4", nil
+	case ir.I8:
+		return "|i1", nil
+	case ir.U8:
+		return "|u1", nil
+	case ir.I16:
+		return "<i2", nil
+	case ir.U16:
+		return "<u2", nil
+	case ir.U32:
+		return "<u4", nil
+	case ir.U64:
+		return "<u8", nil
 	case ir.F64:
 		return "<f8", nil
 	case ir.I32:
@@ -54,7 +67,7 @@ func Write(w io.Writer, t *runtime.Tensor) error {
 	if err != nil {
 		return err
 	}
-	if t.DType == ir.BF16 || t.DType == ir.TF32 {
+	if t.DType == ir.BF16 || t.DType == ir.TF32 || t.DType.IsFloat8() {
 		t = runtime.FromFloat64(ir.F32, t.Shape, t.Float64s())
 	} else if !t.IsContiguous() {
 		t = t.Clone()

@@ -213,3 +213,39 @@ func TestHeaderBeyondHostMemory(t *testing.T) {
 		t.Errorf("Read = %v, want %q", err, want)
 	}
 }
+
+// TestNarrowIntRoundTrip writes and reads back the 8- to 64-bit signed and
+// unsigned dtypes with their extreme values, and checks the descriptors.
+func TestNarrowIntRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		d     ir.DType
+		descr string
+		vals  []int64
+	}{
+		{ir.I8, "|i1", []int64{-128, 127, 0}},
+		{ir.U8, "|u1", []int64{0, 255, 7}},
+		{ir.I16, "<i2", []int64{-32768, 32767, 1}},
+		{ir.U16, "<u2", []int64{0, 65535, 1}},
+		{ir.U32, "<u4", []int64{0, math.MaxUint32, 1}},
+		{ir.U64, "<u8", []int64{0, -1, math.MinInt64}}, // 2^64-1 and 2^63 as patterns
+	} {
+		x := runtime.NewTensor(tc.d, 3)
+		for i, v := range tc.vals {
+			x.SetInt(v, i)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, x); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "'descr': '"+tc.descr+"'") {
+			t.Errorf("%s: header %q", tc.d, b.String()[:60])
+		}
+		y, err := Read(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y.DType != tc.d || !slices.Equal(y.Int64s(), tc.vals) {
+			t.Errorf("%s: read back %s %v, want %v", tc.d, y.DType, y.Int64s(), tc.vals)
+		}
+	}
+}

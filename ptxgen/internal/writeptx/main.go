@@ -73,8 +73,8 @@ func devKernels() []devKernel {
 	return []devKernel{
 		{Name: "matmul_f16", Ref: "matmul", DType: "f16", File: "matmul.tile"},
 		{Name: "matmul_bf16", Ref: "matmul", DType: "bf16", File: "matmul.tile", Consts: map[string]string{"T": "bfloat16"}},
-		{Name: "matmul_f32", Ref: "matmul", DType: "f32", File: "matmul.tile", Consts: map[string]string{"T": "float32"}},
-		{Name: "matmul_f32_tk32", Ref: "matmul", DType: "f32", File: "matmul.tile", Consts: map[string]string{"T": "float32", "tk": "32"}},
+		{Name: "matmul_f32", Ref: "matmul", DType: "f32", File: "matmul.tile", Consts: map[string]string{"T": "tfloat32"}},
+		{Name: "matmul_f32_tk32", Ref: "matmul", DType: "f32", File: "matmul.tile", Consts: map[string]string{"T": "tfloat32", "tk": "32"}},
 		{Name: "matmul_bt_f16", Ref: "matmul_bt", DType: "f16", File: "matmul_bt.tile", Consts: big},
 		{Name: "matmul_bt_f16_64", Ref: "matmul_bt", DType: "f16", File: "matmul_bt.tile"},
 		{Name: "matmul_bias_relu_f16", Ref: "matmul_bias_relu", DType: "f16", File: "matmul_bias_relu.tile", Consts: big},
