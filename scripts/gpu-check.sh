@@ -169,7 +169,7 @@ find_ptxas() {
 ptx_kernels=(
 	"matmul_f16|examples/matmul.tile|-D T=f16"
 	"matmul_bf16|examples/matmul.tile|-D T=bf16"
-	"matmul_f32|examples/matmul.tile|-D T=f32"
+	"matmul_tf32|examples/matmul.tile|-D T=tf32"
 	"matmul_bias_relu|examples/matmul_bias_relu.tile|"
 	"matmul_bt|examples/matmul_bt.tile|"
 	"vector_add|examples/vector_add.tile|"
@@ -239,7 +239,9 @@ section_ptxas() {
 # ---------------------------------------------------------------- run
 # cases: name|file|flags
 run_cases=()
-for T in f16 bf16 f32; do
+# f32 mma is exact float32 in cuTile and the GPU path has tensor-core tf32 only: the 32-bit cases use
+# tfloat32 arrays (f32 inputs are a positioned error for the GPU).
+for T in f16 bf16 tf32; do
 	for s in 1024 2048 4096 8192; do
 		run_cases+=("matmul_${T}_${s}|examples/matmul.tile|-D T=$T --shape M=$s,N=$s,K=$s")
 	done
@@ -276,7 +278,7 @@ for T in f16 bf16; do
 		run_cases+=("batched_matmul_${T}_${shape}|examples/batched_matmul.tile|-D T=$T --shape Bt=$b,M=$m,N=$n,K=$k")
 	done
 done
-for T in f16 bf16 f32; do
+for T in f16 bf16 tf32; do
 	for S in 1 200 1000 4096; do
 		run_cases+=("attention_${T}_S${S}|examples/attention.tile|-D T=$T --shape S=$S")
 	done
