@@ -173,6 +173,12 @@ const (
 	// bytes apart, unswizzled, so that a store of %s writes whole 16-byte
 	// chunks of rows (the staged epilogue).
 	OpSmemStage
+	// %c = mma_fma %a, %b, %acc {layout=#mma0} : tile<64x64xf32>
+	// acc + a@b with float32 inputs, exact as cuTile defines it: each
+	// thread's accumulator elements take fma(a[i][k], b[k][j], acc) for k
+	// in ascending order, reading a and b (shared tiles) element by
+	// element; no tensor cores (they round float32 inputs to tf32).
+	OpMMAFMA
 	// %c = convert_layout %x {layout=#blocked1} : tile<64x64xf32>
 	// The same tile in another register layout, through the scratch region
 	// of shared memory (a barrier before the writes and one after).
@@ -294,6 +300,7 @@ var opTable = [NumOps]OpInfo{
 	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true}}},
+	OpMMAFMA:        {Name: "mma_fma", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpConvertLayout: {Name: "convert_layout", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 }
 

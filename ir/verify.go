@@ -738,7 +738,7 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("result %v, want %v", t, want)
 		}
 
-	case OpMMA, OpMMAStep:
+	case OpMMA, OpMMAStep, OpMMAFMA:
 		return verifyMMA(a[0].Type, a[1].Type, a[2].Type, res)
 
 	case OpSmemAlloc:

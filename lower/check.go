@@ -64,10 +64,6 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
-			if a == ir.F32 || b == ir.F32 {
-				err = unsupportedAt(t, in, "mma of float32 inputs is exact float32 in cuTile; the GPU path has tensor-core tf32 only: use ct.tfloat32 inputs (ct.astype(x, ct.tfloat32)) or f16/bf16, or run it on the interpreter")
-				return
-			}
 			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
 			if !ok {
 				err = unsupported(t, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)

@@ -650,6 +650,10 @@ func simpleMMABody(body *ir.Block) *ir.Instr {
 	return mma
 }
 
+// exactF32 reports whether mma has float32 inputs, which cuTile multiplies
+// exactly (fma chains): no tensor-core path (tf32 is only for tfloat32).
+func exactF32(mma *ir.Instr) bool { return mma.Args[0].Type.Elem() == ir.F32 }
+
 // kSteps is the number of mma.sync k-steps of an mma.
 func kSteps(mma *ir.Instr) int {
 	a := mma.Args[0].Type.(*ir.Tile)
@@ -731,6 +735,15 @@ func fragOps(s *seq, mma *ir.Instr, k int, slots *slotSet) (fa, fb *ir.Value) {
 func decomposeMMA(s *seq, mma *ir.Instr, dbl bool, slots *slotSet, after func(k int)) *ir.Value {
 	ks := kSteps(mma)
 	acc := mma.Args[2]
+	if exactF32(mma) {
+		// No tensor-core k-steps: one mma_fma reads the shared tiles.
+		acc = s.op(ir.OpMMAFMA, []*ir.Value{slots.operandView(s, mma.Args[0]), slots.operandView(s, mma.Args[1]), acc},
+			mma.Result().Type, ir.AttrKeyLayout, mma.Attrs.Get(ir.AttrKeyLayout))
+		for k := 0; k < ks && after != nil; k++ {
+			after(k)
+		}
+		return acc
+	}
 	fa, fb := fragOps(s, mma, 0, slots)
 	for k := 0; k < ks; k++ {
 		var na, nb *ir.Value

@@ -402,6 +402,7 @@ func init() {
 	set((*emitter).emitMMAStep, ir.OpMMAStep)
 	set((*emitter).emitSmemStage, ir.OpSmemStage)
 	set((*emitter).emitConvertLayout, ir.OpConvertLayout)
+	set((*emitter).emitMMAFMA, ir.OpMMAFMA)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops

@@ -257,3 +257,73 @@ func (e *emitter) singleUse(v *ir.Value) bool {
 	}
 	return e.uses[v] == 1
 }
+
+// emitMMAFMA emits an mma_fma: acc + a@b in exact float32 on the CUDA
+// cores. For each k in ascending order, every thread reads the elements of
+// a's column k in the rows it owns and of b's row k in the columns it owns
+// (once each), then updates each accumulator element with one fma.rn.f32,
+// so that every element sees the same chain of single-rounded fmas as the
+// interpreter's (runtime: exact float32 mma).
+func (e *emitter) emitMMAFMA(in *ir.Instr) {
+	a, b, acc := e.vals[in.Args[0]], e.vals[in.Args[1]], e.vals[in.Args[2]]
+	if a == nil || b == nil || a.smem == nil || b.smem == nil || acc == nil || acc.regs == nil {
+		e.fail("internal: mma_fma operands must be shared tiles and a register accumulator")
+	}
+	lay := acc.lay
+	K := in.Args[0].Type.(*ir.Tile).Shape[1]
+	res := acc.regs
+	if !e.singleUse(in.Args[2]) || !e.ownsRegs(in.Args[2]) {
+		res = make([]Reg, len(acc.regs))
+		for r := range res {
+			if c := lay.CanonicalReg(r); c != r {
+				res[r] = res[c]
+				continue
+			}
+			res[r] = e.newReg(F32)
+			e.emit("mov.f32", res[r], acc.regs[r])
+		}
+	}
+	tc := e.threadCoord(lay)
+	zero := e.inv32("zero", func(r Reg) { e.emit("mov.u32", r, Imm(0)) })
+	// addr is the shared address of element (row, col) of shared tile s,
+	// each part a register (thread-dependent) plus a constant.
+	addr := func(s *smemVal, rowReg Reg, rowConst int, colReg Reg, colConst int) Addr {
+		if s.trans {
+			rowReg, rowConst, colReg, colConst = colReg, colConst, rowReg, rowConst
+		}
+		off, imm := e.tileOffset(s.tile, rowReg, rowConst, colReg, colConst)
+		if s.addrs == nil {
+			s.addrs = map[int]Reg{}
+		}
+		r, ok := s.addrs[off.N]
+		if !ok {
+			r = e.newReg(B32)
+			e.emit("add.u32", r, s.base, off)
+			s.addrs[off.N] = r
+		}
+		return Addr{Base: r, Off: imm}
+	}
+	for k := 0; k < K; k++ {
+		rows, cols := map[int]Reg{}, map[int]Reg{}
+		for r := range res {
+			if lay.CanonicalReg(r) != r {
+				continue
+			}
+			c := lay.RegCoord(r)
+			x, ok := rows[c[0]]
+			if !ok {
+				x = e.newReg(F32)
+				e.emit("ld.shared.f32", x, addr(a.smem, tc[0], c[0], zero, k))
+				rows[c[0]] = x
+			}
+			y, ok := cols[c[1]]
+			if !ok {
+				y = e.newReg(F32)
+				e.emit("ld.shared.f32", y, addr(b.smem, zero, k, tc[1], c[1]))
+				cols[c[1]] = y
+			}
+			e.emit("fma.rn.f32", res[r], x, y, res[r])
+		}
+	}
+	e.vals[in.Result()] = &value{regs: res, lay: lay}
+}

@@ -284,3 +284,31 @@ def k(X: ct.Array[ct.int32, (N,)], Y: ct.Array[ct.int32, (N,)], Z: ct.Array[ct.i
 		t.Errorf("%d div/rem (each op computes both), %d zero-divisor guards; want one guard per op", divs, guards)
 	}
 }
+
+// float32 inputs multiply exactly (cuTile): fma chains on the CUDA cores,
+// one fma.rn.f32 per accumulator element per k, no tensor cores (they
+// would round the inputs to tf32).
+func TestExactF32MMA(t *testing.T) {
+	_, g, k := compileExample(t, "matmul.tile", map[string]string{"T": "f32", "tm": "64", "tn": "64", "tk": "32"}, lower.MustTarget("sm_80"))
+	for _, bad := range []string{`mma\.sync`, `cvt\.rna\.tf32`, `ldmatrix`, `ld\.local`} {
+		if n := count(k.PTX, bad); n != 0 {
+			t.Errorf("%d %s in the f32 matmul", n, bad)
+		}
+	}
+	// 64x64 accumulator over 4 warps: 32 elements per thread, 32 k per tile.
+	if n := count(k.PTX, `fma\.rn\.f32`); n != 32*32 {
+		t.Errorf("%d fma.rn.f32, want %d", n, 32*32)
+	}
+	var fma int
+	g.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMAFMA {
+			fma++
+		}
+		if in.Op == ir.OpMMAStep || in.Op == ir.OpFragLoad {
+			t.Errorf("tensor-core op %s in the f32 matmul", in.Op)
+		}
+	})
+	if fma != 1 {
+		t.Errorf("%d mma_fma ops, want 1", fma)
+	}
+}

@@ -289,6 +289,14 @@ for T in f32 f16; do
 		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
 	done
 done
+# float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
+for mnk in 127x129x65 256x256x128; do
+	IFS=x read -r m n k <<<"$mnk"
+	run_cases+=("matmul_f32_exact_${mnk}|examples/matmul.tile|-D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=$m,N=$n,K=$k")
+done
+run_cases+=("matmul_f32_exact_1000x1030x999|examples/matmul.tile|-D T=f32 --shape M=1000,N=1030,K=999")
+run_cases+=("attention_f32_exact_S200|examples/attention.tile|-D T=f32 --shape S=200")
+run_cases+=("attention_f32_exact_causal_S333|examples/attention.tile|-D T=f32 -D CAUSAL=True --shape S=333")
 # Attention at head dims 128 and 256 (S and O of different widths; D=256 with the tkv=32 the example
 # recommends, and once with the default tkv=64). Last, so that the earlier cases keep their seeds.
 for D in 128 256; do
@@ -388,6 +396,33 @@ section_attn() {
 want gotest && section_gotest
 want ptxas && section_ptxas
 want run && section_run
+# ---------------------------------------------------------------- f32 exactness
+# A float32 GEMM whose exact result is 1 + 2^-12 everywhere (A = 1 + 2^-12, B = 2^-5, K = 32): tf32
+# tensor cores would give 1. Part of the run section.
+section_f32exact() {
+	local d="$work/f32exact" log="$work/run/matmul_f32_exact_value.log" t0=$SECONDS rc
+	mkdir -p "$d"
+	python3 - "$d" >"$log" 2>&1 <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+np.save(d + "/a.npy", np.full((64, 32), 1 + 2**-12, dtype=np.float32))
+np.save(d + "/b.npy", np.full((32, 64), 2**-5, dtype=np.float32))
+PY
+	timeout -k 5 60 "$TILEC" run examples/matmul.tile -D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=64,N=64,K=32 \
+		--in A="$d/a.npy" --in B="$d/b.npy" --out C="$d/c.npy" --backend cuda >>"$log" 2>&1 &&
+		python3 - "$d" >>"$log" 2>&1 <<'PY'
+import sys, numpy as np
+c = np.load(sys.argv[1] + "/c.npy")
+want = np.float32(1 + 2**-12)
+bad = int((c != want).sum())
+print("C == 1 + 2^-12 in %d of %d elements" % (c.size - bad, c.size))
+sys.exit(1 if bad else 0)
+PY
+	rc=$?
+	record run "matmul_f32_exact_value" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
+}
+
+want run && section_f32exact
 want attn && section_attn
 want bench && section_bench
 
