@@ -25,18 +25,21 @@ func ConvertLayouts(f *ir.Func, t *Target) error {
 		if err != nil || len(in.Results) != 1 || InSmem(in) {
 			return
 		}
+		if in.Op != ir.OpBroadcast && in.Op != ir.OpReshape && in.Op != ir.OpPermute && in.Op != ir.OpReduce {
+			return
+		}
+		src, e := LayoutOf(in.Args[0])
+		if e != nil || src == nil || src.Kind == ir.LayoutSmem {
+			err = e
+			return
+		}
+		res, e := LayoutOf(in.Result())
+		if e != nil {
+			err = e
+			return
+		}
 		switch in.Op {
 		case ir.OpBroadcast, ir.OpReshape, ir.OpPermute:
-			src, e := LayoutOf(in.Args[0])
-			if e != nil || src == nil || src.Kind == ir.LayoutSmem {
-				err = e
-				return
-			}
-			res, e := LayoutOf(in.Result())
-			if e != nil {
-				err = e
-				return
-			}
 			want, e := OperandLayout(in, res)
 			if e != nil {
 				err = unsupportedAt(t, in, "%v", e)
@@ -53,16 +56,6 @@ func ConvertLayouts(f *ir.Func, t *Target) error {
 				insertBefore(in, c)
 			})
 		case ir.OpReduce:
-			src, e := LayoutOf(in.Args[0])
-			if e != nil || src == nil || src.Kind == ir.LayoutSmem {
-				err = e
-				return
-			}
-			res, e := LayoutOf(in.Result())
-			if e != nil {
-				err = e
-				return
-			}
 			natural := src.Reduce(in.Attrs.Int("axis"))
 			if _, ok := RegisterMap(natural, res); ok {
 				return

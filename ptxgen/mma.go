@@ -58,6 +58,22 @@ func (e *emitter) lin(key string, terms ...any) Reg {
 	})
 }
 
+// smemAddr is the address base+off+imm in shared tile s; the sum base+off
+// is computed once per offset register and kept with s (the offsets are
+// thread-invariant, the base is s's).
+func (e *emitter) smemAddr(s *smemVal, off Reg, imm int64) Addr {
+	if s.addrs == nil {
+		s.addrs = map[int]Reg{}
+	}
+	r, ok := s.addrs[off.N]
+	if !ok {
+		r = e.newReg(B32)
+		e.emit("add.u32", r, s.base, off)
+		s.addrs[off.N] = r
+	}
+	return Addr{Base: r, Off: imm}
+}
+
 // fragGeometry is what the fragment loads and mma.sync of one k-step
 // need to know about an mma: its dtype, the warp grid and warp tile, and
 // the k-step's width.
@@ -94,18 +110,7 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 	sm := src.smem
 	ft := in.Result().Type.(*ir.Tile)
 	ks := in.Attrs.Int("kstep")
-	addr := func(off Reg, imm int64) Addr {
-		if sm.addrs == nil {
-			sm.addrs = map[int]Reg{}
-		}
-		r, ok := sm.addrs[off.N]
-		if !ok {
-			r = e.newReg(B32)
-			e.emit("add.u32", r, sm.base, off)
-			sm.addrs[off.N] = r
-		}
-		return Addr{Base: r, Off: imm}
-	}
+	addr := func(off Reg, imm int64) Addr { return e.smemAddr(sm, off, imm) }
 	i0, i1, j := e.lanePart("i0"), e.lanePart("i1"), e.lanePart("j")
 	g, t := e.lanePart("g"), e.lanePart("t")
 	var regs []Reg
@@ -292,16 +297,7 @@ func (e *emitter) emitMMAFMA(in *ir.Instr) {
 			rowReg, rowConst, colReg, colConst = colReg, colConst, rowReg, rowConst
 		}
 		off, imm := e.tileOffset(s.tile, rowReg, rowConst, colReg, colConst)
-		if s.addrs == nil {
-			s.addrs = map[int]Reg{}
-		}
-		r, ok := s.addrs[off.N]
-		if !ok {
-			r = e.newReg(B32)
-			e.emit("add.u32", r, s.base, off)
-			s.addrs[off.N] = r
-		}
-		return Addr{Base: r, Off: imm}
+		return e.smemAddr(s, off, imm)
 	}
 	for k := 0; k < K; k++ {
 		rows, cols := map[int]Reg{}, map[int]Reg{}
