@@ -352,225 +352,112 @@ type copyPart struct {
 	q, n int
 }
 
+// loopSchedule is the state of one pipelined loop's rewrite: what the
+// schedule chose (overlap, early, dbl) and what the body built so far
+// (slots, the next stage's copies still to issue, the advanced slots and
+// the next iteration's first fragments).
+type loopSchedule struct {
+	p        *pipeliner
+	l        *ir.Instr
+	loads    []*ir.Instr
+	stages   int
+	path     map[*ir.Instr]string
+	mma      *ir.Instr // the body's one mma when it has the matmul family's shape
+	overlap  bool      // the stage wait moves into the mma's last k-step
+	early    bool      // ... before its A fragments (Tuning.EarlyStageWait)
+	late     *ir.Instr // with early: the A operand's load, whose copies go last
+	dbl      bool      // fragments of k-step s+1 before the mma_step of s
+	b        *seq      // the new body
+	rs, ws   *ir.Value // the read and write slots the loop carries
+	readSlot *slotSet
+
+	pending   []copyPart // the next stage's copies not issued yet
+	nEarly    int        // how many of them may precede the early stage wait
+	ivn       *ir.Value  // the next stage's iteration, iv+(S-1)*step
+	writeSlot map[*ir.Instr]*ir.Value
+	idxNext   map[*ir.Instr][]*ir.Value
+
+	rsNext, wsNext   *ir.Value // the slots after the advance
+	fa0Next, fb0Next *ir.Value // the next iteration's first fragments (overlap)
+}
+
 // loop pipelines the smem loads of for loop l.
 func (p *pipeliner) loop(l *ir.Instr, loads []*ir.Instr) error {
 	f := p.f
 	body := l.Regions[0]
-	stages := loads[0].Attrs.Int(ir.AttrKeyStages)
+	ls := &loopSchedule{p: p, l: l, loads: loads, stages: loads[0].Attrs.Int(ir.AttrKeyStages), path: map[*ir.Instr]string{}}
 	for _, ld := range loads[1:] {
-		if ld.Attrs.Int(ir.AttrKeyStages) != stages {
-			return fmt.Errorf("lower: loads of one loop with %d and %d stages", stages, ld.Attrs.Int(ir.AttrKeyStages))
+		if ld.Attrs.Int(ir.AttrKeyStages) != ls.stages {
+			return fmt.Errorf("lower: loads of one loop with %d and %d stages", ls.stages, ld.Attrs.Int(ir.AttrKeyStages))
 		}
 	}
-	lo, step := l.Args[0], l.Args[2]
-	iv := body.Params[0]
-	path := map[*ir.Instr]string{}
 	vector := true
 	for _, ld := range loads {
-		path[ld] = p.path(ld, true)
-		vector = vector && path[ld] == ir.CopyVector
+		ls.path[ld] = p.path(ld, true)
+		vector = vector && ls.path[ld] == ir.CopyVector
 	}
-	mma := simpleMMABody(body)
-	overlap := vector && p.t.Tuning.OverlapStageWait && mma != nil
-	dbl := p.t.Tuning.FragmentDoubleBuffer && p.variant != VariantGeneral
+	ls.mma = simpleMMABody(body)
+	ls.overlap = vector && p.t.Tuning.OverlapStageWait && ls.mma != nil
+	ls.dbl = p.t.Tuning.FragmentDoubleBuffer && p.variant != VariantGeneral
+	if ls.overlap && p.t.Tuning.EarlyStageWait && ls.dbl && ls.stages >= 3 {
+		ls.late = smemLoadOf(ls.mma.Args[0])
+		ls.early = ls.late != nil
+	}
+	ls.planCopies()
 
-	// Prologue: stages 0 .. S-2, one commit group each.
-	pre := p.newSeq(l)
-	for st := 0; st < stages-1; st++ {
-		ivs := ivPlus(pre, lo, step, int64(st))
-		slotIdx := pre.i32(int64(st))
-		for _, ld := range loads {
-			p.copyTo(pre, ld, indexAt(pre, ld, ivs), p.slot(pre, ld, slotIdx), 0, 1, path[ld])
-		}
-		pre.commit()
-	}
-	i32 := ir.ScalarOf(ir.I32)
-	rs0, ws0 := pre.i32(0), pre.i32(int64(stages-1))
+	pre := ls.prologue()
+	rs0, ws0 := pre.i32(0), pre.i32(int64(ls.stages-1))
 	carried := []*ir.Value{rs0, ws0}
-
-	// The next stage's copies, in the order they are issued: with the
-	// early stage wait, the A operand's copies last, since only they may
-	// follow that wait's barrier (the others are read after it).
-	var late *ir.Instr
-	early := overlap && p.t.Tuning.EarlyStageWait && dbl && stages >= 3
-	if early {
-		late = smemLoadOf(mma.Args[0])
-		if late == nil {
-			early = false
-		}
-	}
-	var parts []copyPart
-	nEarly := 0
-	for pass := 0; pass < 2; pass++ {
-		for _, ld := range loads {
-			if (ld == late) != (pass == 1) {
-				continue
-			}
-			n := copyParts(p.t, ld.Result().Type.(*ir.Tile), p.threads)
-			for q := 0; q < n; q++ {
-				parts = append(parts, copyPart{ld, q, n})
-			}
-			if ld != late {
-				nEarly += n
-			}
-		}
-	}
-
-	// The body: new loop-carried slots (and fragments), its loads replaced.
-	rs := f.AddBlockParam(body, i32)
-	ws := f.AddBlockParam(body, i32)
-	b := p.newSeq(l)
-	readSlot := newSlotSet()
+	i32 := ir.ScalarOf(ir.I32)
+	ls.rs, ls.ws = f.AddBlockParam(body, i32), f.AddBlockParam(body, i32)
+	ls.b = p.newSeq(l)
 	var fa0, fb0 *ir.Value
-	if overlap {
+	if ls.overlap {
 		// Wait for stage 0 and load its first fragments before the loop.
-		pre.wait(stages - 2)
+		pre.wait(ls.stages - 2)
 		pre.barrier()
-		slots := newSlotSet()
-		for _, ld := range loads {
-			slots.of[ld] = p.slot(pre, ld, rs0)
-		}
-		fa, fb := fragOps(pre, mma, 0, slots)
+		fa, fb := fragOps(pre, ls.mma, 0, ls.slotsAt(pre, rs0))
 		carried = append(carried, fa, fb)
-		fa0 = f.AddBlockParam(body, fa.Type)
-		fb0 = f.AddBlockParam(body, fb.Type)
+		fa0, fb0 = f.AddBlockParam(body, fa.Type), f.AddBlockParam(body, fb.Type)
 	} else {
-		b.wait(stages - 2)
-		b.barrier()
+		ls.b.wait(ls.stages - 2)
+		ls.b.barrier()
 	}
-	for _, ld := range loads {
-		readSlot.of[ld] = p.slot(b, ld, rs)
-	}
+	ls.readSlot = ls.slotsAt(ls.b, ls.rs)
 
-	var writeSlot map[*ir.Instr]*ir.Value
-	var ivn *ir.Value
-	idxNext := map[*ir.Instr][]*ir.Value{}
-	issue := func(s *seq, cp copyPart) {
-		if ivn == nil {
-			ivn = ivPlus(s, iv, step, int64(stages-1))
-			writeSlot = map[*ir.Instr]*ir.Value{}
-		}
-		if writeSlot[cp.ld] == nil {
-			writeSlot[cp.ld] = p.slot(s, cp.ld, ws)
-			idxNext[cp.ld] = indexAt(s, cp.ld, ivn)
-		}
-		p.copyTo(s, cp.ld, idxNext[cp.ld], writeSlot[cp.ld], cp.q, cp.n, path[cp.ld])
-	}
-	pending := parts
-	issueN := func(s *seq, n int) {
-		for _, cp := range pending[:n] {
-			issue(s, cp)
-		}
-		pending = pending[n:]
-		if len(pending) == 0 && n > 0 {
-			s.commit()
-		}
-	}
-
-	var rsNext, wsNext, fa0Next, fb0Next *ir.Value
-	advance := func(s *seq) {
-		rsNext, wsNext = nextSlot(s, rs, stages), nextSlot(s, ws, stages)
-	}
 	yield := body.Instrs[len(body.Instrs)-1]
 	firstMMA := true
 	for _, in := range body.Instrs {
 		switch {
 		case in == yield:
-		case in.Op == ir.OpLoad && readSlot.of[in] != nil:
-			continue // its uses read the slot: see below
-		case in.Op == ir.OpMMA && overlap:
-			// The matmul family's schedule (docs/perf.md v3, v8).
-			acc := in.Args[2]
-			ks := kSteps(in)
-			fa, fb := fa0, fb0
-			for k := 0; k < ks; k++ {
-				var na, nb *ir.Value
-				switch {
-				case early && k+2 == ks:
-					if smemLoadOf(in.Args[1]) != late {
-						nb = fragOp(b, in, 1, k+1, readSlot)
-					}
-					b.wait(stages - 3)
-					b.barrier()
-					na = fragOp(b, in, 0, k+1, readSlot)
-					if nb == nil {
-						nb = fragOp(b, in, 1, k+1, readSlot)
-					}
-				case early && k+1 == ks:
-					advance(b)
-					next := newSlotSet()
-					for _, ld := range loads {
-						next.of[ld] = p.slot(b, ld, rsNext)
-					}
-					fa0Next, fb0Next = fragOps(b, in, 0, next)
-				case k+1 < ks && dbl:
-					na, nb = fragOps(b, in, k+1, readSlot)
-				case k+1 == ks:
-					b.wait(stages - 2)
-					b.barrier()
-					advance(b)
-					next := newSlotSet()
-					for _, ld := range loads {
-						next.of[ld] = p.slot(b, ld, rsNext)
-					}
-					fa0Next, fb0Next = fragOps(b, in, 0, next)
-				}
-				acc = b.op(ir.OpMMAStep, []*ir.Value{fa, fb, acc}, in.Result().Type, ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout))
-				if len(pending) > 0 && k+1 < ks && (k == 0 || p.t.Tuning.SpreadCopies || (early && k+2 == ks)) {
-					n := len(pending)
-					if p.t.Tuning.SpreadCopies {
-						n = ceilDiv(n, max(ks-1-k, 1))
-					}
-					if early && k+2 < ks {
-						n = min(n, nEarly)
-						nEarly -= n
-					}
-					issueN(b, n)
-				}
-				if k+1 < ks && !dbl {
-					na, nb = fragOps(b, in, k+1, readSlot)
-				}
-				fa, fb = na, nb
-			}
-			replaceUses(f, in.Result(), acc)
-			continue
-		case in.Op == ir.OpMMA && firstMMA && len(pending) > 0:
+		case in.Op == ir.OpLoad && ls.readSlot.of[in] != nil:
+			// Dropped: its uses read the slot (below).
+		case in.Op == ir.OpMMA && ls.overlap:
+			replaceUses(f, in.Result(), ls.overlappedMMA(in, fa0, fb0))
+		case in.Op == ir.OpMMA && firstMMA && len(ls.pending) > 0:
 			firstMMA = false
-			ks := kSteps(in)
-			acc := decomposeMMA(b, in, dbl, readSlot, func(k int) {
-				if len(pending) > 0 && (k == 0 || p.t.Tuning.SpreadCopies) {
-					n := len(pending)
-					if p.t.Tuning.SpreadCopies {
-						n = ceilDiv(n, max(ks-k, 1))
-					}
-					issueN(b, n)
-				}
-			})
-			replaceUses(f, in.Result(), acc)
-			continue
+			replaceUses(f, in.Result(), ls.plainMMA(in))
 		case in.Op == ir.OpMMA:
-			replaceUses(f, in.Result(), decomposeMMA(b, in, dbl, readSlot, nil))
-			continue
-		}
-		if in != yield {
-			b.add(in)
+			replaceUses(f, in.Result(), decomposeMMA(ls.b, in, ls.dbl, ls.readSlot, nil))
+		default:
+			ls.b.add(in)
 		}
 	}
-	issueN(b, len(pending))
-	if rsNext == nil {
-		advance(b)
+	ls.issueN(len(ls.pending))
+	if ls.rsNext == nil {
+		ls.advance()
 	}
-	yield.Args = append(yield.Args, rsNext, wsNext)
-	if overlap {
-		yield.Args = append(yield.Args, fa0Next, fb0Next)
+	yield.Args = append(yield.Args, ls.rsNext, ls.wsNext)
+	if ls.overlap {
+		yield.Args = append(yield.Args, ls.fa0Next, ls.fb0Next)
 	}
-	b.add(yield)
-	for _, in := range b.out {
+	ls.b.add(yield)
+	for _, in := range ls.b.out {
 		in.Block = body
 	}
-	body.Instrs = b.out
+	body.Instrs = ls.b.out
 	for _, ld := range loads {
-		replaceUses(f, ld.Result(), readSlot.of[ld])
+		replaceUses(f, ld.Result(), ls.readSlot.of[ld])
 	}
 
 	// The loop carries the slots (and fragments); results grow to match.
@@ -594,6 +481,152 @@ func (p *pipeliner) loop(l *ir.Instr, loads []*ir.Instr) error {
 		}
 	}
 	return nil
+}
+
+// planCopies lists the next stage's copies in the order they are issued:
+// with the early stage wait, the A operand's copies last, since only they
+// may follow that wait's barrier (the others are read after it).
+func (ls *loopSchedule) planCopies() {
+	for pass := 0; pass < 2; pass++ {
+		for _, ld := range ls.loads {
+			if (ld == ls.late) != (pass == 1) {
+				continue
+			}
+			n := copyParts(ls.p.t, ld.Result().Type.(*ir.Tile), ls.p.threads)
+			for q := 0; q < n; q++ {
+				ls.pending = append(ls.pending, copyPart{ld, q, n})
+			}
+			if ld != ls.late {
+				ls.nEarly += n
+			}
+		}
+	}
+}
+
+// prologue copies stages 0 .. S-2 into slots 0 .. S-2, one commit group
+// each, in a sequence placed before the loop.
+func (ls *loopSchedule) prologue() *seq {
+	p, l := ls.p, ls.l
+	pre := p.newSeq(l)
+	lo, step := l.Args[0], l.Args[2]
+	for st := 0; st < ls.stages-1; st++ {
+		ivs := ivPlus(pre, lo, step, int64(st))
+		slotIdx := pre.i32(int64(st))
+		for _, ld := range ls.loads {
+			p.copyTo(pre, ld, indexAt(pre, ld, ivs), p.slot(pre, ld, slotIdx), 0, 1, ls.path[ld])
+		}
+		pre.commit()
+	}
+	return pre
+}
+
+// slotsAt is every load's ring slot i, built in s.
+func (ls *loopSchedule) slotsAt(s *seq, i *ir.Value) *slotSet {
+	slots := newSlotSet()
+	for _, ld := range ls.loads {
+		slots.of[ld] = ls.p.slot(s, ld, i)
+	}
+	return slots
+}
+
+// issueN issues the next n of the next stage's copies into the body, and
+// commits the group after the last.
+func (ls *loopSchedule) issueN(n int) {
+	l, b := ls.l, ls.b
+	for _, cp := range ls.pending[:n] {
+		if ls.ivn == nil {
+			ls.ivn = ivPlus(b, l.Regions[0].Params[0], l.Args[2], int64(ls.stages-1))
+			ls.writeSlot, ls.idxNext = map[*ir.Instr]*ir.Value{}, map[*ir.Instr][]*ir.Value{}
+		}
+		if ls.writeSlot[cp.ld] == nil {
+			ls.writeSlot[cp.ld] = ls.p.slot(b, cp.ld, ls.ws)
+			ls.idxNext[cp.ld] = indexAt(b, cp.ld, ls.ivn)
+		}
+		ls.p.copyTo(b, cp.ld, ls.idxNext[cp.ld], ls.writeSlot[cp.ld], cp.q, cp.n, ls.path[cp.ld])
+	}
+	ls.pending = ls.pending[n:]
+	if len(ls.pending) == 0 && n > 0 {
+		b.commit()
+	}
+}
+
+// advance moves the read and write slots on by one.
+func (ls *loopSchedule) advance() {
+	ls.rsNext, ls.wsNext = nextSlot(ls.b, ls.rs, ls.stages), nextSlot(ls.b, ls.ws, ls.stages)
+}
+
+// loadNextFirstFragments advances the slots and loads the next iteration's
+// first fragments from them (carried by the loop).
+func (ls *loopSchedule) loadNextFirstFragments(in *ir.Instr) {
+	ls.advance()
+	ls.fa0Next, ls.fb0Next = fragOps(ls.b, in, 0, ls.slotsAt(ls.b, ls.rsNext))
+}
+
+// overlappedMMA emits the matmul family's schedule (docs/perf.md v3, v8):
+// k-step 0's fragments come from the previous iteration (fa0, fb0), the
+// next stage's copies go between the k-steps, and the wait for the next
+// stage and its first fragments come in the last k-step (with early, the
+// wait before the last k-step's A fragments, A's copies after it).
+func (ls *loopSchedule) overlappedMMA(in *ir.Instr, fa0, fb0 *ir.Value) *ir.Value {
+	b, t := ls.b, ls.p.t
+	acc := in.Args[2]
+	ks := kSteps(in)
+	fa, fb := fa0, fb0
+	for k := 0; k < ks; k++ {
+		var na, nb *ir.Value
+		switch {
+		case ls.early && k+2 == ks:
+			if smemLoadOf(in.Args[1]) != ls.late {
+				nb = fragOp(b, in, 1, k+1, ls.readSlot)
+			}
+			b.wait(ls.stages - 3)
+			b.barrier()
+			na = fragOp(b, in, 0, k+1, ls.readSlot)
+			if nb == nil {
+				nb = fragOp(b, in, 1, k+1, ls.readSlot)
+			}
+		case ls.early && k+1 == ks:
+			ls.loadNextFirstFragments(in)
+		case k+1 < ks && ls.dbl:
+			na, nb = fragOps(b, in, k+1, ls.readSlot)
+		case k+1 == ks:
+			b.wait(ls.stages - 2)
+			b.barrier()
+			ls.loadNextFirstFragments(in)
+		}
+		acc = b.op(ir.OpMMAStep, []*ir.Value{fa, fb, acc}, in.Result().Type, ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout))
+		if len(ls.pending) > 0 && k+1 < ks && (k == 0 || t.Tuning.SpreadCopies || (ls.early && k+2 == ks)) {
+			n := len(ls.pending)
+			if t.Tuning.SpreadCopies {
+				n = ceilDiv(n, max(ks-1-k, 1))
+			}
+			if ls.early && k+2 < ks {
+				n = min(n, ls.nEarly)
+				ls.nEarly -= n
+			}
+			ls.issueN(n)
+		}
+		if k+1 < ks && !ls.dbl {
+			na, nb = fragOps(b, in, k+1, ls.readSlot)
+		}
+		fa, fb = na, nb
+	}
+	return acc
+}
+
+// plainMMA emits the first mma of a body without the overlap as k-steps,
+// the next stage's copies spread after them (Tuning.SpreadCopies).
+func (ls *loopSchedule) plainMMA(in *ir.Instr) *ir.Value {
+	ks := kSteps(in)
+	return decomposeMMA(ls.b, in, ls.dbl, ls.readSlot, func(k int) {
+		if len(ls.pending) > 0 && (k == 0 || ls.p.t.Tuning.SpreadCopies) {
+			n := len(ls.pending)
+			if ls.p.t.Tuning.SpreadCopies {
+				n = ceilDiv(n, max(ks-k, 1))
+			}
+			ls.issueN(n)
+		}
+	})
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
