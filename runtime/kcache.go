@@ -414,7 +414,7 @@ func readHeader(path string) (*kcacheHeader, error) {
 	}
 	var h kcacheHeader
 	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, fmt.Errorf("bad header: %v", err)
+		return nil, errors.New("bad header")
 	}
 	return &h, nil
 }
