@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
@@ -283,7 +285,7 @@ func TestKernelCacheConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			c := &KernelCache{Dir: dir, Version: "test build"}
-			for i := range 20 {
+			for i := range 12 {
 				if (w+i)%2 == 0 {
 					if err := c.Put(key, want); err != nil {
 						errs <- "Put: " + err.Error()
@@ -414,6 +416,77 @@ func TestBuildVersion(t *testing.T) {
 	} {
 		if v := versionOf(bi, executable); !strings.HasPrefix(v, "devel ") {
 			t.Errorf("%s: version %q, want the executable's hash", bi.Main.Version, v)
+		}
+	}
+}
+
+// Processes sharing a directory: this test binary, run again as writers
+// and readers (kcacheChild), each with its own KernelCache.
+func TestKernelCacheProcesses(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "kernels")
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := range 4 {
+		cmd := exec.Command(exe, "-test.run=^TestKernelCacheChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "TILEC_KCACHE_CHILD="+dir, fmt.Sprintf("TILEC_KCACHE_CHILD_ID=%d", i))
+		out := new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("child %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	c := &KernelCache{Dir: dir, Version: "test build"}
+	es, err := c.List()
+	if err != nil || len(es) != 2 {
+		t.Fatalf("List: %d entries, %v; want 2", len(es), err)
+	}
+	for _, e := range es {
+		if e.Err != nil || !e.Current {
+			t.Errorf("entry %+v", e)
+		}
+	}
+}
+
+// TestKernelCacheChild is one process of TestKernelCacheProcesses; alone,
+// it does nothing.
+func TestKernelCacheChild(t *testing.T) {
+	dir := os.Getenv("TILEC_KCACHE_CHILD")
+	if dir == "" {
+		return
+	}
+	c := &KernelCache{Dir: dir, Version: "test build"}
+	tg := lower.MustTarget("sm_80")
+	fs := []*ir.Func{exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"}), exampleFunc(t, "vector_add.tile", nil)}
+	var want []*ptxgen.Kernel
+	for _, f := range fs {
+		pk, err := CompilePTXFor(f, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, pk)
+	}
+	id := os.Getenv("TILEC_KCACHE_CHILD_ID")
+	for i := range 30 {
+		j := i % 2
+		if id == "0" && i%5 == 0 {
+			c.Clear() // entries vanish under the others
+		}
+		got, _, err := c.CompilePTXFor(fs[j], tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[j]) {
+			t.Fatalf("process %s, round %d: the kernel differs from its compilation", id, i)
 		}
 	}
 }
