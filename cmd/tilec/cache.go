@@ -100,6 +100,7 @@ func cacheList(c *runtime.KernelCache, off string, stdout io.Writer) error {
 		w.Flush()
 	}
 	fmt.Fprintf(stdout, "%d %s, %s in %s%s\n", len(es), plural(len(es), "entry", "entries"), shortBytes(total), c.Dir, off)
+	fmt.Fprintf(stdout, "this tilec: %s\n", runtime.BuildVersion())
 	if other > 0 {
 		fmt.Fprintf(stdout, "%d from other builds of tilec: never read, trimmed in time or by `tilec cache clear`\n", other)
 	}
