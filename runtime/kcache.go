@@ -324,6 +324,9 @@ func (c *KernelCache) Put(key string, pk *ptxgen.Kernel) error {
 	if err != nil {
 		return err
 	}
+	if len(body) > kcacheMaxEntry-4096 {
+		return fmt.Errorf("kernel cache: %s is %d bytes, more than an entry holds", pk.Name, len(body))
+	}
 	sum := sha256.Sum256(body)
 	h := kcacheHeader{Format: kcacheFormat, Key: key, Build: c.version(), Kernel: pk.Name, Target: pk.Target,
 		Variant: pk.Variant, Created: time.Now().UTC(), Bytes: len(body), Sum: hex.EncodeToString(sum[:])}
