@@ -47,6 +47,9 @@ type CUDA struct {
 	// for the device (lower.BestTarget: sm_90 on an H100). Set it before
 	// the first launch.
 	Target *lower.Target
+	// Cache is the disk cache of compiled kernels (nil: none). NewCUDA
+	// opens the one the environment names (OpenKernelCache).
+	Cache *KernelCache
 
 	mu    sync.Mutex
 	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
@@ -76,7 +79,7 @@ func NewCUDA(ordinal int) (*CUDA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CUDA{Dev: d, cache: map[string]*cudaKernel{}}, nil
+	return &CUDA{Dev: d, Cache: OpenKernelCache(), cache: map[string]*cudaKernel{}}, nil
 }
 
 // Name implements Backend.
@@ -187,6 +190,7 @@ func (c *CUDA) forLaunch(ck *cudaKernel, b *Binding, da *devArgs) (*cudaKernel, 
 			if err != nil {
 				return nil, err
 			}
+			g.info.Cached = ck.info.Cached
 			ck.general = g
 		}
 		v = ck.general
@@ -217,7 +221,8 @@ func arrayArgs(b *Binding, da *devArgs) []ptxgen.ArrayArg {
 
 // compile returns k compiled for c's target and loaded, from the cache when
 // a kernel with the same IR text (which includes the baked constants) was
-// compiled for the same target before.
+// compiled for the same target before; the PTX comes from the disk cache
+// (c.Cache) when another process compiled it.
 func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if k == nil || k.Func == nil {
 		return nil, errors.New("cuda: nil kernel")
@@ -243,9 +248,19 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	}
 
 	start := time.Now()
-	pk, err := CompilePTXFor(k.Func, target)
+	pk, cached, err := c.Cache.CompilePTXFor(k.Func, target)
 	if err != nil {
 		return nil, err
+	}
+	if cached && checkABI(pk, k.Func) != nil {
+		// A cache entry that does not fit its IR (it cannot happen unless
+		// the key misses an input of the compiler): compile afresh and
+		// replace it.
+		if pk, err = CompilePTXFor(k.Func, target); err != nil {
+			return nil, err
+		}
+		cached = false
+		_ = c.Cache.Put(c.Cache.Key(k.Func, target), pk)
 	}
 	compileTime := time.Since(start)
 	if err := checkABI(pk, k.Func); err != nil {
@@ -255,6 +270,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	ck.info.Cached = cached
 	c.cache[key] = ck
 	return ck, nil
 }

@@ -40,7 +40,7 @@ type CompileInfo struct {
 	// stack frame, spill stores and loads).
 	JITLog string
 
-	CompileTime time.Duration // lower + ptxgen
+	CompileTime time.Duration // lower + ptxgen, or reading the disk cache when Cached
 	JITTime     time.Duration // cuModuleLoadDataEx: PTX to machine code and load
 
 	// Variant is "" for a kernel compiled as one variant; for the matmul
@@ -49,6 +49,10 @@ type CompileInfo struct {
 	// aligned with unit last stride) or "general" (element-wise copies,
 	// any strides), chosen at each launch (ptxgen.Kernel.FastPathOK).
 	Variant string
+
+	// Cached says that the PTX came from the disk cache of compiled
+	// kernels (KernelCache): lower and ptxgen did not run.
+	Cached bool
 }
 
 // Summary is one line: target, block, shared memory, registers, spills,
@@ -64,7 +68,11 @@ func (c *CompileInfo) Summary() string {
 	if c.LocalBytes > 0 {
 		fmt.Fprintf(&b, ", %d B local (spills)", c.LocalBytes)
 	}
-	fmt.Fprintf(&b, "; compile %s, JIT %s", c.CompileTime.Round(time.Microsecond), c.JITTime.Round(time.Microsecond))
+	if c.Cached {
+		fmt.Fprintf(&b, "; PTX from the cache in %s, JIT %s", c.CompileTime.Round(time.Microsecond), c.JITTime.Round(time.Microsecond))
+	} else {
+		fmt.Fprintf(&b, "; compile %s, JIT %s", c.CompileTime.Round(time.Microsecond), c.JITTime.Round(time.Microsecond))
+	}
 	return b.String()
 }
 

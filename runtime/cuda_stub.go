@@ -20,6 +20,7 @@ const DefaultTarget = "sm_80"
 // CUDA is the GPU backend; in this build it cannot be opened.
 type CUDA struct {
 	Target *lower.Target
+	Cache  *KernelCache
 }
 
 var _ Backend = (*CUDA)(nil)

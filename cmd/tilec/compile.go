@@ -87,7 +87,13 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 				continue
 			}
 		}
-		k, err := runtime.CompilePTXFor(f, t)
+		// The PTX comes from the disk cache where this build compiled the
+		// kernel before; --dump-after lowers above and reads no cache.
+		cache := runtime.OpenKernelCache()
+		if *dumpAfter != "" {
+			cache = nil
+		}
+		k, _, err := cache.CompilePTXFor(f, t)
 		if err != nil {
 			return source.Quote(err)
 		}

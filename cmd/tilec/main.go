@@ -21,6 +21,7 @@ const usage = `usage:
   tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
   tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy] [--timeout 30s] [--progress auto|off|1s]
   tilec bench FILE [--sizes 1024,2048,4096] [-D name=value ...] [--json]
+  tilec cache list|clear|dir
 `
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
@@ -36,6 +37,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(args[1:], stdout, stderr)
+	case "cache":
+		err = cmdCache(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
