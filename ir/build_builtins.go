@@ -18,6 +18,7 @@ import (
 type builtinSpec struct {
 	params []sigParam
 	fn     func(b *builder, c *callCtx) value
+	raw    rawBuiltin
 }
 
 // ctBuiltins is filled in init: the functions refer back to the table
@@ -931,6 +932,8 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 	switch name {
 	case "range":
 		return b.fail(e.Pos, "range() can only be the iterator of a for loop")
+	case "print":
+		return b.biPrint("print", e, pos, kws)
 	case "min", "max":
 		if len(kws) > 0 {
 			return b.fail(kws[0].pos, "%s() takes no keyword arguments", name)
@@ -1410,4 +1413,844 @@ func (b *builder) biArangeStep(c *callCtx) value {
 		}
 	}
 	return r
+}
+
+// ---- issue 10, part 2: indexed memory, atomics, combiners, printing ----
+
+// builtinSpec.raw, when set, takes the call's arguments unbound (printf's
+// and print's *args).
+type rawBuiltin func(b *builder, e *lang.Call, pos []arg, kws []kwArg) value
+
+func init() {
+	def := func(sig string, fn func(b *builder, c *callCtx) value) {
+		name, params := parseSig(sig)
+		ctBuiltins[name] = &builtinSpec{params: params, fn: fn}
+	}
+	def("gather(array, indices, mask=None, padding_value=0, check_bounds=True, latency=None)", (*builder).biGather)
+	def("scatter(array, indices, value, mask=None, check_bounds=True, latency=None)", (*builder).biScatter)
+	for _, kind := range AtomicKinds {
+		def("atomic_"+kind+"(array, indices, update, check_bounds=True, memory_order=ACQ_REL, memory_scope=DEVICE)",
+			func(b *builder, c *callCtx) value { return b.biAtomic(c, kind) })
+	}
+	def("atomic_cas(array, indices, expected, desired, check_bounds=True, memory_order=ACQ_REL, memory_scope=DEVICE)",
+		func(b *builder, c *callCtx) value { return b.biAtomic(c, "") })
+	def("Slice(start, length)", (*builder).biSlice)
+	def("load_advanced_indexing(array, indices, padding_mode=UNDETERMINED, latency=None, allow_tma=None)", (*builder).biLoadAdvanced)
+	def("store_advanced_indexing(array, indices, tile, latency=None, allow_tma=None)", (*builder).biStoreAdvanced)
+	def("reduce(x, axis, func, identity, keepdims=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, OpReduceFn) })
+	def("scan(x, axis, func, identity, reverse=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, OpScanFn) })
+	def("assert_(cond, message=None)", (*builder).biAssert)
+	def("pack_to_bytes(x)", (*builder).biPackToBytes)
+	def("unpack_from_bytes(x, dtype)", (*builder).biUnpackFromBytes)
+	ctBuiltins["printf"] = &builtinSpec{raw: (*builder).biPrintf}
+	ctBuiltins["print"] = &builtinSpec{raw: func(b *builder, e *lang.Call, pos []arg, kws []kwArg) value {
+		return b.biPrint("ct.print", e, pos, kws)
+	}}
+}
+
+// ctEnums are cuTile's enums other than ct.PaddingMode, by member: the
+// attribute value each member records.
+var ctEnums = map[nsVal]map[string]string{
+	nsMemoryOrder: {"RELAXED": OrderRelaxed, "ACQUIRE": OrderAcquire, "RELEASE": OrderRelease, "ACQ_REL": OrderAcqRel, "WEAK": "weak"},
+	nsMemoryScope: {"NONE": ScopeNone, "BLOCK": ScopeBlock, "DEVICE": ScopeDevice, "SYS": ScopeSys, "CLUSTER": "cluster"},
+}
+
+const (
+	nsMemoryOrder nsVal = "MemoryOrder"
+	nsMemoryScope nsVal = "MemoryScope"
+)
+
+// enumVal is a member of one of ctEnums.
+type enumVal struct {
+	ns     nsVal
+	member string
+}
+
+// enumAttr resolves a member of ct.MemoryOrder or ct.MemoryScope.
+func (b *builder) enumAttr(ns nsVal, e *lang.Attr) value {
+	if _, ok := ctEnums[ns][e.Name]; ok {
+		return enumVal{ns: ns, member: e.Name}
+	}
+	names := make([]string, 0, len(ctEnums[ns]))
+	for n := range ctEnums[ns] {
+		names = append(names, n)
+	}
+	sortStrings(names)
+	return b.fail(e.NamePos, "ct.%s has no member %s (it has %s)", ns, e.Name, strings.Join(names, ", "))
+}
+
+// sliceVal is ct.Slice(start, length): the dense part of an advanced index.
+type sliceVal struct {
+	start  value
+	length int64
+}
+
+func (b *builder) biSlice(c *callCtx) value {
+	n, ok := b.intArg(c, 1, "length")
+	if !ok {
+		return poison{}
+	}
+	if !isPow2(n) || n > maxTileElems {
+		return b.fail(c.argPos(1), "Slice: length must be a power of two (at most 2^24), got %d", n)
+	}
+	if !b.isIntScalar(c.args[0].v) {
+		return b.fail(c.argPos(0), "Slice: start must be an integer scalar, got %s", describe(c.args[0].v))
+	}
+	return sliceVal{start: c.args[0].v, length: n}
+}
+
+// isIntScalar reports whether v is a compile-time int or a run-time integer scalar.
+func (b *builder) isIntScalar(v value) bool {
+	switch x := v.(type) {
+	case int64:
+		return true
+	case *Value:
+		s, ok := x.Type.(*Scalar)
+		return ok && s.DType.IsInt()
+	}
+	return false
+}
+
+// boolArg reads a compile-time bool argument (def when absent).
+func (b *builder) boolArg(c *callCtx, i int, what string, def bool) (bool, bool) {
+	if !c.given(i) {
+		return def, true
+	}
+	v, ok := c.args[i].v.(bool)
+	if !ok {
+		b.errorf(c.argPos(i), "%s: %s must be True or False, got %s", c.name, what, describe(c.args[i].v))
+	}
+	return v, ok
+}
+
+// latencyArg records the latency hint (1-10) when given.
+func (b *builder) latencyArg(c *callCtx, i int, attrs *Attrs) bool {
+	if !c.given(i) {
+		return true
+	}
+	if _, none := c.args[i].v.(noneVal); none {
+		return true
+	}
+	n, ok := b.intArg(c, i, "latency")
+	if !ok {
+		return false
+	}
+	if n < 1 || n > 10 {
+		b.errorf(c.argPos(i), "%s: latency must be between 1 and 10, got %d", c.name, n)
+		return false
+	}
+	attrs.Set("latency", n)
+	return true
+}
+
+// indexTiles reads the indices of gather, scatter and the atomics: a tuple
+// of one integer scalar or tile per array axis (a single one for a rank-1
+// array), broadcast to their common shape. Each index keeps its dtype.
+func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, bool) {
+	v := c.args[i].v
+	elems, isTuple := v.(tuple)
+	if !isTuple {
+		elems = tuple{v}
+	}
+	if len(elems) != a.rank() {
+		b.errorf(c.argPos(i), "%s: %s has rank %d, so indices must be a tuple of %d integer tiles or scalars%s; got %s",
+			c.name, a.name, a.rank(), a.rank(), map[bool]string{true: " (or one tile)", false: ""}[a.rank() == 1], describe(v))
+		return nil, nil, false
+	}
+	shape := []int{}
+	for _, el := range elems {
+		switch x := el.(type) {
+		case int64:
+			continue
+		case *Value:
+			if x.Type.Elem().IsInt() {
+				if t, ok := x.Type.(*Tile); ok {
+					s, ok := broadcastShapes(shape, t.Shape)
+					if !ok {
+						b.errorf(c.argPos(i), "%s: index shapes do not broadcast to a common shape (%s and %s)", c.name, shapeString(shape), t)
+						return nil, nil, false
+					}
+					shape = s
+				}
+				continue
+			}
+		}
+		b.errorf(c.argPos(i), "%s: indices must be integer tiles or scalars, got %s", c.name, describe(el))
+		return nil, nil, false
+	}
+	out := make([]*Value, len(elems))
+	for j, el := range elems {
+		dt := weakDType(el)
+		if x, ok := el.(*Value); ok {
+			dt = x.Type.Elem()
+		}
+		out[j] = b.coerce(c.argPos(i), el, dt, shape, true)
+	}
+	return out, shape, true
+}
+
+// indexedValue brings a value operand (scatter's value, gather's padding,
+// an atomic's update) to the array's dtype and the index shape: numbers
+// take the dtype, run-time values must promote to it (cuTile's implicit
+// cast), and their shape must broadcast to the index shape.
+func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what string, exact bool) *Value {
+	v := c.args[i].v
+	if !c.given(i) {
+		v = int64(0) // gather's padding_value default
+	}
+	dt := a.dtype()
+	switch x := v.(type) {
+	case int64, bool:
+		return b.coerce(c.argPos(i), x, dt, shape, true)
+	case float64:
+		if !dt.IsFloat() {
+			b.errorf(c.argPos(i), "%s: %s %s does not fit %s's dtype %s", c.name, what, formatConst(x), a.name, dt)
+			return nil
+		}
+		return b.coerce(c.argPos(i), x, dt, shape, true)
+	case *Value:
+		sh, ok := valueShape(x.Type)
+		if !ok {
+			break
+		}
+		if s, ok := broadcastShapes(sh, shape); !ok || !slices.Equal(s, shape) {
+			b.errorf(c.argPos(i), "%s: %s of shape %s does not broadcast to the index shape %s", c.name, what, shapeString(sh), shapeString(shape))
+			return nil
+		}
+		if d := x.Type.Elem(); d != dt {
+			p, err := promote(d, dt)
+			if exact || err != nil || p != dt {
+				b.errorf(c.argPos(i), "%s: %s is %s but %s holds %s; use ct.astype", c.name, what, d, a.name, dt)
+				return nil
+			}
+		}
+		return b.coerce(c.argPos(i), x, dt, shape, true)
+	}
+	b.errorf(c.argPos(i), "%s: %s must be a scalar or a tile, got %s", c.name, what, describe(v))
+	return nil
+}
+
+// maskArg reads gather's and scatter's optional bool mask (nil when None).
+func (b *builder) maskArg(c *callCtx, i int, shape []int) (*Value, bool) {
+	v := c.args[i].v
+	if _, none := v.(noneVal); none || !c.given(i) {
+		return nil, true
+	}
+	switch x := v.(type) {
+	case bool:
+		return b.coerce(c.argPos(i), x, Bool, shape, true), true
+	case *Value:
+		sh, ok := valueShape(x.Type)
+		if ok && x.Type.Elem() == Bool {
+			if s, ok := broadcastShapes(sh, shape); ok && slices.Equal(s, shape) {
+				return b.coerce(c.argPos(i), x, Bool, shape, true), true
+			}
+			b.errorf(c.argPos(i), "%s: mask of shape %s does not broadcast to the index shape %s", c.name, shapeString(sh), shapeString(shape))
+			return nil, false
+		}
+	}
+	b.errorf(c.argPos(i), "%s: mask must be a bool tile or scalar, got %s", c.name, describe(v))
+	return nil, false
+}
+
+func (b *builder) biGather(c *callCtx) value {
+	a, ok := b.arrayArg(c, 0)
+	if !ok {
+		return poison{}
+	}
+	idx, shape, ok := b.indexTiles(c, 1, a)
+	if !ok {
+		return poison{}
+	}
+	var attrs Attrs
+	cb, cbOK := b.boolArg(c, 4, "check_bounds", true)
+	if !cbOK || !b.latencyArg(c, 5, &attrs) {
+		return poison{}
+	}
+	attrs.Set("check_bounds", cb)
+	mask, ok := b.maskArg(c, 2, shape)
+	pad := b.indexedValue(c, 3, a, shape, "padding_value", false)
+	if !ok || pad == nil {
+		return poison{}
+	}
+	args := append(append([]*Value{a.p.Value}, idx...), pad)
+	if mask != nil {
+		args = append(args, mask)
+	}
+	return b.emitAttrs(c.pos, OpGather, TileOf(a.dtype(), shape...), attrs, args...)
+}
+
+func (b *builder) biScatter(c *callCtx) value {
+	a, ok := b.arrayArg(c, 0)
+	if !ok {
+		return poison{}
+	}
+	idx, shape, ok := b.indexTiles(c, 1, a)
+	if !ok {
+		return poison{}
+	}
+	var attrs Attrs
+	cb, cbOK := b.boolArg(c, 4, "check_bounds", true)
+	if !cbOK || !b.latencyArg(c, 5, &attrs) {
+		return poison{}
+	}
+	attrs.Set("check_bounds", cb)
+	val := b.indexedValue(c, 2, a, shape, "value", false)
+	mask, ok := b.maskArg(c, 3, shape)
+	if !ok || val == nil {
+		return poison{}
+	}
+	args := append(append([]*Value{a.p.Value}, idx...), val)
+	if mask != nil {
+		args = append(args, mask)
+	}
+	b.emitAttrs(c.pos, OpScatter, nil, attrs, args...)
+	return noneVal{}
+}
+
+// enumArg reads a ct.MemoryOrder or ct.MemoryScope argument (its default
+// member when absent) and checks it against the members atomics accept.
+func (b *builder) enumArg(c *callCtx, i int, ns nsVal, def string, allowed []string) (string, bool) {
+	member := def
+	if c.given(i) {
+		e, ok := c.args[i].v.(enumVal)
+		if !ok || e.ns != ns {
+			b.errorf(c.argPos(i), "%s: %s must be a ct.%s member, got %s", c.name, c.sigParamName(i), ns, describe(c.args[i].v))
+			return "", false
+		}
+		member = e.member
+	}
+	v := ctEnums[ns][member]
+	if !slices.Contains(allowed, v) {
+		b.errorf(c.argPos(i), "%s: ct.%s.%s is not valid for atomics", c.name, ns, member)
+		return "", false
+	}
+	return v, true
+}
+
+// biAtomic is atomic_<kind> (kind "" for atomic_cas).
+func (b *builder) biAtomic(c *callCtx, kind string) value {
+	a, ok := b.arrayArg(c, 0)
+	if !ok {
+		return poison{}
+	}
+	idx, shape, ok := b.indexTiles(c, 1, a)
+	if !ok {
+		return poison{}
+	}
+	nv := 1
+	if kind == "" {
+		nv = 2
+	}
+	var attrs Attrs
+	cb, cbOK := b.boolArg(c, 2+nv, "check_bounds", true)
+	order, oOK := b.enumArg(c, 3+nv, nsMemoryOrder, "ACQ_REL", memoryAttrs[0].Enum)
+	scope, sOK := b.enumArg(c, 4+nv, nsMemoryScope, "DEVICE", memoryAttrs[1].Enum)
+	if !cbOK || !oOK || !sOK {
+		return poison{}
+	}
+	attrs.Set("check_bounds", cb)
+	attrs.Set("memory_order", order)
+	attrs.Set("memory_scope", scope)
+	d := a.dtype()
+	op := OpAtomicRMW
+	switch kind {
+	case "":
+		op = OpAtomicCAS
+		if !atomicDType(d, true) {
+			return b.fail(c.argPos(0), "%s: %s holds %s; atomic_cas supports int32, int64, uint32, uint64, float32 and float64", c.name, a.name, d)
+		}
+	case AtomicXchg, AtomicAdd:
+		if !atomicDType(d, true) && !(kind == AtomicAdd && (d == F16 || d == BF16)) {
+			return b.fail(c.argPos(0), "%s: %s holds %s, which %s does not support", c.name, a.name, d, c.name)
+		}
+	default:
+		if !atomicDType(d, false) {
+			return b.fail(c.argPos(0), "%s: %s holds %s; %s supports int32, int64, uint32 and uint64", c.name, a.name, d, c.name)
+		}
+	}
+	if kind != "" {
+		attrs.Set("kind", kind)
+	}
+	bitwise := kind == AtomicAnd || kind == AtomicOr || kind == AtomicXor
+	args := append([]*Value{a.p.Value}, idx...)
+	names := []string{"update"}
+	if kind == "" {
+		names = []string{"expected", "desired"}
+	}
+	for j, n := range names {
+		v := b.indexedValue(c, 2+j, a, shape, n, bitwise)
+		if v == nil {
+			return poison{}
+		}
+		args = append(args, v)
+	}
+	return b.emitAttrs(c.pos, op, TileOf(d, shape...), attrs, args...)
+}
+
+// advancedIndex reads load/store_advanced_indexing's indices: one 1-D
+// integer tile (the sparse dim) and a ct.Slice per other axis. It returns
+// one index tile per axis, shaped to broadcast into the result's shape.
+func (b *builder) advancedIndex(c *callCtx, i int, a *arrayVal) ([]*Value, []int, bool) {
+	elems, isTuple := c.args[i].v.(tuple)
+	if !isTuple {
+		elems = tuple{c.args[i].v}
+	}
+	if len(elems) != a.rank() {
+		b.errorf(c.argPos(i), "%s: indices must have %d entries (%s's rank), got %d", c.name, a.rank(), a.name, len(elems))
+		return nil, nil, false
+	}
+	r := a.rank()
+	shape := make([]int, r)
+	sparse := -1
+	for j, el := range elems {
+		switch x := el.(type) {
+		case sliceVal:
+			shape[j] = int(x.length)
+			continue
+		case *Value:
+			if t, ok := x.Type.(*Tile); ok && t.Rank() == 1 && t.DType.IsInt() {
+				if sparse >= 0 {
+					b.errorf(c.argPos(i), "%s: exactly one index may be a tile (the sparse dim); the others are ct.Slice", c.name)
+					return nil, nil, false
+				}
+				sparse, shape[j] = j, t.Shape[0]
+				continue
+			}
+		}
+		b.errorf(c.argPos(i), "%s: index %d must be a 1-D integer tile or a ct.Slice(start, length), got %s", c.name, j, describe(el))
+		return nil, nil, false
+	}
+	if sparse < 0 {
+		b.errorf(c.argPos(i), "%s: one index must be a 1-D integer tile (the sparse dim)", c.name)
+		return nil, nil, false
+	}
+	out := make([]*Value, r)
+	for j, el := range elems {
+		unit := make([]int, r)
+		for k := range unit {
+			unit[k] = 1
+		}
+		unit[j] = shape[j]
+		var v *Value
+		switch x := el.(type) {
+		case sliceVal:
+			it := I32
+			if s, ok := x.start.(*Value); ok {
+				it = s.Type.Elem()
+			}
+			iota := b.convert(c.pos, b.emit(c.pos, OpIota, TileOf(I32, shape[j])), it)
+			r := b.binop(c.pos, "+", iota, x.start)
+			rv, ok := r.(*Value)
+			if !ok {
+				return nil, nil, false
+			}
+			v = rv
+		case *Value:
+			v = x
+		}
+		v = b.reshape(c.pos, v, unit)
+		out[j] = b.broadcastTo(c.pos, v, shape)
+	}
+	return out, shape, true
+}
+
+// biLoadAdvanced is load_advanced_indexing: a gather whose padding is the
+// padding mode's value (integers: see load).
+func (b *builder) biLoadAdvanced(c *callCtx) value {
+	a, ok := b.arrayArg(c, 0)
+	if !ok {
+		return poison{}
+	}
+	idx, shape, ok := b.advancedIndex(c, 1, a)
+	if !ok {
+		return poison{}
+	}
+	pad := PadZero
+	if c.given(2) {
+		m, isPad := c.args[2].v.(padMode)
+		if !isPad {
+			return b.fail(c.argPos(2), "%s: padding_mode must be a ct.PaddingMode member, got %s", c.name, describe(c.args[2].v))
+		}
+		pad = padModes[string(m)]
+	}
+	var attrs Attrs
+	if !b.latencyArg(c, 3, &attrs) {
+		return poison{}
+	}
+	if _, ok := b.boolArg(c, 4, "allow_tma", true); !ok {
+		return poison{}
+	}
+	d := a.dtype()
+	var pv value
+	switch {
+	case d.IsFloat():
+		pv = map[string]float64{PadZero: 0, PadNegZero: math.Copysign(0, -1), PadNaN: math.NaN(), PadPosInf: math.Inf(1), PadNegInf: math.Inf(-1)}[pad]
+	case pad == PadNaN:
+		return b.fail(c.argPos(2), "%s: padding_mode NAN has no value in %s", c.name, d)
+	default:
+		lo, hi := IntRange(d)
+		pv = map[string]int64{PadPosInf: hi, PadNegInf: lo}[pad]
+		if d == Bool {
+			pv = pv.(int64) != 0
+		}
+	}
+	attrs.Set("check_bounds", true)
+	padV := b.coerce(c.pos, pv, d, shape, true)
+	return b.emitAttrs(c.pos, OpGather, TileOf(d, shape...), attrs, append(append([]*Value{a.p.Value}, idx...), padV)...)
+}
+
+// biStoreAdvanced is store_advanced_indexing: a scatter of a tile of the
+// indices' shape.
+func (b *builder) biStoreAdvanced(c *callCtx) value {
+	a, ok := b.arrayArg(c, 0)
+	if !ok {
+		return poison{}
+	}
+	idx, shape, ok := b.advancedIndex(c, 1, a)
+	if !ok {
+		return poison{}
+	}
+	var attrs Attrs
+	if !b.latencyArg(c, 3, &attrs) {
+		return poison{}
+	}
+	if _, ok := b.boolArg(c, 4, "allow_tma", true); !ok {
+		return poison{}
+	}
+	if x, isVal := c.args[2].v.(*Value); isVal {
+		if t, isTile := x.Type.(*Tile); isTile && !slices.Equal(t.Shape, shape) {
+			return b.fail(c.argPos(2), "%s: tile is %s but the indices select %s", c.name, t, shapeString(shape))
+		}
+	}
+	val := b.indexedValue(c, 2, a, shape, "tile", false)
+	if val == nil {
+		return poison{}
+	}
+	attrs.Set("check_bounds", true)
+	b.emitAttrs(c.pos, OpScatter, nil, attrs, append(append([]*Value{a.p.Value}, idx...), val)...)
+	return noneVal{}
+}
+
+// biCombine is ct.reduce and ct.scan with a helper function as the
+// combiner: the helper is inlined once into the op's region, on rank-0
+// tiles.
+func (b *builder) biCombine(c *callCtx, op Op) value {
+	xs, single := c.args[0].v.(tuple)
+	if !single {
+		xs = tuple{c.args[0].v}
+	}
+	single = !single
+	ids, idTuple := c.args[3].v.(tuple)
+	if !idTuple {
+		ids = tuple{c.args[3].v}
+	}
+	if len(ids) != len(xs) {
+		return b.fail(c.argPos(3), "%s: %d identities for %d tiles", c.name, len(ids), len(xs))
+	}
+	// The tiles broadcast to a common shape.
+	var shape []int
+	for _, x := range xs {
+		v, ok := x.(*Value)
+		t, tok := Type(nil), false
+		if ok {
+			t = v.Type
+			_, tok = t.(*Tile)
+		}
+		if !tok {
+			return b.fail(c.argPos(0), "%s: x must be a tile or a tuple of tiles, got %s", c.name, describe(x))
+		}
+		s, ok := broadcastShapes(shape, t.(*Tile).Shape)
+		if !ok {
+			return b.fail(c.argPos(0), "%s: the tiles' shapes do not broadcast to a common shape", c.name)
+		}
+		shape = s
+	}
+	if len(shape) == 0 {
+		return b.fail(c.argPos(0), "%s: cannot %s rank-0 tiles", c.name, c.name)
+	}
+	axis, ok := b.axisArg(c, 1, len(shape), TileOf(xs[0].(*Value).Type.Elem(), shape...))
+	if !ok {
+		return poison{}
+	}
+	fn, isFn := c.args[2].v.(*funcVal)
+	if !isFn || fn.kernel {
+		return b.fail(c.argPos(2), "%s: func must be a helper function (def) taking %d rank-0 tiles, got %s", c.name, 2*len(xs), describe(c.args[2].v))
+	}
+	flag, ok := b.boolArg(c, 4, map[Op]string{OpReduceFn: "keepdims", OpScanFn: "reverse"}[op], false)
+	if !ok {
+		return poison{}
+	}
+	n := len(xs)
+	args := make([]*Value, 2*n)
+	for i, x := range xs {
+		v := x.(*Value)
+		args[i] = b.broadcastTo(c.pos, v, shape)
+		id := ids[i]
+		if !isNumber(id) {
+			return b.fail(c.argPos(3), "%s: identity must be a compile-time number, got %s", c.name, describe(id))
+		}
+		args[n+i] = b.constant(c.pos, id, v.Type.Elem())
+	}
+	var attrs Attrs
+	attrs.Set("axis", int64(axis))
+	if op == OpScanFn && flag {
+		attrs.Set("reverse", true)
+	}
+	in := &Instr{Op: op, Args: args, Attrs: attrs, Pos: c.pos}
+	in.Block = b.cur
+	body := in.NewRegion()
+	outer := b.cur
+	b.cur = body
+	params := make([]value, 2*n)
+	for i := range params {
+		params[i] = b.f.AddBlockParam(body, TileOf(args[i%n].Type.Elem()))
+	}
+	pos := make([]arg, 2*n)
+	for i, p := range params {
+		pos[i] = arg{v: p, e: c.args[2].e}
+	}
+	r := b.inline(fn.def, &lang.Call{Pos: c.argPos(2), Fun: c.args[2].e}, pos, nil)
+	outs, isTuple := r.(tuple)
+	if !isTuple {
+		outs = tuple{r}
+	}
+	var yields []*Value
+	if isPoison(r) {
+		yields = nil
+	} else if len(outs) != n {
+		b.errorf(c.argPos(2), "%s: %s returns %d values, want %d", c.name, fn.def.Name, len(outs), n)
+	} else {
+		for i, o := range outs {
+			e := TileOf(args[i].Type.Elem())
+			var y *Value
+			switch v := o.(type) {
+			case int64, float64, bool:
+				y = b.coerce(c.argPos(2), v, e.DType, nil, true)
+			case *Value:
+				sh, ok := valueShape(v.Type)
+				if ok && len(sh) == 0 && v.Type.Elem() == e.DType {
+					y = b.broadcastTo(c.argPos(2), v, []int{})
+				}
+			}
+			if y == nil {
+				b.errorf(c.argPos(2), "%s: %s returns %s, want a rank-0 %s tile (the combiner may not change the dtype)", c.name, fn.def.Name, describe(o), e.DType)
+				yields = nil
+				break
+			}
+			yields = append(yields, y)
+		}
+	}
+	b.cur = outer
+	if len(yields) != n {
+		return poison{}
+	}
+	body.Append(&Instr{Op: OpYield, Args: yields, Pos: c.pos})
+	for i := 0; i < n; i++ {
+		t := args[i].Type.(*Tile)
+		rt := TileOf(t.DType, t.Shape...)
+		if op == OpReduceFn {
+			rt.Shape = append(append([]int{}, t.Shape[:axis]...), t.Shape[axis+1:]...)
+		}
+		r := b.f.NewValue(rt)
+		r.Def, r.Index = in, i
+		in.Results = append(in.Results, r)
+	}
+	b.append(in)
+	out := make(tuple, n)
+	for i, r := range in.Results {
+		out[i] = r
+		if op == OpReduceFn && flag {
+			kept := append([]int(nil), shape...)
+			kept[axis] = 1
+			out[i] = b.reshape(c.pos, r, kept)
+		}
+	}
+	if single {
+		return out[0]
+	}
+	return out
+}
+
+func (b *builder) biAssert(c *callCtx) value {
+	cond := c.args[0].v
+	msg := ""
+	if c.given(1) {
+		switch m := c.args[1].v.(type) {
+		case string:
+			msg = m
+		case noneVal:
+		default:
+			return b.fail(c.argPos(1), "assert_: message must be a string, got %s", describe(m))
+		}
+	}
+	if isConstVal(cond) {
+		t, ok := truthy(cond)
+		if !ok {
+			return b.fail(c.argPos(0), "assert_: cond must be bool, got %s", describe(cond))
+		}
+		if !t {
+			if msg != "" {
+				return b.fail(c.pos, "assertion failed: %s", msg)
+			}
+			return b.fail(c.pos, "assertion failed")
+		}
+		return noneVal{}
+	}
+	v, ok := cond.(*Value)
+	if !ok || !isRuntime(v) || v.Type.Elem() != Bool {
+		return b.fail(c.argPos(0), "assert_: cond must be a bool tile or scalar, got %s", describe(cond))
+	}
+	var attrs Attrs
+	if msg != "" {
+		attrs.Set("message", msg)
+	}
+	b.emitAttrs(c.pos, OpAssert, nil, attrs, v)
+	return noneVal{}
+}
+
+func (b *builder) biPackToBytes(c *callCtx) value {
+	x, t, ok := b.tileArg(c, 0, "x")
+	if !ok {
+		return poison{}
+	}
+	if t.DType == Bool {
+		return b.fail(c.argPos(0), "pack_to_bytes: bool tiles have no byte layout; convert with ct.astype")
+	}
+	return b.emit(c.pos, OpPackBytes, TileOf(U8, t.NumElements()*t.DType.Bytes()), x)
+}
+
+func (b *builder) biUnpackFromBytes(c *callCtx) value {
+	x, t, ok := b.tileArg(c, 0, "x")
+	dt, dtOK := b.dtypeArg(c, 1, InvalidDType)
+	if !ok || !dtOK {
+		return poison{}
+	}
+	if t.DType != U8 || t.Rank() != 1 {
+		return b.fail(c.argPos(0), "unpack_from_bytes: x must be a 1-D uint8 tile, got %s", t)
+	}
+	if dt == Bool || t.NumElements()%dt.Bytes() != 0 {
+		return b.fail(c.argPos(1), "unpack_from_bytes: %d bytes do not hold whole %s elements", t.NumElements(), dt)
+	}
+	return b.emit(c.pos, OpUnpackBytes, TileOf(dt, t.NumElements()/dt.Bytes()), x)
+}
+
+// printfArgs checks printf's run-time arguments: scalars and tiles (numbers
+// become constants).
+func (b *builder) printfArg(pos lang.Pos, name string, v value) *Value {
+	switch x := v.(type) {
+	case int64, float64, bool:
+		return b.constant(pos, x, weakDType(x))
+	case *Value:
+		if isRuntime(x) {
+			return x
+		}
+	}
+	b.errorf(pos, "%s: cannot print %s", name, describe(v))
+	return nil
+}
+
+func (b *builder) biPrintf(e *lang.Call, pos []arg, kws []kwArg) value {
+	if len(kws) > 0 {
+		return b.fail(kws[0].pos, "printf takes no keyword arguments")
+	}
+	if len(pos) == 0 {
+		return b.fail(e.Pos, "printf: missing argument format")
+	}
+	format, ok := pos[0].v.(string)
+	if !ok {
+		return b.fail(pos[0].e.Position(), "printf: format must be a string, got %s", describe(pos[0].v))
+	}
+	n, msg := printfConversions(format)
+	if msg != "" {
+		return b.fail(pos[0].e.Position(), "printf: %s", msg)
+	}
+	if n != len(pos)-1 {
+		return b.fail(e.Pos, "printf: the format has %d conversions but %d values are given", n, len(pos)-1)
+	}
+	var args []*Value
+	for _, a := range pos[1:] {
+		if isPoison(a.v) {
+			return poison{}
+		}
+		v := b.printfArg(a.e.Position(), "printf", a.v)
+		if v == nil {
+			return poison{}
+		}
+		args = append(args, v)
+	}
+	var attrs Attrs
+	attrs.Set("format", format)
+	b.emitAttrs(e.Pos, OpPrintf, nil, attrs, args...)
+	return noneVal{}
+}
+
+// biPrint is ct.print and Python's print: strings and compile-time values
+// become text of the format, tiles and scalars %d (integers and bool) or
+// %f (floats) conversions; sep and end are strings.
+func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) value {
+	sep, end := " ", "\n"
+	for _, k := range kws {
+		s, ok := k.v.(string)
+		switch {
+		case k.name != "sep" && k.name != "end":
+			return b.fail(k.pos, "%s has no parameter named %s (it has sep and end)", name, k.name)
+		case !ok:
+			return b.fail(k.pos, "%s: %s must be a string, got %s", name, k.name, describe(k.v))
+		case k.name == "sep":
+			sep = s
+		default:
+			end = s
+		}
+	}
+	var f strings.Builder
+	var args []*Value
+	for i, a := range pos {
+		if i > 0 {
+			f.WriteString(strings.ReplaceAll(sep, "%", "%%"))
+		}
+		if isPoison(a.v) {
+			return poison{}
+		}
+		switch x := a.v.(type) {
+		case string:
+			f.WriteString(strings.ReplaceAll(x, "%", "%%"))
+			continue
+		case int64, float64, bool, DType, noneVal, tuple:
+			if !isRuntime(x) && !isPoison(x) {
+				if s, ok := x.(tuple); ok && tupleHasRuntime(s) {
+					break
+				}
+				f.WriteString(strings.ReplaceAll(formatConst(x), "%", "%%"))
+				continue
+			}
+		}
+		v := b.printfArg(a.e.Position(), name, a.v)
+		if v == nil {
+			return poison{}
+		}
+		if v.Type.Elem().IsFloat() {
+			f.WriteString("%f")
+		} else {
+			f.WriteString("%d")
+		}
+		args = append(args, v)
+	}
+	f.WriteString(strings.ReplaceAll(end, "%", "%%"))
+	var attrs Attrs
+	attrs.Set("format", f.String())
+	b.emitAttrs(e.Pos, OpPrintf, nil, attrs, args...)
+	return noneVal{}
+}
+
+func tupleHasRuntime(t tuple) bool {
+	for _, x := range t {
+		if isRuntime(x) {
+			return true
+		}
+		if s, ok := x.(tuple); ok && tupleHasRuntime(s) {
+			return true
+		}
+	}
+	return false
 }

@@ -86,6 +86,9 @@ func (b *builder) call(e *lang.Call) value {
 			return b.callPy(fn.name, e, pos, kws)
 		}
 		spec := ctBuiltins[fn.name]
+		if spec.raw != nil {
+			return spec.raw(b, e, pos, kws)
+		}
 		text := exprText(e.Fun)
 		args, ok := b.bindArgs(text, spec.params, e.Pos, pos, kws)
 		if !ok {

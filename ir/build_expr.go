@@ -14,7 +14,7 @@ import (
 // pyBuiltins are the Python builtins the language provides.
 var pyBuiltins = map[string]bool{
 	"range": true, "min": true, "max": true, "abs": true,
-	"int": true, "float": true, "bool": true, "len": true,
+	"int": true, "float": true, "bool": true, "len": true, "print": true,
 }
 
 // expr evaluates an expression.
@@ -171,6 +171,9 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 		case "Array", "Constant", "Scalar", "DType", "kernel", "ByTarget":
 			return nsVal(e.Name)
 		}
+		if _, ok := ctEnums[nsVal(e.Name)]; ok {
+			return nsVal(e.Name)
+		}
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
 	case nsMath, nsNumpy, nsTorch:
 		return b.hostAttr(ns, e)
@@ -184,6 +187,9 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 			return padMode(e.Name)
 		}
 		return b.fail(e.NamePos, "ct.PaddingMode has no member %s (it has ZERO, NEG_ZERO, NAN, POS_INF, NEG_INF, UNDETERMINED)", e.Name)
+	}
+	if _, ok := ctEnums[ns]; ok {
+		return b.enumAttr(ns, e)
 	}
 	return b.fail(e.NamePos, "ct.%s has no attribute %s", string(ns), e.Name)
 }

@@ -146,6 +146,10 @@ func describe(v value) string {
 		return "ct.ByTarget"
 	case methodVal:
 		return "method " + v.name
+	case enumVal:
+		return "ct." + string(v.ns) + "." + v.member
+	case sliceVal:
+		return "ct.Slice"
 	}
 	return fmt.Sprintf("%T", v)
 }

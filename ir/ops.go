@@ -130,6 +130,56 @@ const (
 	// %v = insert %t, %s, %i, %j : tile<64x64xf32>  t with the subtile at grid index (i, j) replaced by s
 	OpInsert
 
+	// %v = gather %A, %i, %j, %pad {check_bounds=true} : tile<64x32xf32>
+	// %v = gather %A, %i, %j, %pad, %mask {check_bounds=true} : tile<64x32xf32>
+	// Element e of the result is A[i[e], j[e]]: one integer index tile per
+	// array axis, each of the result's shape (any integer dtype; negative
+	// means out of bounds). Where an index is out of bounds (check_bounds)
+	// or the optional bool mask is false, the element is pad[e] (a tile of
+	// the result's type). check_bounds=false promises in-bounds indices:
+	// the interpreter checks them anyway and reports an error.
+	OpGather
+	// scatter %A, %i, %j, %value {check_bounds=true}
+	// scatter %A, %i, %j, %value, %mask {check_bounds=true}
+	// A[i[e], j[e]] = value[e] for every element e of the index shape, in
+	// row-major order of e; out-of-bounds elements (and masked-off ones)
+	// are dropped.
+	OpScatter
+	// %old = atomic_rmw %A, %i, %j, %update {check_bounds=true, kind=add, memory_order=acq_rel, memory_scope=device} : tile<64xi32>
+	// For each element e, atomically: old[e] = A[i[e], j[e]]; A[...] =
+	// old[e] kind update[e] (kind xchg, add, max, min, and, or, xor).
+	// Out-of-bounds elements do nothing and give 0.
+	OpAtomicRMW
+	// %old = atomic_cas %A, %i, %j, %expected, %desired {check_bounds=true, memory_order=acq_rel, memory_scope=device} : tile<64xi32>
+	// For each element e, atomically: old[e] = A[...]; if old[e] ==
+	// expected[e] (bitwise) then A[...] = desired[e]. Out-of-bounds
+	// elements give expected[e].
+	OpAtomicCAS
+	// %r = reduce_fn %x, %id {axis=0} : tile<16xf32> { ^(%a: tile<f32>, %b: tile<f32>) ... yield %c }
+	// %r0, %r1 = reduce_fn %x0, %x1, %id0, %id1 {axis=0} : ... { ^(%a0, %a1, %b0, %b1) ... yield %c0, %c1 }
+	// ct.reduce with a helper as the combiner: N tiles of one shape, N
+	// scalar identities of their dtypes; the region combines two groups of
+	// N rank-0 tiles into one. The interpreter folds from the identity in
+	// ascending index order along the axis: acc = f(acc, x[l]).
+	OpReduceFn
+	// %r = scan_fn %x, %id {axis=0, reverse=false} : tile<16xf32> { ^(%a: tile<f32>, %b: tile<f32>) ... yield %c }
+	// ct.scan with a helper combiner: the inclusive prefix fold of
+	// reduce_fn, each prefix a result element (from the end when reverse).
+	OpScanFn
+	// printf %t0, %t1 {format="x=%d y=%f\n"}
+	// Prints, once per block, the format with each conversion applied to
+	// its argument (a scalar, or a tile printed as [e0, e1, ...] with the
+	// conversion per element), prefixed with the block id.
+	OpPrintf
+	// assert %c {message="x must be positive"}
+	// An error of the block, at the op's position, unless every element of
+	// the bool tile or scalar %c is true.
+	OpAssert
+	// %b = pack_bytes %x : tile<256xu8>     the storage bytes of x (row-major, little-endian)
+	OpPackBytes
+	// %x = unpack_bytes %b : tile<64xi32>   a rank-1 tile from its u8 storage bytes
+	OpUnpackBytes
+
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
 	// (docs/backend.md). Shared tiles are row-major with the XOR swizzle of
@@ -285,6 +335,17 @@ var opTable = [NumOps]OpInfo{
 	OpExtract: {Name: "extract", NumArgs: -1},
 	OpInsert:  {Name: "insert", NumArgs: -1},
 
+	OpGather:      {Name: "gather", NumArgs: -1, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpScatter:     {Name: "scatter", NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpAtomicRMW:   {Name: "atomic_rmw", NumArgs: -1, SideEffect: true, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: "kind", Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicCAS:   {Name: "atomic_cas", NumArgs: -1, SideEffect: true, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
+	OpReduceFn:    {Name: "reduce_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
+	OpScanFn:      {Name: "scan_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: "reverse", Kind: AttrBool, Optional: true}}},
+	OpPrintf:      {Name: "printf", NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
+	OpAssert:      {Name: "assert", NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
+	OpPackBytes:   {Name: "pack_bytes", NumArgs: 1},
+	OpUnpackBytes: {Name: "unpack_bytes", NumArgs: 1},
+
 	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
 		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
@@ -316,6 +377,48 @@ var memHintAttrs = []AttrSpec{
 	{Name: "allow_tma", Kind: AttrBool, Optional: true},
 	{Name: "check_bounds", Kind: AttrBool, Optional: true},
 }
+
+// checkBoundsAttr and latencyAttr are the hints of gather, scatter and the
+// atomics: check_bounds as given (default true), latency (1-10) optional.
+var (
+	checkBoundsAttr = AttrSpec{Name: "check_bounds", Kind: AttrBool}
+	latencyAttr     = AttrSpec{Name: "latency", Kind: AttrInt, Optional: true}
+)
+
+// memoryAttrs are cuTile's MemoryOrder and MemoryScope of the atomics,
+// recorded as given (the interpreter's atomics are sequentially
+// consistent, which every order and scope allows).
+var memoryAttrs = []AttrSpec{
+	{Name: "memory_order", Kind: AttrEnum, Enum: []string{OrderRelaxed, OrderAcquire, OrderRelease, OrderAcqRel}},
+	{Name: "memory_scope", Kind: AttrEnum, Enum: []string{ScopeNone, ScopeBlock, ScopeDevice, ScopeSys}},
+}
+
+// Memory orders and scopes (cuTile's ct.MemoryOrder and ct.MemoryScope
+// members that atomics accept, lower-cased as cuTile spells their values).
+const (
+	OrderRelaxed = "relaxed"
+	OrderAcquire = "acquire"
+	OrderRelease = "release"
+	OrderAcqRel  = "acq_rel"
+	ScopeNone    = "none"
+	ScopeBlock   = "block"
+	ScopeDevice  = "device"
+	ScopeSys     = "sys"
+)
+
+// Atomic read-modify-write kinds (the "kind" attribute of atomic_rmw).
+const (
+	AtomicXchg = "xchg"
+	AtomicAdd  = "add"
+	AtomicMax  = "max"
+	AtomicMin  = "min"
+	AtomicAnd  = "and"
+	AtomicOr   = "or"
+	AtomicXor  = "xor"
+)
+
+// AtomicKinds lists the atomic_rmw kinds.
+var AtomicKinds = []string{AtomicXchg, AtomicAdd, AtomicMax, AtomicMin, AtomicAnd, AtomicOr, AtomicXor}
 
 // padAttr is the padding mode of load and async_copy.
 var padAttr = AttrSpec{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}

@@ -452,18 +452,20 @@ func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
 	nres := 1
 	switch in.Op {
-	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier:
+	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert:
 		nres = 0
 	case OpFor:
 		nres = max(len(in.Args)-3, 0)
 	case OpIf:
 		nres = len(in.Results)
+	case OpReduceFn, OpScanFn:
+		nres = len(in.Args) / 2
 	}
 	if len(in.Results) != nres {
 		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), nres)
 	}
 	var res Type
-	if nres == 1 && in.Op != OpFor && in.Op != OpIf {
+	if nres == 1 && in.Op != OpFor && in.Op != OpIf && in.Op != OpReduceFn && in.Op != OpScanFn {
 		res = in.Results[0].Type
 		if msg := verifyType(res); msg != "" {
 			return fmt.Sprintf("result %v: %s", in.Results[0], msg)
@@ -876,6 +878,44 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		return verifyYield(body, inits)
 
+	case OpGather, OpScatter, OpAtomicRMW, OpAtomicCAS:
+		return verifyIndexed(in, res)
+
+	case OpReduceFn, OpScanFn:
+		return verifyCombiner(in)
+
+	case OpPrintf:
+		n, msg := printfConversions(in.Attrs.Str("format"))
+		if msg != "" {
+			return msg
+		}
+		if n != len(a) {
+			return fmt.Sprintf("format has %d conversions for %d operands", n, len(a))
+		}
+		for _, x := range a {
+			if _, ok := valueShape(x.Type); !ok {
+				return fmt.Sprintf("printf of %v, want scalars and tiles", x.Type)
+			}
+		}
+
+	case OpAssert:
+		if _, ok := valueShape(a[0].Type); !ok || a[0].Type.Elem() != Bool {
+			return fmt.Sprintf("assert of %v, want a bool scalar or tile", a[0].Type)
+		}
+
+	case OpPackBytes, OpUnpackBytes:
+		x, ok := a[0].Type.(*Tile)
+		t, tok := res.(*Tile)
+		if !ok || !tok || t.Rank() != 1 || x.DType == Bool || t.DType == Bool {
+			return fmt.Sprintf("%s of %v to %v, want non-bool tiles and a rank-1 result", in.Op, a[0].Type, res)
+		}
+		if in.Op == OpPackBytes && t.DType != U8 || in.Op == OpUnpackBytes && (x.DType != U8 || x.Rank() != 1) {
+			return fmt.Sprintf("%s of %v to %v: the bytes are a rank-1 u8 tile", in.Op, x, t)
+		}
+		if x.NumElements()*x.DType.Bytes() != t.NumElements()*t.DType.Bytes() {
+			return fmt.Sprintf("%s of %v to %v changes the byte count", in.Op, x, t)
+		}
+
 	case OpIf:
 		if !TypesEqual(a[0].Type, ScalarOf(Bool)) {
 			return fmt.Sprintf("condition %v has type %v, want bool", a[0], a[0].Type)
@@ -995,4 +1035,169 @@ func tileShapeString(t *Tile) string {
 		s[i] = fmt.Sprint(d)
 	}
 	return "(" + strings.Join(s, ",") + ")"
+}
+
+// verifyIndexed checks gather, scatter, atomic_rmw and atomic_cas: the
+// array, one integer index tile per axis of the index shape, the value
+// operands (of the array's dtype and the index shape) and the optional
+// bool mask of gather and scatter.
+func verifyIndexed(in *Instr, res Type) string {
+	a := in.Args
+	if len(a) < 1 {
+		return fmt.Sprintf("%s needs an array", in.Op)
+	}
+	arr, ok := a[0].Type.(*Array)
+	if !ok {
+		return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
+	}
+	nvals := map[Op]int{OpGather: 1, OpScatter: 1, OpAtomicRMW: 1, OpAtomicCAS: 2}[in.Op]
+	n := len(a) - 1 - arr.Rank - nvals
+	if n < 0 || n > 1 || n == 1 && in.Op != OpGather && in.Op != OpScatter {
+		return fmt.Sprintf("%s on a rank-%d array has %d operands", in.Op, arr.Rank, len(a))
+	}
+	if arr.Rank == 0 {
+		return fmt.Sprintf("%s on a rank-0 array", in.Op)
+	}
+	idx, ok := a[1].Type.(*Tile)
+	if !ok {
+		return fmt.Sprintf("index %v has type %v, want an integer tile", a[1], a[1].Type)
+	}
+	shape := idx.Shape
+	for _, x := range a[1 : 1+arr.Rank] {
+		t, ok := x.Type.(*Tile)
+		if !ok || !t.DType.IsInt() || !slices.Equal(t.Shape, shape) {
+			return fmt.Sprintf("index %v has type %v, want an integer tile of shape %s", x, x.Type, tileShapeString(idx))
+		}
+	}
+	want := TileOf(arr.DType, shape...)
+	for _, x := range a[1+arr.Rank : 1+arr.Rank+nvals] {
+		if !TypesEqual(x.Type, want) {
+			return fmt.Sprintf("operand %v has type %v, want %v", x, x.Type, want)
+		}
+	}
+	if n == 1 {
+		if m := a[len(a)-1]; !TypesEqual(m.Type, WithElem(want, Bool)) {
+			return fmt.Sprintf("mask %v has type %v, want %v", m, m.Type, WithElem(want, Bool))
+		}
+	}
+	if in.Op != OpScatter && !TypesEqual(res, want) {
+		return fmt.Sprintf("result %v, want %v", res, want)
+	}
+	d := arr.DType
+	switch in.Op {
+	case OpAtomicCAS:
+		if !atomicDType(d, true) {
+			return fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
+		}
+	case OpAtomicRMW:
+		switch k := in.Attrs.Str("kind"); k {
+		case AtomicXchg:
+			if !atomicDType(d, true) {
+				return fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
+			}
+		case AtomicAdd:
+			if !atomicDType(d, true) && d != F16 && d != BF16 {
+				return fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
+			}
+		default:
+			if !atomicDType(d, false) {
+				return fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", k, d)
+			}
+		}
+	}
+	return ""
+}
+
+// atomicDType reports whether the atomics support d: 32- and 64-bit
+// integers, and with floats f32 and f64.
+func atomicDType(d DType, floats bool) bool {
+	switch d {
+	case I32, I64, U32, U64:
+		return true
+	case F32, F64:
+		return floats
+	}
+	return false
+}
+
+// verifyCombiner checks reduce_fn and scan_fn: N tiles of one type-shape,
+// N scalar identities of their dtypes, a region of 2N rank-0 tile
+// parameters that yields N rank-0 tiles, and the results.
+func verifyCombiner(in *Instr) string {
+	a := in.Args
+	if len(a) == 0 || len(a)%2 != 0 {
+		return fmt.Sprintf("%s has %d operands, want N tiles and N identities", in.Op, len(a))
+	}
+	n := len(a) / 2
+	x0, ok := a[0].Type.(*Tile)
+	if !ok || x0.Rank() == 0 {
+		return fmt.Sprintf("operand %v has type %v, want a tile of rank >= 1", a[0], a[0].Type)
+	}
+	axis := in.Attrs.Int("axis")
+	if axis < 0 || axis >= x0.Rank() {
+		return fmt.Sprintf("axis %d out of range for %v", axis, x0)
+	}
+	body := in.Regions[0]
+	if len(body.Params) != 2*n {
+		return fmt.Sprintf("region has %d parameters, want %d", len(body.Params), 2*n)
+	}
+	elems := make([]*Value, n)
+	for i := 0; i < n; i++ {
+		x, ok := a[i].Type.(*Tile)
+		if !ok || !slices.Equal(x.Shape, x0.Shape) {
+			return fmt.Sprintf("operand %v has type %v, want a tile of shape %s", a[i], a[i].Type, tileShapeString(x0))
+		}
+		if !TypesEqual(a[n+i].Type, ScalarOf(x.DType)) {
+			return fmt.Sprintf("identity %v has type %v, want %v", a[n+i], a[n+i].Type, x.DType)
+		}
+		e := TileOf(x.DType)
+		for _, p := range []*Value{body.Params[i], body.Params[n+i]} {
+			if p == nil || !TypesEqual(p.Type, e) {
+				return fmt.Sprintf("region parameter %v has type %v, want %v", p, typeOrNil(p), e)
+			}
+		}
+		elems[i] = &Value{Type: e}
+		want := &Tile{DType: x.DType}
+		if in.Op == OpScanFn {
+			want.Shape = x.Shape
+		} else {
+			want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
+		}
+		if !TypesEqual(in.Results[i].Type, want) {
+			return fmt.Sprintf("result %v has type %v, want %v", in.Results[i], in.Results[i].Type, want)
+		}
+	}
+	return verifyYield(body, elems)
+}
+
+// printfConversions counts the conversions of a printf format (%%
+// excepted): %[flags][width][.precision][length]specifier with specifier
+// one of diuoxXeEfFgGaA; anything else is an error message.
+func printfConversions(f string) (int, string) {
+	n := 0
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		j := i + 1
+		if j < len(f) && f[j] == '%' {
+			i = j
+			continue
+		}
+		for j < len(f) && strings.IndexByte("-+ #0", f[j]) >= 0 {
+			j++
+		}
+		for j < len(f) && (f[j] >= '0' && f[j] <= '9' || f[j] == '.') {
+			j++
+		}
+		for j < len(f) && strings.IndexByte("hlLqjzt", f[j]) >= 0 {
+			j++
+		}
+		if j >= len(f) || strings.IndexByte("diuoxXeEfFgGaA", f[j]) < 0 {
+			return 0, fmt.Sprintf("format %q: conversion at byte %d is not %%[flags][width][.precision][length] and one of diuoxXeEfFgGaA", f, i)
+		}
+		n++
+		i = j
+	}
+	return n, ""
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -117,10 +118,15 @@ func (c CPU) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, e
 		}
 	}()
 	frames := make([]*frame, workers)
+	out := &printer{w: opts.Stderr}
+	if out.w == nil {
+		out.w = os.Stderr
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		fr := newFrame(prog, b)
 		fr.stop = &stop
+		fr.out = out
 		frames[w] = fr
 		go func() {
 			defer wg.Done()
@@ -232,6 +238,8 @@ type frame struct {
 
 	warns map[*cinstr]*Warning // this worker's warnings, by instruction
 	stop  *atomic.Bool         // set when the launch's context is done
+	out   *printer             // where printf writes
+	line  []byte               // this block's printf output not yet written (no newline yet)
 }
 
 // errStopped ends a block whose launch was stopped; Launch reports the
@@ -408,7 +416,9 @@ func (fr *frame) runBlock(id [3]int) (err error) {
 			err = e
 		}
 	}()
+	fr.line = fr.line[:0]
 	_, err = fr.run(fr.p.body)
+	fr.printLines(true)
 	if err != nil {
 		e := &ExecError{Block: id, Msg: err.Error()}
 		if fr.cur != nil {
@@ -625,6 +635,17 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpCat:     {prepareCat, execCat},
 	ir.OpExtract: {nil, execExtract},
 	ir.OpInsert:  {nil, execInsert},
+
+	ir.OpGather:      {prepareIndexed, execGather},
+	ir.OpScatter:     {prepareIndexed, execScatter},
+	ir.OpAtomicRMW:   {prepareIndexed, execAtomic},
+	ir.OpAtomicCAS:   {prepareIndexed, execAtomic},
+	ir.OpReduceFn:    {prepareCombiner, execCombiner},
+	ir.OpScanFn:      {prepareCombiner, execCombiner},
+	ir.OpPrintf:      {nil, execPrintf},
+	ir.OpAssert:      {nil, execAssert},
+	ir.OpPackBytes:   {nil, execPackBytes},
+	ir.OpUnpackBytes: {nil, execUnpackBytes},
 }
 
 func init() {

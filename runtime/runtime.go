@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"sync"
@@ -68,6 +69,9 @@ type LaunchOptions struct {
 	// its own.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Stderr receives the output of ct.printf and ct.print on the CPU
+	// backend, each line prefixed with its block id (nil: os.Stderr).
+	Stderr io.Writer
 }
 
 // LaunchResult describes a finished launch.
