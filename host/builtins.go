@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -227,6 +228,20 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		a := c.bind(name, "x")
 		if f, ok := toFloat(num(a[0])); ok {
 			return f
+		}
+		if s, ok := a[0].(string); ok {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "inf", "+inf", "infinity":
+				return math.Inf(1)
+			case "-inf", "-infinity":
+				return math.Inf(-1)
+			case "nan":
+				return math.NaN()
+			}
+			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+				return f
+			}
+			in.fail(e.Pos, "could not convert string to float: %q", s)
 		}
 		in.fail(e.Pos, "float of %s", describe(a[0]))
 	case "bool":

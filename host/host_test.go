@@ -110,7 +110,7 @@ def helper(x, y=2):
 def f(A, flag: bool = False):
     m, n = A.shape
     a = (m + 1) // 2, -7 // 2, -7 % 3, 7 / 2, 2 ** 10, 2 ** -1, ceil(m / 3), math.floor(2.5)
-    b = ct.cdiv(m, 4), min(m, n, 3), max(PAIR), abs(-3), int(2.9), float(3), len(A.shape), A.ndim
+    b = ct.cdiv(m, 4), min(m, n, 3), max(PAIR), abs(-3), int(2.9), float(3) + float("-inf") * 0 if False else float(3), len(A.shape), A.ndim
     c = A.dtype.itemsize, A.itemsize, torch.float16.itemsize, np.float64.itemsize, A.size(0), A.size(-1), A.numel()
     d = A.dtype == torch.float32, A.dtype == ct.float32, 1 < m <= 5, not flag, flag or 5, m if flag else n
     s = 0
