@@ -42,6 +42,16 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 	if err != nil {
 		return nil, err
 	}
+	return CompileParsed(file, opts)
+}
+
+// CompileParsed is Compile on a file already parsed (the host launch
+// function compiles each kernel it launches from the file it runs).
+func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
+	filename := ""
+	if file.Src != nil {
+		filename = file.Src.Name
+	}
 	if name, params, err := ir.KernelLaunchParams(file, opts.Kernel); err == nil {
 		for _, p := range params {
 			if _, given := opts.Args[p.Name]; p.Typed && !given {

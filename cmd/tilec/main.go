@@ -19,6 +19,7 @@ func main1() int {
 
 const usage = `usage:
   tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
+  tilec run FILE --entry FUNC [--arg A=f16[M,K] ...] [--shape M=..,N=..] [--scalar x=1] [--in A=a.npy] [--out result=c.npy] [--backend cpu|cuda]
   tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy] [--timeout 30s] [--progress auto|off|1s]
   tilec bench FILE [--sizes 1024,2048,4096] [-D name=value ...] [--json]
   tilec cache list|clear|dir

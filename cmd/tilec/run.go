@@ -34,6 +34,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
+	entry := fs.String("entry", "", "run the file's host launch function of this name (its ct.launch calls run the kernels)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	backendName := fs.String("backend", defaultBackend(), "where to run: cpu or cuda")
 	target := fs.String("target", "", "GPU target for --backend cuda (default: the best for the device)")
@@ -55,6 +56,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if _, err := gpuTarget(*target); err != nil {
 		return err
+	}
+	if *entry != "" {
+		switch {
+		case *kernel != "":
+			return usagef("--entry and --kernel: the host function chooses the kernels it launches")
+		case *grid != "":
+			return usagef("--entry and --grid: the host function gives each launch its grid")
+		case len(consts) > 0:
+			return usagef("--entry and -D: the host function passes the constants to ct.launch")
+		}
+		if *timeout < 0 {
+			return usagef("--timeout %s: want a positive duration", *timeout)
+		}
+		backend, err := openBackend(*backendName, *target, *workers)
+		if err != nil {
+			return err
+		}
+		return runEntry(&entryRun{path: srcPath, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
+			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+			stdout: stdout, stderr: stderr})
 	}
 	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {

@@ -1,0 +1,272 @@
+package main
+
+// tilec run FILE --entry FUNC: run a cuTile program's host launch function
+// (the seed post's cutile_matmul(A, B)) as written. Its tensor parameters
+// get seeded random inputs of the signatures given with --arg (or .npy
+// files with --in), its other parameters --scalar values or their
+// defaults; every ct.launch runs on the chosen backend and, on a GPU, is
+// checked against the interpreter as a plain `tilec run` is.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tilec/tilec/host"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/npy"
+)
+
+// entryRun is what `tilec run --entry` needs from the command line.
+type entryRun struct {
+	path, entry          string
+	sigs                 argSigs
+	shapes, scalars, ins keyValues
+	outs                 keyValues
+	seed                 int64
+	backend              runtime.Backend
+	workers              int
+	timeout              time.Duration
+	stdout, stderr       io.Writer
+}
+
+func runEntry(r *entryRun) error {
+	src, err := runtime.ReadSource(r.path)
+	if err != nil {
+		return err
+	}
+	file, err := lang.Parse(r.path, src)
+	if err != nil {
+		return err
+	}
+	prog, err := host.Load(file)
+	if err != nil {
+		return err
+	}
+	params, err := prog.Entry(r.entry)
+	if err != nil {
+		return err
+	}
+	args, inputs, err := r.entryArgs(params)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.stdout, "entry    %s (%s)\n", r.entry, r.path)
+	for _, line := range inputs {
+		fmt.Fprintf(r.stdout, "input    %s\n", line)
+	}
+	fmt.Fprintf(r.stdout, "backend  %s\n", r.backend.Name())
+	gpu := r.backend.Name() != "cpu"
+	opts := host.Options{Stdout: r.stdout, Launch: func(l *host.Launch) error {
+		k, err := l.Kernel.Specialize(l.Args)
+		if err != nil {
+			return err
+		}
+		var before []runtime.Arg
+		if gpu {
+			before = runtime.CloneArgs(l.Args) // the interpreter checks the device against these
+		}
+		lo := runtime.LaunchOptions{Grid: l.Grid, Workers: r.workers}
+		if r.timeout > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+			defer cancel()
+			lo.Context = ctx
+		}
+		res, err := r.backend.Launch(k, l.Args, lo)
+		if err != nil {
+			return err
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(r.stderr, quoteSource(r.path, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+		}
+		consts := strings.Join(l.Consts, " ")
+		if consts == "" {
+			consts = "(no constants)"
+		}
+		fmt.Fprintf(r.stdout, "launch   %s at %d:%d: %s, grid (%d, %d, %d) = %d blocks, %s\n", l.Name, l.Pos.Line, l.Pos.Col,
+			consts, l.Grid[0], l.Grid[1], l.Grid[2], l.Grid[0]*l.Grid[1]*l.Grid[2], res.Elapsed.Round(time.Microsecond))
+		if cuda, ok := r.backend.(*runtime.CUDA); ok {
+			if info, err := cuda.CompileInfo(k); err == nil {
+				fmt.Fprintf(r.stdout, "compiled %s\n", info.Summary())
+			}
+		}
+		if gpu {
+			return checkDevice(r.stdout, k, before, l.Args, l.Grid, r.seed, r.workers)
+		}
+		return nil
+	}}
+	start := time.Now()
+	result, err := prog.Run(r.entry, args, opts)
+	if err != nil {
+		return quoteSource(r.path, err)
+	}
+	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
+	results := map[string]*runtime.Tensor{}
+	printResult(r.stdout, "result", result, results)
+	for name, t := range args {
+		if t, ok := t.(*runtime.Tensor); ok {
+			results[name] = t
+		}
+	}
+	names := make([]string, 0, len(r.outs))
+	for name := range r.outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t, ok := results[name]
+		if !ok {
+			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+		if err := npy.WriteFile(r.outs[name], t); err != nil {
+			return err
+		}
+		fmt.Fprintf(r.stdout, "wrote    %s to %s\n", name, r.outs[name])
+	}
+	return nil
+}
+
+// printResult prints the entry's result: tensors summarized, tuples by element.
+func printResult(w io.Writer, name string, v any, into map[string]*runtime.Tensor) {
+	switch v := v.(type) {
+	case *runtime.Tensor:
+		into[name] = v
+		fmt.Fprintf(w, "%-8s %s\n", name, summarize(v))
+	case host.Tuple:
+		for i, x := range v {
+			printResult(w, fmt.Sprintf("%s.%d", name, i), x, into)
+		}
+	case nil:
+		fmt.Fprintf(w, "%-8s None\n", name)
+	default:
+		fmt.Fprintf(w, "%-8s %v\n", name, v)
+	}
+}
+
+// entryArgs makes the entry's arguments: tensors of the --arg signatures
+// (random, seeded) or from --in files, scalars from --scalar; parameters
+// with defaults may be left out. It returns a line per input for the report.
+func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, error) {
+	byName := map[string]bool{}
+	for _, p := range params {
+		byName[p.Name] = true
+	}
+	for _, flagSet := range []struct {
+		flag string
+		m    map[string]string
+	}{{"--scalar", r.scalars}, {"--in", r.ins}} {
+		for name := range flagSet.m {
+			if !byName[name] {
+				return nil, nil, usagef("%s %s: %s has no parameter %s", flagSet.flag, name, r.entry, name)
+			}
+		}
+	}
+	for name := range r.sigs {
+		if !byName[name] {
+			return nil, nil, usagef("--arg %s: %s has no parameter %s", name, r.entry, name)
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range r.sigs {
+		for _, d := range s.Dims {
+			if d.Sym != "" {
+				known[d.Sym] = true
+			}
+		}
+	}
+	dims := map[string]int64{}
+	for name, v := range r.shapes {
+		if !known[name] {
+			return nil, nil, usagef("--shape %s: no --arg signature has a dim %s", name, name)
+		}
+		n, err := parseDim(v)
+		if err != nil {
+			return nil, nil, usagef("--shape %s=%s: %v", name, v, err)
+		}
+		dims[name] = n
+	}
+	rng := rand.New(rand.NewPCG(uint64(r.seed), 0))
+	args := map[string]any{}
+	var lines []string
+	var missing []string
+	for _, p := range params {
+		sig, hasSig := r.sigs[p.Name]
+		path, hasIn := r.ins[p.Name]
+		sv, hasScalar := r.scalars[p.Name]
+		switch {
+		case hasIn && hasSig:
+			return nil, nil, usagef("--in %s and --arg %s: give one", p.Name, p.Name)
+		case (hasIn || hasSig) && hasScalar:
+			return nil, nil, usagef("--scalar %s: %s is given as an array too", p.Name, p.Name)
+		case hasIn:
+			t, err := npy.ReadFile(path)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
+			}
+			args[p.Name] = t
+			lines = append(lines, fmt.Sprintf("%s: %s %v from %s", p.Name, t.DType, t.Shape, path))
+		case hasSig && !sig.IsArray():
+			return nil, nil, usagef("--arg %s=%s: the entry's scalar parameters take --scalar %s=VALUE", p.Name, sig, p.Name)
+		case hasSig:
+			shape := make([]int, len(sig.Dims))
+			for ax, d := range sig.Dims {
+				if d.Sym == "" {
+					shape[ax] = int(d.Size)
+					continue
+				}
+				if _, ok := dims[d.Sym]; !ok {
+					if len(sig.Dims) >= 3 && ax < len(sig.Dims)-2 {
+						dims[d.Sym] = defaultBatch
+					} else {
+						dims[d.Sym] = defaultDim
+					}
+				}
+				shape[ax] = int(dims[d.Sym])
+			}
+			t, err := runtime.AllocTensor(sig.DType, shape...)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			}
+			t.FillRandNormal(rng)
+			args[p.Name] = t
+			lines = append(lines, fmt.Sprintf("%s: %s %v (%s)", p.Name, t.DType, t.Shape, sig))
+		case hasScalar:
+			args[p.Name] = parseHostScalar(sv)
+			lines = append(lines, fmt.Sprintf("%s = %s", p.Name, sv))
+		case !p.HasDefault:
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, usagef("%s needs a value for %s: give a tensor's signature (--arg %s=f16[M,K]), a .npy file (--in %s=a.npy) or a scalar (--scalar %s=1)",
+			r.entry, strings.Join(missing, ", "), missing[0], missing[0], missing[0])
+	}
+	return args, lines, nil
+}
+
+// parseHostScalar reads a --scalar value for a host function: an int, a
+// float, True/False, None, or else the string itself.
+func parseHostScalar(s string) any {
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) || s == "nan" {
+		return f
+	}
+	switch s {
+	case "True", "true":
+		return true
+	case "False", "false":
+		return false
+	case "None":
+		return nil
+	}
+	return s
+}

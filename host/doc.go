@@ -1,0 +1,32 @@
+// Package host runs the host side of a cuTile program: the launch function
+// written next to the kernels, as in cuTile's samples and the seed post
+// (`def cutile_matmul(A, B): ... C = torch.empty(...); ct.launch(stream,
+// grid, matmul_kernel, (A, B, C, tm, tn, tk)); return C`).
+//
+// It is an interpreter of a small Python subset over the AST of package
+// lang, not a compiler: host code runs once per call and only computes
+// shapes, tile sizes and grids. The subset:
+//   - values: Python ints (64 bits; overflow is an error, never a wrapped
+//     value), floats, bools, strings, None, tuples, dtypes (ct., torch. and
+//     numpy names), tensors (*runtime.Tensor), the stream, a device;
+//   - shape and dtype queries: A.shape, A.shape[i], A.ndim, A.dtype,
+//     A.dtype.itemsize, A.itemsize, A.size(i), A.dim(), A.numel(),
+//     A.element_size(), A.stride(i), A.device, A.is_cuda, and the views
+//     A.T, A.t(), A.transpose(i, j), A.permute(...), A.contiguous();
+//   - arithmetic and comparisons with Python's semantics, and/or/not,
+//     x if c else y, min, max, abs, int, float, bool, len, tuple,
+//     math.ceil/floor/trunc/sqrt/log/log2/exp/isqrt, ct.cdiv;
+//   - statements: assignment and tuple unpacking, augmented assignment,
+//     if/elif/else, for over range(...) or a tuple, assert, return, pass,
+//     calls of other plain defs of the file;
+//   - allocation: torch.empty/zeros/ones/full and their _like forms, and
+//     numpy's np.empty/zeros/ones/full(_like); `empty` fills float arrays
+//     with NaN so that an element no kernel writes shows as NaN;
+//   - ct.launch(stream, grid, kernel, args): args matches the kernel's
+//     parameters in order, constants included (cuTile passes them
+//     positionally); each distinct set of constants compiles the kernel
+//     once. Options.Launch runs it (the CPU interpreter by default).
+//
+// Anything else is a positioned error naming the construct. The run stops
+// at the first error, as Python would.
+package host

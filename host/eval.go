@@ -1,0 +1,523 @@
+package host
+
+// Statements and expressions of the host subset.
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
+)
+
+// returned carries a return statement's value out of nested blocks.
+type returned struct{ v any }
+
+// body runs a function body and returns its result (None without a return).
+func (in *interp) body(fr *frame, stmts []lang.Stmt) any {
+	if r := in.stmts(fr, stmts); r != nil {
+		return r.v
+	}
+	return none{}
+}
+
+func (in *interp) stmts(fr *frame, stmts []lang.Stmt) *returned {
+	for _, s := range stmts {
+		if r := in.stmt(fr, s); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
+	in.steps++
+	if in.steps > maxSteps {
+		in.fail(s.Position(), "the host function ran more than %d statements", maxSteps)
+	}
+	switch s := s.(type) {
+	case *lang.AssignStmt:
+		v := in.expr(fr, s.Value)
+		if len(s.Targets) == 1 {
+			in.assign(fr, s.Targets[0], v)
+		} else {
+			in.assign(fr, &lang.Tuple{Pos: s.Pos, Elems: s.Targets}, v)
+		}
+	case *lang.AugAssignStmt:
+		n := s.Target.(*lang.Name)
+		x := in.lookup(fr, n)
+		y := in.expr(fr, s.Value)
+		fr.vars[n.Name] = in.binop(s.Pos, s.Op, x, y)
+	case *lang.ExprStmt:
+		in.expr(fr, s.X)
+	case *lang.IfStmt:
+		if in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
+			return in.stmts(fr, s.Then)
+		}
+		return in.stmts(fr, s.Else)
+	case *lang.ForStmt:
+		for _, v := range in.iterate(fr, s) {
+			in.assign(fr, s.Target, v)
+			if r := in.stmts(fr, s.Body); r != nil {
+				return r
+			}
+		}
+	case *lang.ReturnStmt:
+		if s.Value == nil {
+			return &returned{none{}}
+		}
+		return &returned{in.expr(fr, s.Value)}
+	case *lang.PassStmt:
+	case *lang.AssertStmt:
+		if !in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
+			if s.Msg != nil {
+				in.fail(s.Pos, "assertion failed: %s", in.str(in.expr(fr, s.Msg)))
+			}
+			in.fail(s.Pos, "assertion failed")
+		}
+	case *lang.WhileStmt:
+		in.fail(s.Pos, "'while' is not part of the host subset (use for i in range(n))")
+	case *lang.BreakStmt:
+		in.fail(s.Pos, "'break' is not part of the host subset")
+	case *lang.ContinueStmt:
+		in.fail(s.Pos, "'continue' is not part of the host subset")
+	default:
+		in.fail(s.Position(), "this statement is not part of the host subset")
+	}
+	return nil
+}
+
+// iterate evaluates a for loop's iterable: range(...) or a tuple.
+func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
+	if c, ok := s.Iter.(*lang.Call); ok {
+		if n, ok := c.Fun.(*lang.Name); ok && n.Name == "range" && fr.vars["range"] == nil {
+			if len(c.Kwargs) > 0 || len(c.Args) < 1 || len(c.Args) > 3 {
+				in.fail(c.Pos, "range takes 1 to 3 positional ints")
+			}
+			var xs []int64
+			for _, a := range c.Args {
+				xs = append(xs, in.intArg(a.Position(), "range", in.expr(fr, a)))
+			}
+			start, stop, step := int64(0), xs[0], int64(1)
+			if len(xs) >= 2 {
+				start, stop = xs[0], xs[1]
+			}
+			if len(xs) == 3 {
+				step = xs[2]
+			}
+			if step == 0 {
+				in.fail(c.Pos, "range() step must not be zero")
+			}
+			var out []any
+			for i := start; step > 0 && i < stop || step < 0 && i > stop; i += step {
+				if len(out) >= maxSteps {
+					in.fail(c.Pos, "range of more than %d iterations in host code", maxSteps)
+				}
+				out = append(out, i)
+			}
+			return out
+		}
+	}
+	v := in.expr(fr, s.Iter)
+	if t, ok := v.(Tuple); ok {
+		return t
+	}
+	in.fail(s.Iter.Position(), "a host for loop iterates over range(...) or a tuple, not %s", describe(v))
+	return nil
+}
+
+// assign binds a target (a name or a nested tuple of names).
+func (in *interp) assign(fr *frame, target lang.Expr, v any) {
+	switch t := target.(type) {
+	case *lang.Name:
+		fr.vars[t.Name] = v
+	case *lang.Tuple:
+		tup, ok := v.(Tuple)
+		if !ok {
+			in.fail(t.Pos, "cannot unpack %s into %d names", describe(v), len(t.Elems))
+		}
+		if len(tup) != len(t.Elems) {
+			in.fail(t.Pos, "cannot unpack %d values into %d names", len(tup), len(t.Elems))
+		}
+		for i, e := range t.Elems {
+			in.assign(fr, e, tup[i])
+		}
+	default:
+		in.fail(target.Position(), "cannot assign to this expression in host code")
+	}
+}
+
+func (in *interp) lookup(fr *frame, n *lang.Name) any {
+	if v, ok := fr.vars[n.Name]; ok {
+		return v
+	}
+	return in.global(n.Name, n.Pos)
+}
+
+// global resolves a module-level name: an import, a def, an assignment
+// (evaluated on first use) or a Python builtin.
+func (in *interp) global(name string, pos lang.Pos) any {
+	p := in.prog
+	if v, ok := p.globals[name]; ok {
+		if la, ok := v.(lazyAttr); ok {
+			return in.attrOf(la.pos, module(la.mod), la.name)
+		}
+		return v
+	}
+	if v, ok := p.values[name]; ok {
+		return v
+	}
+	if a, ok := p.assigns[name]; ok {
+		if p.busy[name] {
+			in.fail(pos, "module-level %s refers to itself", name)
+		}
+		p.busy[name] = true
+		fr := &frame{vars: map[string]any{}}
+		v := in.expr(fr, a.Value)
+		if len(a.Targets) == 1 {
+			in.assign(fr, a.Targets[0], v)
+		} else {
+			in.assign(fr, &lang.Tuple{Pos: a.Pos, Elems: a.Targets}, v)
+		}
+		for n, x := range fr.vars {
+			p.values[n] = x
+		}
+		delete(p.busy, name)
+		return p.values[name]
+	}
+	if pyBuiltins[name] {
+		return builtin(name)
+	}
+	in.fail(pos, "name %s is not defined", name)
+	return nil
+}
+
+var pyBuiltins = map[string]bool{
+	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
+	"tuple": true, "print": true, "range": true,
+}
+
+func (in *interp) expr(fr *frame, e lang.Expr) any {
+	switch e := e.(type) {
+	case *lang.IntLit:
+		return e.Value
+	case *lang.FloatLit:
+		return e.Value
+	case *lang.BoolLit:
+		return e.Value
+	case *lang.StringLit:
+		return e.Value
+	case *lang.NoneLit:
+		return none{}
+	case *lang.Name:
+		return in.lookup(fr, e)
+	case *lang.Tuple:
+		t := make(Tuple, len(e.Elems))
+		for i, x := range e.Elems {
+			t[i] = in.expr(fr, x)
+		}
+		return t
+	case *lang.Attr:
+		return in.attrOf(e.NamePos, in.expr(fr, e.X), e.Name)
+	case *lang.Subscript:
+		return in.index(fr, e)
+	case *lang.Call:
+		return in.call(fr, e)
+	case *lang.BinaryExpr:
+		switch e.Op {
+		case "and":
+			x := in.expr(fr, e.X)
+			if !in.truth(e.X.Position(), x) {
+				return x
+			}
+			return in.expr(fr, e.Y)
+		case "or":
+			x := in.expr(fr, e.X)
+			if in.truth(e.X.Position(), x) {
+				return x
+			}
+			return in.expr(fr, e.Y)
+		}
+		return in.binop(e.OpPos, e.Op, in.expr(fr, e.X), in.expr(fr, e.Y))
+	case *lang.UnaryExpr:
+		x := in.expr(fr, e.X)
+		switch e.Op {
+		case "not":
+			return !in.truth(e.X.Position(), x)
+		case "-":
+			switch x := num(x).(type) {
+			case int64:
+				if x == math.MinInt64 {
+					in.fail(e.Pos, "integer overflow: -(%d) does not fit 64 bits", x)
+				}
+				return -x
+			case float64:
+				return -x
+			}
+		case "+":
+			switch x := num(x).(type) {
+			case int64, float64:
+				return x
+			}
+		case "~":
+			if x, ok := num(x).(int64); ok {
+				return ^x
+			}
+		}
+		in.fail(e.Pos, "bad operand for unary %s: %s", e.Op, describe(x))
+	case *lang.CondExpr:
+		if in.truth(e.Cond.Position(), in.expr(fr, e.Cond)) {
+			return in.expr(fr, e.X)
+		}
+		return in.expr(fr, e.Y)
+	case *lang.Slice:
+		in.fail(e.Pos, "slices are not part of the host subset")
+	}
+	in.fail(e.Position(), "this expression is not part of the host subset")
+	return nil
+}
+
+// index evaluates x[i]: a tuple (shape) indexed by an int, negative from the end.
+func (in *interp) index(fr *frame, e *lang.Subscript) any {
+	x := in.expr(fr, e.X)
+	t, ok := x.(Tuple)
+	if !ok {
+		if _, isTensor := x.(*runtime.Tensor); isTensor {
+			in.fail(e.Pos, "indexing a tensor is not part of the host subset (kernels read arrays)")
+		}
+		in.fail(e.Pos, "%s cannot be indexed in host code", describe(x))
+	}
+	if _, isSlice := e.Index.(*lang.Slice); isSlice {
+		in.fail(e.Index.Position(), "slices are not part of the host subset")
+	}
+	i, ok := num(in.expr(fr, e.Index)).(int64)
+	if !ok {
+		in.fail(e.Index.Position(), "tuple indices must be ints")
+	}
+	if i < 0 {
+		i += int64(len(t))
+	}
+	if i < 0 || i >= int64(len(t)) {
+		in.fail(e.Index.Position(), "tuple index out of range (a tuple of %d)", len(t))
+	}
+	return t[i]
+}
+
+// num turns a bool into the int it is in Python arithmetic.
+func num(v any) any {
+	if b, ok := v.(bool); ok {
+		if b {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return v
+}
+
+func (in *interp) truth(pos lang.Pos, v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case int64:
+		return v != 0
+	case float64:
+		return v != 0
+	case string:
+		return v != ""
+	case none:
+		return false
+	case Tuple:
+		return len(v) > 0
+	case *runtime.Tensor:
+		in.fail(pos, "the truth value of a tensor is not part of the host subset")
+	}
+	return true
+}
+
+func (in *interp) str(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return pyFloat(v)
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case none:
+		return "None"
+	case Tuple:
+		s := "("
+		for i, x := range v {
+			if i > 0 {
+				s += ", "
+			}
+			s += in.str(x)
+		}
+		if len(v) == 1 {
+			s += ","
+		}
+		return s + ")"
+	case dtypeVal:
+		return "torch." + torchName(v)
+	}
+	return describe(v)
+}
+
+// pyFloat formats a float as Python's repr does for common values.
+func pyFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	for _, c := range s {
+		if c == '.' || c == 'e' {
+			return s
+		}
+	}
+	return s + ".0"
+}
+
+// call evaluates a call: a builtin, a host def, or a bound method.
+func (in *interp) call(fr *frame, e *lang.Call) any {
+	fn := in.expr(fr, e.Fun)
+	args := make([]any, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = in.expr(fr, a)
+	}
+	kw := map[string]any{}
+	for _, k := range e.Kwargs {
+		if _, dup := kw[k.Name]; dup {
+			in.fail(k.Pos, "keyword argument %s given twice", k.Name)
+		}
+		kw[k.Name] = in.expr(fr, k.Value)
+	}
+	c := &callSite{in: in, e: e, args: args, kw: kw}
+	switch f := fn.(type) {
+	case builtin:
+		return in.callBuiltin(c, string(f))
+	case method:
+		return in.callMethod(c, f)
+	case *funcRef:
+		if f.kernel {
+			in.fail(e.Pos, "cannot call kernel %s: launch it with ct.launch(stream, grid, %s, args)", f.def.Name, f.def.Name)
+		}
+		return in.callDef(c, f.def)
+	}
+	in.fail(e.Pos, "%s is not callable", describe(fn))
+	return nil
+}
+
+// callDef runs a plain def of the file with the call's arguments.
+func (in *interp) callDef(c *callSite, def *lang.FuncDef) any {
+	if in.depth >= maxCallDepth {
+		in.fail(c.e.Pos, "host calls nested more than %d deep", maxCallDepth)
+	}
+	fr := &frame{vars: map[string]any{}, def: def}
+	if len(c.args) > len(def.Params) {
+		in.fail(c.e.Pos, "%s takes %d arguments, got %d", def.Name, len(def.Params), len(c.args))
+	}
+	for i, v := range c.args {
+		fr.vars[def.Params[i].Name] = v
+	}
+	for name, v := range c.kw {
+		found := false
+		for i, p := range def.Params {
+			if p.Name == name {
+				if i < len(c.args) {
+					in.fail(c.e.Pos, "%s got multiple values for argument %s", def.Name, name)
+				}
+				found = true
+			}
+		}
+		if !found {
+			in.fail(c.e.Pos, "%s has no parameter %s", def.Name, name)
+		}
+		fr.vars[name] = v
+	}
+	for _, p := range def.Params {
+		if _, ok := fr.vars[p.Name]; ok {
+			continue
+		}
+		if p.Default == nil {
+			in.fail(c.e.Pos, "%s is missing argument %s", def.Name, p.Name)
+		}
+		fr.vars[p.Name] = in.expr(&frame{vars: map[string]any{}}, p.Default)
+	}
+	in.depth++
+	defer func() { in.depth-- }()
+	return in.body(fr, def.Body)
+}
+
+// callSite is one call's evaluated arguments.
+type callSite struct {
+	in   *interp
+	e    *lang.Call
+	args []any
+	kw   map[string]any
+}
+
+// argPos is the position of positional argument i (the call's when absent).
+func (c *callSite) argPos(i int) lang.Pos {
+	if i < len(c.e.Args) {
+		return c.e.Args[i].Position()
+	}
+	return c.e.Pos
+}
+
+// bind matches the call's arguments to the named parameters (a trailing
+// "=" marks an optional one); absent optional ones are nil.
+func (c *callSite) bind(name string, params ...string) []any {
+	out := make([]any, len(params))
+	names := make([]string, len(params))
+	required := 0
+	for i, p := range params {
+		if n := len(p); n > 0 && p[n-1] == '=' {
+			names[i] = p[:n-1]
+		} else {
+			names[i] = p
+			required = i + 1
+		}
+	}
+	if len(c.args) > len(params) {
+		c.in.fail(c.e.Pos, "%s takes at most %d arguments, got %d", name, len(params), len(c.args))
+	}
+	copy(out, c.args)
+	for _, kwe := range c.e.Kwargs {
+		k, v := kwe.Name, c.kw[kwe.Name]
+		found := false
+		for i, n := range names {
+			if n == k {
+				if i < len(c.args) {
+					c.in.fail(c.e.Pos, "%s got multiple values for %s", name, k)
+				}
+				out[i], found = v, true
+			}
+		}
+		if !found {
+			c.in.fail(c.e.Pos, "%s has no argument %s in the host subset", name, k)
+		}
+	}
+	for i := 0; i < required; i++ {
+		if out[i] == nil {
+			c.in.fail(c.e.Pos, "%s is missing argument %s", name, names[i])
+		}
+	}
+	return out
+}
+
+func (in *interp) intArg(pos lang.Pos, what string, v any) int64 {
+	n, ok := num(v).(int64)
+	if !ok {
+		in.fail(pos, "%s takes ints, got %s", what, describe(v))
+	}
+	return n
+}

@@ -1,0 +1,423 @@
+package host
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
+)
+
+// The plain-cuTile examples (examples/cutile/*.py): each host function runs
+// as written on the interpreter, at sizes that are not multiples of the
+// tiles, and every result is checked against a float64 reference written
+// here independently of the kernels.
+
+type exampleCase struct {
+	file, entry string
+	inputs      []exampleInput
+	scalars     map[string]any
+	// ref returns the expected results (one slice per returned tensor, in
+	// order) from the inputs.
+	ref  func(in map[string]*runtime.Tensor) [][]float64
+	atol float64
+	rtol float64
+}
+
+type exampleInput struct {
+	name  string
+	dt    ir.DType
+	shape []int
+}
+
+func in(name string, dt ir.DType, shape ...int) exampleInput { return exampleInput{name, dt, shape} }
+
+func matmulRef(A, B *runtime.Tensor, batch int) []float64 {
+	r := len(A.Shape)
+	M, K, N := A.Shape[r-2], A.Shape[r-1], B.Shape[r-1]
+	out := make([]float64, 0, batch*M*N)
+	for b := range batch {
+		for i := range M {
+			for j := range N {
+				s := 0.0
+				for k := range K {
+					if r == 3 {
+						s += A.At(b, i, k) * B.At(b, k, j)
+					} else {
+						s += A.At(i, k) * B.At(k, j)
+					}
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// rows applies f to each row of X (M, N) and concatenates the results.
+func rows(X *runtime.Tensor, f func(i int, x []float64) []float64) []float64 {
+	var out []float64
+	for i := range X.Shape[0] {
+		x := make([]float64, X.Shape[1])
+		for j := range x {
+			x[j] = X.At(i, j)
+		}
+		out = append(out, f(i, x)...)
+	}
+	return out
+}
+
+func meanVar(x []float64) (float64, float64) {
+	m := 0.0
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	v := 0.0
+	for _, e := range x {
+		v += (e - m) * (e - m)
+	}
+	return m, v / float64(len(x))
+}
+
+func silu(g float64) float64 { return g / (1 + math.Exp(-g)) }
+
+func vec(t *runtime.Tensor) []float64 { return t.Float64s() }
+
+var exampleCases = []exampleCase{
+	{file: "vector_add.py", entry: "vector_add", inputs: []exampleInput{in("a", ir.F32, 3001), in("b", ir.F32, 3001)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			a, b := vec(t["a"]), vec(t["b"])
+			out := make([]float64, len(a))
+			for i := range a {
+				out[i] = a[i] + b[i]
+			}
+			return [][]float64{out}
+		}, atol: 1e-6, rtol: 1e-6},
+	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F16, 130, 70), in("B", ir.F16, 70, 100)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 1e-2, rtol: 2e-3},
+	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F32, 67, 45), in("B", ir.F32, 45, 70)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 5e-2, rtol: 5e-3}, // tfloat32 inputs: 10-bit mantissas
+	{file: "persistent_matmul.py", entry: "persistent_matmul", inputs: []exampleInput{in("A", ir.F16, 130, 70), in("B", ir.F16, 70, 200)},
+		scalars: map[string]any{"num_sms": int64(5)},
+		ref:     func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol:    1e-2, rtol: 2e-3},
+	{file: "split_k_matmul.py", entry: "split_k_matmul", inputs: []exampleInput{in("A", ir.F16, 130, 300), in("B", ir.F16, 300, 100)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 2e-2, rtol: 2e-3},
+	{file: "batched_matmul.py", entry: "bmm", inputs: []exampleInput{in("A", ir.F16, 3, 70, 50), in("B", ir.F16, 3, 50, 90)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 3)} },
+		atol: 1e-2, rtol: 2e-3},
+	{file: "transpose.py", entry: "transpose", inputs: []exampleInput{in("X", ir.F32, 70, 130)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			X := t["X"]
+			var out []float64
+			for j := range X.Shape[1] {
+				for i := range X.Shape[0] {
+					out = append(out, X.At(i, j))
+				}
+			}
+			return [][]float64{out}
+		}},
+	{file: "layernorm.py", entry: "layernorm", inputs: []exampleInput{in("X", ir.F32, 37, 300), in("W", ir.F32, 300), in("Bias", ir.F32, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			w, b := vec(t["W"]), vec(t["Bias"])
+			var means, rstds []float64
+			y := rows(t["X"], func(_ int, x []float64) []float64 {
+				m, v := meanVar(x)
+				r := 1 / math.Sqrt(v+1e-5)
+				means, rstds = append(means, m), append(rstds, r)
+				out := make([]float64, len(x))
+				for j := range x {
+					out[j] = (x[j]-m)*r*w[j] + b[j]
+				}
+				return out
+			})
+			return [][]float64{y, means, rstds}
+		}, atol: 1e-4, rtol: 1e-4},
+	{file: "layernorm_bwd.py", entry: "layernorm_backward",
+		inputs: []exampleInput{in("X", ir.F32, 37, 300), in("W", ir.F32, 300), in("DY", ir.F32, 37, 300), in("Mean", ir.F32, 37), in("Rstd", ir.F32, 37)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			w, dyAll := vec(t["W"]), t["DY"]
+			mean, rstd := vec(t["Mean"]), vec(t["Rstd"])
+			N := len(w)
+			dw, db := make([]float64, N), make([]float64, N)
+			dx := rows(t["X"], func(i int, x []float64) []float64 {
+				xhat, g := make([]float64, N), make([]float64, N)
+				c1, c2 := 0.0, 0.0
+				for j := range x {
+					dy := dyAll.At(i, j)
+					xhat[j] = (x[j] - mean[i]) * rstd[i]
+					g[j] = dy * w[j]
+					c1 += g[j] * xhat[j]
+					c2 += g[j]
+					dw[j] += dy * xhat[j]
+					db[j] += dy
+				}
+				out := make([]float64, N)
+				for j := range out {
+					out[j] = (g[j] - c2/float64(N) - xhat[j]*c1/float64(N)) * rstd[i]
+				}
+				return out
+			})
+			return [][]float64{dx, dw, db}
+		}, atol: 1e-3, rtol: 1e-4},
+	{file: "rmsnorm.py", entry: "rmsnorm", inputs: []exampleInput{in("X", ir.F32, 37, 300), in("W", ir.F32, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			w := vec(t["W"])
+			return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
+				ss := 0.0
+				for _, v := range x {
+					ss += v * v
+				}
+				r := 1 / math.Sqrt(ss/float64(len(x))+1e-6)
+				out := make([]float64, len(x))
+				for j := range x {
+					out[j] = x[j] * r * w[j]
+				}
+				return out
+			})}
+		}, atol: 1e-4, rtol: 1e-4},
+	{file: "softmax.py", entry: "softmax", inputs: []exampleInput{in("X", ir.F32, 37, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
+				mx := math.Inf(-1)
+				for _, v := range x {
+					mx = math.Max(mx, v)
+				}
+				s := 0.0
+				out := make([]float64, len(x))
+				for j, v := range x {
+					out[j] = math.Exp(v - mx)
+					s += out[j]
+				}
+				for j := range out {
+					out[j] /= s
+				}
+				return out
+			})}
+		}, atol: 1e-6, rtol: 1e-4},
+	{file: "rope.py", entry: "rope", inputs: []exampleInput{in("X", ir.F32, 37, 128), in("Cos", ir.F32, 37, 64), in("Sin", ir.F32, 37, 64)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			c, s := t["Cos"], t["Sin"]
+			return [][]float64{rows(t["X"], func(i int, x []float64) []float64 {
+				h := len(x) / 2
+				out := make([]float64, len(x))
+				for j := range h {
+					out[j] = x[j]*c.At(i, j) - x[j+h]*s.At(i, j)
+					out[j+h] = x[j+h]*c.At(i, j) + x[j]*s.At(i, j)
+				}
+				return out
+			})}
+		}, atol: 1e-5, rtol: 1e-5},
+	{file: "silu_and_mul.py", entry: "silu_and_mul", inputs: []exampleInput{in("X", ir.F32, 37, 192)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
+				n := len(x) / 2
+				out := make([]float64, n)
+				for j := range out {
+					out[j] = silu(x[j]) * x[j+n]
+				}
+				return out
+			})}
+		}, atol: 1e-5, rtol: 1e-5},
+	{file: "swiglu.py", entry: "swiglu", inputs: []exampleInput{in("G", ir.F32, 37, 300), in("U", ir.F32, 37, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			g, u := vec(t["G"]), vec(t["U"])
+			out := make([]float64, len(g))
+			for i := range g {
+				out[i] = silu(g[i]) * u[i]
+			}
+			return [][]float64{out}
+		}, atol: 1e-5, rtol: 1e-5},
+	{file: "attention.py", entry: "attention", inputs: []exampleInput{in("Q", ir.F16, 2, 100, 64), in("K", ir.F16, 2, 100, 64), in("V", ir.F16, 2, 100, 64)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{attentionRef(t, false)} },
+		atol: 1e-2, rtol: 1e-2},
+	{file: "attention.py", entry: "attention", inputs: []exampleInput{in("Q", ir.F16, 2, 100, 64), in("K", ir.F16, 2, 100, 64), in("V", ir.F16, 2, 100, 64)},
+		scalars: map[string]any{"causal": true},
+		ref:     func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{attentionRef(t, true)} },
+		atol:    1e-2, rtol: 1e-2},
+	{file: "row_sum.py", entry: "row_sum", inputs: []exampleInput{in("X", ir.F32, 37, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
+				s := 0.0
+				for _, v := range x {
+					s += v
+				}
+				return []float64{s}
+			})}
+		}, atol: 1e-4, rtol: 1e-5},
+	{file: "bias_gelu.py", entry: "bias_gelu", inputs: []exampleInput{in("X", ir.F32, 37, 300), in("Bias", ir.F32, 300)},
+		ref: func(t map[string]*runtime.Tensor) [][]float64 {
+			b := vec(t["Bias"])
+			return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
+				out := make([]float64, len(x))
+				for j := range x {
+					v := x[j] + b[j]
+					out[j] = 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
+				}
+				return out
+			})}
+		}, atol: 1e-5, rtol: 1e-5},
+}
+
+func attentionRef(t map[string]*runtime.Tensor, causal bool) []float64 {
+	Q, K, V := t["Q"], t["K"], t["V"]
+	H, S, D := Q.Shape[0], Q.Shape[1], Q.Shape[2]
+	var out []float64
+	for h := range H {
+		for i := range S {
+			sc := make([]float64, S)
+			mx := math.Inf(-1)
+			for j := range S {
+				sc[j] = math.Inf(-1)
+				if causal && j > i {
+					continue
+				}
+				s := 0.0
+				for d := range D {
+					s += Q.At(h, i, d) * K.At(h, j, d)
+				}
+				sc[j] = s / math.Sqrt(float64(D))
+				mx = math.Max(mx, sc[j])
+			}
+			sum := 0.0
+			for j := range sc {
+				sc[j] = math.Exp(sc[j] - mx)
+				sum += sc[j]
+			}
+			for d := range D {
+				o := 0.0
+				for j := range S {
+					o += sc[j] * V.At(h, j, d)
+				}
+				out = append(out, o/sum)
+			}
+		}
+	}
+	return out
+}
+
+func TestCuTileExamples(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "examples", "cutile", "*.py"))
+	covered := map[string]bool{}
+	for _, c := range exampleCases {
+		covered[c.file] = true
+	}
+	for _, f := range files {
+		if !covered[filepath.Base(f)] {
+			t.Errorf("%s has no case in exampleCases", f)
+		}
+	}
+	for i, c := range exampleCases {
+		t.Run(fmt.Sprintf("%s_%d", c.entry, i), func(t *testing.T) {
+			path := filepath.Join("..", "examples", "cutile", c.file)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := lang.Parse(path, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, uint64(i)))
+			args := map[string]any{}
+			tensors := map[string]*runtime.Tensor{}
+			for _, x := range c.inputs {
+				tensors[x.name] = runtime.RandNormal(rng, x.dt, x.shape...)
+				args[x.name] = tensors[x.name]
+			}
+			if c.file == "layernorm_bwd.py" { // a positive Rstd, as the forward makes
+				r := tensors["Rstd"]
+				for j := range r.Shape[0] {
+					r.Set(1+0.1*math.Abs(r.At(j)), j)
+				}
+			}
+			for k, v := range c.scalars {
+				args[k] = v
+			}
+			res, err := p.Run(c.entry, args, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []*runtime.Tensor{}
+			switch r := res.(type) {
+			case *runtime.Tensor:
+				got = append(got, r)
+			case Tuple:
+				for _, x := range r {
+					got = append(got, x.(*runtime.Tensor))
+				}
+			}
+			want := c.ref(tensors)
+			if len(got) != len(want) {
+				t.Fatalf("%d results, want %d", len(got), len(want))
+			}
+			for k := range want {
+				g := got[k].Float64s()
+				if len(g) != len(want[k]) {
+					t.Fatalf("result %d: %d elements, want %d", k, len(g), len(want[k]))
+				}
+				for e := range g {
+					if d := math.Abs(g[e] - want[k][e]); !(d <= c.atol+c.rtol*math.Abs(want[k][e])) {
+						t.Fatalf("result %d element %d: got %g, want %g", k, e, g[e], want[k][e])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCuTileExamplesCompileSM80 lowers every kernel each example launches,
+// specialized on the launch's arguments, to sm_80 PTX.
+func TestCuTileExamplesCompileSM80(t *testing.T) {
+	for i, c := range exampleCases {
+		path := filepath.Join("..", "examples", "cutile", c.file)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := lang.Parse(path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, uint64(i)))
+		args := map[string]any{}
+		for _, x := range c.inputs {
+			args[x.name] = runtime.RandNormal(rng, x.dt, x.shape...)
+		}
+		for k, v := range c.scalars {
+			args[k] = v
+		}
+		_, err = p.Run(c.entry, args, Options{Launch: func(l *Launch) error {
+			k, err := l.Kernel.Specialize(l.Args)
+			if err != nil {
+				return err
+			}
+			if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+				t.Errorf("%s: %s: %v", c.file, l.Name, err)
+			}
+			// The next launch may read this one's output: fill it.
+			_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			return err
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
