@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
-	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lang/golden"
 )
 
 // Build tests read txtar archives:

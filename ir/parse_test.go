@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tilec/tilec/internal/golden"
+	"github.com/tilec/tilec/lang/golden"
 )
 
 // TestTextGoldens checks that every archive's `-- ir --` section parses,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tilec/tilec/internal/golden"
+	"github.com/tilec/tilec/lang/golden"
 )
 
 // kb builds IR in tests: one op at a time, appended to the current block.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/internal/golden"
+	"github.com/tilec/tilec/lang/golden"
 )
 
 // TestGolden parses the `in.tile` section of every archive under

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
 )
 

@@ -18,9 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tilec/tilec/host"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
 )
 

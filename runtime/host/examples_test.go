@@ -306,7 +306,7 @@ func attentionRef(t map[string]*runtime.Tensor, causal bool) []float64 {
 }
 
 func TestCuTileExamples(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "examples", "cutile", "*.py"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "cutile", "*.py"))
 	covered := map[string]bool{}
 	for _, c := range exampleCases {
 		covered[c.file] = true
@@ -318,7 +318,7 @@ func TestCuTileExamples(t *testing.T) {
 	}
 	for i, c := range exampleCases {
 		t.Run(fmt.Sprintf("%s_%d", c.entry, i), func(t *testing.T) {
-			path := filepath.Join("..", "examples", "cutile", c.file)
+			path := filepath.Join("..", "..", "examples", "cutile", c.file)
 			src, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -383,7 +383,7 @@ func TestCuTileExamples(t *testing.T) {
 // specialized on the launch's arguments, to sm_80 PTX.
 func TestCuTileExamplesCompileSM80(t *testing.T) {
 	for i, c := range exampleCases {
-		path := filepath.Join("..", "examples", "cutile", c.file)
+		path := filepath.Join("..", "..", "examples", "cutile", c.file)
 		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,10 @@
 //
 // `go test ./... -update` (or UPDATE=1 in the environment) rewrites the
 // compared sections instead of failing; review the diff as code.
+//
+// It lives under lang, the bottom of the dependency order, so that the
+// tests of every package (lang, ir, lower, ptxgen) can use it; it imports
+// nothing of tilec, and only tests import it.
 package golden
 
 import (

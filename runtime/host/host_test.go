@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/internal/golden"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/runtime"
 )
 
@@ -48,7 +48,7 @@ func refMatmul(A, B *runtime.Tensor) []float64 {
 // function) at odd sizes in both of its tile configurations and checks C
 // against a float64 reference.
 func TestSeedMatmul(t *testing.T) {
-	path := filepath.Join("..", "examples", "seed_matmul.py")
+	path := filepath.Join("..", "..", "examples", "seed_matmul.py")
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
