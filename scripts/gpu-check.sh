@@ -289,6 +289,30 @@ for T in f32 f16; do
 		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
 	done
 done
+# The plain-cuTile programs of examples/cutile (and the seed post's), run through their host
+# launch functions (--entry); every launch is checked against the interpreter.
+c=examples/cutile
+run_cases+=(
+	"entry_vector_add|$c/vector_add.py|--entry vector_add --arg a=f32[N] --arg b=f32[N] --shape N=3001"
+	"entry_matmul_f16|$c/matmul.py|--entry matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=100,N=70"
+	"entry_persistent_matmul|$c/persistent_matmul.py|--entry persistent_matmul --arg A=f16[M,K] --arg B=f16[K,N] --scalar num_sms=5 --shape M=130,K=200,N=70"
+	"entry_split_k_matmul|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100"
+	"entry_bmm|$c/batched_matmul.py|--entry bmm --arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --shape Bt=3,M=70,K=90,N=50"
+	"entry_transpose|$c/transpose.py|--entry transpose --arg X=f32[M,N] --shape M=70,N=130"
+	"entry_layernorm|$c/layernorm.py|--entry layernorm --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --shape M=37,N=300"
+	"entry_layernorm_bwd|$c/layernorm_bwd.py|--entry layernorm_backward --arg X=f32[M,N] --arg W=f32[N] --arg DY=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] --shape M=37,N=300"
+	"entry_rmsnorm|$c/rmsnorm.py|--entry rmsnorm --arg X=f32[M,N] --arg W=f32[N] --shape M=37,N=300"
+	"entry_softmax|$c/softmax.py|--entry softmax --arg X=f32[M,N] --shape M=37,N=300"
+	"entry_rope|$c/rope.py|--entry rope --arg X=f32[S,D] --arg Cos=f32[S,H] --arg Sin=f32[S,H] --shape S=37,D=128,H=64"
+	"entry_silu_and_mul|$c/silu_and_mul.py|--entry silu_and_mul --arg X=f32[M,N2] --shape M=37,N2=192"
+	"entry_swiglu|$c/swiglu.py|--entry swiglu --arg G=f32[M,N] --arg U=f32[M,N] --shape M=37,N=300"
+	"entry_attention|$c/attention.py|--entry attention --arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --shape H=2,S=100,D=64"
+	"entry_attention_causal|$c/attention.py|--entry attention --arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --scalar causal=True --shape H=2,S=100,D=64"
+	"entry_row_sum|$c/row_sum.py|--entry row_sum --arg X=f32[M,N] --shape M=37,N=300"
+	"entry_bias_gelu|$c/bias_gelu.py|--entry bias_gelu --arg X=f32[M,N] --arg Bias=f32[N] --shape M=37,N=300"
+	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
+	"entry_seed_matmul_f32|examples/seed_matmul.py|--entry cutile_matmul --arg A=f32[M,K] --arg B=f32[K,N] --shape M=33,K=70,N=65"
+)
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"
