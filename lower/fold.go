@@ -65,19 +65,43 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 		x, xok := vals[0].(int64)
 		y, yok := vals[1].(int64)
 		if xok && yok && in.Args[0].Type.Elem().IsInt() {
+			ad := in.Args[0].Type.Elem()
 			switch in.Op {
 			case ir.OpCmp:
+				if ad == ir.U64 {
+					// Held as bit patterns: compare as unsigned.
+					return cmpU64(in.Attrs.Str("pred"), uint64(x), uint64(y))
+				}
 				return cmpInt(in.Attrs.Str("pred"), x, y)
 			}
 			if ir.IntBinaryWarning(in.Op, y) != "" {
 				return nil, false // left to run time, which defines it and warns
 			}
-			r, ok := ir.EvalIntBinary(in.Op, x, y)
+			r, ok := ir.EvalIntBinaryOf(in.Op, ad, x, y)
 			if !ok {
 				return nil, false
 			}
 			return ir.WrapInt(dt, r), true
 		}
+	}
+	return nil, false
+}
+
+// cmpU64 is cmpInt for u64 operands.
+func cmpU64(pred string, x, y uint64) (any, bool) {
+	switch pred {
+	case ir.PredEQ:
+		return x == y, true
+	case ir.PredNE:
+		return x != y, true
+	case ir.PredLT:
+		return x < y, true
+	case ir.PredLE:
+		return x <= y, true
+	case ir.PredGT:
+		return x > y, true
+	case ir.PredGE:
+		return x >= y, true
 	}
 	return nil, false
 }
