@@ -76,8 +76,21 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 	for i, f := range mod.Funcs {
 		names[i] = f.Name
 	}
-	return nil, fmt.Errorf("%s has %d kernels (%s): choose one with CompileOptions.Kernel",
-		filename, len(names), strings.Join(names, ", "))
+	return nil, &SeveralKernelsError{File: filename, Kernels: names}
+}
+
+// SeveralKernelsError is Compile's error for a file with several kernels
+// and no CompileOptions.Kernel; front ends name their own way to choose.
+type SeveralKernelsError struct {
+	File    string
+	Kernels []string
+}
+
+func (e *SeveralKernelsError) Error() string { return e.Choose("CompileOptions.Kernel") }
+
+// Choose is the error's message with how to choose one (a flag, a field).
+func (e *SeveralKernelsError) Choose(how string) string {
+	return fmt.Sprintf("%s has %d kernels (%s): choose one with %s", e.File, len(e.Kernels), strings.Join(e.Kernels, ", "), how)
 }
 
 // CompileFile is Compile on the contents of a file (read with ReadSource).

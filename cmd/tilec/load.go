@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
@@ -12,6 +13,10 @@ import (
 // build error names every one that is missing.
 func loadKernel(path, kernel string, consts map[string]string, args argSigs) (*ir.Func, error) {
 	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts, Args: args})
+	var several *runtime.SeveralKernelsError
+	if errors.As(err, &several) {
+		return nil, usagef("%s", several.Choose("--kernel NAME"))
+	}
 	if err != nil {
 		return nil, err
 	}
