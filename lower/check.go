@@ -54,8 +54,8 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
-		case ir.OpShl, ir.OpShr, ir.OpAtan2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh, ir.OpFloor, ir.OpCeil,
-			ir.OpLog2, ir.OpIsNaN, ir.OpBitcast, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert,
+		case ir.OpAtan2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh,
+			ir.OpLog2, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert,
 			ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:

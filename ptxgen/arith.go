@@ -1,6 +1,8 @@
 package ptxgen
 
 import (
+	"fmt"
+
 	"github.com/tilec/tilec/ir"
 )
 
@@ -14,6 +16,19 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return e.selectReg(args[0], args[1], args[2], res)
 	case ir.OpCmp:
 		return e.cmp(in.Attrs.Str("pred"), args[0], args[1], in.Args[0].Type.Elem())
+	case ir.OpBitcast:
+		// The same bits in a register of the other class (f32 <-> i32, f64 <-> i64).
+		r := e.newReg(classOf(res))
+		e.emit("mov.b"+fmt.Sprint(8*res.Bytes()), r, args[0])
+		return r
+	case ir.OpIsNaN:
+		x, d := args[0], in.Args[0].Type.Elem()
+		if d == ir.F16 || d == ir.BF16 {
+			x, d = e.convert(x, d, ir.F32), ir.F32
+		}
+		p := e.newReg(Pred)
+		e.emit("testp.notanumber."+ptype(d), p, x)
+		return p
 	}
 	d := in.Args[0].Type.Elem()
 	if d == ir.F16 || d == ir.BF16 {
@@ -79,6 +94,30 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			bt = "b64"
 		}
 		e.emit(name+"."+bt, r, a[0], a[1])
+	case ir.OpShl, ir.OpShr:
+		// PTX takes the count as an unsigned 32-bit value and clamps it to
+		// the width: ir/scalar's semantics (a negative count is a huge one).
+		n := a[1]
+		if d == ir.I64 {
+			c := e.newReg(B64)
+			e.emit("min.u64", c, a[1], Imm(64))
+			n = e.newReg(B32)
+			e.emit("cvt.u32.u64", n, c)
+		}
+		switch {
+		case op == ir.OpShl:
+			e.emit("shl.b"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+		case d.IsUnsigned():
+			e.emit("shr.u"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+		default:
+			e.emit("shr.s"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+		}
+	case ir.OpFloor, ir.OpCeil:
+		if !isF {
+			e.fail("%s of %s reached the backend", op, d)
+		}
+		mode := map[ir.Op]string{ir.OpFloor: "rmi", ir.OpCeil: "rpi"}[op]
+		e.emit("cvt."+mode+"."+t+"."+t, r, a[0])
 	case ir.OpNeg:
 		e.emit("neg."+t, r, a[0])
 	case ir.OpNot:

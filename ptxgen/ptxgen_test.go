@@ -312,3 +312,14 @@ func TestExactF32MMA(t *testing.T) {
 		t.Errorf("%d mma_fma ops, want 1", fma)
 	}
 }
+
+// floor, ceil, isnan, bitcast and run-time shifts are single PTX
+// instructions (shift counts clamped by PTX as ir/scalar defines them).
+func TestExactElementwiseOps(t *testing.T) {
+	_, _, k := compileFile(t, filepath.Join("..", "runtime", "testdata", "kernels", "bits_math.tile"), nil, lower.MustTarget("sm_80"))
+	for _, want := range []string{`cvt\.rmi\.f32\.f32`, `cvt\.rpi\.f32\.f32`, `testp\.notanumber\.f32`, `shl\.b32`, `shr\.s32`, `mov\.b32 %r\d+, %f\d+;`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("no %s", want)
+		}
+	}
+}

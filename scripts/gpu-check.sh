@@ -313,6 +313,10 @@ run_cases+=(
 	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
 	"entry_seed_matmul_f32|examples/seed_matmul.py|--entry cutile_matmul --arg A=f32[M,K] --arg B=f32[K,N] --shape M=33,K=70,N=65"
 )
+# floor, ceil, isnan, bitcast and run-time shifts (counts of any sign and size), exact.
+for n in 1 1000 1000003; do
+	run_cases+=("bits_math_$n|runtime/testdata/kernels/bits_math.tile|--shape N=$n")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"
