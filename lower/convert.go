@@ -11,11 +11,7 @@ package lower
 // layout the layout pass chose for its users where the two differ. The
 // smem pass sizes the scratch region from these ops.
 
-import (
-	"fmt"
-
-	"github.com/tilec/tilec/ir"
-)
+import "github.com/tilec/tilec/ir"
 
 // ConvertLayouts is the convert pass.
 func ConvertLayouts(f *ir.Func, t *Target) error {
@@ -79,24 +75,4 @@ func ConvertLayouts(f *ir.Func, t *Target) error {
 		do()
 	}
 	return nil
-}
-
-func insertBefore(at, in *ir.Instr) {
-	for i, x := range at.Block.Instrs {
-		if x == at {
-			insertAt(at.Block, i, []*ir.Instr{in})
-			return
-		}
-	}
-	panic(fmt.Sprintf("lower: %s is not in its block", at.Op))
-}
-
-func insertAfter(at, in *ir.Instr) {
-	for i, x := range at.Block.Instrs {
-		if x == at {
-			insertAt(at.Block, i+1, []*ir.Instr{in})
-			return
-		}
-	}
-	panic(fmt.Sprintf("lower: %s is not in its block", at.Op))
 }

@@ -50,7 +50,8 @@ var Passes = []Pass{
 	// slots and the k-steps of their mma with the next stage's copies
 	// between them.
 	{Name: "pipeline", Run: Pipeline},
-	// pipeline.go: every other mma becomes frag_load / mma_step k-steps.
+	// kstep.go: every other mma becomes frag_load / mma_step k-steps
+	// (one mma_fma for float32 inputs).
 	{Name: "mma", Run: DecomposeMMA},
 	// epilogue.go: stores of mma tiles through shared memory (16-byte
 	// chunks of rows), with the waits and barriers around.

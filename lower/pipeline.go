@@ -23,13 +23,10 @@ package lower
 // family) and whose copies are all vector copies, the wait for the next
 // stage moves into the last k-step (before its A fragments with
 // Tuning.EarlyStageWait) and the next stage's first fragments are loaded
-// there, carried into the next iteration.
-//
-// Pass mma.
-// Requires: pipeline.
-// Guarantees: no mma op is left: each remaining one becomes frag_load and
-// mma_step ops, one k-step after another (with Tuning.FragmentDoubleBuffer
-// the fragments of k-step s+1 are loaded before the mma_step of s).
+// there, carried into the next iteration. An mma of float32 inputs becomes
+// one mma_fma instead (exact fma chains; see kstep.go). Register tiles that
+// an mma reads (staged=true) are written to their shared buffer right
+// after they are computed (barrier, smem_stage, barrier).
 
 import (
 	"fmt"
@@ -166,45 +163,6 @@ type pipeliner struct {
 	rings   map[*ir.Instr]*ir.Value // smem load -> its ring
 }
 
-// seq builds a straight run of new instructions.
-type seq struct {
-	f   *ir.Func
-	out []*ir.Instr
-	pos ir.Instr // only Pos is used
-}
-
-func (s *seq) add(in *ir.Instr) *ir.Instr {
-	if in.Pos.Line == 0 {
-		in.Pos = s.pos.Pos
-	}
-	s.out = append(s.out, in)
-	return in
-}
-
-func (s *seq) op(op ir.Op, args []*ir.Value, res ir.Type, attrs ...any) *ir.Value {
-	var in *ir.Instr
-	if res == nil {
-		in = s.f.NewInstr(op, args)
-	} else {
-		in = s.f.NewInstr(op, args, res)
-	}
-	for i := 0; i+1 < len(attrs); i += 2 {
-		in.Attrs.Set(attrs[i].(string), attrs[i+1])
-	}
-	s.add(in)
-	if res == nil {
-		return nil
-	}
-	return in.Result()
-}
-
-func (s *seq) i32(x int64) *ir.Value {
-	return s.op(ir.OpConst, nil, ir.ScalarOf(ir.I32), "value", x)
-}
-
-func (s *seq) barrier()         { s.op(ir.OpBarrier, nil, nil) }
-func (s *seq) commit()          { s.op(ir.OpAsyncCommit, nil, nil) }
-func (s *seq) wait(pending int) { s.op(ir.OpAsyncWait, nil, nil, "pending", int64(pending)) }
 func (p *pipeliner) newSeq(at *ir.Instr) *seq {
 	s := &seq{f: p.f}
 	s.pos.Pos = at.Pos
@@ -257,38 +215,6 @@ func (p *pipeliner) syncCopy(ld *ir.Instr) {
 	s.barrier()
 	replaceUses(p.f, ld.Result(), dst)
 	replaceInstr(ld, s.out)
-}
-
-// replaceUses makes every use of old a use of new.
-func replaceUses(f *ir.Func, old, new *ir.Value) {
-	f.Body.Walk(func(in *ir.Instr) {
-		for i, a := range in.Args {
-			if a == old {
-				in.Args[i] = new
-			}
-		}
-	})
-}
-
-// replaceInstr puts seq in place of in, in in's block.
-func replaceInstr(in *ir.Instr, seq []*ir.Instr) {
-	b := in.Block
-	for i, x := range b.Instrs {
-		if x == in {
-			insertAt(b, i, seq)
-			b.Instrs = append(b.Instrs[:i+len(seq)], b.Instrs[i+len(seq)+1:]...)
-			return
-		}
-	}
-	panic(fmt.Sprintf("lower: %s is not in its block", in.Op))
-}
-
-// insertAt inserts seq before b.Instrs[i].
-func insertAt(b *ir.Block, i int, seq []*ir.Instr) {
-	for _, x := range seq {
-		x.Block = b
-	}
-	b.Instrs = append(b.Instrs[:i], append(append([]*ir.Instr(nil), seq...), b.Instrs[i:]...)...)
 }
 
 // indexAt returns ld's tile indices for iteration iv of its loop: the
@@ -629,18 +555,6 @@ func (ls *loopSchedule) plainMMA(in *ir.Instr) *ir.Value {
 	})
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
-func dropAttr(a ir.Attrs, key string) ir.Attrs {
-	var out ir.Attrs
-	for _, x := range a {
-		if x.Key != key {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // smemLoadOf is the smem load whose tile v is (through smem permutes and
 // reshapes), or nil.
 func smemLoadOf(v *ir.Value) *ir.Instr {
@@ -681,134 +595,4 @@ func simpleMMABody(body *ir.Block) *ir.Instr {
 		}
 	}
 	return mma
-}
-
-// exactF32 reports whether mma has float32 inputs, which cuTile multiplies
-// exactly (fma chains): no tensor-core path (tf32 is only for tfloat32).
-func exactF32(mma *ir.Instr) bool { return mma.Args[0].Type.Elem() == ir.F32 }
-
-// kSteps is the number of mma.sync k-steps of an mma.
-func kSteps(mma *ir.Instr) int {
-	a := mma.Args[0].Type.(*ir.Tile)
-	return a.Shape[1] / kStep(a.DType)
-}
-
-// kStep is the K of one mma.sync: 16 for 16-bit inputs, 8 for tf32.
-func kStep(d ir.DType) int {
-	if d == ir.F32 || d == ir.TF32 {
-		return 8
-	}
-	return 16
-}
-
-// slotSet is the shared tile each load of a loop is read from at one
-// point of the schedule (a ring slot), and the views (smem permutes and
-// reshapes) of them built so far.
-type slotSet struct {
-	of    map[*ir.Instr]*ir.Value
-	views map[*ir.Value]*ir.Value
-}
-
-func newSlotSet() *slotSet {
-	return &slotSet{of: map[*ir.Instr]*ir.Value{}, views: map[*ir.Value]*ir.Value{}}
-}
-
-// operandView rebuilds mma operand v (a shared tile: a load, or smem
-// permutes and reshapes of one) on the slot that slots gives for its load,
-// in s; operands that are not loads of the loop (staged register tiles,
-// shared tiles loaded before it) are used as they are.
-func (slots *slotSet) operandView(s *seq, v *ir.Value) *ir.Value {
-	if slots == nil || v.Def == nil {
-		return v
-	}
-	if x, ok := slots.views[v]; ok {
-		return x
-	}
-	d := v.Def
-	out := v
-	switch {
-	case d.Op == ir.OpLoad && slots.of[d] != nil:
-		out = slots.of[d]
-	case (d.Op == ir.OpPermute || d.Op == ir.OpReshape) && InSmem(d):
-		if src := slots.operandView(s, d.Args[0]); src != d.Args[0] {
-			c := s.f.NewInstr(d.Op, []*ir.Value{src}, v.Type)
-			c.Attrs = cloneAttrs(d.Attrs)
-			s.add(c)
-			out = c.Result()
-		}
-	}
-	slots.views[v] = out
-	return out
-}
-
-// fragOp is the frag_load of k-step k of operand i (0: A, 1: B) of mma.
-func fragOp(s *seq, mma *ir.Instr, i, k int, slots *slotSet) *ir.Value {
-	src := slots.operandView(s, mma.Args[i])
-	acc, _ := LayoutOf(mma.Result())
-	at := mma.Args[0].Type.(*ir.Tile)
-	ct := mma.Result().Type.(*ir.Tile)
-	ksz := kStep(at.DType)
-	shape, kind, name := []int{ct.Shape[0], ksz}, ir.LayoutMMAOperandA, "a"
-	if i == 1 {
-		shape, kind, name = []int{ksz, ct.Shape[1]}, ir.LayoutMMAOperandB, "b"
-	}
-	lay := OperandLayoutFor(kind, shape, acc)
-	return s.op(ir.OpFragLoad, []*ir.Value{src}, ir.TileOf(at.DType, shape...),
-		"kstep", int64(k), "operand", name, ir.AttrKeyLayout, lay.attr())
-}
-
-// fragOps loads both operands' fragments of k-step k.
-func fragOps(s *seq, mma *ir.Instr, k int, slots *slotSet) (fa, fb *ir.Value) {
-	return fragOp(s, mma, 0, k, slots), fragOp(s, mma, 1, k, slots)
-}
-
-// decomposeMMA emits mma as k-steps into s and returns the accumulator;
-// after(k), when set, runs after the mma_step of k-step k (before the
-// next fragments, when they are not double-buffered).
-func decomposeMMA(s *seq, mma *ir.Instr, dbl bool, slots *slotSet, after func(k int)) *ir.Value {
-	ks := kSteps(mma)
-	acc := mma.Args[2]
-	if exactF32(mma) {
-		// No tensor-core k-steps: one mma_fma reads the shared tiles.
-		acc = s.op(ir.OpMMAFMA, []*ir.Value{slots.operandView(s, mma.Args[0]), slots.operandView(s, mma.Args[1]), acc},
-			mma.Result().Type, ir.AttrKeyLayout, mma.Attrs.Get(ir.AttrKeyLayout))
-		for k := 0; k < ks && after != nil; k++ {
-			after(k)
-		}
-		return acc
-	}
-	fa, fb := fragOps(s, mma, 0, slots)
-	for k := 0; k < ks; k++ {
-		var na, nb *ir.Value
-		if dbl && k+1 < ks {
-			na, nb = fragOps(s, mma, k+1, slots)
-		}
-		acc = s.op(ir.OpMMAStep, []*ir.Value{fa, fb, acc}, mma.Result().Type, ir.AttrKeyLayout, mma.Attrs.Get(ir.AttrKeyLayout))
-		if after != nil {
-			after(k)
-		}
-		if !dbl && k+1 < ks {
-			na, nb = fragOps(s, mma, k+1, slots)
-		}
-		fa, fb = na, nb
-	}
-	return acc
-}
-
-// DecomposeMMA is the mma pass.
-func DecomposeMMA(f *ir.Func, t *Target) error {
-	var mmas []*ir.Instr
-	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op == ir.OpMMA {
-			mmas = append(mmas, in)
-		}
-	})
-	for _, in := range mmas {
-		s := &seq{f: f}
-		s.pos.Pos = in.Pos
-		acc := decomposeMMA(s, in, t.Tuning.FragmentDoubleBuffer, nil, nil)
-		replaceUses(f, in.Result(), acc)
-		replaceInstr(in, s.out)
-	}
-	return nil
 }
