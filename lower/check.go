@@ -54,8 +54,7 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		case ir.OpPow:
 			err = unsupported(t, "pow is not supported yet")
-		case ir.OpAtan2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh,
-			ir.OpLog2, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert,
+		case ir.OpAtan2, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert,
 			ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
@@ -83,7 +82,8 @@ func Check(f *ir.Func, t *Target) error {
 			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
 				err = unsupported(t, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
 			}
-		case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
+		case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh,
+			ir.OpLog2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh:
 			if d := in.Result().Type.Elem(); d == ir.F64 {
 				err = unsupported(t, "%s on f64 is not supported yet", in.Op)
 			}

@@ -131,7 +131,8 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 	case ir.OpAbs:
 		e.emit("abs."+t, r, a[0])
-	case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
+	case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh,
+		ir.OpLog2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh:
 		if d != ir.F32 && d != ir.TF32 {
 			if d == ir.F64 && op == ir.OpSqrt {
 				e.emit("sqrt.rn.f64", r, a[0])
@@ -156,6 +157,32 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			e.emit("rsqrt.approx.f32", r, a[0])
 		case ir.OpTanh:
 			e.emit("tanh.approx.f32", r, a[0])
+		case ir.OpLog2:
+			e.emit("lg2.approx.f32", r, a[0])
+		case ir.OpSin:
+			e.emit("sin.approx.f32", r, a[0])
+		case ir.OpCos:
+			e.emit("cos.approx.f32", r, a[0])
+		case ir.OpTan:
+			sn, cs := e.newReg(F32), e.newReg(F32)
+			e.emit("sin.approx.f32", sn, a[0])
+			e.emit("cos.approx.f32", cs, a[0])
+			e.emit("div.rn.f32", r, sn, cs)
+		case ir.OpSinh, ir.OpCosh:
+			// (e^x -+ e^-x) / 2 with e^y = 2^(y*log2(e)).
+			x, nx := e.newReg(F32), e.newReg(F32)
+			e.emit("mul.f32", x, a[0], F32Imm(1.4426950408889634))
+			e.emit("neg.f32", nx, x)
+			ep, en := e.newReg(F32), e.newReg(F32)
+			e.emit("ex2.approx.f32", ep, x)
+			e.emit("ex2.approx.f32", en, nx)
+			d := e.newReg(F32)
+			if op == ir.OpSinh {
+				e.emit("sub.rn.f32", d, ep, en)
+			} else {
+				e.emit("add.rn.f32", d, ep, en)
+			}
+			e.emit("mul.rn.f32", r, d, F32Imm(0.5))
 		}
 	default:
 		e.fail("%s is not supported yet", op)

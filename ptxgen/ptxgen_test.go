@@ -313,6 +313,16 @@ func TestExactF32MMA(t *testing.T) {
 	}
 }
 
+// log2, sin, cos, tan, sinh and cosh use PTX's approximate instructions.
+func TestMathSetPatterns(t *testing.T) {
+	_, _, k := compileFile(t, filepath.Join("..", "runtime", "testdata", "kernels", "math_approx.tile"), nil, lower.MustTarget("sm_80"))
+	for _, want := range []string{`lg2\.approx\.f32`, `sin\.approx\.f32`, `cos\.approx\.f32`, `ex2\.approx\.f32`, `div\.rn\.f32`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("no %s", want)
+		}
+	}
+}
+
 // floor, ceil, isnan, bitcast and run-time shifts are single PTX
 // instructions (shift counts clamped by PTX as ir/scalar defines them).
 func TestExactElementwiseOps(t *testing.T) {

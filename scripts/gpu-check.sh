@@ -317,6 +317,10 @@ run_cases+=(
 for n in 1 1000 1000003; do
 	run_cases+=("bits_math_$n|runtime/testdata/kernels/bits_math.tile|--shape N=$n")
 done
+# log2, sin, cos, tan, sinh, cosh through PTX's approximate instructions.
+for n in 1 1000 1000003; do
+	run_cases+=("math_approx_$n|runtime/testdata/kernels/math_approx.tile|--shape N=$n")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"
