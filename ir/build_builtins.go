@@ -1653,21 +1653,29 @@ func (b *builder) maskArg(c *callCtx, i int, shape []int) (*Value, bool) {
 	return nil, false
 }
 
-func (b *builder) biGather(c *callCtx) value {
-	a, ok := b.arrayArg(c, 0)
-	if !ok {
-		return poison{}
+// indexedAccess reads what gather and scatter share: the array (argument
+// 0), its index tiles (argument 1) and their broadcast shape, and
+// check_bounds and latency (arguments 4 and 5) as attributes.
+func (b *builder) indexedAccess(c *callCtx) (a *arrayVal, idx []*Value, shape []int, attrs Attrs, ok bool) {
+	if a, ok = b.arrayArg(c, 0); !ok {
+		return
 	}
-	idx, shape, ok := b.indexTiles(c, 1, a)
-	if !ok {
-		return poison{}
+	if idx, shape, ok = b.indexTiles(c, 1, a); !ok {
+		return
 	}
-	var attrs Attrs
 	cb, cbOK := b.boolArg(c, 4, "check_bounds", true)
 	if !cbOK || !b.latencyArg(c, 5, &attrs) {
-		return poison{}
+		return a, nil, nil, nil, false
 	}
 	attrs.Set("check_bounds", cb)
+	return a, idx, shape, attrs, true
+}
+
+func (b *builder) biGather(c *callCtx) value {
+	a, idx, shape, attrs, ok := b.indexedAccess(c)
+	if !ok {
+		return poison{}
+	}
 	mask, ok := b.maskArg(c, 2, shape)
 	pad := b.indexedValue(c, 3, a, shape, "padding_value", false)
 	if !ok || pad == nil {
@@ -1681,20 +1689,10 @@ func (b *builder) biGather(c *callCtx) value {
 }
 
 func (b *builder) biScatter(c *callCtx) value {
-	a, ok := b.arrayArg(c, 0)
+	a, idx, shape, attrs, ok := b.indexedAccess(c)
 	if !ok {
 		return poison{}
 	}
-	idx, shape, ok := b.indexTiles(c, 1, a)
-	if !ok {
-		return poison{}
-	}
-	var attrs Attrs
-	cb, cbOK := b.boolArg(c, 4, "check_bounds", true)
-	if !cbOK || !b.latencyArg(c, 5, &attrs) {
-		return poison{}
-	}
-	attrs.Set("check_bounds", cb)
 	val := b.indexedValue(c, 2, a, shape, "value", false)
 	mask, ok := b.maskArg(c, 3, shape)
 	if !ok || val == nil {

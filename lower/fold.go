@@ -68,11 +68,8 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 			ad := in.Args[0].Type.Elem()
 			switch in.Op {
 			case ir.OpCmp:
-				if ad == ir.U64 {
-					// Held as bit patterns: compare as unsigned.
-					return cmpU64(in.Attrs.Str("pred"), uint64(x), uint64(y))
-				}
-				return cmpInt(in.Attrs.Str("pred"), x, y)
+				// IntOrderKey orders u64 bit patterns as unsigned, as the interpreter compares.
+				return cmpInt(in.Attrs.Str("pred"), ir.IntOrderKey(ad, x), ir.IntOrderKey(ad, y))
 			}
 			if ir.IntBinaryWarning(in.Op, y) != "" {
 				return nil, false // left to run time, which defines it and warns
@@ -83,25 +80,6 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 			}
 			return ir.WrapInt(dt, r), true
 		}
-	}
-	return nil, false
-}
-
-// cmpU64 is cmpInt for u64 operands.
-func cmpU64(pred string, x, y uint64) (any, bool) {
-	switch pred {
-	case ir.PredEQ:
-		return x == y, true
-	case ir.PredNE:
-		return x != y, true
-	case ir.PredLT:
-		return x < y, true
-	case ir.PredLE:
-		return x <= y, true
-	case ir.PredGT:
-		return x > y, true
-	case ir.PredGE:
-		return x >= y, true
 	}
 	return nil, false
 }

@@ -318,19 +318,7 @@ func TestCuTileExamples(t *testing.T) {
 	}
 	for i, c := range exampleCases {
 		t.Run(fmt.Sprintf("%s_%d", c.entry, i), func(t *testing.T) {
-			path := filepath.Join("..", "..", "examples", "cutile", c.file)
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := lang.Parse(path, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Load(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := loadExample(t, c.file)
 			rng := rand.New(rand.NewPCG(7, uint64(i)))
 			args := map[string]any{}
 			tensors := map[string]*runtime.Tensor{}
@@ -383,19 +371,7 @@ func TestCuTileExamples(t *testing.T) {
 // specialized on the launch's arguments, to sm_80 PTX.
 func TestCuTileExamplesCompileSM80(t *testing.T) {
 	for i, c := range exampleCases {
-		path := filepath.Join("..", "..", "examples", "cutile", c.file)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := lang.Parse(path, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := loadExample(t, c.file)
 		rng := rand.New(rand.NewPCG(7, uint64(i)))
 		args := map[string]any{}
 		for _, x := range c.inputs {
@@ -404,7 +380,7 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 		for k, v := range c.scalars {
 			args[k] = v
 		}
-		_, err = p.Run(c.entry, args, Options{Launch: func(l *Launch) error {
+		_, err := p.Run(c.entry, args, Options{Launch: func(l *Launch) error {
 			k, err := l.Kernel.Specialize(l.Args)
 			if err != nil {
 				return err
@@ -420,4 +396,23 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// loadExample parses and loads the host program of examples/cutile/file.
+func loadExample(t *testing.T, file string) *Program {
+	t.Helper()
+	path := filepath.Join("..", "..", "examples", "cutile", file)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := lang.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
