@@ -171,6 +171,11 @@ const (
 	AttrKeyScratch    = "scratch"
 	AttrKeySmemBytes  = "smem_bytes"
 	AttrKeyVariant    = "variant"
+	// The sm_90a path (lower's warpspec pass).
+	AttrKeySlabBytes    = "slab_bytes"
+	AttrKeyBlockThreads = "block_threads"
+	AttrKeyMaxRegs      = "max_regs"
+	AttrKeyPersistent   = "persistent"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -196,6 +201,14 @@ var LoweredAttrs = []LoweredAttr{
 		"shared memory the kernel uses (pass smem)"),
 	loweredEnum(AttrKeyVariant, []string{"fast", "general"}, []Op{OpReturn},
 		"which of a kernel's variants this is: fast (launches whose arrays are 16-byte aligned) or general (every launch) (pass variants)"),
+	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc},
+		"on a TMA ring, bytes between the 64-column slabs of one copy (each slab rows x 128 bytes, 128-byte swizzled) (pass warpspec)"),
+	lowered(AttrKeyBlockThreads, AttrInt, []Op{OpReturn},
+		"threads per block when it is not 32*num_warps: the layouts' warps plus a producer warpgroup (pass warpspec)"),
+	lowered(AttrKeyMaxRegs, AttrInt, []Op{OpReturn},
+		"registers per thread at entry (.maxnreg), which set_max_regs moves between warpgroups (pass warpspec)"),
+	lowered(AttrKeyPersistent, AttrBool, []Op{OpReturn},
+		"the kernel loops over its grid's blocks itself: launch at most one block per SM and pass the grid (pass warpspec)"),
 }
 
 // loweredEnum is lowered for an enum attribute.

@@ -234,6 +234,46 @@ const (
 	// of shared memory (a barrier before the writes and one after).
 	OpConvertLayout
 
+	// The sm_90a path (lower's warpspec pass): warp-specialized, persistent
+	// GEMM loops on TMA, mbarriers and wgmma (docs/hopper.md).
+
+	// %b = mbar_alloc {count=1, smem=196608, stages=4} : i32
+	// A ring of `stages` mbarriers (8 bytes each) at byte offset smem of
+	// shared memory, each initialised by thread 0 to expect `count`
+	// arrivals; the result is the shared-window address of the first. A
+	// barrier op must follow before any thread uses them.
+	OpMbarAlloc
+	// mbar_wait %b, %slot, %parity          waits until barrier %slot of ring %b has completed the phase of that parity
+	OpMbarWait
+	// mbar_arrive %b, %slot                 one thread per warpgroup arrives on barrier %slot
+	OpMbarArrive
+	// mbar_expect %b, %slot {bytes=49152}   one thread arrives on barrier %slot expecting `bytes` of TMA copies
+	OpMbarExpect
+	// tma_load %A[%i, %j], %s, %b, %slot
+	// One thread copies the tile at tile index (i, j) of A into the shared
+	// tile %s with TMA (128-byte swizzled slabs of 64 columns,
+	// out-of-bounds elements zero), completing on barrier %slot of ring %b.
+	// The array's tensor maps are kernel parameters the launcher encodes.
+	OpTMALoad
+	// %c = wgmma %a, %b, %acc {layout=#mma0, trans_b=true} : tile<128x256xf32>
+	// acc + a@b for one stage, a and b shared tiles of TMA's slab layout
+	// (b given as (N, K) and transposed when trans_b is false): every
+	// consumer warpgroup issues wgmma.mma_async over its 64 rows, then
+	// commits; the result lives in acc's registers once wgmma_wait says so.
+	OpWGMMA
+	// wgmma_wait {pending=0}                waits until at most `pending` wgmma groups are in flight
+	OpWGMMAWait
+	// set_max_regs {regs=40}                the warpgroup's register budget from here on (setmaxnreg)
+	OpSetMaxRegs
+	// %w = warp_id : i32                    the thread's warp within the block
+	OpWarpID
+	// %c = cta_id : i32                     the block's hardware index (a persistent kernel's first tile)
+	OpCTAID
+	// %n = cta_count : i32                  the number of blocks launched (a persistent kernel's tile stride)
+	OpCTACount
+	// %g = grid_size {axis=0} : i32         the kernel's own grid along an axis, passed at launch to a persistent kernel
+	OpGridSize
+
 	NumOps
 )
 
@@ -363,6 +403,21 @@ var opTable = [NumOps]OpInfo{
 		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true}}},
 	OpMMAFMA:        {Name: "mma_fma", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpConvertLayout: {Name: "convert_layout", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+
+	OpMbarAlloc: {Name: "mbar_alloc", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
+	OpMbarWait:   {Name: "mbar_wait", NumArgs: 3, LoweredOnly: true, SideEffect: true},
+	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 2, LoweredOnly: true, SideEffect: true},
+	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
+	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true},
+	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
+		{Name: "trans_b", Kind: AttrBool}}},
+	OpWGMMAWait:  {Name: "wgmma_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
+	OpSetMaxRegs: {Name: "set_max_regs", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
+	OpWarpID:     {Name: "warp_id", NumArgs: 0, LoweredOnly: true},
+	OpCTAID:      {Name: "cta_id", NumArgs: 0, LoweredOnly: true},
+	OpCTACount:   {Name: "cta_count", NumArgs: 0, LoweredOnly: true},
+	OpGridSize:   {Name: "grid_size", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

@@ -452,7 +452,8 @@ func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
 	nres := 1
 	switch in.Op {
-	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert:
+	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert,
+		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs:
 		nres = 0
 	case OpFor:
 		nres = max(len(in.Args)-3, 0)
@@ -780,6 +781,72 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		if n, q := in.Attrs.Int("parts"), in.Attrs.Int("part"); n < 1 || q < 0 || q >= n {
 			return fmt.Sprintf("part %d of %d", q, n)
+		}
+
+	case OpMbarAlloc:
+		if s, ok := res.(*Scalar); !ok || s.DType != I32 {
+			return fmt.Sprintf("result %v, want i32 (the ring's shared address)", res)
+		}
+		if in.Attrs.Int("stages") < 1 || in.Attrs.Int("count") < 1 || in.Attrs.Int("smem")%8 != 0 {
+			return "mbar_alloc needs stages >= 1, count >= 1 and smem a multiple of 8"
+		}
+
+	case OpMbarWait, OpMbarArrive, OpMbarExpect:
+		if d := a[0].Def; d == nil || d.Op != OpMbarAlloc {
+			return fmt.Sprintf("%v is not an mbar_alloc ring", a[0])
+		}
+		for _, x := range a[1:] {
+			if s, ok := x.Type.(*Scalar); !ok || s.DType != I32 {
+				return fmt.Sprintf("%v has type %v, want i32", x, x.Type)
+			}
+		}
+		if in.Op == OpMbarExpect && in.Attrs.Int("bytes") <= 0 {
+			return "mbar_expect needs bytes > 0"
+		}
+
+	case OpTMALoad:
+		if len(a) < 4 {
+			return "tma_load needs an array, indices, a shared tile, a barrier ring and a slot"
+		}
+		arr, msg := v.indexedArray(in, a[1:len(a)-3])
+		if msg != "" {
+			return msg
+		}
+		dst := a[len(a)-3]
+		t, ok := dst.Type.(*Tile)
+		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
+			return fmt.Sprintf("destination %v has type %v, want a rank-%d %v tile", dst, dst.Type, arr.Rank, arr.DType)
+		}
+		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
+			return fmt.Sprintf("destination %v is not a smem_slot", dst)
+		}
+		if d := a[len(a)-2].Def; d == nil || d.Op != OpMbarAlloc {
+			return fmt.Sprintf("%v is not an mbar_alloc ring", a[len(a)-2])
+		}
+
+	case OpWGMMA:
+		for _, x := range a[:2] {
+			if d := x.Def; d == nil || d.Op != OpSmemSlot {
+				return fmt.Sprintf("wgmma operand %v is not a smem_slot", x)
+			}
+		}
+		at, bt := a[0].Type, a[1].Type
+		if !in.Attrs.Bool("trans_b") {
+			// b is the (N, K) tile as loaded; the product uses its transpose.
+			if t, ok := bt.(*Tile); ok && t.Rank() == 2 {
+				bt = TileOf(t.DType, t.Shape[1], t.Shape[0])
+			}
+		}
+		return verifyMMA(at, bt, a[2].Type, res)
+
+	case OpWGMMAWait:
+		if in.Attrs.Int("pending") < 0 {
+			return "wgmma_wait with negative pending"
+		}
+
+	case OpSetMaxRegs:
+		if r := in.Attrs.Int("regs"); r < 24 || r > 256 || r%8 != 0 {
+			return fmt.Sprintf("set_max_regs %d, want a multiple of 8 in [24, 256]", r)
 		}
 
 	case OpAsyncWait:

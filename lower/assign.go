@@ -219,6 +219,12 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 	if err != nil {
 		return err
 	}
+	if lp, _ := findWGMMALoop(f, t); lp != nil && len(accs) == 1 {
+		// wgmma's accumulator: each consumer warpgroup owns 64 rows, each
+		// of its warps 16 of them across all columns (warpspec.go).
+		grids[accs[0].root] = [2]int{lp.m / 16, 1}
+		nwarps = lp.m / 16
+	}
 
 	// Layout per class root.
 	layouts := map[*ir.Value]*Layout{}

@@ -45,6 +45,10 @@ var Passes = []Pass{
 	// variants.go: a fast (cp.async only) and a general variant of
 	// kernels that pipeline zero-padded tiles.
 	{Name: "variants", split: splitVariants},
+	// warpspec.go: on sm_90a, the fast variant of a GEMM-family kernel
+	// becomes a persistent kernel of a TMA producer warpgroup and wgmma
+	// consumer warpgroups around an mbarrier ring.
+	{Name: "warpspec", Run: WarpSpecialize},
 	// pipeline.go: shared-tile loads become rings, async copies, commits,
 	// waits and barriers; pipelined loops get their prologue, carried ring
 	// slots and the k-steps of their mma with the next stage's copies

@@ -145,7 +145,7 @@ func init() {
 
 // emitters lists the MMA families ptxgen has emitters for. A target whose
 // Emitted family is missing here compiles kernels without mma only.
-var emitters = []MMAFamily{MMASync}
+var emitters = []MMAFamily{MMASync, WGMMA}
 
 // MMAImplemented reports whether tilec can emit this target's mma ops.
 func (t *Target) MMAImplemented() bool { return slices.Contains(emitters, t.Emitted) }

@@ -26,7 +26,7 @@ func TestTargetTable(t *testing.T) {
 		{"sm_86", 101376, "7.1", false, false, false, true},
 		{"sm_89", 101376, "7.8", false, false, false, true},
 		{"sm_90", 232448, "7.8", false, false, true, true},
-		{"sm_90a", 232448, "8.0", true, false, true, false},
+		{"sm_90a", 232448, "8.0", true, false, true, true},
 		{"sm_100a", 232448, "8.6", false, true, true, false},
 		{"sm_120a", 101376, "8.7", false, false, true, true},
 	} {
@@ -61,7 +61,7 @@ func TestTargetCopiesAreIndependent(t *testing.T) {
 func TestBestTarget(t *testing.T) {
 	for cc, want := range map[int]string{
 		80: "sm_80", 86: "sm_86", 87: "sm_86", 89: "sm_89",
-		90:  "sm_90", // until the sm_90a (wgmma) path exists
+		90:  "sm_90a", // the wgmma path (warpspec.go)
 		100: "sm_90", // sm_100a's tcgen05 path does not exist yet; sm_90 code runs there
 		120: "sm_120a",
 	} {
@@ -154,7 +154,6 @@ func TestTilesTooLargeForTarget(t *testing.T) {
 // compile for it.
 func TestMMANotImplemented(t *testing.T) {
 	for _, c := range []struct{ target, family, alt string }{
-		{"sm_90a", "wgmma", "sm_90"},
 		{"sm_100a", "tcgen05", "sm_90"},
 	} {
 		_, err := lower.Lower(build(t, "matmul.tile", nil), lower.MustTarget(c.target))

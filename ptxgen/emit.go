@@ -25,7 +25,7 @@ func EmitKernel(f *ir.Func, t *lower.Target) (k *Kernel, err error) {
 		inv:     map[string]Reg{},
 		variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant),
 	}
-	e.nt = 32 * e.nw
+	e.nt = blockThreads(f)
 	defer func() {
 		if r := recover(); r != nil {
 			if ee, ok := r.(emitError); ok {
@@ -91,6 +91,8 @@ type emitter struct {
 	vals map[*ir.Value]*value
 	arrs map[*ir.Value]*array
 	inv  map[string]Reg // thread-invariant values by key (see invariant)
+	// atEntry are values computed once in the entry code (see entryOnce).
+	atEntry map[string]Reg
 
 	tid, lane, warp Reg
 	smemBase        Reg // 1024-aligned shared-window address of the dynamic shared memory
@@ -329,7 +331,12 @@ func (e *emitter) finish() *Kernel {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, ")\n.reqntid %d, 1, 1\n{\n", e.nt)
+	fmt.Fprintf(&b, ")\n.reqntid %d, 1, 1\n", e.nt)
+	if n := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs); n > 0 {
+		// setmaxnreg needs the count at entry (PTX.md 3.6).
+		fmt.Fprintf(&b, ".maxnreg %d\n", n)
+	}
+	b.WriteString("{\n")
 	for c := RegClass(0); c < numClasses; c++ {
 		if e.nreg[c] > 0 {
 			fmt.Fprintf(&b, "\t.reg %s %s<%d>;\n", classInfo[c].decl, classInfo[c].prefix, e.nreg[c]+1)
@@ -357,6 +364,7 @@ func (e *emitter) finish() *Kernel {
 		Block:       [3]int{e.nt, 1, 1},
 		SharedBytes: smem,
 		Params:      e.params,
+		Persistent:  isPersistent(e.f),
 	}
 }
 

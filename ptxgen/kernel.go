@@ -21,6 +21,10 @@ type Kernel struct {
 	// Params is the kernel's .param list, in order: kernelParams[i] of
 	// cuLaunchKernel must point at the bytes of Params[i].
 	Params []ParamSlot
+	// Persistent kernels loop over their grid: launch at most one block
+	// per SM (and never more than the grid's blocks), in 1-D, with the
+	// grid's extents in the SlotGrid params.
+	Persistent bool
 	// Regs is an estimate of the registers per thread the kernel was laid out
 	// for (0 if unknown); informational.
 	Regs int
@@ -119,6 +123,17 @@ const (
 	// dtype: .s32 for i32, .s64 for i64, .f32 for f32, .f64 for f64, .u8 for
 	// bool (0 or 1); Axis is unused.
 	SlotScalar
+	// SlotTensorMap is a 128-byte TMA descriptor (CUtensorMap) of 2-D array
+	// f.Params[Param], row-major with unit last stride: dims {cols, rows},
+	// the row stride in bytes, box {Box[0], Box[1]} elements (Box[0] = 64
+	// 16-bit columns, one 128-byte swizzle span), SWIZZLE_128B, zero fill
+	// out of bounds. Only fast variants have them (the launch's arrays are
+	// Aligned16, which TMA needs).
+	SlotTensorMap
+	// SlotGrid is a .u32 extent of the kernel's grid along axis Axis, for a
+	// persistent kernel (Kernel.Persistent), which is launched with fewer
+	// blocks and loops over the grid itself; Param is unused.
+	SlotGrid
 )
 
 func (k SlotKind) String() string {
@@ -131,6 +146,10 @@ func (k SlotKind) String() string {
 		return "stride"
 	case SlotScalar:
 		return "scalar"
+	case SlotTensorMap:
+		return "tensormap"
+	case SlotGrid:
+		return "grid"
 	}
 	return "invalid"
 }
@@ -144,7 +163,10 @@ func (k SlotKind) String() string {
 type ParamSlot struct {
 	Kind  SlotKind
 	Param int // index into f.Params
-	Axis  int // the array axis for SlotDim and SlotStride
+	Axis  int // the array axis for SlotDim and SlotStride, the grid axis for SlotGrid
+	// Box is a SlotTensorMap's box: elements along the array's last axis,
+	// then rows.
+	Box [2]int
 }
 
 // Bytes is the size of the slot's value in the kernel parameter buffer.
@@ -154,8 +176,10 @@ func (s ParamSlot) Bytes() int {
 	switch s.Kind {
 	case SlotPointer, SlotStride:
 		return 8
-	case SlotDim:
+	case SlotDim, SlotGrid:
 		return 4
+	case SlotTensorMap:
+		return 128
 	}
 	return 0
 }

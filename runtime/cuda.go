@@ -335,15 +335,14 @@ func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration)
 // f of the right kind, so that marshalling cannot go wrong silently.
 func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 	if g := pk.General; g != nil {
-		// The variants take the same launch arguments.
-		if g.Name != pk.Name || g.Block != pk.Block || g.SharedBytes != pk.SharedBytes || len(g.Params) != len(pk.Params) {
-			return fmt.Errorf("variants differ: %s %v %d B %d params vs %s %v %d B %d params", pk.Name, pk.Block,
-				pk.SharedBytes, len(pk.Params), g.Name, g.Block, g.SharedBytes, len(g.Params))
+		// Each variant has its own block, shared memory and parameters (an
+		// sm_90a fast variant adds tensor maps and the grid); marshal
+		// follows the one launched.
+		if g.Name != pk.Name {
+			return fmt.Errorf("variants differ in name: %s vs %s", pk.Name, g.Name)
 		}
-		for i := range g.Params {
-			if g.Params[i] != pk.Params[i] {
-				return fmt.Errorf("variants differ in param slot %d", i)
-			}
+		if err := checkABI(g, f); err != nil {
+			return fmt.Errorf("general variant: %w", err)
 		}
 		if pk.Variant != ptxgen.VariantFast {
 			return fmt.Errorf("kernel with a general variant is %q, not fast", pk.Variant)
@@ -377,6 +376,14 @@ func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 		case ptxgen.SlotScalar:
 			if _, ok := p.Type.(*ir.Scalar); !ok {
 				return fmt.Errorf("param slot %d (scalar) names %s, which is not a scalar", i, p.Name)
+			}
+		case ptxgen.SlotTensorMap:
+			if a, ok := p.Type.(*ir.Array); !ok || a.Rank != 2 || pk.Variant != ptxgen.VariantFast {
+				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D array of a fast variant", i, p.Name)
+			}
+		case ptxgen.SlotGrid:
+			if s.Axis < 0 || s.Axis > 2 || !pk.Persistent {
+				return fmt.Errorf("param slot %d (grid) has axis %d (persistent: %v)", i, s.Axis, pk.Persistent)
 			}
 		default:
 			return fmt.Errorf("param slot %d has kind %d", i, s.Kind)
@@ -533,13 +540,25 @@ func (c *CUDA) free(da *devArgs) error {
 
 // marshal builds the launch arguments in the order of the kernel's
 // parameter slots: pointers as DevicePtr, dims as int32, strides as int64
-// (elements), scalars in their dtype (f16 and bf16 as their bits).
-func marshal(pk *ptxgen.Kernel, b *Binding, da *devArgs) ([]any, error) {
+// (elements), scalars in their dtype (f16 and bf16 as their bits), the
+// grid's extents as uint32, and tensor maps encoded for the arrays as
+// bound (ptxgen.SlotTensorMap).
+func (c *CUDA) marshal(pk *ptxgen.Kernel, b *Binding, da *devArgs) ([]any, error) {
 	f := b.Kernel.Func
 	out := make([]any, len(pk.Params))
 	for i, s := range pk.Params {
 		p := f.Params[s.Param]
 		switch s.Kind {
+		case ptxgen.SlotGrid:
+			out[i] = uint32(b.Grid[s.Axis])
+			continue
+		case ptxgen.SlotTensorMap:
+			m, err := c.tensorMap(b.Tensors[s.Param], da.ptrs[s.Param], s.Box)
+			if err != nil {
+				return nil, fmt.Errorf("cuda: %s: tensor map of %s: %w", pk.Name, p.Name, err)
+			}
+			out[i] = m
+			continue
 		case ptxgen.SlotPointer:
 			out[i] = da.ptrs[s.Param]
 		case ptxgen.SlotDim:
@@ -588,4 +607,48 @@ func scalarParam(d ir.DType, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("unsupported scalar %T for %s", v, d)
+}
+
+// tensorMap encodes the TMA descriptor of a row-major 2-D array for boxes
+// of box[0] columns by box[1] rows, 128-byte swizzled, zero-filled out of
+// bounds (PTX.md 3.5). The fast variant that takes it is launched only when
+// the array is Aligned16 (16-byte base and row stride, unit last stride),
+// which is what TMA needs.
+func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
+	var dt cudadrv.TensorMapDataType
+	switch t.DType {
+	case ir.F16:
+		dt = cudadrv.TMFloat16
+	case ir.BF16:
+		dt = cudadrv.TMBFloat16
+	default:
+		return cudadrv.TensorMap{}, fmt.Errorf("no TMA data type for %s", t.DType)
+	}
+	if len(t.Shape) != 2 || t.Strides[1] != 1 {
+		return cudadrv.TensorMap{}, fmt.Errorf("shape %v strides %v is not a row-major 2-D array", t.Shape, t.Strides)
+	}
+	// TMA wants every extent at least 1; an empty array is never read
+	// (its loops run no iteration) but still needs a valid map.
+	rows, cols := max(t.Shape[0], 1), max(t.Shape[1], 1)
+	stride := max(t.Strides[0], cols) * t.DType.Bytes()
+	return c.Dev.EncodeTensorMap(cudadrv.TiledTensor{
+		DataType:    dt,
+		Global:      ptr,
+		Dims:        []uint64{uint64(cols), uint64(rows)},
+		Strides:     []uint64{uint64(stride)},
+		Box:         []uint32{uint32(box[0]), uint32(box[1])},
+		Swizzle:     cudadrv.Swizzle128B,
+		L2Promotion: cudadrv.L2Promotion256B,
+	})
+}
+
+// launchGrid is the grid a launch of pk uses for the kernel's grid: the
+// grid itself, or for a persistent kernel one block per SM (fewer when
+// the grid has fewer blocks), in 1-D.
+func launchGrid(pk *ptxgen.Kernel, grid [3]int, sms int) [3]int {
+	if !pk.Persistent {
+		return grid
+	}
+	n := grid[0] * grid[1] * grid[2]
+	return [3]int{max(1, min(n, sms)), 1, 1}
 }

@@ -111,7 +111,11 @@ func variantNote(f *ir.Func, v *lower.Variant) string {
 		for i, p := range v.Aligned {
 			names[i] = f.Params[p].Name
 		}
-		return fmt.Sprintf("// variant fast: launches where %s are 16-byte aligned with 16-byte rows (cp.async copies)", strings.Join(names, ", "))
+		how := "cp.async copies"
+		if ret := v.Func.Body.Instrs[len(v.Func.Body.Instrs)-1]; ret.Attrs.Bool(ir.AttrKeyPersistent) {
+			how = "TMA copies, wgmma, persistent"
+		}
+		return fmt.Sprintf("// variant fast: launches where %s are 16-byte aligned with 16-byte rows (%s)", strings.Join(names, ", "), how)
 	case lower.VariantGeneral:
 		return "// variant general: every other launch (element-wise copies)"
 	}

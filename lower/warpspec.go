@@ -1,0 +1,511 @@
+package lower
+
+// Pass warpspec (sm_90a).
+// Requires: variants (the fast variant is marked), layout (the
+// accumulator of a wgmma loop has the warpgroup layout, see
+// findWGMMALoop's use in AssignLayouts).
+// Guarantees: on a target whose mma family is wgmma, the fast variant of a
+// kernel in the GEMM family (one loop that loads A and B tiles and
+// accumulates their product; findWGMMALoop says exactly which) is
+// rewritten into a warp-specialized persistent kernel:
+//
+//	smem_alloc rings of TMA slabs for A and B, S stages
+//	mbar_alloc full (1 arrival + the bytes), mbar_alloc empty (1 per consumer warpgroup)
+//	barrier
+//	if warp_id >= 4*C {                       the producer warpgroup
+//	  set_max_regs {regs=40}
+//	  if warp_id == 4*C {                     one warp, one elected thread issues
+//	    for t = cta_id, tiles, cta_count {    the kernel's blocks, in its own order
+//	      <the kernel's code before its loop, with bid taken from t>
+//	      for k { mbar_wait empty; mbar_expect full; tma_load A; tma_load B }
+//	    }
+//	  }
+//	} else {                                   C consumer warpgroups
+//	  set_max_regs {regs=232}
+//	  for t = cta_id, tiles, cta_count {
+//	    <the code before the loop>
+//	    for k { mbar_wait full; wgmma; wgmma_wait; mbar_arrive empty }
+//	    <the code after the loop: the fused epilogue and the stores>
+//	  }
+//	}
+//
+// The ring's stage and phase are carried across the k-loops and the tile
+// loop, so the producer runs ahead into the next block while the
+// consumers finish the last one's epilogue. The kernel's bid arithmetic
+// (the seed's grouped swizzle, say) is kept as written: only bid and
+// num_blocks are replaced, by the tile index t decomposed over the
+// kernel's own grid (grid_size, passed at launch). A kernel that is not in
+// the family, or a launch whose arrays cannot take a TMA map (the general
+// variant), keeps the mma.sync path under .target sm_90a.
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// Register budgets of the warpgroups (setmaxnreg; PTX.md 3.6): all threads
+// start at wsEntryRegs (.maxnreg, so that ptxas knows the count at entry);
+// the producer, which only issues copies, drops to wsProducerRegs so that
+// the consumers, which hold the accumulators, can rise to
+// wsConsumerRegs. 128*40 + 256*232 = 64512 of the SM's 65536.
+const (
+	wsEntryRegs    = 168
+	wsProducerRegs = 40
+	wsConsumerRegs = 232
+	// tmaSlabCols is the width in 16-bit elements of one 128-byte
+	// swizzled slab: the widest box TMA writes with SWIZZLE_128B, and the
+	// K extent of one wgmma descriptor's swizzle atom.
+	tmaSlabCols = 64
+	// mbarBytes is one mbarrier.
+	mbarBytes = 8
+)
+
+// wgmmaLoop is a loop that the sm_90a path runs on TMA and wgmma.
+type wgmmaLoop struct {
+	loop, mma    *ir.Instr
+	loadA, loadB *ir.Instr
+	// permB is the transpose between loadB and the mma when B is given as
+	// (N, K), K contiguous (matmul_bt); nil when B is loaded (K, N).
+	permB   *ir.Instr
+	m, n, k int
+}
+
+// consumers is the number of consumer warpgroups: one per 64 rows.
+func (lp *wgmmaLoop) consumers() int { return lp.m / 64 }
+
+// transB says whether wgmma reads B as MN-major (trans-b 1): B loaded as
+// (K, N) with N contiguous.
+func (lp *wgmmaLoop) transB() bool { return lp.permB == nil }
+
+// findWGMMALoop returns the kernel's GEMM loop when target t runs it on
+// wgmma, or nil and the reason it does not. The shape of the kernel it
+// accepts: exactly one mma, in a loop at the kernel's top level that
+// carries only the accumulator (f32) and whose body is the two zero-padded
+// loads of 2-D f16/bf16 tiles feeding it, scalar arithmetic and the yield;
+// A's tile is 64 or 128 rows (one or two consumer warpgroups) by a
+// multiple of 64 columns (128-byte slabs); B's tile is (K, N) with N a
+// multiple of 64, or (N, K) transposed, N a multiple of 8 up to 256 (one
+// wgmma's N); the code before and after the loop is element-wise tile and
+// scalar code, loads and stores (no reductions, loops or conversions
+// through shared memory, which would need the block's barrier).
+func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
+	if t.Emitted != WGMMA {
+		return nil, "the target's mma is not wgmma"
+	}
+	var mmas []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMA {
+			mmas = append(mmas, in)
+		}
+	})
+	if len(mmas) != 1 {
+		return nil, fmt.Sprintf("%d mma ops (the wgmma path takes one)", len(mmas))
+	}
+	lp := &wgmmaLoop{mma: mmas[0]}
+	lp.loop = lp.mma.Block.Parent
+	if lp.loop == nil || lp.loop.Op != ir.OpFor || lp.loop.Block != f.Body {
+		return nil, "the mma is not in a loop at the kernel's top level"
+	}
+	body := lp.loop.Regions[0]
+	yield := body.Instrs[len(body.Instrs)-1]
+	if len(lp.loop.Results) != 1 || body.Params[1] != lp.mma.Args[2] || yield.Args[0] != lp.mma.Result() {
+		return nil, "the loop carries more than the accumulator"
+	}
+	acc := lp.mma.Result().Type.(*ir.Tile)
+	if acc.DType != ir.F32 || acc.Rank() != 2 {
+		return nil, "the accumulator is not a 2-D f32 tile"
+	}
+	lp.m, lp.n = acc.Shape[0], acc.Shape[1]
+	uses := Uses(f)
+	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
+	operand := func(v *ir.Value) *ir.Instr {
+		d := v.Def
+		if d == nil || d.Op != ir.OpLoad || d.Block != body || !single(v) || !zeroPad(d) {
+			return nil
+		}
+		at, ok := d.Args[0].Type.(*ir.Array)
+		if !ok || at.Rank != 2 || (at.DType != ir.F16 && at.DType != ir.BF16) {
+			return nil
+		}
+		return d
+	}
+	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
+		return nil, "A is not a zero-padded load of a 2-D f16/bf16 array in the loop"
+	}
+	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
+	bv := lp.mma.Args[1]
+	if d := bv.Def; d != nil && d.Op == ir.OpPermute && d.Block == body && single(bv) {
+		lp.permB, bv = d, d.Args[0]
+	}
+	if lp.loadB = operand(bv); lp.loadB == nil {
+		return nil, "B is not a zero-padded load of a 2-D f16/bf16 array in the loop (or its transpose)"
+	}
+	if lp.loadA.Result().Type.Elem() != lp.loadB.Result().Type.Elem() {
+		return nil, "A and B differ in dtype"
+	}
+	switch {
+	case lp.m != 64 && lp.m != 128:
+		return nil, fmt.Sprintf("the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
+	case lp.k%tmaSlabCols != 0 || lp.k > 256:
+		return nil, fmt.Sprintf("the K tile is %d (the wgmma path takes multiples of 64 up to 256)", lp.k)
+	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
+		return nil, fmt.Sprintf("the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
+	}
+	for _, in := range body.Instrs {
+		switch in {
+		case lp.loadA, lp.loadB, lp.permB, lp.mma, yield:
+			continue
+		}
+		if len(in.Regions) > 0 || in.Op.Info().SideEffect || !scalarResults(in) {
+			return nil, fmt.Sprintf("the loop has %s besides the loads and the mma", in.Op)
+		}
+	}
+	for _, in := range f.Body.Instrs {
+		if in == lp.loop || in.Op == ir.OpReturn {
+			continue
+		}
+		if !wsStraightOp(in) {
+			return nil, fmt.Sprintf("%s before or after the loop", in.Op)
+		}
+	}
+	return lp, ""
+}
+
+func scalarResults(in *ir.Instr) bool {
+	for _, r := range in.Results {
+		if _, ok := r.Type.(*ir.Scalar); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// wsStraightOp reports whether an instruction before or after the loop
+// may run in one role's branch: element-wise and scalar code, views,
+// loads and stores (nothing that synchronizes the whole block).
+func wsStraightOp(in *ir.Instr) bool {
+	if len(in.Regions) > 0 {
+		return false
+	}
+	switch in.Op {
+	case ir.OpConst, ir.OpBlockID, ir.OpNumBlocks, ir.OpDim, ir.OpSplat, ir.OpIota,
+		ir.OpBroadcast, ir.OpReshape, ir.OpPermute, ir.OpLoad, ir.OpStore, ir.OpSelect, ir.OpConvert:
+		return true
+	}
+	return in.Op.Info().Elementwise
+}
+
+// WarpSpecialize is the warpspec pass.
+func WarpSpecialize(f *ir.Func, t *Target) error {
+	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+	if ret.Attrs.Str(ir.AttrKeyVariant) != VariantFast {
+		return nil
+	}
+	lp, _ := findWGMMALoop(f, t)
+	if lp == nil || !wsLayoutsOK(f, lp) {
+		return nil
+	}
+	w := &warpspec{f: f, t: t, lp: lp}
+	if !w.plan() {
+		return nil
+	}
+	w.rewrite(ret)
+	DeadCode(f)
+	return nil
+}
+
+// wsLayoutsOK checks what the layout and convert passes decided: the
+// accumulator in the warpgroup layout, and nothing before or after the
+// loop in shared memory.
+func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) bool {
+	l, err := LayoutOf(lp.mma.Result())
+	if err != nil || !SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
+		return false
+	}
+	for _, in := range f.Body.Instrs {
+		if in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)) {
+			return false
+		}
+	}
+	return true
+}
+
+type warpspec struct {
+	f  *ir.Func
+	t  *Target
+	lp *wgmmaLoop
+
+	stages                 int
+	stageA, stageB, barOff int
+	ringA, ringB           *ir.Value
+	full, empty            *ir.Value
+}
+
+var (
+	i32T  = ir.ScalarOf(ir.I32)
+	boolT = ir.ScalarOf(ir.Bool)
+)
+
+// plan sizes the ring: as many stages of (A, B) as fit the target's shared
+// memory with the barriers, at most Tuning.MaxStages and at least two.
+func (w *warpspec) plan() bool {
+	lp := w.lp
+	w.stageA = lp.m * lp.k * 2
+	w.stageB = lp.k * lp.n * 2
+	per := w.stageA + w.stageB + 2*mbarBytes
+	w.stages = min(w.t.KernelSharedBytes()/per, w.t.Tuning.MaxStages)
+	if w.stages < 2 {
+		return false
+	}
+	w.barOff = w.stages * (w.stageA + w.stageB)
+	return true
+}
+
+// slab returns the shared tile type of an operand load and its slab bytes
+// (rows x 128 bytes: TMA writes one box per 64 columns).
+func slabBytes(ld *ir.Instr) int { return ld.Result().Type.(*ir.Tile).Shape[0] * 128 }
+
+func (w *warpspec) rewrite(ret *ir.Instr) {
+	f, lp := w.f, w.lp
+	var pre, post []*ir.Instr
+	for i, in := range f.Body.Instrs {
+		if in == lp.loop {
+			pre = f.Body.Instrs[:i]
+			post = f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
+			break
+		}
+	}
+	s := &seq{f: f}
+	s.pos.Pos = lp.mma.Pos
+	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
+	ring := func(ld *ir.Instr, off, stageBytes int) *ir.Value {
+		return s.op(ir.OpSmemAlloc, nil, ld.Result().Type, ir.AttrKeyLayout, smemLayout,
+			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(w.stages), ir.AttrKeyStageBytes, int64(stageBytes),
+			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
+	}
+	w.ringA = ring(lp.loadA, 0, w.stageA)
+	w.ringB = ring(lp.loadB, w.stages*w.stageA, w.stageB)
+	w.full = s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(1), "smem", int64(w.barOff), "stages", int64(w.stages))
+	w.empty = s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(lp.consumers()), "smem", int64(w.barOff+mbarBytes*w.stages),
+		"stages", int64(w.stages))
+	s.barrier()
+	warp := s.op(ir.OpWarpID, nil, i32T)
+	firstProducer := s.i32(int64(4 * lp.consumers()))
+	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
+
+	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
+	roles.Pos = lp.mma.Pos
+	prod := &seq{f: f, pos: s.pos}
+	prod.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsProducerRegs))
+	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredEQ)
+	lead := f.NewInstr(ir.OpIf, []*ir.Value{isLead})
+	lead.Pos = lp.mma.Pos
+	issue := &seq{f: f, pos: s.pos}
+	w.tileLoop(issue, pre, nil, false)
+	fillRegion(lead.NewRegion(), issue.out, f)
+	fillRegion(lead.NewRegion(), nil, f)
+	prod.add(lead)
+	fillRegion(roles.NewRegion(), prod.out, f)
+
+	cons := &seq{f: f, pos: s.pos}
+	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
+	w.tileLoop(cons, pre, post, true)
+	fillRegion(roles.NewRegion(), cons.out, f)
+	s.add(roles)
+
+	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*lp.consumers()))
+	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(lp.consumers()+1)))
+	ret.Attrs.Set(ir.AttrKeyMaxRegs, int64(wsEntryRegs))
+	ret.Attrs.Set(ir.AttrKeyPersistent, true)
+	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(w.barOff+2*mbarBytes*w.stages))
+	ret.Attrs = dropAttr(ret.Attrs, ir.AttrKeyScratch)
+	f.Body.Instrs = nil
+	for _, in := range append(s.out, ret) {
+		f.Body.Append(in)
+	}
+}
+
+// fillRegion makes instrs (plus a yield without values) the body of region b.
+func fillRegion(b *ir.Block, instrs []*ir.Instr, f *ir.Func) {
+	for _, in := range instrs {
+		b.Append(in)
+	}
+	b.Append(f.NewInstr(ir.OpYield, nil))
+}
+
+// tileLoop appends one role's persistent loop over the kernel's blocks:
+// the code before the loop (pre) with bid and num_blocks taken from the
+// tile index, the role's k-loop, and for the consumers the code after
+// the loop (post).
+func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
+	f := w.f
+	first := s.op(ir.OpCTAID, nil, i32T)
+	stride := s.op(ir.OpCTACount, nil, i32T)
+	var grid [3]*ir.Value
+	for a := range grid {
+		grid[a] = s.op(ir.OpGridSize, nil, i32T, "axis", int64(a))
+	}
+	total := s.op(ir.OpMul, []*ir.Value{grid[0], grid[1]}, i32T)
+	total = s.op(ir.OpMul, []*ir.Value{total, grid[2]}, i32T)
+	zero := s.i32(0)
+
+	tl := f.NewInstr(ir.OpFor, []*ir.Value{first, total, stride, zero, zero}, i32T, i32T)
+	tl.Pos = s.pos.Pos
+	body := tl.NewRegion()
+	tile := f.AddBlockParam(body, i32T)
+	stage := f.AddBlockParam(body, i32T)
+	phase := f.AddBlockParam(body, i32T)
+	b := &seq{f: f, pos: s.pos}
+	// bid along each axis of the kernel's grid, x fastest.
+	bid := [3]*ir.Value{}
+	bid[0] = b.op(ir.OpMod, []*ir.Value{tile, grid[0]}, i32T)
+	q := b.op(ir.OpFloorDiv, []*ir.Value{tile, grid[0]}, i32T)
+	bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
+	bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
+	m := map[*ir.Value]*ir.Value{}
+	w.cloneInto(b, pre, m, bid, grid)
+	var outStage, outPhase *ir.Value
+	if consumer {
+		acc, st, ph := w.consumerLoop(b, m, stage, phase)
+		m[w.lp.loop.Results[0]] = acc
+		w.cloneInto(b, post, m, bid, grid)
+		outStage, outPhase = st, ph
+	} else {
+		outStage, outPhase = w.producerLoop(b, m, stage, phase)
+	}
+	for _, in := range b.out {
+		body.Append(in)
+	}
+	body.Append(f.NewInstr(ir.OpYield, []*ir.Value{outStage, outPhase}))
+	s.add(tl)
+}
+
+// cloneInto appends copies of instrs to s, bid and num_blocks replaced.
+func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value) {
+	for _, in := range instrs {
+		switch in.Op {
+		case ir.OpBlockID:
+			m[in.Result()] = bid[in.Attrs.Int("axis")]
+			continue
+		case ir.OpNumBlocks:
+			m[in.Result()] = grid[in.Attrs.Int("axis")]
+			continue
+		}
+		tmp := &ir.Block{}
+		cloneBlock(w.f, &ir.Block{Instrs: []*ir.Instr{in}}, tmp, m)
+		for _, x := range tmp.Instrs {
+			s.add(x)
+		}
+	}
+}
+
+// kLoop starts a copy of the GEMM loop carrying extra values after the
+// ring's stage and phase: the new for, its body seq with the loop's scalar
+// code cloned, and its parameters (stage, phase, then extras).
+func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
+	f, lp := w.f, w.lp
+	old := lp.loop.Regions[0]
+	mapped := func(v *ir.Value) *ir.Value {
+		if x, ok := m[v]; ok {
+			return x
+		}
+		return v
+	}
+	args := []*ir.Value{mapped(lp.loop.Args[0]), mapped(lp.loop.Args[1]), mapped(lp.loop.Args[2])}
+	args = append(append(args, stage, phase), extra...)
+	types := []ir.Type{i32T, i32T}
+	for _, e := range extra {
+		types = append(types, e.Type)
+	}
+	kl := f.NewInstr(ir.OpFor, args, types...)
+	kl.Pos = lp.loop.Pos
+	body := kl.NewRegion()
+	m[old.Params[0]] = f.AddBlockParam(body, old.Params[0].Type)
+	params := []*ir.Value{f.AddBlockParam(body, i32T), f.AddBlockParam(body, i32T)}
+	for _, e := range extra {
+		params = append(params, f.AddBlockParam(body, e.Type))
+	}
+	b := &seq{f: f, pos: s.pos}
+	var scalars []*ir.Instr
+	for _, in := range old.Instrs {
+		switch in {
+		case lp.loadA, lp.loadB, lp.permB, lp.mma, old.Instrs[len(old.Instrs)-1]:
+			continue
+		}
+		scalars = append(scalars, in)
+	}
+	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
+	return kl, b, params
+}
+
+// advance moves the ring to its next stage, flipping the phase when it wraps.
+func (w *warpspec) advance(b *seq, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+	one := b.i32(1)
+	next := b.op(ir.OpAdd, []*ir.Value{stage, one}, i32T)
+	wrap := b.op(ir.OpCmp, []*ir.Value{next, b.i32(int64(w.stages))}, boolT, "pred", ir.PredEQ)
+	next = b.op(ir.OpSelect, []*ir.Value{wrap, b.i32(0), next}, i32T)
+	flipped := b.op(ir.OpXor, []*ir.Value{phase, one}, i32T)
+	phase = b.op(ir.OpSelect, []*ir.Value{wrap, flipped, phase}, i32T)
+	return next, phase
+}
+
+func finishLoop(s *seq, kl *ir.Instr, b *seq, yield []*ir.Value, f *ir.Func) {
+	body := kl.Regions[0]
+	for _, in := range b.out {
+		body.Append(in)
+	}
+	body.Append(f.NewInstr(ir.OpYield, yield))
+	s.add(kl)
+}
+
+// producerLoop: for each k, wait until the consumers freed the stage
+// (the phase before the one they complete; a fresh barrier reports that
+// as done), announce the stage's bytes, and copy A's and B's tiles.
+func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+	lp := w.lp
+	kl, b, p := w.kLoop(s, m, stage, phase, nil)
+	st, ph := p[0], p[1]
+	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
+	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
+	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(w.stageA+w.stageB))
+	for _, c := range []struct {
+		ld   *ir.Instr
+		ring *ir.Value
+	}{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}} {
+		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, c.ld.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		args := []*ir.Value{c.ld.Args[0]}
+		for _, x := range c.ld.Args[1:] {
+			if y, ok := m[x]; ok {
+				x = y
+			}
+			args = append(args, x)
+		}
+		b.op(ir.OpTMALoad, append(args, slot, w.full, st), nil)
+	}
+	ns, np := w.advance(b, st, ph)
+	finishLoop(s, kl, b, []*ir.Value{ns, np}, w.f)
+	return kl.Results[0], kl.Results[1]
+}
+
+// consumerLoop: for each k, wait for the stage's bytes, run its wgmmas
+// and wait for them (the stage is read), then free the stage.
+func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (acc, st, ph *ir.Value) {
+	lp := w.lp
+	init := lp.loop.Args[3]
+	if y, ok := m[init]; ok {
+		init = y
+	}
+	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{init})
+	stP, phP, accP := p[0], p[1], p[2]
+	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
+	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, lp.loadA.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, lp.loadB.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type,
+		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), "trans_b", lp.transB())
+	b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+	b.op(ir.OpMbarArrive, []*ir.Value{w.empty, stP}, nil)
+	ns, np := w.advance(b, stP, phP)
+	finishLoop(s, kl, b, []*ir.Value{ns, np, next}, w.f)
+	return kl.Results[2], kl.Results[0], kl.Results[1]
+}

@@ -1,0 +1,336 @@
+package ptxgen
+
+// Emitters of the sm_90a ops (lower's warpspec pass): mbarrier rings, TMA
+// copies, wgmma, setmaxnreg and the persistent kernel's ids. The facts
+// used (descriptor fields, accumulator layout, barrier parity, tensor map
+// parameters) are ../shared/PTX.md section 3, checked on an H100.
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+)
+
+// Shared-memory matrix descriptor constants (PTX.md 3.2): 128-byte
+// swizzle (bits 62-63 = 1), stride byte offset 1024 (8 rows of 128 bytes)
+// in bits 32-45, and for K-major operands a leading byte offset of 16
+// (ignored by the hardware for swizzled K-major tiles, 1 by convention).
+const (
+	descSwizzle128 = uint64(1) << 62
+	descSBO1024    = uint64(1024>>4) << 32
+)
+
+func init() {
+	set := func(f func(e *emitter, in *ir.Instr), ops ...ir.Op) {
+		for _, op := range ops {
+			opEmitters[op] = f
+		}
+	}
+	set((*emitter).emitMbarAlloc, ir.OpMbarAlloc)
+	set((*emitter).emitMbarWait, ir.OpMbarWait)
+	set((*emitter).emitMbarArrive, ir.OpMbarArrive)
+	set((*emitter).emitMbarExpect, ir.OpMbarExpect)
+	set((*emitter).emitTMALoad, ir.OpTMALoad)
+	set((*emitter).emitWGMMA, ir.OpWGMMA)
+	set(func(e *emitter, in *ir.Instr) {
+		e.emit("wgmma.wait_group.sync.aligned", Imm(in.Attrs.Int("pending")))
+	}, ir.OpWGMMAWait)
+	set((*emitter).emitSetMaxRegs, ir.OpSetMaxRegs)
+	set(func(e *emitter, in *ir.Instr) {
+		r := e.newReg(B32)
+		e.emit("mov.u32", r, e.warp)
+		e.vals[in.Result()] = &value{reg: r}
+	}, ir.OpWarpID)
+	set(func(e *emitter, in *ir.Instr) { e.special(in, "%ctaid.x") }, ir.OpCTAID)
+	set(func(e *emitter, in *ir.Instr) { e.special(in, "%nctaid.x") }, ir.OpCTACount)
+	set((*emitter).emitGridSize, ir.OpGridSize)
+}
+
+// special reads a special register into an i32 result.
+func (e *emitter) special(in *ir.Instr, name string) {
+	r := e.newReg(B32)
+	e.emit("mov.u32", r, Sym(name))
+	e.vals[in.Result()] = &value{reg: r}
+}
+
+// entryOnce computes a thread-invariant value once for the whole kernel,
+// in its entry code: values the branches of both warpgroup roles use
+// (parameters, predicates), which invariant would compute per branch.
+func (e *emitter) entryOnce(key string, gen func() Reg) Reg {
+	if r, ok := e.atEntry[key]; ok {
+		return r
+	}
+	if e.atEntry == nil {
+		e.atEntry = map[string]Reg{}
+	}
+	saved := e.cur
+	e.cur = &e.entry
+	r := gen()
+	e.cur = saved
+	e.atEntry[key] = r
+	return r
+}
+
+// predOnce computes a thread-invariant predicate once (see entryOnce).
+func (e *emitter) predOnce(key string, gen func(p Reg)) Reg {
+	return e.entryOnce("pred:"+key, func() Reg {
+		p := e.newReg(Pred)
+		gen(p)
+		return p
+	})
+}
+
+// thread0 is true in the block's thread 0.
+func (e *emitter) thread0() Reg {
+	return e.predOnce("thread0", func(p Reg) { e.emit("setp.eq.u32", p, e.tid, Imm(0)) })
+}
+
+// lane0 is true in each warp's lane 0 (the producer's issuing thread).
+func (e *emitter) lane0() Reg {
+	return e.predOnce("lane0", func(p Reg) { e.emit("setp.eq.u32", p, e.lane, Imm(0)) })
+}
+
+// groupLeader is true in each warpgroup's first thread.
+func (e *emitter) groupLeader() Reg {
+	return e.predOnce("wg0", func(p Reg) {
+		r := e.newReg(B32)
+		e.emit("and.b32", r, e.tid, Imm(127))
+		e.emit("setp.eq.u32", p, r, Imm(0))
+	})
+}
+
+// emitMbarAlloc places a ring of mbarriers and initialises them (thread 0;
+// the pass puts a barrier after the rings, so every thread sees them).
+func (e *emitter) emitMbarAlloc(in *ir.Instr) {
+	if !e.usesSmem {
+		e.fail("internal: mbar_alloc in a kernel without shared memory")
+	}
+	base := e.newReg(B32)
+	e.emit("add.u32", base, e.smemBase, Imm(in.Attrs.Int(ir.AttrKeySmem)))
+	p := e.thread0()
+	for s := 0; s < in.Attrs.Int("stages"); s++ {
+		e.emitIf(p, false, "mbarrier.init.shared::cta.b64", Addr{Base: base, Off: int64(8 * s)}, Imm(in.Attrs.Int("count")))
+	}
+	e.emitIf(p, false, "fence.mbarrier_init.release.cluster")
+	e.vals[in.Result()] = &value{reg: base}
+}
+
+// mbarAddr is the address of barrier slot of ring bar.
+func (e *emitter) mbarAddr(bar, slot *ir.Value) Reg {
+	a := e.newReg(B32)
+	if c, ok := constInt(slot); ok {
+		e.emit("add.u32", a, e.vals[bar].reg, Imm(8*c))
+	} else {
+		e.emit("mad.lo.u32", a, e.vals[slot].reg, Imm(8), e.vals[bar].reg)
+	}
+	return a
+}
+
+// emitMbarWait spins on try_wait.parity (PTX.md 3.4: the raw parity wait
+// was fast.cu's biggest single step).
+func (e *emitter) emitMbarWait(in *ir.Instr) {
+	a := e.mbarAddr(in.Args[0], in.Args[1])
+	p := e.newReg(Pred)
+	l := e.newLabel("mbar_wait")
+	e.label(l)
+	e.emit("mbarrier.try_wait.parity.shared::cta.b64", p, Addr{Base: a}, e.vals[in.Args[2]].reg)
+	e.emitIf(p, true, "bra", Label(l))
+}
+
+func (e *emitter) emitMbarArrive(in *ir.Instr) {
+	a := e.mbarAddr(in.Args[0], in.Args[1])
+	e.emitIf(e.groupLeader(), false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
+}
+
+func (e *emitter) emitMbarExpect(in *ir.Instr) {
+	a := e.mbarAddr(in.Args[0], in.Args[1])
+	e.emitIf(e.lane0(), false, "mbarrier.arrive.expect_tx.shared::cta.b64", Sym("_"), Addr{Base: a}, Imm(in.Attrs.Int("bytes")))
+}
+
+// tensorMap returns the generic address of the tensor map of array param
+// arr with the given box, declaring the parameter the first time.
+func (e *emitter) tensorMap(arr *ir.Value, box [2]int) Reg {
+	idx := -1
+	for i, p := range e.f.Params {
+		if p.Value == arr {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		e.fail("internal: tma_load of %s, which is not a kernel parameter", arr)
+	}
+	name := fmt.Sprintf("p_%s_tmap_%dx%d", sanitize(e.f.Params[idx].Name), box[1], box[0])
+	return e.entryOnce("tmap:"+name, func() Reg {
+		e.params = append(e.params, ParamSlot{Kind: SlotTensorMap, Param: idx, Box: box})
+		e.paramDecl = append(e.paramDecl, ".param .align 64 .b8 "+name+"[128]")
+		r := e.newReg(B64)
+		e.emit("mov.u64", r, Sym(name))
+		e.emit("cvta.param.u64", r, r)
+		return r
+	})
+}
+
+// emitGridSize reads the grid's extent along an axis from its parameter.
+func (e *emitter) emitGridSize(in *ir.Instr) {
+	ax := in.Attrs.Int("axis")
+	name := fmt.Sprintf("p_grid%d", ax)
+	r := e.entryOnce("grid:"+name, func() Reg {
+		e.params = append(e.params, ParamSlot{Kind: SlotGrid, Axis: ax})
+		e.paramDecl = append(e.paramDecl, ".param .u32 "+name)
+		r := e.newReg(B32)
+		e.emit("ld.param.u32", r, Addr{Base: Sym(name)})
+		return r
+	})
+	e.vals[in.Result()] = &value{reg: r}
+}
+
+// emitTMALoad issues one TMA copy per 64-column slab of the tile, from the
+// lane-0 thread, completing on the barrier.
+func (e *emitter) emitTMALoad(in *ir.Instr) {
+	n := len(in.Args)
+	arr, idx := in.Args[0], in.Args[1:n-3]
+	dst := e.vals[in.Args[n-3]].smem
+	tt := in.Args[n-3].Type.(*ir.Tile)
+	rows, cols := tt.Shape[0], tt.Shape[1]
+	slab := dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	if len(idx) != 2 || slab == 0 {
+		e.fail("internal: tma_load of a rank-%d tile into a ring without slabs", len(idx))
+	}
+	box := [2]int{64, rows}
+	tm := e.tensorMap(arr, box)
+	bar := e.mbarAddr(in.Args[n-2], in.Args[n-1])
+	row := e.newReg(B32)
+	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
+	col := e.newReg(B32)
+	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
+	p := e.lane0()
+	for q := 0; q < cols/64; q++ {
+		c := col
+		if q > 0 {
+			c = e.newReg(B32)
+			e.emit("add.s32", c, col, Imm(64*q))
+		}
+		d := e.newReg(B32)
+		e.emit("add.u32", d, dst.base, Imm(q*slab))
+		e.emitIf(p, false, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+			Addr{Base: d}, Sym(fmt.Sprintf("[%s, {%s, %s}]", tm.ptx(), c.ptx(), row.ptx())), Addr{Base: bar})
+	}
+}
+
+// descriptor computes the 64-bit wgmma descriptor of the shared address
+// addr with the constant fields hi.
+func (e *emitter) descriptor(addr Reg, hi uint64) Reg {
+	t := e.newReg(B32)
+	e.emit("shr.u32", t, addr, Imm(4))
+	e.emit("and.b32", t, t, Imm(0x3FFF))
+	d := e.newReg(B64)
+	e.emit("cvt.u64.u32", d, t)
+	e.emit("or.b64", d, d, Imm(int64(hi)))
+	return d
+}
+
+// emitWGMMA issues one stage's wgmmas: each consumer warpgroup g (warps
+// 4g..4g+3, rows 64g..64g+63 of the accumulator in its layout) multiplies
+// its 64 rows of A by all of B, one m64nNk16 per 16 columns of K, in place
+// on the accumulator's registers, then commits the group. Descriptors
+// (PTX.md 3.2): A is K-major in slabs of 64 columns (rows x 128 bytes),
+// k-step kk at slab kk/4, +32 bytes per 16 columns inside it; B (K, N)
+// is MN-major (trans-b 1): 64-column slabs of N (LBO = slab bytes), a
+// k-step 16 rows of 128 bytes further; B (N, K) is K-major like A.
+func (e *emitter) emitWGMMA(in *ir.Instr) {
+	a, b := e.vals[in.Args[0]].smem, e.vals[in.Args[1]].smem
+	acc := e.vals[in.Args[2]]
+	at := in.Args[0].Type.(*ir.Tile)
+	bt := in.Args[1].Type.(*ir.Tile)
+	transB := in.Attrs.Bool("trans_b")
+	m, k := at.Shape[0], at.Shape[1]
+	n := bt.Shape[1]
+	if !transB {
+		n = bt.Shape[0]
+	}
+	lay := e.layout(in.Result())
+	if len(acc.regs) != m*n/(32*e.nw) || lay.NumRegs() != n/2 {
+		e.fail("internal: wgmma accumulator of %d registers for %dx%d over %d warps", len(acc.regs), m, n, e.nw)
+	}
+	slabA := a.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	slabB := b.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	// Warpgroup g's rows of A start g*64 rows into each slab.
+	g := e.entryOnce("wgrows", func() Reg {
+		r := e.newReg(B32)
+		e.emit("shr.u32", r, e.warp, Imm(2))
+		e.emit("shl.b32", r, r, Imm(13)) // 64 rows x 128 bytes
+		return r
+	})
+	aAddr := e.newReg(B32)
+	e.emit("add.u32", aAddr, a.base, g)
+	descA := e.descriptor(aAddr, descSwizzle128|descSBO1024|1<<16)
+	var descB Reg
+	if transB {
+		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|uint64(slabB>>4)<<16)
+	} else {
+		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|1<<16)
+	}
+	scale := e.predOnce("true", func(p Reg) { e.emit("setp.eq.u32", p, e.tid, e.tid) })
+	dt := ptype(at.DType)
+	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s", n, dt, dt)
+	d := make(Vec, len(acc.regs))
+	for i, r := range acc.regs {
+		d[i] = r
+	}
+	e.emit("wgmma.fence.sync.aligned")
+	tb := 0
+	if transB {
+		tb = 1
+	}
+	for kk := 0; kk < k/16; kk++ {
+		offA := (kk/4)*slabA + 32*(kk%4)
+		var offB int
+		if transB {
+			offB = kk * 16 * 128
+		} else {
+			offB = (kk/4)*slabB + 32*(kk%4)
+		}
+		da, db := descA, descB
+		if offA != 0 {
+			da = e.newReg(B64)
+			e.emit("add.s64", da, descA, Imm(offA>>4))
+		}
+		if offB != 0 {
+			db = e.newReg(B64)
+			e.emit("add.s64", db, descB, Imm(offB>>4))
+		}
+		e.emit(shape, d, da, db, scale, Imm(1), Imm(1), Imm(0), Imm(tb))
+	}
+	e.emit("wgmma.commit_group.sync.aligned")
+	// In place: wgmma reads and writes the accumulator registers (the pass
+	// gives the input no other use).
+	e.vals[in.Result()] = &value{regs: acc.regs, lay: lay}
+}
+
+// emitSetMaxRegs moves the warpgroup's register budget from the kernel's
+// entry count (.maxnreg) up or down.
+func (e *emitter) emitSetMaxRegs(in *ir.Instr) {
+	r := in.Attrs.Int("regs")
+	entry := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs)
+	dir := "dec"
+	if r > entry {
+		dir = "inc"
+	}
+	e.emit("setmaxnreg."+dir+".sync.aligned.u32", Imm(r))
+}
+
+// blockThreads is the block's thread count: 32 per layout warp, or the
+// return's block_threads (a producer warpgroup besides them).
+func blockThreads(f *ir.Func) int {
+	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+	if n := ret.Attrs.Int(ir.AttrKeyBlockThreads); n > 0 {
+		return n
+	}
+	return 32 * lower.NumWarps(f)
+}
+
+// isPersistent reports whether the lowered kernel loops over its grid.
+func isPersistent(f *ir.Func) bool {
+	return f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
+}
