@@ -62,7 +62,7 @@ func TestBestTarget(t *testing.T) {
 	for cc, want := range map[int]string{
 		80: "sm_80", 86: "sm_86", 87: "sm_86", 89: "sm_89",
 		90:  "sm_90a", // the wgmma path (warpspec.go)
-		100: "sm_90", // sm_100a's tcgen05 path does not exist yet; sm_90 code runs there
+		100: "sm_90",  // sm_100a's tcgen05 path does not exist yet; sm_90 code runs there
 		120: "sm_120a",
 	} {
 		tg, err := lower.BestTarget(cc)
