@@ -245,7 +245,7 @@ const (
 	OpMbarAlloc
 	// mbar_wait %b, %slot, %parity          waits until barrier %slot of ring %b has completed the phase of that parity
 	OpMbarWait
-	// mbar_arrive %b, %slot                 one thread per warpgroup arrives on barrier %slot
+	// mbar_arrive %b, %slot, %p             one thread per warpgroup arrives on barrier %slot, where bool %p holds
 	OpMbarArrive
 	// mbar_expect %b, %slot {bytes=49152}   one thread arrives on barrier %slot expecting `bytes` of TMA copies
 	OpMbarExpect
@@ -407,7 +407,7 @@ var opTable = [NumOps]OpInfo{
 	OpMbarAlloc: {Name: "mbar_alloc", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
 	OpMbarWait:   {Name: "mbar_wait", NumArgs: 3, LoweredOnly: true, SideEffect: true},
-	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 2, LoweredOnly: true, SideEffect: true},
+	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 3, LoweredOnly: true, SideEffect: true},
 	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true},
 	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,

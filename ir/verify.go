@@ -795,9 +795,13 @@ func (v *irVerifier) typing(in *Instr) string {
 		if d := a[0].Def; d == nil || d.Op != OpMbarAlloc {
 			return fmt.Sprintf("%v is not an mbar_alloc ring", a[0])
 		}
-		for _, x := range a[1:] {
-			if s, ok := x.Type.(*Scalar); !ok || s.DType != I32 {
-				return fmt.Sprintf("%v has type %v, want i32", x, x.Type)
+		for i, x := range a[1:] {
+			want := I32
+			if in.Op == OpMbarArrive && i == 1 {
+				want = Bool
+			}
+			if s, ok := x.Type.(*Scalar); !ok || s.DType != want {
+				return fmt.Sprintf("%v has type %v, want %v", x, x.Type, want)
 			}
 		}
 		if in.Op == OpMbarExpect && in.Attrs.Int("bytes") <= 0 {

@@ -24,7 +24,8 @@ package lower
 //	  set_max_regs {regs=232}
 //	  for t = cta_id, tiles, cta_count {
 //	    <the code before the loop>
-//	    for k { mbar_wait full; wgmma; wgmma_wait; mbar_arrive empty }
+//	    for k { mbar_wait full; wgmma; wgmma_wait {pending=1}; mbar_arrive empty (the previous stage) }
+//	    wgmma_wait {pending=0}; mbar_arrive empty (the last stage)
 //	    <the code after the loop: the fused epilogue and the stores>
 //	  }
 //	}
@@ -488,24 +489,36 @@ func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 	return kl.Results[0], kl.Results[1]
 }
 
-// consumerLoop: for each k, wait for the stage's bytes, run its wgmmas
-// and wait for them (the stage is read), then free the stage.
+// consumerLoop: for each k, wait for the stage's bytes and issue its
+// wgmmas; then wait until only those are in flight, which means the
+// previous stage's are done, and free the previous stage (as CUTLASS's
+// consumers do: the tensor cores get the next stage's wgmmas while the
+// last ones finish). After the loop, wait for the last and free its stage.
 func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (acc, st, ph *ir.Value) {
 	lp := w.lp
 	init := lp.loop.Args[3]
 	if y, ok := m[init]; ok {
 		init = y
 	}
-	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{init})
-	stP, phP, accP := p[0], p[1], p[2]
+	none := s.i32(-1)
+	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{init, none})
+	stP, phP, accP, prevP := p[0], p[1], p[2], p[3]
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
 	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, lp.loadA.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, lp.loadB.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type,
 		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), "trans_b", lp.transB())
-	b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
-	b.op(ir.OpMbarArrive, []*ir.Value{w.empty, stP}, nil)
+	b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(1))
+	w.release(b, prevP)
 	ns, np := w.advance(b, stP, phP)
-	finishLoop(s, kl, b, []*ir.Value{ns, np, next}, w.f)
+	finishLoop(s, kl, b, []*ir.Value{ns, np, next, stP}, w.f)
+	s.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+	w.release(s, kl.Results[3])
 	return kl.Results[2], kl.Results[0], kl.Results[1]
+}
+
+// release frees stage prev of the ring for the producer, if prev >= 0.
+func (w *warpspec) release(s *seq, prev *ir.Value) {
+	has := s.op(ir.OpCmp, []*ir.Value{prev, s.i32(0)}, boolT, "pred", ir.PredGE)
+	s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil)
 }

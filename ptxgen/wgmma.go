@@ -138,9 +138,13 @@ func (e *emitter) emitMbarWait(in *ir.Instr) {
 	e.emitIf(p, true, "bra", Label(l))
 }
 
+// emitMbarArrive: the first thread of each warpgroup arrives, where the
+// condition holds.
 func (e *emitter) emitMbarArrive(in *ir.Instr) {
 	a := e.mbarAddr(in.Args[0], in.Args[1])
-	e.emitIf(e.groupLeader(), false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
+	p := e.newReg(Pred)
+	e.emit("and.pred", p, e.groupLeader(), e.vals[in.Args[2]].reg)
+	e.emitIf(p, false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
 }
 
 func (e *emitter) emitMbarExpect(in *ir.Instr) {

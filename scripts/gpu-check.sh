@@ -15,6 +15,9 @@
 #   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
 #   bench  tilec bench examples/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
+#   hopper the sm_90a path: matmul-family cases that must take the TMA + wgmma fast variant (checked
+#          against the interpreter and for the variant named in the run's output), then
+#          compute-sanitizer memcheck and racecheck on the TMA path, the general path and attention
 #   attn   attention D=64 kernel times (f16, S = 4096 and 16384), alternating this binary with
 #          TILEC_BASE (an older build, when given) in the same call: the A/B that says whether a
 #          back-end change made attention slower; medians of ATTN_REPS launches each
@@ -70,9 +73,9 @@ want() {
 }
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench | attn) ;;
+	all | gotest | ptxas | run | bench | hopper | attn) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | attn ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn ...]" >&2
 		exit 2
 		;;
 	esac
@@ -368,6 +371,68 @@ section_run() {
 	done
 }
 
+# ---------------------------------------------------------------- hopper
+# name|file|flags: each must run the fast variant (TMA, wgmma) on sm_90a and match the interpreter.
+# Sizes whose rows are 16-byte multiples take TMA; partial tiles come from TMA's zero fill.
+hopper_cases=()
+for T in f16 bf16; do
+	for mnk in 512x512x512 1000x1032x1000 1x4096x4096 4096x8x4096 2048x2048x64 129x264x72; do
+		IFS=x read -r m n k <<<"$mnk"
+		hopper_cases+=("tma_matmul_${T}_${mnk}|examples/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+	done
+	hopper_cases+=("tma_matmul_tm64_${T}|examples/matmul.tile|-D T=$T -D tm=64 -D tn=128 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_tk128_${T}|examples/matmul.tile|-D T=$T -D tn=128 -D tk=128 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_bt_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_bt_n16_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 -D tn=16 --shape M=200,N=40,K=128")
+	hopper_cases+=("tma_bias_relu_${T}|examples/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
+done
+# name|flags for compute-sanitizer (memcheck, racecheck)
+sanitize_cases=(
+	"matmul_tma_1000x1032x1000|examples/matmul.tile --shape M=1000,N=1032,K=1000"
+	"matmul_general_1000x1030x999|examples/matmul.tile --shape M=1000,N=1030,K=999"
+	"attention_S333|examples/attention.tile -D T=f16 -D CAUSAL=True --shape S=333"
+)
+
+section_hopper() {
+	local entry name file flags t0 rc log tool san
+	for entry in "${hopper_cases[@]}"; do
+		IFS='|' read -r name file flags <<<"$entry"
+		if [ -n "$CASES" ] && ! echo "$name" | grep -E -q "$CASES"; then
+			continue
+		fi
+		log="$work/run/$name.log"
+		if [ "$(left)" -lt 30 ]; then
+			record hopper "$name" SKIP 0 "out of time"
+			continue
+		fi
+		t0=$SECONDS
+		# shellcheck disable=SC2086
+		timeout -k 5 "$RUN_TIMEOUT" "$TILEC" run "$file" $flags --target sm_90a --backend cuda >"$log" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q 'sm_90a (fast variant)' "$log"; then
+			echo "expected the fast (TMA, wgmma) variant" >>"$log"
+			rc=1
+		fi
+		record hopper "$name" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
+	done
+	san="$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)"
+	for entry in "${sanitize_cases[@]}"; do
+		IFS='|' read -r name flags <<<"$entry"
+		for tool in memcheck racecheck; do
+			log="$work/run/sanitize_${tool}_$name.log"
+			if [ -z "$san" ] || [ "$(left)" -lt 40 ]; then
+				record hopper "$tool $name" SKIP 0 "no compute-sanitizer or out of time"
+				continue
+			fi
+			t0=$SECONDS
+			# shellcheck disable=SC2086
+			timeout -k 5 "$RUN_TIMEOUT" "$san" --tool $tool --error-exitcode 9 "$TILEC" run $flags --backend cuda >"$log" 2>&1
+			rc=$?
+			record hopper "$tool $name" "$(status $rc)" $((SECONDS - t0)) "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|variant' "$log" | tr '\n' ' ' | cut -c1-110)"
+		done
+	done
+}
+
 # ---------------------------------------------------------------- bench
 section_bench() {
 	local log="$work/bench/bench.log" t0 rc tmo
@@ -428,6 +493,7 @@ section_attn() {
 want gotest && section_gotest
 want ptxas && section_ptxas
 want run && section_run
+want hopper && section_hopper
 # ---------------------------------------------------------------- f32 exactness
 # A float32 GEMM whose exact result is 1 + 2^-12 everywhere (A = 1 + 2^-12, B = 2^-5, K = 32): tf32
 # tensor cores would give 1. Part of the run section.
