@@ -201,7 +201,7 @@ var LoweredAttrs = []LoweredAttr{
 		"shared memory the kernel uses (pass smem)"),
 	loweredEnum(AttrKeyVariant, []string{"fast", "general"}, []Op{OpReturn},
 		"which of a kernel's variants this is: fast (launches whose arrays are 16-byte aligned) or general (every launch) (pass variants)"),
-	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc},
+	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc, OpSmemStage},
 		"on a TMA ring, bytes between the 64-column slabs of one copy (each slab rows x 128 bytes, 128-byte swizzled) (pass warpspec)"),
 	lowered(AttrKeyBlockThreads, AttrInt, []Op{OpReturn},
 		"threads per block when it is not 32*num_warps: the layouts' warps plus a producer warpgroup (pass warpspec)"),

@@ -205,6 +205,7 @@ const (
 	// async_wait {pending=2}                waits until at most `pending` committed groups are incomplete
 	OpAsyncWait
 	// barrier                               every thread of the block arrives before any goes on (bar.sync 0)
+	// barrier {id=1, threads=256}           the first `threads` threads (a named barrier among them: bar.sync id, threads)
 	OpBarrier
 	// %f = frag_load %s {kstep=1, layout=#mma_a0, operand=a} : tile<128x16xf16>
 	// The mma operand fragments of k-step `kstep` of shared tile %s, in the
@@ -273,6 +274,15 @@ const (
 	OpCTACount
 	// %g = grid_size {axis=0} : i32         the kernel's own grid along an axis, passed at launch to a persistent kernel
 	OpGridSize
+	// tma_store %C[%i, %j], %s
+	// One thread copies the shared tile %s (smem_stage's TMA slabs) to the
+	// tile at tile index (i, j) of C with TMA, clipped at C's bounds, as one
+	// bulk group; its reads of %s are done after tma_store_wait {read=true}.
+	OpTMAStore
+	// tma_store_wait {read=true}            the storing thread waits for its TMA stores: to have read shared memory (read), or to be complete
+	OpTMAStoreWait
+	// fence_proxy_async                     orders this thread's shared-memory writes before later TMA (async proxy) reads of them
+	OpFenceProxyAsync
 
 	NumOps
 )
@@ -395,7 +405,8 @@ var opTable = [NumOps]OpInfo{
 		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
 	OpAsyncCommit: {Name: "async_commit", NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpAsyncWait:   {Name: "async_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
-	OpBarrier:     {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpBarrier: {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+		{Name: "id", Kind: AttrInt, Optional: true}, {Name: "threads", Kind: AttrInt, Optional: true}}},
 	OpFragLoad: {Name: "frag_load", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
 	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
@@ -418,6 +429,9 @@ var opTable = [NumOps]OpInfo{
 	OpCTAID:      {Name: "cta_id", NumArgs: 0, LoweredOnly: true},
 	OpCTACount:   {Name: "cta_count", NumArgs: 0, LoweredOnly: true},
 	OpGridSize:   {Name: "grid_size", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
+	OpTMAStore:        {Name: "tma_store", NumArgs: -1, LoweredOnly: true, SideEffect: true},
+	OpTMAStoreWait:    {Name: "tma_store_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
+	OpFenceProxyAsync: {Name: "fence_proxy_async", NumArgs: 0, LoweredOnly: true, SideEffect: true},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

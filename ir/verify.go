@@ -453,7 +453,7 @@ func (v *irVerifier) typing(in *Instr) string {
 	nres := 1
 	switch in.Op {
 	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert,
-		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs:
+		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs, OpTMAStore, OpTMAStoreWait, OpFenceProxyAsync:
 		nres = 0
 	case OpFor:
 		nres = max(len(in.Args)-3, 0)
@@ -828,6 +828,28 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("%v is not an mbar_alloc ring", a[len(a)-2])
 		}
 
+	case OpTMAStore:
+		if len(a) < 2 {
+			return "tma_store needs an array, indices and a shared tile"
+		}
+		arr, msg := v.indexedArray(in, a[1:len(a)-1])
+		if msg != "" {
+			return msg
+		}
+		src := a[len(a)-1]
+		t, ok := src.Type.(*Tile)
+		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
+			return fmt.Sprintf("source %v has type %v, want a rank-%d %v tile", src, src.Type, arr.Rank, arr.DType)
+		}
+		if d := src.Def; d == nil || d.Op != OpSmemStage {
+			return fmt.Sprintf("source %v is not a smem_stage", src)
+		}
+
+	case OpBarrier:
+		if id, n := in.Attrs.Int("id"), in.Attrs.Int("threads"); id < 0 || id > 15 || n < 0 || n%32 != 0 || (id > 0) != (n > 0) {
+			return fmt.Sprintf("barrier id %d threads %d: a named barrier needs id 1..15 and a multiple of 32 threads", id, n)
+		}
+
 	case OpWGMMA:
 		for _, x := range a[:2] {
 			if d := x.Def; d == nil || d.Op != OpSmemSlot {
@@ -874,6 +896,11 @@ func (v *irVerifier) typing(in *Instr) string {
 			return "smem_stage needs either pitch, or smem and row_bytes"
 		case pitch != nil && in.Attrs.Int("pitch") < row:
 			return fmt.Sprintf("pitch %d is less than a row of %d bytes", in.Attrs.Int("pitch"), row)
+		case in.Attrs.Get(AttrKeySlabBytes) != nil:
+			// TMA's slabs: 64 16-bit columns of 128-byte rows each.
+			if in.Attrs.Int("row_bytes") != 128 || t.DType.Bytes() != 2 || row%128 != 0 || in.Attrs.Int(AttrKeySlabBytes) != t.Shape[0]*128 {
+				return fmt.Sprintf("smem_stage into slabs of %v: row_bytes %d, slab_bytes %d", t, in.Attrs.Int("row_bytes"), in.Attrs.Int(AttrKeySlabBytes))
+			}
 		case rb != nil && in.Attrs.Int("row_bytes") != row:
 			return fmt.Sprintf("row_bytes %d, want the tile's %d", in.Attrs.Int("row_bytes"), row)
 		}

@@ -15,7 +15,7 @@ type Pass struct {
 	Run  func(f *ir.Func, t *Target) error
 	// split, on the variants pass only, replaces the kernel by its
 	// variants; the passes after it run on each.
-	split func(f *ir.Func) []*Variant
+	split func(f *ir.Func, t *Target) []*Variant
 }
 
 // Passes is the lowering pipeline, in order; each pass requires the ones
@@ -66,7 +66,7 @@ var Passes = []Pass{
 // variants pass, the variants it makes of f.
 func (p *Pass) Apply(f *ir.Func, t *Target) ([]*Variant, error) {
 	if p.split != nil {
-		return p.split(f), nil
+		return p.split(f, t), nil
 	}
 	if err := p.Run(f, t); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 	vs := []*Variant{{Func: Clone(f)}}
 	for _, p := range Passes {
 		if p.split != nil {
-			vs = p.split(vs[0].Func)
+			vs = p.split(vs[0].Func, t)
 		}
 		for _, v := range vs {
 			g := v.Func

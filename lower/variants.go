@@ -13,6 +13,7 @@ package lower
 // one function without it.
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tilec/tilec/ir"
@@ -70,10 +71,17 @@ func fastArrays(f *ir.Func) (arrays []int, ok bool) {
 
 // splitVariants is the variants pass: f itself when it has one form, or
 // its fast and general variants (copies of f).
-func splitVariants(f *ir.Func) []*Variant {
+func splitVariants(f *ir.Func, t *Target) []*Variant {
 	arrays, ok := fastArrays(f)
 	if !ok {
 		return []*Variant{{Func: f}}
+	}
+	if lp, _ := findWGMMALoop(f, t); lp != nil && lp.store != nil {
+		// The sm_90a fast variant also stores its result with TMA.
+		if i := paramIndex(f, lp.store.Args[0]); i >= 0 && !slices.Contains(arrays, i) {
+			arrays = append(arrays, i)
+			sort.Ints(arrays)
+		}
 	}
 	fast, gen := f, Clone(f)
 	for _, v := range []struct {
@@ -84,4 +92,14 @@ func splitVariants(f *ir.Func) []*Variant {
 		ret.Attrs.Set(ir.AttrKeyVariant, v.name)
 	}
 	return []*Variant{{Func: fast, Name: VariantFast, Aligned: arrays}, {Func: gen, Name: VariantGeneral}}
+}
+
+// paramIndex is the index of v among f's parameters, or -1.
+func paramIndex(f *ir.Func, v *ir.Value) int {
+	for i, p := range f.Params {
+		if p.Value == v {
+			return i
+		}
+	}
+	return -1
 }

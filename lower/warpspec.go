@@ -70,6 +70,11 @@ type wgmmaLoop struct {
 	// (N, K), K contiguous (matmul_bt); nil when B is loaded (K, N).
 	permB   *ir.Instr
 	m, n, k int
+	// store is the store after the loop that goes out through shared
+	// memory and a TMA store (the kernel's one store of an (m, n) 16-bit
+	// tile with whole 64-column slabs), or nil: then every store is from
+	// registers.
+	store *ir.Instr
 }
 
 // consumers is the number of consumer warpgroups: one per 64 rows.
@@ -162,12 +167,25 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 			return nil, fmt.Sprintf("the loop has %s besides the loads and the mma", in.Op)
 		}
 	}
+	var stores []*ir.Instr
 	for _, in := range f.Body.Instrs {
 		if in == lp.loop || in.Op == ir.OpReturn {
 			continue
 		}
 		if !wsStraightOp(in) {
 			return nil, fmt.Sprintf("%s before or after the loop", in.Op)
+		}
+		if in.Op == ir.OpStore {
+			stores = append(stores, in)
+		}
+	}
+	if len(stores) == 1 {
+		st := stores[0]
+		at, ok := st.Args[0].Type.(*ir.Array)
+		tt, _ := st.Args[len(st.Args)-1].Type.(*ir.Tile)
+		if ok && tt != nil && at.Rank == 2 && (at.DType == ir.F16 || at.DType == ir.BF16) &&
+			tt.Rank() == 2 && tt.Shape[0] == lp.m && tt.Shape[1] == lp.n && lp.n%tmaSlabCols == 0 {
+			lp.store = st
 		}
 	}
 	return lp, ""
@@ -239,6 +257,9 @@ type warpspec struct {
 
 	stages                 int
 	stageA, stageB, barOff int
+	// staging is the offset of the TMA store's tile (-1: stores from
+	// registers); stagingBytes its size.
+	staging, stagingBytes int
 	ringA, ringB           *ir.Value
 	full, empty            *ir.Value
 }
@@ -255,11 +276,21 @@ func (w *warpspec) plan() bool {
 	w.stageA = lp.m * lp.k * 2
 	w.stageB = lp.k * lp.n * 2
 	per := w.stageA + w.stageB + 2*mbarBytes
-	w.stages = min(w.t.KernelSharedBytes()/per, w.t.Tuning.MaxStages)
+	w.staging = -1
+	if lp.store != nil {
+		if l, err := LayoutOf(lp.store.Args[len(lp.store.Args)-1]); err == nil && SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
+			w.stagingBytes = lp.m * lp.n * 2
+		}
+	}
+	w.stages = min((w.t.KernelSharedBytes()-w.stagingBytes)/per, w.t.Tuning.MaxStages)
 	if w.stages < 2 {
 		return false
 	}
 	w.barOff = w.stages * (w.stageA + w.stageB)
+	if w.stagingBytes > 0 {
+		w.staging = w.barOff
+		w.barOff += w.stagingBytes
+	}
 	return true
 }
 
@@ -312,6 +343,10 @@ func (w *warpspec) rewrite(ret *ir.Instr) {
 	cons := &seq{f: f, pos: s.pos}
 	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
 	w.tileLoop(cons, pre, post, true)
+	if w.staging >= 0 {
+		// Shared memory must outlive the last TMA store's reads.
+		cons.op(ir.OpTMAStoreWait, nil, nil, "read", false)
+	}
 	fillRegion(roles.NewRegion(), cons.out, f)
 	s.add(roles)
 
@@ -392,6 +427,11 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 		case ir.OpNumBlocks:
 			m[in.Result()] = grid[in.Attrs.Int("axis")]
 			continue
+		case ir.OpStore:
+			if in == w.lp.store && w.staging >= 0 {
+				w.tmaStore(s, in, m)
+				continue
+			}
 		}
 		tmp := &ir.Block{}
 		cloneBlock(w.f, &ir.Block{Instrs: []*ir.Instr{in}}, tmp, m)
@@ -399,6 +439,39 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 			s.add(x)
 		}
 	}
+}
+
+// consumerBarrier is a named barrier of the consumer warpgroups only (the
+// producer never reaches it).
+func (w *warpspec) consumerBarrier(s *seq) {
+	s.op(ir.OpBarrier, nil, nil, "id", int64(1), "threads", int64(128*w.lp.consumers()))
+}
+
+// tmaStore replaces the epilogue's store: once the previous block's TMA
+// store has read the staging tile, the consumers write the tile there in
+// TMA's slab layout, fence it for the async proxy, and one thread stores
+// it with TMA (clipped at C's bounds), which runs on while the consumers
+// start the next block.
+func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
+	mapped := func(v *ir.Value) *ir.Value {
+		if x, ok := m[v]; ok {
+			return x
+		}
+		return v
+	}
+	n := len(st.Args)
+	val := mapped(st.Args[n-1])
+	s.op(ir.OpTMAStoreWait, nil, nil, "read", true)
+	w.consumerBarrier(s)
+	staged := s.op(ir.OpSmemStage, []*ir.Value{val}, val.Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
+		ir.AttrKeySmem, int64(w.staging), ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(w.lp.m*128))
+	s.op(ir.OpFenceProxyAsync, nil, nil)
+	w.consumerBarrier(s)
+	args := []*ir.Value{st.Args[0]}
+	for _, x := range st.Args[1 : n-1] {
+		args = append(args, mapped(x))
+	}
+	s.op(ir.OpTMAStore, append(args, staged), nil)
 }
 
 // kLoop starts a copy of the GEMM loop carrying extra values after the

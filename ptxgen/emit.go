@@ -405,7 +405,13 @@ func init() {
 	set((*emitter).emitAsyncCopy, ir.OpAsyncCopy)
 	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.commit_group") }, ir.OpAsyncCommit)
 	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.wait_group", Imm(in.Attrs.Int("pending"))) }, ir.OpAsyncWait)
-	set(func(e *emitter, in *ir.Instr) { e.emit("bar.sync", Imm(0)) }, ir.OpBarrier)
+	set(func(e *emitter, in *ir.Instr) {
+		if n := in.Attrs.Int("threads"); n > 0 {
+			e.emit("bar.sync", Imm(in.Attrs.Int("id")), Imm(n))
+			return
+		}
+		e.emit("bar.sync", Imm(0))
+	}, ir.OpBarrier)
 	set((*emitter).emitFragLoad, ir.OpFragLoad)
 	set((*emitter).emitMMAStep, ir.OpMMAStep)
 	set((*emitter).emitSmemStage, ir.OpSmemStage)

@@ -15,6 +15,10 @@ func (e *emitter) emitSmemStage(in *ir.Instr) {
 	if src == nil || src.regs == nil {
 		e.fail("internal: smem_stage of a tile that is not in registers")
 	}
+	if in.Attrs.Get(ir.AttrKeySlabBytes) != nil {
+		e.stageSlabs(in, src) // TMA's slabs, for a tma_store
+		return
+	}
 	if in.Attrs.Get("pitch") == nil {
 		e.stageToSmem(in, src) // swizzled, for an mma
 		return

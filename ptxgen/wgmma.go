@@ -45,6 +45,15 @@ func init() {
 	set(func(e *emitter, in *ir.Instr) { e.special(in, "%ctaid.x") }, ir.OpCTAID)
 	set(func(e *emitter, in *ir.Instr) { e.special(in, "%nctaid.x") }, ir.OpCTACount)
 	set((*emitter).emitGridSize, ir.OpGridSize)
+	set((*emitter).emitTMAStore, ir.OpTMAStore)
+	set(func(e *emitter, in *ir.Instr) {
+		op := "cp.async.bulk.wait_group"
+		if in.Attrs.Bool("read") {
+			op += ".read"
+		}
+		e.emitIf(e.thread0(), false, op, Imm(0))
+	}, ir.OpTMAStoreWait)
+	set(func(e *emitter, in *ir.Instr) { e.emit("fence.proxy.async.shared::cta") }, ir.OpFenceProxyAsync)
 }
 
 // special reads a special register into an i32 result.
@@ -56,7 +65,9 @@ func (e *emitter) special(in *ir.Instr, name string) {
 
 // entryOnce computes a thread-invariant value once for the whole kernel,
 // in its entry code: values the branches of both warpgroup roles use
-// (parameters, predicates), which invariant would compute per branch.
+// (parameters, predicates), which invariant would compute per branch. gen
+// may only read registers the entry code defines (parameters, %tid and
+// its lane and warp), never values computed in the body.
 func (e *emitter) entryOnce(key string, gen func() Reg) Reg {
 	if r, ok := e.atEntry[key]; ok {
 		return r
@@ -337,4 +348,94 @@ func blockThreads(f *ir.Func) int {
 // isPersistent reports whether the lowered kernel loops over its grid.
 func isPersistent(f *ir.Func) bool {
 	return f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
+}
+
+// stageSlabs writes an mma-layout 16-bit register tile into TMA's slab
+// layout (smem_stage with slab_bytes): 64-column slabs, each rows x 128
+// bytes with the 128-byte swizzle (16-byte chunk c of row r at chunk
+// c ^ (r & 7)), which is what a SWIZZLE_128B tensor map reads. Each
+// thread stores its register pairs as 32-bit words; the eight rows of one
+// store land in eight different chunks, so a warp's store has no bank
+// conflict.
+func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
+	lay := src.lay
+	tt := in.Result().Type.(*ir.Tile)
+	if tt.Rank() != 2 || tt.DType.Bytes() != 2 || len(lay.Reg) == 0 || lay.Reg[0][0] != 0 || lay.Reg[0][1] != 1 {
+		e.fail("internal: smem_stage into TMA slabs of %s in layout %v", tt, lay.Kind)
+	}
+	for _, b := range lay.Reg[1:] {
+		if b[0]%8 != 0 || b[1]%8 != 0 {
+			e.fail("internal: smem_stage into TMA slabs: register basis %v", b)
+		}
+	}
+	slab := in.Attrs.Int(ir.AttrKeySlabBytes)
+	off := in.Attrs.Int(ir.AttrKeySmem)
+	tc := e.threadCoord(lay)
+	// invariant, not entryOnce: the thread coordinates are computed in
+	// this branch's loop preheader, after the entry code.
+	base := e.invariant(fmt.Sprint("slabs/", off, lay.Lane, lay.Warp), func() Reg {
+		r := e.newReg(B32)
+		e.emit("add.u32", r, e.smemBase, Imm(off))
+		e.emit("mad.lo.u32", r, tc[0], Imm(128), r)
+		e.emit("mad.lo.u32", r, tc[1], Imm(2), r)
+		return r
+	})
+	// chunk j of a row goes to chunk j ^ (row & 7): one address per j.
+	rowSw := e.invariant(fmt.Sprint("slabs/sw/", lay.Lane, lay.Warp), func() Reg {
+		r := e.newReg(B32)
+		e.emit("and.b32", r, tc[0], Imm(7))
+		return r
+	})
+	chunk := map[int]Reg{}
+	for r := 0; r < len(src.regs); r += 2 {
+		c := lay.RegCoord(r)
+		j := (c[1] % 64) / 8
+		a, ok := chunk[j]
+		if !ok {
+			x := e.newReg(B32)
+			e.emit("xor.b32", x, rowSw, Imm(j))
+			a = e.newReg(B32)
+			e.emit("shl.b32", x, x, Imm(4))
+			e.emit("add.u32", a, base, x)
+			chunk[j] = a
+		}
+		w := e.newReg(B32)
+		e.emit("mov.b32", w, Vec{src.regs[r], src.regs[r+1]})
+		e.emit("st.shared.b32", Addr{Base: a, Off: int64((c[1]/64)*slab + c[0]*128)}, w)
+	}
+	sb := e.newReg(B32)
+	e.emit("add.u32", sb, e.smemBase, Imm(off))
+	e.vals[in.Result()] = &value{smem: &smemVal{tile: in, base: sb}}
+}
+
+// emitTMAStore issues one TMA store per 64-column slab of the staged tile
+// from thread 0, and commits them as one bulk group.
+func (e *emitter) emitTMAStore(in *ir.Instr) {
+	n := len(in.Args)
+	arr, idx := in.Args[0], in.Args[1:n-1]
+	src := e.vals[in.Args[n-1]].smem
+	tt := in.Args[n-1].Type.(*ir.Tile)
+	rows, cols := tt.Shape[0], tt.Shape[1]
+	slab := src.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	if len(idx) != 2 || slab == 0 {
+		e.fail("internal: tma_store of a rank-%d tile not staged in slabs", len(idx))
+	}
+	tm := e.tensorMap(arr, [2]int{64, rows})
+	row := e.newReg(B32)
+	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
+	col := e.newReg(B32)
+	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
+	p := e.thread0()
+	for q := 0; q < cols/64; q++ {
+		c := col
+		if q > 0 {
+			c = e.newReg(B32)
+			e.emit("add.s32", c, col, Imm(64*q))
+		}
+		s := e.newReg(B32)
+		e.emit("add.u32", s, src.base, Imm(q*slab))
+		e.emitIf(p, false, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+			Sym(fmt.Sprintf("[%s, {%s, %s}]", tm.ptx(), c.ptx(), row.ptx())), Addr{Base: s})
+	}
+	e.emitIf(p, false, "cp.async.bulk.commit_group")
 }
