@@ -260,8 +260,8 @@ type warpspec struct {
 	// staging is the offset of the TMA store's tile (-1: stores from
 	// registers); stagingBytes its size.
 	staging, stagingBytes int
-	ringA, ringB           *ir.Value
-	full, empty            *ir.Value
+	ringA, ringB          *ir.Value
+	full, empty           *ir.Value
 }
 
 var (
