@@ -403,6 +403,7 @@ func init() {
 	set((*emitter).emitSmemStage, ir.OpSmemStage)
 	set((*emitter).emitConvertLayout, ir.OpConvertLayout)
 	set((*emitter).emitMMAFMA, ir.OpMMAFMA)
+	set((*emitter).emitIndexed, ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops

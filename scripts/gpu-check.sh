@@ -321,6 +321,11 @@ done
 for n in 1 1000 1000003; do
 	run_cases+=("math_approx_$n|runtime/testdata/kernels/math_approx.tile|--shape N=$n")
 done
+# gather, scatter (masks, out-of-range indices), every atomic kind with its memory order and
+# scope, integer NEG_INF/POS_INF load padding.
+for n in 1 1000 100003; do
+	run_cases+=("indexed_atomics_$n|runtime/testdata/kernels/indexed_atomics.tile|--shape N=$n")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"

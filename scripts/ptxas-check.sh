@@ -44,4 +44,39 @@ for src in examples/*.tile; do
 		done
 	done
 done
+
+# The GPU tests of issue 10's ops (runtime/testdata/kernels) and the
+# plain-cuTile kernels that use them, with the signatures gpu-check.sh
+# runs them with: NAME|FILE|tilec compile flags.
+cases=(
+	"bits_math|runtime/testdata/kernels/bits_math.tile|"
+	"math_approx|runtime/testdata/kernels/math_approx.tile|"
+	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
+)
+assemble() { # name arch file flags...
+	local name=$1 arch=$2 file=$3
+	shift 3
+	if ! "$work/tilec" compile "$file" "$@" --emit ptx --target "$arch" >"$work/$name.ptx" 2>"$work/$name.err"; then
+		printf '%-40s FAILED to compile\n' "$name"
+		cat "$work/$name.err"
+		fail=1
+		return
+	fi
+	assembler="$PTXAS"
+	[ "$arch" = sm_90a ] && assembler="$PTXAS_SM90A"
+	if "$assembler" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
+		printf '%-40s ok: %s\n' "$name" "$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)"
+	else
+		printf '%-40s FAILED\n' "$name"
+		cat "$work/$name.log"
+		fail=1
+	fi
+}
+for c in "${cases[@]}"; do
+	IFS='|' read -r name file flags <<<"$c"
+	for arch in $TARGETS; do
+		# shellcheck disable=SC2086
+		assemble "${name}_$arch" "$arch" "$file" $flags
+	done
+done
 exit $fail

@@ -1,0 +1,43 @@
+package ptxgen
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/tilec/tilec/lower"
+)
+
+// kernelsDir holds the GPU tests of issue 10's ops (scripts/gpu-check.sh
+// runs them on the GPU against the interpreter).
+var kernelsDir = filepath.Join("..", "runtime", "testdata", "kernels")
+
+// checkPatterns compiles a kernel of kernelsDir for sm_80 and checks the
+// PTX instructions it must and must not contain.
+func checkPatterns(t *testing.T, file string, consts map[string]string, must, not []string) {
+	t.Helper()
+	_, _, k := compileFile(t, filepath.Join(kernelsDir, file), consts, lower.MustTarget("sm_80"))
+	for _, pat := range must {
+		if count(k.PTX, pat) == 0 {
+			t.Errorf("%s: no %s", file, pat)
+		}
+	}
+	for _, pat := range not {
+		if count(k.PTX, pat) != 0 {
+			t.Errorf("%s: has %s", file, pat)
+		}
+	}
+}
+
+// Gather and scatter are predicated element loads and stores (bounds as
+// unsigned 64-bit compares); atomics are atom (red when the old values are
+// unused and the order allows) with the order and scope as .sem and .scope;
+// integer NEG_INF/POS_INF padding is the dtype's minimum and maximum.
+func TestIndexedAtomicsPatterns(t *testing.T) {
+	checkPatterns(t, "indexed_atomics.tile", nil, []string{
+		`setp\.lt\.u64`, `@%p\d+ ld\.global\.b32 %f\d+`, `@%p\d+ st\.global\.b32 \[%rd\d+\], %f\d+`,
+		`atom\.acq_rel\.gpu\.global\.add\.u32`, `atom\.acquire\.cta\.global\.max\.s32`, `atom\.release\.sys\.global\.min\.s32`,
+		`atom\.acq_rel\.gpu\.global\.cas\.b32`, `atom\.acq_rel\.gpu\.global\.cas\.b64`, `atom\.acq_rel\.gpu\.global\.exch\.b32`,
+		`atom\.relaxed\.gpu\.global\.add\.noftz\.f16`, `atom\.acq_rel\.gpu\.global\.(and|or)\.b64`, `atom\.acq_rel\.gpu\.global\.xor\.b32`,
+		`red\.relaxed\.gpu\.global\.add\.u32`, `mov\.b32 %r\d+, -2147483648;`, `mov\.b32 %r\d+, 2147483647;`,
+	}, []string{`ld\.local`, `red\.acq_rel`})
+}
