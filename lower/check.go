@@ -46,11 +46,13 @@ func Check(f *ir.Func, t *Target) error {
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
 			}
-		case ir.OpPow:
-			err = unsupported(t, "pow is not supported yet")
+		case ir.OpPow, ir.OpAtan2:
+			if d := in.Result().Type.Elem(); d == ir.F64 {
+				err = unsupportedAt(t, in, "%s on f64 is not supported on the GPU yet", in.Op)
+			}
 		case ir.OpAtomicRMW, ir.OpAtomicCAS:
 			err = checkAtomic(t, in)
-		case ir.OpAtan2, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
+		case ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {

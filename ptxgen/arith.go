@@ -2,6 +2,7 @@ package ptxgen
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -118,6 +119,16 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 		mode := map[ir.Op]string{ir.OpFloor: "rmi", ir.OpCeil: "rpi"}[op]
 		e.emit("cvt."+mode+"."+t+"."+t, r, a[0])
+	case ir.OpPow:
+		if isF {
+			return e.powFloat(a[0], a[1], d)
+		}
+		return e.powInt(a[0], a[1], d)
+	case ir.OpAtan2:
+		if d != ir.F32 && d != ir.TF32 {
+			e.fail("atan2 on %s is not supported yet", d)
+		}
+		return e.atan2(a[0], a[1])
 	case ir.OpNeg:
 		e.emit("neg."+t, r, a[0])
 	case ir.OpNot:
@@ -361,6 +372,193 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 		e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
 	default:
 		e.fail("convert %s -> %s is not supported", from, to)
+	}
+	return r
+}
+
+// pred emits setp and returns its predicate.
+func (e *emitter) pred(op string, x, y Operand) Reg {
+	p := e.newReg(Pred)
+	e.emit(op, p, x, y)
+	return p
+}
+
+// predOp combines predicates (and, or).
+func (e *emitter) predOp(op string, x, y Reg) Reg {
+	p := e.newReg(Pred)
+	e.emit(op+".pred", p, x, y)
+	return p
+}
+
+// powFloat is IEEE pow (math.Pow, the interpreter's) on f32 (f64 is
+// rejected): |x|**y = 2**(y*log2|x|) through PTX's approximate ex2 and lg2,
+// negated for a negative base and an odd integer exponent, NaN for a
+// finite negative base and a non-integer exponent, and 1 where pow is 1
+// whatever the other operand (y == 0, x == 1, x == -1 and y infinite).
+func (e *emitter) powFloat(x, y Reg, d ir.DType) Reg {
+	if d != ir.F32 && d != ir.TF32 {
+		e.fail("pow on %s is not supported yet", d)
+	}
+	ax := e.newReg(F32)
+	e.emit("abs.f32", ax, x)
+	l := e.newReg(F32)
+	e.emit("lg2.approx.f32", l, ax)
+	tl := e.newReg(F32)
+	e.emit("mul.f32", tl, y, l)
+	m := e.newReg(F32)
+	e.emit("ex2.approx.f32", m, tl)
+	// y an integer (finite), and odd.
+	yi := e.newReg(F32)
+	e.emit("cvt.rzi.f32.f32", yi, y)
+	isInt := e.pred("setp.eq.f32", yi, y)
+	h := e.newReg(F32)
+	e.emit("mul.f32", h, y, F32Imm(0.5))
+	hi := e.newReg(F32)
+	e.emit("cvt.rzi.f32.f32", hi, h)
+	odd := e.predOp("and", isInt, e.pred("setp.neu.f32", hi, h))
+	// The sign bit of x (so that -0 counts as negative).
+	xb := e.newReg(B32)
+	e.emit("mov.b32", xb, x)
+	neg := e.pred("setp.lt.s32", xb, Imm(0))
+	nm := e.newReg(F32)
+	e.emit("neg.f32", nm, m)
+	r := e.newReg(F32)
+	e.emit("selp.f32", r, nm, m, e.predOp("and", neg, odd))
+	// Finite negative x, finite non-integer y: NaN.
+	finX := e.pred("setp.lt.f32", ax, F32Imm(float32(math.Inf(1))))
+	ay := e.newReg(F32)
+	e.emit("abs.f32", ay, y)
+	finY := e.pred("setp.lt.f32", ay, F32Imm(float32(math.Inf(1))))
+	notInt := e.newReg(Pred)
+	e.emit("not.pred", notInt, isInt)
+	bad := e.predOp("and", e.predOp("and", neg, e.pred("setp.lt.f32", x, F32Imm(0))), e.predOp("and", finX, e.predOp("and", finY, notInt)))
+	r2 := e.newReg(F32)
+	e.emit("selp.f32", r2, F32Imm(float32(math.NaN())), r, bad)
+	one := e.predOp("or", e.pred("setp.eq.f32", y, F32Imm(0)), e.pred("setp.eq.f32", x, F32Imm(1)))
+	one = e.predOp("or", one, e.predOp("and", e.pred("setp.eq.f32", ax, F32Imm(1)), e.pred("setp.eq.f32", ay, F32Imm(float32(math.Inf(1))))))
+	out := e.newReg(F32)
+	e.emit("selp.f32", out, F32Imm(1), r2, one)
+	return out
+}
+
+// powInt is ir/scalar.Pow: binary exponentiation (wrapping) for y >= 0;
+// for y < 0 the integer part of the true power (1 for x == 1, +-1 for
+// x == -1, else 0).
+func (e *emitter) powInt(x, y Reg, d ir.DType) Reg {
+	c := classOf(d)
+	t := ptype(d)
+	bits := "b32"
+	if c == B64 {
+		bits = "b64"
+	}
+	r, b, n := e.newReg(c), e.newReg(c), e.newReg(c)
+	e.emit("mov."+bits, r, Imm(1))
+	e.emit("mov."+bits, b, x)
+	e.emit("mov."+bits, n, y)
+	loop, done := e.newLabel("pow"), e.newLabel("powdone")
+	e.label(loop)
+	stop := e.newReg(Pred)
+	if d.IsUnsigned() {
+		e.emit("setp.eq."+t, stop, n, Imm(0))
+	} else {
+		e.emit("setp.le."+t, stop, n, Imm(0))
+	}
+	e.emitIf(stop, false, "bra", Label(done))
+	lo := e.newReg(c)
+	e.emit("and."+bits, lo, n, Imm(1))
+	odd := e.pred("setp.ne."+bits, lo, Imm(0))
+	mt := "mul.lo.s32"
+	if c == B64 {
+		mt = "mul.lo.s64"
+	}
+	e.emitIf(odd, false, mt, r, r, b)
+	e.emit(mt, b, b, b)
+	if c == B64 {
+		e.emit("shr.u64", n, n, Imm(1))
+	} else {
+		e.emit("shr.u32", n, n, Imm(1))
+	}
+	e.emit("bra", Label(loop))
+	e.label(done)
+	if d.IsUnsigned() {
+		return e.normalize(r, d)
+	}
+	// y < 0.
+	negY := e.newReg(Pred)
+	e.emit("setp.lt."+t, negY, y, Imm(0))
+	yo := e.newReg(c)
+	e.emit("and."+bits, yo, y, Imm(1))
+	yOdd := e.pred("setp.ne."+bits, yo, Imm(0))
+	m1 := e.newReg(c)
+	e.emit("selp."+bits, m1, Imm(-1), Imm(1), yOdd)
+	isM1 := e.newReg(Pred)
+	e.emit("setp.eq."+t, isM1, x, Imm(-1))
+	isOne := e.newReg(Pred)
+	e.emit("setp.eq."+t, isOne, x, Imm(1))
+	v := e.newReg(c)
+	e.emit("selp."+bits, v, m1, Imm(0), isM1)
+	v2 := e.newReg(c)
+	e.emit("selp."+bits, v2, Imm(1), v, isOne)
+	out := e.newReg(c)
+	e.emit("selp."+bits, out, v2, r, negY)
+	return e.normalize(out, d)
+}
+
+// atan2 is the angle of (x, y) in f32: atan of min(|x|,|y|)/max(|x|,|y|)
+// in [0, 1] by a range reduction to |t| <= tan(pi/8) and an odd
+// polynomial, then reflected into the quadrant (the signs of zeros as in
+// IEEE atan2: atan2(+-0, -0) = +-pi). NaN operands give NaN.
+func (e *emitter) atan2(y, x Reg) Reg {
+	f := func(op string, args ...Operand) Reg {
+		r := e.newReg(F32)
+		e.emit(op, append([]Operand{r}, args...)...)
+		return r
+	}
+	ax, ay := f("abs.f32", x), f("abs.f32", y)
+	mx, mn := f("max.f32", ax, ay), f("min.f32", ax, ay)
+	q := f("div.rn.f32", mn, mx)
+	// 0/0 and inf/inf: the ratio is 0 and 1.
+	q = f("selp.f32", F32Imm(0), q, e.pred("setp.eq.f32", mx, F32Imm(0)))
+	inf := F32Imm(float32(math.Inf(1)))
+	q = f("selp.f32", F32Imm(1), q, e.pred("setp.eq.f32", mn, inf))
+	// atan(q), q in [0, 1]: above tan(pi/8), atan(q) = pi/4 + atan((q-1)/(q+1)).
+	big := e.pred("setp.gt.f32", q, F32Imm(0.41421356237309503))
+	qm, qp := f("sub.rn.f32", q, F32Imm(1)), f("add.rn.f32", q, F32Imm(1))
+	z0 := f("div.rn.f32", qm, qp)
+	z := f("selp.f32", z0, q, big)
+	base := f("selp.f32", F32Imm(math.Pi/4), F32Imm(0), big)
+	z2 := f("mul.rn.f32", z, z)
+	// atan(z) ~ z + z*z2*P(z2) on |z| <= tan(pi/8).
+	p := f("fma.rn.f32", z2, F32Imm(8.05374449538e-2), F32Imm(-1.38776856032e-1))
+	p = f("fma.rn.f32", p, z2, F32Imm(1.99777106478e-1))
+	p = f("fma.rn.f32", p, z2, F32Imm(-3.33329491539e-1))
+	zz := f("mul.rn.f32", z2, z)
+	a := f("fma.rn.f32", p, zz, z)
+	a = f("add.rn.f32", a, base)
+	// |y| > |x|: pi/2 - a; x negative (sign bit): pi - a; y negative: -a.
+	a = f("selp.f32", f("sub.rn.f32", F32Imm(math.Pi/2), a), a, e.pred("setp.gt.f32", ay, ax))
+	xb := e.newReg(B32)
+	e.emit("mov.b32", xb, x)
+	a = f("selp.f32", f("sub.rn.f32", F32Imm(math.Pi), a), a, e.pred("setp.lt.s32", xb, Imm(0)))
+	yb := e.newReg(B32)
+	e.emit("mov.b32", yb, y)
+	a = f("selp.f32", f("neg.f32", a), a, e.pred("setp.lt.s32", yb, Imm(0)))
+	nan := e.predOp("or", e.pred("setp.nan.f32", x, x), e.pred("setp.nan.f32", y, y))
+	return f("selp.f32", F32Imm(float32(math.NaN())), a, nan)
+}
+
+// normalize re-extends a sub-word integer held in a 32-bit register after
+// 32-bit arithmetic (sign for signed, zero for unsigned dtypes); other
+// dtypes are returned as they are.
+func (e *emitter) normalize(x Reg, d ir.DType) Reg {
+	if d.Bytes() >= 4 || !d.IsInt() {
+		return x
+	}
+	r := e.newReg(B32)
+	if d.IsUnsigned() {
+		e.emit("and.b32", r, x, Imm(int64(1)<<(8*d.Bytes())-1))
+	} else {
+		e.emit("bfe.s32", r, x, Imm(0), Imm(int64(8*d.Bytes())))
 	}
 	return r
 }

@@ -41,3 +41,12 @@ func TestIndexedAtomicsPatterns(t *testing.T) {
 		`red\.relaxed\.gpu\.global\.add\.u32`, `mov\.b32 %r\d+, -2147483648;`, `mov\.b32 %r\d+, 2147483647;`,
 	}, []string{`ld\.local`, `red\.acq_rel`})
 }
+
+// Float pow is ex2/lg2 with its special cases selected; integer pow a loop
+// of multiplications; atan2 a polynomial (fma) with quadrant selects.
+func TestPowAtan2Patterns(t *testing.T) {
+	checkPatterns(t, "pow_atan2.tile", nil, []string{
+		`lg2\.approx\.f32`, `ex2\.approx\.f32`, `cvt\.rzi\.f32\.f32`, `\$L_pow_\d+:`, `@%p\d+ mul\.lo\.s32`, `@%p\d+ mul\.lo\.s64`,
+		`fma\.rn\.f32 %f\d+, %f\d+, 0f3DA4F0D1`, `setp\.nan\.f32`,
+	}, []string{`ld\.local`})
+}

@@ -326,6 +326,10 @@ done
 for n in 1 1000 100003; do
 	run_cases+=("indexed_atomics_$n|runtime/testdata/kernels/indexed_atomics.tile|--shape N=$n")
 done
+# pow (float: ex2/lg2 and IEEE special cases; int: loop, negative exponents) and atan2.
+for n in 1 1000 100003; do
+	run_cases+=("pow_atan2_$n|runtime/testdata/kernels/pow_atan2.tile|--shape N=$n")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"

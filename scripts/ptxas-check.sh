@@ -52,6 +52,7 @@ cases=(
 	"bits_math|runtime/testdata/kernels/bits_math.tile|"
 	"math_approx|runtime/testdata/kernels/math_approx.tile|"
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
+	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
