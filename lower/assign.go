@@ -180,6 +180,8 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
 				return l.Project(shape), nil
 			}})
+		case in.Op == ir.OpReshape && GeneralReshape(in):
+			// Through scratch: the result's layout is its own.
 		case in.Op == ir.OpReshape:
 			shape := in.Args[0].Type.(*ir.Tile).Shape
 			rshape := in.Result().Type.(*ir.Tile).Shape

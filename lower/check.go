@@ -26,10 +26,6 @@ func Check(f *ir.Func, t *Target) error {
 					err = unsupported(t, "%s: tile %s is too large", in.Op, tt)
 					return
 				}
-				if tt.Rank() == 0 {
-					err = unsupported(t, "%s: rank-0 tiles are not supported yet", in.Op)
-					return
-				}
 			}
 		}
 		switch in.Op {
@@ -41,10 +37,12 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
 			case x.DType == ir.Bool:
 				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
-			case kind == ir.ReduceProd:
-				err = unsupportedAt(t, in, "reduce prod is not supported on the GPU yet (the interpreter runs it)")
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
+			}
+		case ir.OpScan:
+			if d := in.Result().Type.Elem(); d == ir.F64 || d == ir.Bool {
+				err = unsupportedAt(t, in, "scan of %s is not supported on the GPU yet", d)
 			}
 		case ir.OpPow, ir.OpAtan2:
 			if d := in.Result().Type.Elem(); d == ir.F64 {
@@ -52,7 +50,7 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		case ir.OpAtomicRMW, ir.OpAtomicCAS:
 			err = checkAtomic(t, in)
-		case ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
+		case ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {

@@ -404,6 +404,10 @@ func init() {
 	set((*emitter).emitConvertLayout, ir.OpConvertLayout)
 	set((*emitter).emitMMAFMA, ir.OpMMAFMA)
 	set((*emitter).emitIndexed, ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS)
+	set((*emitter).emitCat, ir.OpCat)
+	set((*emitter).emitExtract, ir.OpExtract)
+	set((*emitter).emitInsert, ir.OpInsert)
+	set((*emitter).emitScan, ir.OpScan)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops
@@ -434,6 +438,10 @@ func (e *emitter) emitView(in *ir.Instr) {
 			v.trans = !v.trans
 		}
 		e.vals[in.Result()] = &value{smem: v}
+		return
+	}
+	if lower.GeneralReshape(in) {
+		e.emitGeneralReshape(in)
 		return
 	}
 	// The operand's layout is derived from the result's: the same

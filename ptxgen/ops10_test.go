@@ -50,3 +50,14 @@ func TestPowAtan2Patterns(t *testing.T) {
 		`fma\.rn\.f32 %f\d+, %f\d+, 0f3DA4F0D1`, `setp\.nan\.f32`,
 	}, []string{`ld\.local`})
 }
+
+// cat, extract, insert, general reshapes and scans go through the scratch
+// region between barriers; scans loop along the axis with predicated
+// combines; prod reduces with mul.
+func TestScratchOpsPatterns(t *testing.T) {
+	checkPatterns(t, "scan_cat.tile", nil, []string{
+		`bar\.sync 0;\n(\s*[^\n]*\n)*?\s*st\.shared\.b32[^\n]*\n(\s*[^\n]*\n)*?\s*bar\.sync 0;\n(\s*[^\n]*\n)*?\s*ld\.shared\.b32`,
+		`\$L_scan_\d+:`, `@%p\d+ add\.rn\.f32`, `@%p\d+ mul\.lo\.s32`, `@%p\d+ add\.s32`, `@%p\d+ bra\.uni \$L_scan_\d+;`,
+		`st\.shared\.b16`, `mul\.rn\.f32`,
+	}, []string{`ld\.local`})
+}

@@ -365,6 +365,12 @@ func (e *emitter) combine(kind string, d ir.DType, a, b part) part {
 		} else {
 			e.emit("add."+t, r.v, a.v, b.v)
 		}
+	case ir.ReduceProd:
+		if isF {
+			e.emit("mul.rn."+t, r.v, a.v, b.v)
+		} else {
+			e.emit("mul.lo."+t, r.v, a.v, b.v)
+		}
 	case ir.ReduceMax, ir.ReduceMin:
 		op := "max."
 		if kind == ir.ReduceMin {

@@ -330,6 +330,11 @@ done
 for n in 1 1000 100003; do
 	run_cases+=("pow_atan2_$n|runtime/testdata/kernels/pow_atan2.tile|--shape N=$n")
 done
+# cumsum/cumprod, cat, extract/insert at run-time indices, reordering reshapes, prod, rank-0 tiles.
+for mn in 1x32 100x32 1000x32; do
+	IFS=x read -r m n <<<"$mn"
+	run_cases+=("scan_cat_$mn|runtime/testdata/kernels/scan_cat.tile|--shape M=$m,N=$n,N2=$((2 * n))")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"

@@ -53,6 +53,7 @@ cases=(
 	"math_approx|runtime/testdata/kernels/math_approx.tile|"
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
+	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
