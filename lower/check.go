@@ -50,7 +50,13 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		case ir.OpAtomicRMW, ir.OpAtomicCAS:
 			err = checkAtomic(t, in)
-		case ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
+		case ir.OpReduceFn, ir.OpScanFn:
+			if len(in.Results) != 1 {
+				err = unsupportedAt(t, in, "%s of %d tiles is not supported on the GPU yet (one tile is)", in.Op, len(in.Results))
+			} else if d := in.Args[0].Type.Elem(); d == ir.Bool {
+				err = unsupportedAt(t, in, "%s of bool is not supported on the GPU yet", in.Op)
+			}
+		case ir.OpPrintf, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {

@@ -60,6 +60,10 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 	if len(in.Results) != 1 {
 		return 0, nil
 	}
+	if in.Op == ir.OpReduceFn && in.Result().Type.(*ir.Tile).Rank() == 0 {
+		x := in.Args[0].Type.(*ir.Tile)
+		return x.NumElements() * ScratchSlot(x.DType, false), nil
+	}
 	rt, ok := in.Result().Type.(*ir.Tile)
 	if !ok {
 		return 0, nil
@@ -84,7 +88,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if GeneralReshape(in) {
 			return rt.NumElements() * ScratchSlot(rt.DType, false), nil
 		}
-	case ir.OpExtract, ir.OpScan:
+	case ir.OpExtract, ir.OpScan, ir.OpScanFn, ir.OpReduceFn:
 		// The operand's tile.
 		x := in.Args[0].Type.(*ir.Tile)
 		return x.NumElements() * ScratchSlot(x.DType, false), nil

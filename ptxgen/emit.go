@@ -408,6 +408,8 @@ func init() {
 	set((*emitter).emitExtract, ir.OpExtract)
 	set((*emitter).emitInsert, ir.OpInsert)
 	set((*emitter).emitScan, ir.OpScan)
+	set((*emitter).emitFoldFn, ir.OpReduceFn, ir.OpScanFn)
+	set((*emitter).emitAssert, ir.OpAssert)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops

@@ -61,3 +61,11 @@ func TestScratchOpsPatterns(t *testing.T) {
 		`st\.shared\.b16`, `mul\.rn\.f32`,
 	}, []string{`ld\.local`})
 }
+
+// reduce_fn and scan_fn emit their combiner region inside a loop along the
+// axis; assert traps where an element is false.
+func TestFoldFnAssertPatterns(t *testing.T) {
+	checkPatterns(t, "fold_fn.tile", nil, []string{
+		`\$L_fold_\d+:`, `@%p\d+ bra\.uni \$L_fold_\d+;`, `@!%p\d+ trap;`, `max\.f32`, `xor\.b32`, `mul\.lo\.s32`,
+	}, []string{`ld\.local`})
+}

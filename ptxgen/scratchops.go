@@ -289,3 +289,163 @@ func (e *emitter) emitGeneralReshape(in *ir.Instr) {
 	e.emit("bar.sync", Imm(0))
 	e.tileFromScratch(in.Result(), dst, make([]int, len(dst)), nil)
 }
+
+// emitFoldFn emits reduce_fn and scan_fn of one tile: the operand through
+// scratch, then per result element a loop along the axis that applies the
+// combiner region to (accumulator, element) from the identity, in the
+// interpreter's order (ascending; from the end for a reverse scan). A scan
+// keeps the new accumulator only up to its own position along the axis.
+func (e *emitter) emitFoldFn(in *ir.Instr) {
+	if len(in.Results) != 1 {
+		e.fail("internal: %s of %d tiles reached ptxgen", in.Op, len(in.Results))
+	}
+	x := in.Args[0]
+	shape := tileShape(x)
+	axis := in.Attrs.Int("axis")
+	scan := in.Op == ir.OpScanFn
+	reverse := scan && in.Attrs.Bool("reverse")
+	xt := x.Type.Elem()
+	zero := make([]int, len(shape))
+	e.emit("bar.sync", Imm(0))
+	e.tileToScratch(x, shape, zero, nil)
+	e.emit("bar.sync", Imm(0))
+	res := in.Result()
+	lay := e.layout(res)
+	slot := lower.ScratchSlot(xt, false)
+	st := strides(shape)
+	// xCoord maps a result coordinate (thread or register part) to the
+	// operand's: a reduction drops the axis.
+	xCoord := func(c []int) []int {
+		if scan {
+			return c
+		}
+		out := make([]int, 0, len(shape))
+		out = append(out, c[:axis]...)
+		out = append(out, 0)
+		return append(out, c[axis:]...)
+	}
+	tc := e.threadCoord(lay)
+	// The thread's line start: sum over the non-axis dims of tc*stride.
+	lineBase := e.newReg(B32)
+	e.emit("mov.u32", lineBase, Imm(0))
+	txc := make([]Reg, len(shape))
+	{
+		j := 0
+		for d := range shape {
+			if !scan && d == axis {
+				continue
+			}
+			txc[d] = tc[j]
+			j++
+		}
+	}
+	for d := range shape {
+		if d == axis || txc[d] == (Reg{}) {
+			continue
+		}
+		n := e.newReg(B32)
+		e.emit("mad.lo.u32", n, txc[d], Imm(st[d]*slot), lineBase)
+		lineBase = n
+	}
+	lb := e.newReg(B32)
+	e.emit("add.u32", lb, lineBase, e.scratch())
+	type line struct {
+		r         int
+		pos, addr Reg
+		acc       Reg
+	}
+	body := in.Regions[0]
+	y := body.Instrs[len(body.Instrs)-1]
+	var lines []line
+	for r := 0; r < lay.NumRegs(); r++ {
+		if lay.CanonicalReg(r) != r {
+			continue
+		}
+		rc := xCoord(lay.RegCoord(r))
+		n := 0
+		for k := range rc {
+			if k != axis {
+				n += rc[k] * st[k]
+			}
+		}
+		a := e.newReg(B32)
+		e.emit("add.u32", a, lb, Imm(n*slot))
+		var pos Reg
+		if scan {
+			pos = e.newReg(B32)
+			e.emit("add.s32", pos, tc[axis], Imm(rc[axis]))
+		}
+		acc := e.newReg(classOf(xt))
+		e.emit(movOp(acc.Class), acc, e.vals[in.Args[1]].reg)
+		lines = append(lines, line{r: r, pos: pos, addr: a, acc: acc})
+	}
+	n := shape[axis]
+	k := e.newReg(B32)
+	if reverse {
+		e.emit("mov.u32", k, Imm(n-1))
+	} else {
+		e.emit("mov.u32", k, Imm(0))
+	}
+	kb := e.newReg(B32)
+	loop := e.newLabel("fold")
+	e.label(loop)
+	e.emit("mul.lo.u32", kb, k, Imm(st[axis]*slot))
+	for _, l := range lines {
+		a := e.newReg(B32)
+		e.emit("add.u32", a, l.addr, kb)
+		v := e.ldShared(Addr{Base: a}, xt)
+		// The combiner on (acc, v): its rank-0 tiles are scalar registers.
+		e.vals[body.Params[0]] = &value{reg: l.acc}
+		e.vals[body.Params[1]] = &value{reg: v}
+		e.block(body)
+		nv := e.operandReg(y.Args[0], 0)
+		if scan {
+			p := e.newReg(Pred)
+			if reverse {
+				e.emit("setp.ge.s32", p, k, l.pos)
+			} else {
+				e.emit("setp.le.s32", p, k, l.pos)
+			}
+			if xt == ir.Bool {
+				e.fail("scan_fn of bool is not supported yet")
+			}
+			e.emitIf(p, false, movOp(l.acc.Class), l.acc, nv)
+		} else {
+			e.emit(movOp(l.acc.Class), l.acc, nv)
+		}
+	}
+	more := e.newReg(Pred)
+	if reverse {
+		e.emit("sub.s32", k, k, Imm(1))
+		e.emit("setp.ge.s32", more, k, Imm(0))
+	} else {
+		e.emit("add.s32", k, k, Imm(1))
+		e.emit("setp.lt.s32", more, k, Imm(n))
+	}
+	e.emitIf(more, false, "bra.uni", Label(loop))
+	regs := make([]Reg, lay.NumRegs())
+	for _, l := range lines {
+		regs[l.r] = l.acc
+	}
+	for r := range regs {
+		if c := lay.CanonicalReg(r); c != r {
+			regs[r] = regs[c]
+		}
+	}
+	e.vals[res] = &value{regs: regs, lay: lay}
+}
+
+// emitAssert emits assert: a trap in every thread that holds a false
+// element (the launch then fails; the message is not printed on the GPU).
+func (e *emitter) emitAssert(in *ir.Instr) {
+	c := e.vals[in.Args[0]]
+	if c.regs == nil {
+		e.emitIf(c.reg, true, "trap")
+		return
+	}
+	for r, p := range c.regs {
+		if c.lay.CanonicalReg(r) == r {
+			e.emitIf(p, true, "trap")
+		}
+	}
+}

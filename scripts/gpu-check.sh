@@ -335,6 +335,10 @@ for mn in 1x32 100x32 1000x32; do
 	IFS=x read -r m n <<<"$mn"
 	run_cases+=("scan_cat_$mn|runtime/testdata/kernels/scan_cat.tile|--shape M=$m,N=$n,N2=$((2 * n))")
 done
+# ct.reduce / ct.scan with a helper combiner, ct.assert_ (holds: no trap).
+for m in 1 100 1000; do
+	run_cases+=("fold_fn_$m|runtime/testdata/kernels/fold_fn.tile|--shape M=$m,N=64")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"

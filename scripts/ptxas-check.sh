@@ -54,6 +54,7 @@ cases=(
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
+	"fold_fn|runtime/testdata/kernels/fold_fn.tile|"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
