@@ -15,7 +15,7 @@ func Check(f *ir.Func, t *Target) error {
 			return
 		}
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
-			if d := v.Type.Elem(); d.IsFloat8() || d.IsInt() && d != ir.I32 && d != ir.I64 {
+			if d := v.Type.Elem(); d.IsFloat8() || in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
 				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
 				return
 			}

@@ -3,6 +3,7 @@ package ptxgen
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -40,6 +41,10 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		}
 		r := e.arith(in.Op, wide, ir.F32)
 		return e.convert(r, ir.F32, d)
+	}
+	if res.IsInt() && res.Bytes() < 4 {
+		// Sub-word integers: 32-bit arithmetic, then wrapped to the width.
+		return e.normalize(e.arith(in.Op, args, d), res)
 	}
 	return e.arith(in.Op, args, d)
 }
@@ -84,6 +89,9 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			e.emit("sub.rn."+t, r, a[0], p)
 			return r
 		}
+		if d.IsUnsigned() {
+			return e.unsignedDivMod(op, a[0], a[1], d)
+		}
 		return e.pyDivMod(op, a[0], a[1], d)
 	case ir.OpAnd, ir.OpOr, ir.OpXor:
 		name := map[ir.Op]string{ir.OpAnd: "and", ir.OpOr: "or", ir.OpXor: "xor"}[op]
@@ -91,7 +99,7 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		switch d {
 		case ir.Bool:
 			bt = "pred"
-		case ir.I64:
+		case ir.I64, ir.U64:
 			bt = "b64"
 		}
 		e.emit(name+"."+bt, r, a[0], a[1])
@@ -99,7 +107,8 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		// PTX takes the count as an unsigned 32-bit value and clamps it to
 		// the width: ir/scalar's semantics (a negative count is a huge one).
 		n := a[1]
-		if d == ir.I64 {
+		bits := fmt.Sprint(max(32, 8*d.Bytes()))
+		if d.Bytes() == 8 {
 			c := e.newReg(B64)
 			e.emit("min.u64", c, a[1], Imm(64))
 			n = e.newReg(B32)
@@ -107,11 +116,11 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 		switch {
 		case op == ir.OpShl:
-			e.emit("shl.b"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shl.b"+bits, r, a[0], n)
 		case d.IsUnsigned():
-			e.emit("shr.u"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shr.u"+bits, r, a[0], n)
 		default:
-			e.emit("shr.s"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shr.s"+bits, r, a[0], n)
 		}
 	case ir.OpFloor, ir.OpCeil:
 		if !isF {
@@ -130,17 +139,20 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 		return e.atan2(a[0], a[1])
 	case ir.OpNeg:
-		e.emit("neg."+t, r, a[0])
+		e.emit("neg."+strings.Replace(t, "u", "s", 1), r, a[0])
 	case ir.OpNot:
 		switch d {
 		case ir.Bool:
 			e.emit("not.pred", r, a[0])
-		case ir.I64:
+		case ir.I64, ir.U64:
 			e.emit("not.b64", r, a[0])
 		default:
 			e.emit("not.b32", r, a[0])
 		}
 	case ir.OpAbs:
+		if d.IsUnsigned() {
+			return a[0]
+		}
 		e.emit("abs."+t, r, a[0])
 	case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh,
 		ir.OpLog2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh:
@@ -365,11 +377,29 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 			e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
 		}
 	case from.IsFloat() && to.IsInt():
+		// cvt saturates to the 32- or 64-bit range (NaN gives 0); sub-word
+		// dtypes are then clamped to theirs.
 		e.emit("cvt.rzi."+ptype(to)+"."+ptype(from), r, x)
+		if to.Bytes() < 4 {
+			lo, hi := ir.IntRange(to)
+			c := e.newReg(B32)
+			e.emit("min."+ptype(to), c, r, Imm(hi))
+			r = e.newReg(B32)
+			e.emit("max."+ptype(to), r, c, Imm(lo))
+		}
 	case from.IsInt() && to.IsFloat():
 		e.emit("cvt.rn."+ptype(to)+"."+ptype(from), r, x)
 	case from.IsInt() && to.IsInt():
-		e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
+		// Registers hold values extended from their width (ptype), so the
+		// conversion is between the register types, then a wrap to a
+		// sub-word width.
+		pf, pt := ptype(from), ptype(to)
+		if pf == pt {
+			e.emit("mov."+btypeReg(r.Class), r, x)
+		} else {
+			e.emit("cvt."+pt+"."+pf, r, x)
+		}
+		return e.normalize(r, to)
 	default:
 		e.fail("convert %s -> %s is not supported", from, to)
 	}
@@ -561,4 +591,22 @@ func (e *emitter) normalize(x Reg, d ir.DType) Reg {
 		e.emit("bfe.s32", r, x, Imm(0), Imm(int64(8*d.Bytes())))
 	}
 	return r
+}
+
+// unsignedDivMod is // and % on unsigned integers (floor is truncation);
+// division by zero gives 0, as ir/scalar defines it.
+func (e *emitter) unsignedDivMod(op ir.Op, x, y Reg, d ir.DType) Reg {
+	t := ptype(d)
+	c := classOf(d)
+	r := e.newReg(c)
+	if op == ir.OpFloorDiv {
+		e.emit("div."+t, r, x, y)
+	} else {
+		e.emit("rem."+t, r, x, y)
+	}
+	z := e.newReg(Pred)
+	e.emit("setp.eq."+t, z, y, Imm(0))
+	out := e.newReg(c)
+	e.emit("selp."+btypeReg(c), out, Imm(0), r, z)
+	return out
 }

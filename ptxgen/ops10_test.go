@@ -69,3 +69,14 @@ func TestFoldFnAssertPatterns(t *testing.T) {
 		`\$L_fold_\d+:`, `@%p\d+ bra\.uni \$L_fold_\d+;`, `@!%p\d+ trap;`, `max\.f32`, `xor\.b32`, `mul\.lo\.s32`,
 	}, []string{`ld\.local`})
 }
+
+// Sub-word integers load and store with their sign (s8, u16, ...) into
+// 32-bit registers and wrap after arithmetic (bfe / and); unsigned dtypes
+// divide and compare as unsigned; float -> int8 clamps after cvt.
+func TestIntDTypesPatterns(t *testing.T) {
+	checkPatterns(t, "int_dtypes.tile", nil, []string{
+		`ld\.global\.s8`, `ld\.global\.u8`, `ld\.global\.s16`, `ld\.global\.u16`, `st\.global\.s8`, `st\.global\.u16`,
+		`bfe\.s32 %r\d+, %r\d+, 0, 8;`, `and\.b32 %r\d+, %r\d+, 255;`, `div\.u32`, `rem\.u32`, `shr\.u32`, `mul\.lo\.u64`,
+		`cvt\.rzi\.s32\.f32`, `min\.s32 %r\d+, %r\d+, 127;`, `max\.s32 %r\d+, %r\d+, -128;`,
+	}, []string{`ld\.local`})
+}

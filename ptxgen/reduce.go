@@ -326,7 +326,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		if arg {
 			regs[r] = p.i
 		} else {
-			regs[r] = e.convert(p.v, acc, rt)
+			regs[r] = e.normalize(e.convert(p.v, acc, rt), rt)
 		}
 	}
 	res := e.layout(in.Result())

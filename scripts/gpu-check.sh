@@ -339,6 +339,10 @@ done
 for m in 1 100 1000; do
 	run_cases+=("fold_fn_$m|runtime/testdata/kernels/fold_fn.tile|--shape M=$m,N=64")
 done
+# int8, int16, uint8, uint16, uint32, uint64: loads, stores, wrapping arithmetic, conversions, reductions.
+for n in 1 1000 100003; do
+	run_cases+=("int_dtypes_$n|runtime/testdata/kernels/int_dtypes.tile|--shape N=$n")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"

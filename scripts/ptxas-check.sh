@@ -55,6 +55,7 @@ cases=(
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
 	"fold_fn|runtime/testdata/kernels/fold_fn.tile|"
+	"int_dtypes|runtime/testdata/kernels/int_dtypes.tile|"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
