@@ -312,6 +312,13 @@ run_cases+=(
 	"entry_bias_gelu|$c/bias_gelu.py|--entry bias_gelu --arg X=f32[M,N] --arg Bias=f32[N] --shape M=37,N=300"
 	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
 	"entry_seed_matmul_f32|examples/seed_matmul.py|--entry cutile_matmul --arg A=f32[M,K] --arg B=f32[K,N] --shape M=33,K=70,N=65"
+	# Issue 10's acceptance programs (gather, scatter, atomics, cumsum, bitwise hash, cat/extract).
+	"entry_gather_add2d|$c/gather_add2d.py|--entry gather_add2d --arg A=f32[M,N] --arg B=f32[M,N] --shape M=70,N=130"
+	"entry_permute_scatter|$c/permute_scatter.py|--entry permute_scatter --arg X=f32[N] --shape N=3001"
+	"entry_atomic_split_k|$c/atomic_split_k.py|--entry atomic_split_k --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100"
+	"entry_moe_align|$c/moe_align.py|--entry moe_align --arg topk_ids=i32[N] --shape N=100"
+	"entry_dropout|$c/dropout.py|--entry dropout --arg X=f32[N] --shape N=3001"
+	"entry_hadamard|$c/hadamard.py|--entry hadamard --arg X=f32[R,C] --shape R=37,C=16"
 )
 # floor, ceil, isnan, bitcast and run-time shifts (counts of any sign and size), exact.
 for n in 1 1000 1000003; do

@@ -56,6 +56,12 @@ cases=(
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
 	"fold_fn|runtime/testdata/kernels/fold_fn.tile|"
 	"int_dtypes|runtime/testdata/kernels/int_dtypes.tile|"
+	"cutile_gather_add2d|examples/cutile/gather_add2d.py|--arg A=f32[M,N] --arg B=f32[M,N] --arg C=f32[M,N] -D tm=32 -D tn=64"
+	"cutile_permute_scatter|examples/cutile/permute_scatter.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=256"
+	"cutile_atomic_split_k|examples/cutile/atomic_split_k.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f32[M,N] -D tm=64 -D tn=64 -D tk=32 -D SPLIT=4"
+	"cutile_moe_align|examples/cutile/moe_align.py|--arg TopkIds=i32[N] --arg SortedIds=i32[S] --arg BlockExpert=i32[B] --arg Total=i32[1] -D EXPERTS=8 -D TOKENS=128 -D BLOCK=16 -D MAX_BLOCKS=16"
+	"cutile_dropout|examples/cutile/dropout.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=1024"
+	"cutile_hadamard|examples/cutile/hadamard.py|--arg X=f32[R,C] --arg Y=f32[R,C] -D ROWS=16"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
