@@ -262,7 +262,7 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 			e.fail("atomic_rmw %s is not supported", k)
 		}
 	}
-	if !used && in.Op == ir.OpAtomicRMW && (sem == ".relaxed" || sem == ".release") {
+	if !used && in.Op == ir.OpAtomicRMW && op != "exch" && (sem == ".relaxed" || sem == ".release") {
 		e.emitIf(p, false, "red"+sem+scope+".global."+op+typ, Addr{Base: addr}, args[0])
 		return Reg{}
 	}

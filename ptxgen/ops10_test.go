@@ -39,7 +39,8 @@ func TestIndexedAtomicsPatterns(t *testing.T) {
 		`atom\.acq_rel\.gpu\.global\.cas\.b32`, `atom\.acq_rel\.gpu\.global\.cas\.b64`, `atom\.acq_rel\.gpu\.global\.exch\.b32`,
 		`atom\.relaxed\.gpu\.global\.add\.noftz\.f16`, `atom\.acq_rel\.gpu\.global\.(and|or)\.b64`, `atom\.acq_rel\.gpu\.global\.xor\.b32`,
 		`red\.relaxed\.gpu\.global\.add\.u32`, `mov\.b32 %r\d+, -2147483648;`, `mov\.b32 %r\d+, 2147483647;`,
-	}, []string{`ld\.local`, `red\.acq_rel`})
+		`atom\.relaxed\.gpu\.global\.exch\.b32`,
+	}, []string{`ld\.local`, `red\.acq_rel`, `red\.[a-z.]*exch`})
 }
 
 // Float pow is ex2/lg2 with its special cases selected; integer pow a loop
