@@ -141,6 +141,20 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 					u.union(in.Result(), a)
 				}
 			}
+		case in.Op == ir.OpGather || in.Op == ir.OpScatter || in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS:
+			// Element e of every index, value and mask tile (and of the
+			// result) is one access: one layout for all of them.
+			var first *ir.Value
+			for _, a := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
+				if !isTile(a) {
+					continue
+				}
+				if first == nil {
+					first = a
+				} else {
+					u.union(first, a)
+				}
+			}
 		case in.Op == ir.OpFor:
 			body := in.Regions[0]
 			y := body.Instrs[len(body.Instrs)-1]
@@ -166,6 +180,8 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
 				return l.Project(shape), nil
 			}})
+		case in.Op == ir.OpReshape && GeneralReshape(in):
+			// Through scratch: the result's layout is its own.
 		case in.Op == ir.OpReshape:
 			shape := in.Args[0].Type.(*ir.Tile).Shape
 			rshape := in.Result().Type.(*ir.Tile).Shape

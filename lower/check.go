@@ -15,7 +15,7 @@ func Check(f *ir.Func, t *Target) error {
 			return
 		}
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
-			if d := v.Type.Elem(); d.IsFloat8() || d.IsInt() && d != ir.I32 && d != ir.I64 {
+			if d := v.Type.Elem(); d.IsFloat8() || in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
 				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
 				return
 			}
@@ -24,10 +24,6 @@ func Check(f *ir.Func, t *Target) error {
 			if tt, ok := r.Type.(*ir.Tile); ok {
 				if tt.NumElements() > 1<<20 {
 					err = unsupported(t, "%s: tile %s is too large", in.Op, tt)
-					return
-				}
-				if tt.Rank() == 0 {
-					err = unsupported(t, "%s: rank-0 tiles are not supported yet", in.Op)
 					return
 				}
 			}
@@ -41,21 +37,26 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
 			case x.DType == ir.Bool:
 				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
-			case kind == ir.ReduceProd:
-				err = unsupportedAt(t, in, "reduce prod is not supported on the GPU yet (the interpreter runs it)")
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
 				err = unsupported(t, "%s of i64 is not supported yet", kind)
 			}
-		case ir.OpLoad:
-			if d := in.Result().Type.Elem(); !d.IsFloat() {
-				if pad := in.Attrs.Str("pad"); pad == ir.PadPosInf || pad == ir.PadNegInf {
-					err = unsupportedAt(t, in, "load of %s with padding %s (the dtype's %s) is not supported on the GPU yet", d, pad, map[string]string{ir.PadPosInf: "maximum", ir.PadNegInf: "minimum"}[pad])
-				}
+		case ir.OpScan:
+			if d := in.Result().Type.Elem(); d == ir.F64 || d == ir.Bool {
+				err = unsupportedAt(t, in, "scan of %s is not supported on the GPU yet", d)
 			}
-		case ir.OpPow:
-			err = unsupported(t, "pow is not supported yet")
-		case ir.OpAtan2, ir.OpScan, ir.OpCat, ir.OpExtract, ir.OpInsert,
-			ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS, ir.OpReduceFn, ir.OpScanFn, ir.OpPrintf, ir.OpAssert, ir.OpPackBytes, ir.OpUnpackBytes:
+		case ir.OpPow, ir.OpAtan2:
+			if d := in.Result().Type.Elem(); d == ir.F64 {
+				err = unsupportedAt(t, in, "%s on f64 is not supported on the GPU yet", in.Op)
+			}
+		case ir.OpAtomicRMW, ir.OpAtomicCAS:
+			err = checkAtomic(t, in)
+		case ir.OpReduceFn, ir.OpScanFn:
+			if len(in.Results) != 1 {
+				err = unsupportedAt(t, in, "%s of %d tiles is not supported on the GPU yet (one tile is)", in.Op, len(in.Results))
+			} else if d := in.Args[0].Type.Elem(); d == ir.Bool {
+				err = unsupportedAt(t, in, "%s of bool is not supported on the GPU yet", in.Op)
+			}
+		case ir.OpPrintf, ir.OpPackBytes, ir.OpUnpackBytes:
 			err = unsupportedAt(t, in, "%s is not supported on the GPU yet (the interpreter runs it)", in.Op)
 		case ir.OpMMA:
 			if !t.MMAImplemented() {
@@ -92,6 +93,16 @@ func Check(f *ir.Func, t *Target) error {
 	return err
 }
 
+// checkAtomic rejects the atomics that PTX has no instruction for on the
+// target: a bf16 add before sm_90.
+func checkAtomic(t *Target, in *ir.Instr) error {
+	d := in.Args[0].Type.(*ir.Array).DType
+	if in.Op == ir.OpAtomicRMW && in.Attrs.Str("kind") == ir.AtomicAdd && d == ir.BF16 && t.CC < 90 {
+		return unsupportedAt(t, in, "atomic_rmw add of bf16 needs sm_90 (atom.add.bf16); use f32 or f16 on %s", t)
+	}
+	return nil
+}
+
 // maxTileRegs bounds the registers one thread may hold for a single tile
 // value. The mma accumulator of the seed's 128x256 tile takes 128; a tile
 // needing thousands would make PTX of many megabytes that the JIT cannot
@@ -102,9 +113,23 @@ const maxTileRegs = 512
 // in maxTileRegs registers per thread.
 func checkRegisterBudget(f *ir.Func, t *Target) error {
 	var err error
+	used := map[*ir.Value]bool{}
+	f.Body.Walk(func(in *ir.Instr) {
+		for _, a := range in.Args {
+			used[a] = true
+		}
+	})
 	f.Body.Walk(func(in *ir.Instr) {
 		if err != nil || len(in.Results) != 1 {
 			return
+		}
+		if (in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS) && used[in.Result()] {
+			// The owner warp's old values would have to reach the warps
+			// holding copies through shared memory; not done yet.
+			if l, lerr := LayoutOf(in.Result()); lerr == nil && l != nil && l.ReplicatedWarpMask() != 0 {
+				err = unsupportedAt(t, in, "%s: the old values of a tile of %s are not supported yet (a tile with fewer elements than the block's threads; use a larger tile or drop the result)", in.Op, in.Result().Type)
+				return
+			}
 		}
 		tt, ok := in.Result().Type.(*ir.Tile)
 		if !ok {

@@ -21,7 +21,7 @@ func ConvertLayouts(f *ir.Func, t *Target) error {
 		if err != nil || len(in.Results) != 1 || InSmem(in) {
 			return
 		}
-		if in.Op != ir.OpBroadcast && in.Op != ir.OpReshape && in.Op != ir.OpPermute && in.Op != ir.OpReduce {
+		if in.Op != ir.OpBroadcast && in.Op != ir.OpReshape && in.Op != ir.OpPermute && in.Op != ir.OpReduce || GeneralReshape(in) {
 			return
 		}
 		src, e := LayoutOf(in.Args[0])

@@ -514,6 +514,11 @@ func OperandLayout(in *ir.Instr, res *Layout) (*Layout, error) {
 // registers. ok is false when some element would have to move to another
 // thread (a conversion through shared memory).
 func RegisterMap(from, to *Layout) (m []int, ok bool) {
+	if from != nil && to != nil && len(from.Shape) == 0 && len(to.Shape) == 0 {
+		// A rank-0 tile is its one element in every thread, however many
+		// (zero) bases its layouts list.
+		return make([]int, to.NumRegs()), true
+	}
 	if from == nil || to == nil || !equalInts(from.Shape, to.Shape) ||
 		len(from.Lane) != len(to.Lane) || len(from.Warp) != len(to.Warp) ||
 		!equalInts(flatten(from.Lane), flatten(to.Lane)) || !equalInts(flatten(from.Warp), flatten(to.Warp)) {

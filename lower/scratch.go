@@ -54,10 +54,15 @@ func ReduceWarpBits(l *Layout, axis int) []int {
 }
 
 // ScratchBytes is the scratch an instruction needs (0 for none): a reduce
-// across warps its partials, a convert_layout (pass convert) its tile.
+// across warps its partials, a convert_layout (pass convert) its tile, cat,
+// extract, insert and scan the tile they move elements through.
 func ScratchBytes(in *ir.Instr) (int, error) {
 	if len(in.Results) != 1 {
 		return 0, nil
+	}
+	if in.Op == ir.OpReduceFn && in.Result().Type.(*ir.Tile).Rank() == 0 {
+		x := in.Args[0].Type.(*ir.Tile)
+		return x.NumElements() * ScratchSlot(x.DType, false), nil
 	}
 	rt, ok := in.Result().Type.(*ir.Tile)
 	if !ok {
@@ -76,8 +81,17 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 			return rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg), nil
 		}
 		return 0, nil
-	case ir.OpConvertLayout:
+	case ir.OpConvertLayout, ir.OpCat, ir.OpInsert:
+		// The result's tile (cat and insert assemble it there).
 		return rt.NumElements() * ScratchSlot(rt.DType, false), nil
+	case ir.OpReshape:
+		if GeneralReshape(in) {
+			return rt.NumElements() * ScratchSlot(rt.DType, false), nil
+		}
+	case ir.OpExtract, ir.OpScan, ir.OpScanFn, ir.OpReduceFn:
+		// The operand's tile.
+		x := in.Args[0].Type.(*ir.Tile)
+		return x.NumElements() * ScratchSlot(x.DType, false), nil
 	}
 	return 0, nil
 }
@@ -93,4 +107,24 @@ func ScratchOffset(f *ir.Func) int {
 		}
 	}
 	return -1
+}
+
+// GeneralReshape reports whether in is a reshape that does more than
+// insert or remove size-1 dims: its elements move between threads, through
+// the scratch region (row-major in both shapes), and its result has a
+// layout of its own.
+func GeneralReshape(in *ir.Instr) bool {
+	if in.Op != ir.OpReshape {
+		return false
+	}
+	squeeze := func(s []int) []int {
+		var out []int
+		for _, x := range s {
+			if x != 1 {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	return !equalInts(squeeze(in.Args[0].Type.(*ir.Tile).Shape), squeeze(in.Result().Type.(*ir.Tile).Shape))
 }

@@ -25,9 +25,21 @@ func (e *emitter) padValue(pad string, d ir.DType) Reg {
 	default:
 		e.fail("load padding %q is not supported", pad)
 	}
-	if d.IsInt() || d == ir.Bool {
-		if v != 0 && !math.IsNaN(v) {
+	if d == ir.Bool {
+		// NEG_INF pads with false, POS_INF with true (the interpreter's rule).
+		return e.constReg(pad == ir.PadPosInf, d)
+	}
+	if d.IsInt() {
+		// NEG_INF and POS_INF are the dtype's minimum and maximum.
+		switch {
+		case math.IsNaN(v):
 			e.fail("padding %s on an integer load", pad)
+		case math.IsInf(v, 1):
+			_, hi := ir.IntRange(d)
+			return e.constReg(hi, d)
+		case math.IsInf(v, -1):
+			lo, _ := ir.IntRange(d)
+			return e.constReg(lo, d)
 		}
 		return e.constReg(int64(0), d)
 	}
@@ -179,23 +191,7 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 	// Threads holding copies of another thread's elements do not store.
 	var owner *Reg
 	if store {
-		if m := lay.ReplicatedLaneMask(); m != 0 {
-			x := e.newReg(B32)
-			e.emit("and.b32", x, e.lane, Imm(m))
-			p := e.newReg(Pred)
-			e.emit("setp.eq.s32", p, x, Imm(0))
-			owner = &p
-		}
-		if m := lay.ReplicatedWarpMask(); m != 0 {
-			x := e.newReg(B32)
-			e.emit("and.b32", x, e.warp, Imm(m))
-			p := e.newReg(Pred)
-			e.emit("setp.eq.s32", p, x, Imm(0))
-			if owner != nil {
-				p = and(*owner, p)
-			}
-			owner = &p
-		}
+		owner = e.ownerPred(lay)
 	}
 	var aligned Reg
 	if vec > 1 {

@@ -2,6 +2,8 @@ package ptxgen
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -39,6 +41,10 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		}
 		r := e.arith(in.Op, wide, ir.F32)
 		return e.convert(r, ir.F32, d)
+	}
+	if res.IsInt() && res.Bytes() < 4 {
+		// Sub-word integers: 32-bit arithmetic, then wrapped to the width.
+		return e.normalize(e.arith(in.Op, args, d), res)
 	}
 	return e.arith(in.Op, args, d)
 }
@@ -83,6 +89,9 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			e.emit("sub.rn."+t, r, a[0], p)
 			return r
 		}
+		if d.IsUnsigned() {
+			return e.unsignedDivMod(op, a[0], a[1], d)
+		}
 		return e.pyDivMod(op, a[0], a[1], d)
 	case ir.OpAnd, ir.OpOr, ir.OpXor:
 		name := map[ir.Op]string{ir.OpAnd: "and", ir.OpOr: "or", ir.OpXor: "xor"}[op]
@@ -90,7 +99,7 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		switch d {
 		case ir.Bool:
 			bt = "pred"
-		case ir.I64:
+		case ir.I64, ir.U64:
 			bt = "b64"
 		}
 		e.emit(name+"."+bt, r, a[0], a[1])
@@ -98,7 +107,8 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		// PTX takes the count as an unsigned 32-bit value and clamps it to
 		// the width: ir/scalar's semantics (a negative count is a huge one).
 		n := a[1]
-		if d == ir.I64 {
+		bits := fmt.Sprint(max(32, 8*d.Bytes()))
+		if d.Bytes() == 8 {
 			c := e.newReg(B64)
 			e.emit("min.u64", c, a[1], Imm(64))
 			n = e.newReg(B32)
@@ -106,11 +116,11 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 		switch {
 		case op == ir.OpShl:
-			e.emit("shl.b"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shl.b"+bits, r, a[0], n)
 		case d.IsUnsigned():
-			e.emit("shr.u"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shr.u"+bits, r, a[0], n)
 		default:
-			e.emit("shr.s"+fmt.Sprint(8*d.Bytes()), r, a[0], n)
+			e.emit("shr.s"+bits, r, a[0], n)
 		}
 	case ir.OpFloor, ir.OpCeil:
 		if !isF {
@@ -118,18 +128,31 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 		}
 		mode := map[ir.Op]string{ir.OpFloor: "rmi", ir.OpCeil: "rpi"}[op]
 		e.emit("cvt."+mode+"."+t+"."+t, r, a[0])
+	case ir.OpPow:
+		if isF {
+			return e.powFloat(a[0], a[1], d)
+		}
+		return e.powInt(a[0], a[1], d)
+	case ir.OpAtan2:
+		if d != ir.F32 && d != ir.TF32 {
+			e.fail("atan2 on %s is not supported yet", d)
+		}
+		return e.atan2(a[0], a[1])
 	case ir.OpNeg:
-		e.emit("neg."+t, r, a[0])
+		e.emit("neg."+strings.Replace(t, "u", "s", 1), r, a[0])
 	case ir.OpNot:
 		switch d {
 		case ir.Bool:
 			e.emit("not.pred", r, a[0])
-		case ir.I64:
+		case ir.I64, ir.U64:
 			e.emit("not.b64", r, a[0])
 		default:
 			e.emit("not.b32", r, a[0])
 		}
 	case ir.OpAbs:
+		if d.IsUnsigned() {
+			return a[0]
+		}
 		e.emit("abs."+t, r, a[0])
 	case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh,
 		ir.OpLog2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh:
@@ -354,13 +377,236 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 			e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
 		}
 	case from.IsFloat() && to.IsInt():
+		// cvt saturates to the 32- or 64-bit range (NaN gives 0); sub-word
+		// dtypes are then clamped to theirs.
 		e.emit("cvt.rzi."+ptype(to)+"."+ptype(from), r, x)
+		if to.Bytes() < 4 {
+			lo, hi := ir.IntRange(to)
+			c := e.newReg(B32)
+			e.emit("min."+ptype(to), c, r, Imm(hi))
+			r = e.newReg(B32)
+			e.emit("max."+ptype(to), r, c, Imm(lo))
+		}
 	case from.IsInt() && to.IsFloat():
 		e.emit("cvt.rn."+ptype(to)+"."+ptype(from), r, x)
 	case from.IsInt() && to.IsInt():
-		e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
+		// Registers hold values extended from their width (ptype), so the
+		// conversion is between the register types, then a wrap to a
+		// sub-word width.
+		pf, pt := ptype(from), ptype(to)
+		if pf == pt {
+			e.emit("mov."+btypeReg(r.Class), r, x)
+		} else {
+			e.emit("cvt."+pt+"."+pf, r, x)
+		}
+		return e.normalize(r, to)
 	default:
 		e.fail("convert %s -> %s is not supported", from, to)
 	}
 	return r
+}
+
+// pred emits setp and returns its predicate.
+func (e *emitter) pred(op string, x, y Operand) Reg {
+	p := e.newReg(Pred)
+	e.emit(op, p, x, y)
+	return p
+}
+
+// predOp combines predicates (and, or).
+func (e *emitter) predOp(op string, x, y Reg) Reg {
+	p := e.newReg(Pred)
+	e.emit(op+".pred", p, x, y)
+	return p
+}
+
+// powFloat is IEEE pow (math.Pow, the interpreter's) on f32 (f64 is
+// rejected): |x|**y = 2**(y*log2|x|) through PTX's approximate ex2 and lg2,
+// negated for a negative base and an odd integer exponent, NaN for a
+// finite negative base and a non-integer exponent, and 1 where pow is 1
+// whatever the other operand (y == 0, x == 1, x == -1 and y infinite).
+func (e *emitter) powFloat(x, y Reg, d ir.DType) Reg {
+	if d != ir.F32 && d != ir.TF32 {
+		e.fail("pow on %s is not supported yet", d)
+	}
+	ax := e.newReg(F32)
+	e.emit("abs.f32", ax, x)
+	l := e.newReg(F32)
+	e.emit("lg2.approx.f32", l, ax)
+	tl := e.newReg(F32)
+	e.emit("mul.f32", tl, y, l)
+	m := e.newReg(F32)
+	e.emit("ex2.approx.f32", m, tl)
+	// y an integer (finite), and odd.
+	yi := e.newReg(F32)
+	e.emit("cvt.rzi.f32.f32", yi, y)
+	isInt := e.pred("setp.eq.f32", yi, y)
+	h := e.newReg(F32)
+	e.emit("mul.f32", h, y, F32Imm(0.5))
+	hi := e.newReg(F32)
+	e.emit("cvt.rzi.f32.f32", hi, h)
+	odd := e.predOp("and", isInt, e.pred("setp.neu.f32", hi, h))
+	// The sign bit of x (so that -0 counts as negative).
+	xb := e.newReg(B32)
+	e.emit("mov.b32", xb, x)
+	neg := e.pred("setp.lt.s32", xb, Imm(0))
+	nm := e.newReg(F32)
+	e.emit("neg.f32", nm, m)
+	r := e.newReg(F32)
+	e.emit("selp.f32", r, nm, m, e.predOp("and", neg, odd))
+	// Finite negative x, finite non-integer y: NaN.
+	finX := e.pred("setp.lt.f32", ax, F32Imm(float32(math.Inf(1))))
+	ay := e.newReg(F32)
+	e.emit("abs.f32", ay, y)
+	finY := e.pred("setp.lt.f32", ay, F32Imm(float32(math.Inf(1))))
+	notInt := e.newReg(Pred)
+	e.emit("not.pred", notInt, isInt)
+	bad := e.predOp("and", e.predOp("and", neg, e.pred("setp.lt.f32", x, F32Imm(0))), e.predOp("and", finX, e.predOp("and", finY, notInt)))
+	r2 := e.newReg(F32)
+	e.emit("selp.f32", r2, F32Imm(float32(math.NaN())), r, bad)
+	one := e.predOp("or", e.pred("setp.eq.f32", y, F32Imm(0)), e.pred("setp.eq.f32", x, F32Imm(1)))
+	one = e.predOp("or", one, e.predOp("and", e.pred("setp.eq.f32", ax, F32Imm(1)), e.pred("setp.eq.f32", ay, F32Imm(float32(math.Inf(1))))))
+	out := e.newReg(F32)
+	e.emit("selp.f32", out, F32Imm(1), r2, one)
+	return out
+}
+
+// powInt is ir/scalar.Pow: binary exponentiation (wrapping) for y >= 0;
+// for y < 0 the integer part of the true power (1 for x == 1, +-1 for
+// x == -1, else 0).
+func (e *emitter) powInt(x, y Reg, d ir.DType) Reg {
+	c := classOf(d)
+	t := ptype(d)
+	bits := "b32"
+	if c == B64 {
+		bits = "b64"
+	}
+	r, b, n := e.newReg(c), e.newReg(c), e.newReg(c)
+	e.emit("mov."+bits, r, Imm(1))
+	e.emit("mov."+bits, b, x)
+	e.emit("mov."+bits, n, y)
+	loop, done := e.newLabel("pow"), e.newLabel("powdone")
+	e.label(loop)
+	stop := e.newReg(Pred)
+	if d.IsUnsigned() {
+		e.emit("setp.eq."+t, stop, n, Imm(0))
+	} else {
+		e.emit("setp.le."+t, stop, n, Imm(0))
+	}
+	e.emitIf(stop, false, "bra", Label(done))
+	lo := e.newReg(c)
+	e.emit("and."+bits, lo, n, Imm(1))
+	odd := e.pred("setp.ne."+bits, lo, Imm(0))
+	mt := "mul.lo.s32"
+	if c == B64 {
+		mt = "mul.lo.s64"
+	}
+	e.emitIf(odd, false, mt, r, r, b)
+	e.emit(mt, b, b, b)
+	if c == B64 {
+		e.emit("shr.u64", n, n, Imm(1))
+	} else {
+		e.emit("shr.u32", n, n, Imm(1))
+	}
+	e.emit("bra", Label(loop))
+	e.label(done)
+	if d.IsUnsigned() {
+		return e.normalize(r, d)
+	}
+	// y < 0.
+	negY := e.newReg(Pred)
+	e.emit("setp.lt."+t, negY, y, Imm(0))
+	yo := e.newReg(c)
+	e.emit("and."+bits, yo, y, Imm(1))
+	yOdd := e.pred("setp.ne."+bits, yo, Imm(0))
+	m1 := e.newReg(c)
+	e.emit("selp."+bits, m1, Imm(-1), Imm(1), yOdd)
+	isM1 := e.newReg(Pred)
+	e.emit("setp.eq."+t, isM1, x, Imm(-1))
+	isOne := e.newReg(Pred)
+	e.emit("setp.eq."+t, isOne, x, Imm(1))
+	v := e.newReg(c)
+	e.emit("selp."+bits, v, m1, Imm(0), isM1)
+	v2 := e.newReg(c)
+	e.emit("selp."+bits, v2, Imm(1), v, isOne)
+	out := e.newReg(c)
+	e.emit("selp."+bits, out, v2, r, negY)
+	return e.normalize(out, d)
+}
+
+// atan2 is the angle of (x, y) in f32: atan of min(|x|,|y|)/max(|x|,|y|)
+// in [0, 1] by a range reduction to |t| <= tan(pi/8) and an odd
+// polynomial, then reflected into the quadrant (the signs of zeros as in
+// IEEE atan2: atan2(+-0, -0) = +-pi). NaN operands give NaN.
+func (e *emitter) atan2(y, x Reg) Reg {
+	f := func(op string, args ...Operand) Reg {
+		r := e.newReg(F32)
+		e.emit(op, append([]Operand{r}, args...)...)
+		return r
+	}
+	ax, ay := f("abs.f32", x), f("abs.f32", y)
+	mx, mn := f("max.f32", ax, ay), f("min.f32", ax, ay)
+	q := f("div.rn.f32", mn, mx)
+	// 0/0 and inf/inf: the ratio is 0 and 1.
+	q = f("selp.f32", F32Imm(0), q, e.pred("setp.eq.f32", mx, F32Imm(0)))
+	inf := F32Imm(float32(math.Inf(1)))
+	q = f("selp.f32", F32Imm(1), q, e.pred("setp.eq.f32", mn, inf))
+	// atan(q), q in [0, 1]: above tan(pi/8), atan(q) = pi/4 + atan((q-1)/(q+1)).
+	big := e.pred("setp.gt.f32", q, F32Imm(0.41421356237309503))
+	qm, qp := f("sub.rn.f32", q, F32Imm(1)), f("add.rn.f32", q, F32Imm(1))
+	z0 := f("div.rn.f32", qm, qp)
+	z := f("selp.f32", z0, q, big)
+	base := f("selp.f32", F32Imm(math.Pi/4), F32Imm(0), big)
+	z2 := f("mul.rn.f32", z, z)
+	// atan(z) ~ z + z*z2*P(z2) on |z| <= tan(pi/8).
+	p := f("fma.rn.f32", z2, F32Imm(8.05374449538e-2), F32Imm(-1.38776856032e-1))
+	p = f("fma.rn.f32", p, z2, F32Imm(1.99777106478e-1))
+	p = f("fma.rn.f32", p, z2, F32Imm(-3.33329491539e-1))
+	zz := f("mul.rn.f32", z2, z)
+	a := f("fma.rn.f32", p, zz, z)
+	a = f("add.rn.f32", a, base)
+	// |y| > |x|: pi/2 - a; x negative (sign bit): pi - a; y negative: -a.
+	a = f("selp.f32", f("sub.rn.f32", F32Imm(math.Pi/2), a), a, e.pred("setp.gt.f32", ay, ax))
+	xb := e.newReg(B32)
+	e.emit("mov.b32", xb, x)
+	a = f("selp.f32", f("sub.rn.f32", F32Imm(math.Pi), a), a, e.pred("setp.lt.s32", xb, Imm(0)))
+	yb := e.newReg(B32)
+	e.emit("mov.b32", yb, y)
+	a = f("selp.f32", f("neg.f32", a), a, e.pred("setp.lt.s32", yb, Imm(0)))
+	nan := e.predOp("or", e.pred("setp.nan.f32", x, x), e.pred("setp.nan.f32", y, y))
+	return f("selp.f32", F32Imm(float32(math.NaN())), a, nan)
+}
+
+// normalize re-extends a sub-word integer held in a 32-bit register after
+// 32-bit arithmetic (sign for signed, zero for unsigned dtypes); other
+// dtypes are returned as they are.
+func (e *emitter) normalize(x Reg, d ir.DType) Reg {
+	if d.Bytes() >= 4 || !d.IsInt() {
+		return x
+	}
+	r := e.newReg(B32)
+	if d.IsUnsigned() {
+		e.emit("and.b32", r, x, Imm(int64(1)<<(8*d.Bytes())-1))
+	} else {
+		e.emit("bfe.s32", r, x, Imm(0), Imm(int64(8*d.Bytes())))
+	}
+	return r
+}
+
+// unsignedDivMod is // and % on unsigned integers (floor is truncation);
+// division by zero gives 0, as ir/scalar defines it.
+func (e *emitter) unsignedDivMod(op ir.Op, x, y Reg, d ir.DType) Reg {
+	t := ptype(d)
+	c := classOf(d)
+	r := e.newReg(c)
+	if op == ir.OpFloorDiv {
+		e.emit("div."+t, r, x, y)
+	} else {
+		e.emit("rem."+t, r, x, y)
+	}
+	z := e.newReg(Pred)
+	e.emit("setp.eq."+t, z, y, Imm(0))
+	out := e.newReg(c)
+	e.emit("selp."+btypeReg(c), out, Imm(0), r, z)
+	return out
 }

@@ -176,7 +176,7 @@ func classOf(d ir.DType) RegClass {
 		return Pred
 	case ir.I32:
 		return B32
-	case ir.I64:
+	case ir.I64, ir.U64:
 		return B64
 	case ir.F16, ir.BF16:
 		return B16
@@ -197,6 +197,13 @@ func ptype(d ir.DType) string {
 		return "s32"
 	case ir.I64:
 		return "s64"
+	case ir.I8, ir.I16:
+		// Sub-word integers live sign-extended in 32-bit registers.
+		return "s32"
+	case ir.U8, ir.U16, ir.U32:
+		return "u32"
+	case ir.U64:
+		return "u64"
 	case ir.F16:
 		return "f16"
 	case ir.BF16:
@@ -211,6 +218,15 @@ func ptype(d ir.DType) string {
 
 // btype is the untyped bit-size suffix for moves, loads and stores.
 func btype(d ir.DType) string {
+	// Sub-word integers load into 32-bit registers, extended by their sign.
+	switch d {
+	case ir.I8:
+		return "s8"
+	case ir.I16:
+		return "s16"
+	case ir.U16:
+		return "u16"
+	}
 	switch d.Bytes() {
 	case 1:
 		return "u8"
@@ -417,6 +433,13 @@ func init() {
 	set((*emitter).emitSmemStage, ir.OpSmemStage)
 	set((*emitter).emitConvertLayout, ir.OpConvertLayout)
 	set((*emitter).emitMMAFMA, ir.OpMMAFMA)
+	set((*emitter).emitIndexed, ir.OpGather, ir.OpScatter, ir.OpAtomicRMW, ir.OpAtomicCAS)
+	set((*emitter).emitCat, ir.OpCat)
+	set((*emitter).emitExtract, ir.OpExtract)
+	set((*emitter).emitInsert, ir.OpInsert)
+	set((*emitter).emitScan, ir.OpScan)
+	set((*emitter).emitFoldFn, ir.OpReduceFn, ir.OpScanFn)
+	set((*emitter).emitAssert, ir.OpAssert)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops
@@ -447,6 +470,10 @@ func (e *emitter) emitView(in *ir.Instr) {
 			v.trans = !v.trans
 		}
 		e.vals[in.Result()] = &value{smem: v}
+		return
+	}
+	if lower.GeneralReshape(in) {
+		e.emitGeneralReshape(in)
 		return
 	}
 	// The operand's layout is derived from the result's: the same
@@ -627,7 +654,7 @@ func (e *emitter) constReg(v any, d ir.DType) Reg {
 			return e.constReg(float64(x), d)
 		case ir.Bool:
 			e.emit("setp.ne.s32", r, Imm(x), Imm(0))
-		case ir.I64:
+		case ir.I64, ir.U64:
 			e.emit("mov.b64", r, Imm(x))
 		default:
 			e.emit("mov.b32", r, Imm(int64(int32(x))))
@@ -642,10 +669,10 @@ func (e *emitter) constReg(v any, d ir.DType) Reg {
 			f := e.newReg(F32)
 			e.emit("mov.f32", f, F32Imm(float32(x)))
 			e.emit("cvt.rn."+ptype(d)+".f32", r, f)
-		case ir.I32:
-			e.emit("mov.b32", r, Imm(int64(int32(x))))
-		case ir.I64:
+		case ir.I64, ir.U64:
 			e.emit("mov.b64", r, Imm(int64(x)))
+		case ir.I32, ir.I8, ir.I16, ir.U8, ir.U16, ir.U32:
+			e.emit("mov.b32", r, Imm(int64(int32(x))))
 		case ir.Bool:
 			e.emit("setp.ne.s32", r, Imm(boolInt(x != 0)), Imm(0))
 		}

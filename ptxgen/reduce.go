@@ -326,7 +326,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		if arg {
 			regs[r] = p.i
 		} else {
-			regs[r] = e.convert(p.v, acc, rt)
+			regs[r] = e.normalize(e.convert(p.v, acc, rt), rt)
 		}
 	}
 	res := e.layout(in.Result())
@@ -364,6 +364,12 @@ func (e *emitter) combine(kind string, d ir.DType, a, b part) part {
 			e.emit("add.rn."+t, r.v, a.v, b.v)
 		} else {
 			e.emit("add."+t, r.v, a.v, b.v)
+		}
+	case ir.ReduceProd:
+		if isF {
+			e.emit("mul.rn."+t, r.v, a.v, b.v)
+		} else {
+			e.emit("mul.lo."+t, r.v, a.v, b.v)
 		}
 	case ir.ReduceMax, ir.ReduceMin:
 		op := "max."

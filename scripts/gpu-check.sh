@@ -315,6 +315,13 @@ run_cases+=(
 	"entry_bias_gelu|$c/bias_gelu.py|--entry bias_gelu --arg X=f32[M,N] --arg Bias=f32[N] --shape M=37,N=300"
 	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
 	"entry_seed_matmul_f32|examples/seed_matmul.py|--entry cutile_matmul --arg A=f32[M,K] --arg B=f32[K,N] --shape M=33,K=70,N=65"
+	# Issue 10's acceptance programs (gather, scatter, atomics, cumsum, bitwise hash, cat/extract).
+	"entry_gather_add2d|$c/gather_add2d.py|--entry gather_add2d --arg A=f32[M,N] --arg B=f32[M,N] --shape M=70,N=130"
+	"entry_permute_scatter|$c/permute_scatter.py|--entry permute_scatter --arg X=f32[N] --shape N=3001"
+	"entry_atomic_split_k|$c/atomic_split_k.py|--entry atomic_split_k --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100"
+	"entry_moe_align|$c/moe_align.py|--entry moe_align --arg topk_ids=i32[N] --shape N=100"
+	"entry_dropout|$c/dropout.py|--entry dropout --arg X=f32[N] --shape N=3001"
+	"entry_hadamard|$c/hadamard.py|--entry hadamard --arg X=f32[R,C] --shape R=37,C=16"
 )
 # floor, ceil, isnan, bitcast and run-time shifts (counts of any sign and size), exact.
 for n in 1 1000 1000003; do
@@ -323,6 +330,28 @@ done
 # log2, sin, cos, tan, sinh, cosh through PTX's approximate instructions.
 for n in 1 1000 1000003; do
 	run_cases+=("math_approx_$n|runtime/testdata/kernels/math_approx.tile|--shape N=$n")
+done
+# gather, scatter (masks, out-of-range indices), every atomic kind with its memory order and
+# scope, integer NEG_INF/POS_INF load padding.
+for n in 1 1000 100003; do
+	run_cases+=("indexed_atomics_$n|runtime/testdata/kernels/indexed_atomics.tile|--shape N=$n")
+done
+# pow (float: ex2/lg2 and IEEE special cases; int: loop, negative exponents) and atan2.
+for n in 1 1000 100003; do
+	run_cases+=("pow_atan2_$n|runtime/testdata/kernels/pow_atan2.tile|--shape N=$n")
+done
+# cumsum/cumprod, cat, extract/insert at run-time indices, reordering reshapes, prod, rank-0 tiles.
+for mn in 1x32 100x32 1000x32; do
+	IFS=x read -r m n <<<"$mn"
+	run_cases+=("scan_cat_$mn|runtime/testdata/kernels/scan_cat.tile|--shape M=$m,N=$n,N2=$((2 * n))")
+done
+# ct.reduce / ct.scan with a helper combiner, ct.assert_ (holds: no trap).
+for m in 1 100 1000; do
+	run_cases+=("fold_fn_$m|runtime/testdata/kernels/fold_fn.tile|--shape M=$m,N=64")
+done
+# int8, int16, uint8, uint16, uint32, uint64: loads, stores, wrapping arithmetic, conversions, reductions.
+for n in 1 1000 100003; do
+	run_cases+=("int_dtypes_$n|runtime/testdata/kernels/int_dtypes.tile|--shape N=$n")
 done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
