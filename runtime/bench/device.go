@@ -69,6 +69,13 @@ func OpenCUDA(target *lower.Target) (Device, error) {
 	return CUDADevice(gpu), nil
 }
 
+// The CUDA backend's Prepared (in every build: the stand-in's methods fail
+// with runtime.ErrNoCUDA) times kernels and cuBLAS.
+var (
+	_ Prepared     = (*runtime.Prepared)(nil)
+	_ GEMMBaseline = (*runtime.Prepared)(nil)
+)
+
 // CUDADevice is the CUDA backend as a Device.
 func CUDADevice(gpu *runtime.CUDA) Device { return cudaDevice{gpu} }
 

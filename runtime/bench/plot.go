@@ -44,18 +44,40 @@ func newPlot(r *Report) (*plot.Plot, error) {
 	if len(swept) == 0 {
 		swept = r.Dims
 	}
-	p.X.Label.Text = strings.Join(swept, ", ")
+	// Ticks are the swept dims' values: one number when they are equal at
+	// every shape (M = N = K), else MxNxK.
+	same := true
+	for _, row := range r.Rows {
+		for _, d := range swept {
+			same = same && row.Dims[d] == row.Dims[swept[0]]
+		}
+	}
+	sep := " x "
+	if same {
+		sep = " = "
+	}
+	p.X.Label.Text = strings.Join(swept, sep)
 	labels := make([]string, len(r.Rows))
 	ours := make(plotter.XYs, len(r.Rows))
 	var base plotter.XYs
+	top := peak
 	for i, row := range r.Rows {
-		labels[i] = strings.TrimPrefix(r.Label(row), p.X.Label.Text+"=")
+		var vals []string
+		for _, d := range swept {
+			vals = append(vals, fmt.Sprint(row.Dims[d]))
+			if same {
+				break
+			}
+		}
+		labels[i] = strings.Join(vals, "x")
 		v, b := r.Value(row)
+		top = max(top, v, b)
 		ours[i] = plotter.XY{X: float64(i), Y: v}
 		if b > 0 {
 			base = append(base, plotter.XY{X: float64(i), Y: b})
 		}
 	}
+	p.Y.Max = top * 1.12
 	p.NominalX(labels...)
 	p.Legend.Top = true
 	p.Legend.Left = true
