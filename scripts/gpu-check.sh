@@ -22,6 +22,15 @@
 #          TILEC_BASE (an older build, when given) in the same call: the A/B that says whether a
 #          back-end change made attention slower; medians of ATTN_REPS launches each
 #
+# Sections run only when named (not part of all):
+#   tune     tilec tune examples/matmul.tile over TUNE_SPACE at TUNE_SHAPE (every candidate checked
+#            against the interpreter, then timed; the winner cached), then tilec run at the same
+#            shape, which must print "tuned constants from cache: ..."; both in a fresh cache
+#            directory; logs in $OUT/tune.log
+#   benchall tilec bench examples/softmax.tile and examples/layernorm.tile over BENCHALL_SHAPE
+#            (GB/s and the fraction of the device's peak), plots in $OUT/softmax.png and
+#            $OUT/layernorm.png, tables in $OUT/benchall.log
+#
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
 # most 8 files from $OUT) beside $OUT/summary.txt and $OUT/bench.log, the tails of failed cases are
@@ -40,6 +49,8 @@
 #   BENCH_RESERVE  seconds kept for bench when it is selected (default 150)
 #   RUN_TIMEOUT    seconds per tilec run (default 150); PTX_TIMEOUT per compile/ptxas (default 60)
 #   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
+#   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
+#   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
 #   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
@@ -61,6 +72,10 @@ BENCH_ARGS="${BENCH_ARGS:-}"
 CASES="${CASES:-}"
 TILEC_BASE="${TILEC_BASE:-$root/.dev/tilec-base}"
 ATTN_REPS="${ATTN_REPS:-5}"
+TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
+TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
+BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
+BENCHALL_ARGS="${BENCHALL_ARGS:-}"
 
 sections=("$@")
 [ ${#sections[@]} -eq 0 ] && sections=(all)
@@ -71,11 +86,19 @@ want() {
 	done
 	return 1
 }
+# named SECTION: asked for by name (sections that all leaves out).
+named() {
+	local s
+	for s in "${sections[@]}"; do
+		[ "$s" = "$1" ] && return 0
+	done
+	return 1
+}
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench | hopper | attn) ;;
+	all | gotest | ptxas | run | bench | hopper | attn | tune | benchall) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn | tune | benchall ...]" >&2
 		exit 2
 		;;
 	esac
@@ -83,7 +106,7 @@ done
 
 mkdir -p "$OUT"
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")"
-mkdir -p "$work/run" "$work/ptx" "$work/bench" "$work/gotest"
+mkdir -p "$work/run" "$work/ptx" "$work/bench" "$work/gotest" "$work/tune" "$work/benchall"
 summary="$work/summary.tsv" # section, case, status, seconds, note
 : >"$summary"
 
@@ -519,6 +542,68 @@ section_attn() {
 	cp "$log" "$OUT/attn.log"
 }
 
+# ---------------------------------------------------------------- tune
+# tilec tune on the seed matmul over a small space at one shape, then tilec run at that shape,
+# which must take the cached winner. A fresh cache directory, so that the run can only have the
+# winner from this tune.
+section_tune() {
+	local log="$work/tune/tune.log" runlog="$work/tune/run.log" t0 rc tmo n
+	export TILEC_CACHE_DIR="$work/tune/cache"
+	tmo=$(($(left) - 5))
+	if [ "$tmo" -lt 60 ]; then
+		record tune "matmul $TUNE_SHAPE" SKIP 0 "out of time"
+		return
+	fi
+	t0=$SECONDS
+	echo "\$ tilec tune examples/matmul.tile --space \"$TUNE_SPACE\" --shape $TUNE_SHAPE" >"$log"
+	timeout -k 5 "$tmo" "$TILEC" tune examples/matmul.tile --space "$TUNE_SPACE" --shape "$TUNE_SHAPE" >>"$log" 2>&1
+	rc=$?
+	n="$(grep '^winner' "$log" | cut -c1-110)"
+	[ -z "$n" ] && n="$(note "$log")"
+	record tune "tune matmul $TUNE_SHAPE" "$(status $rc)" $((SECONDS - t0)) "$n"
+	t0=$SECONDS
+	tmo=$(($(left) - 5))
+	echo "\$ tilec run examples/matmul.tile --shape $TUNE_SHAPE --backend cuda" >"$runlog"
+	timeout -k 5 "$tmo" "$TILEC" run examples/matmul.tile --shape "$TUNE_SHAPE" --backend cuda >>"$runlog" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^tuned constants from cache: ' "$runlog"; then
+		rc=1
+		echo "gpu-check: tilec run did not use the tuned constants" >>"$runlog"
+	fi
+	n="$(grep -E '^tuned|^consts' "$runlog" | tr '\n' ' ' | cut -c1-110)"
+	[ -z "$n" ] && n="$(note "$runlog")"
+	record tune "run matmul (cached winner)" "$(status $rc)" $((SECONDS - t0)) "$n"
+	unset TILEC_CACHE_DIR
+	cat "$log" "$runlog" >"$OUT/tune.log"
+}
+
+# ---------------------------------------------------------------- benchall
+# tilec bench on kernels without mma: GB/s against the shape, plotted.
+section_benchall() {
+	local log="$work/benchall/benchall.log" kern t0 rc tmo n
+	: >"$log"
+	for kern in softmax layernorm; do
+		tmo=$(($(left) - 5))
+		if [ "$tmo" -lt 30 ]; then
+			record benchall "$kern $BENCHALL_SHAPE" SKIP 0 "out of time"
+			continue
+		fi
+		t0=$SECONDS
+		echo "\$ tilec bench examples/$kern.tile --shape $BENCHALL_SHAPE $BENCHALL_ARGS --plot \$OUT/$kern.png" >>"$log"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$tmo" "$TILEC" bench "examples/$kern.tile" --shape "$BENCHALL_SHAPE" $BENCHALL_ARGS \
+			--plot "$OUT/$kern.png" >>"$log" 2>&1
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			n="$(grep -E '^ +[0-9]' "$log" | tail -1 | tr -s ' ' | cut -c1-110)"
+		else
+			n="$(note "$log")"
+		fi
+		record benchall "$kern $BENCHALL_SHAPE" "$(status $rc)" $((SECONDS - t0)) "$n"
+	done
+	cp "$log" "$OUT/benchall.log"
+}
+
 want gotest && section_gotest
 want ptxas && section_ptxas
 want run && section_run
@@ -552,6 +637,8 @@ PY
 want run && section_f32exact
 want attn && section_attn
 want bench && section_bench
+named tune && section_tune
+named benchall && section_benchall
 
 # ---------------------------------------------------------------- report
 {
@@ -587,6 +674,12 @@ if [ -f "$work/bench/bench.log" ]; then
 	echo "---- bench"
 	tail -n 40 "$work/bench/bench.log" | cut -c1-200
 fi
+for f in "$work/tune/tune.log" "$work/tune/run.log" "$work/benchall/benchall.log"; do
+	if [ -s "$f" ]; then
+		echo "---- $(basename "$(dirname "$f")") $(basename "$f")"
+		tail -n 40 "$f" | cut -c1-200
+	fi
+done
 echo "---- summary (logs: \$OUT/gpu-check-logs.tar.gz)"
 cat "$work/summary.txt"
 

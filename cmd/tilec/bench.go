@@ -1,41 +1,51 @@
 package main
 
+// tilec bench: time any kernel over a sweep of shapes (package
+// runtime/bench), with cuBLAS side by side for GEMM-shaped kernels.
+
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/tune"
 )
 
-// benchRow is one size of a bench run; --json prints these.
-type benchRow struct {
-	M, N, K      int
-	TilecMS      float64 `json:"tilec_ms"`
-	TilecTFLOPS  float64 `json:"tilec_tflops"`
-	CublasMS     float64 `json:"cublas_ms"`
-	CublasTFLOPS float64 `json:"cublas_tflops"`
-	Ratio        float64 `json:"ratio"`
-	Check        string  `json:"check"`
-}
+// defaultSizes is the sweep of a bench given neither --sizes nor --shape:
+// every symbolic dim but batch axes at each size.
+const defaultSizes = "1024,2048,4096,8192,16384"
+
+// stringList collects a repeatable flag's values.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
-	sizes := fs.String("sizes", "1024,2048,4096,8192,16384", "square sizes M=N=K to time")
+	sizes := fs.String("sizes", "", "sizes to give every symbolic dim but batch axes, swept together (default "+defaultSizes+" when no --shape)")
+	var shapes stringList
+	fs.Var(&shapes, "shape", "shapes: --shape M=1024:16384:x2,N=4096 (ranges LO:HI[:xF|:+S], lists M=1,2,3, ties N=M; repeatable)")
+	product := fs.Bool("product", false, "sweep the product of the swept dims' values (default: together, value i of each)")
 	target := fs.String("target", "", "GPU target (default: the best for the device)")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
 	iters := fs.Int("iters", 30, "timed launches (the median is reported)")
 	check := fs.Bool("check", true, "check each size against the interpreter on a sample of blocks before timing")
-	asJSON := fs.Bool("json", false, "print the rows as JSON")
-	consts := defines{}
+	asJSON := fs.Bool("json", false, "print the report as JSON (tilec plot reads it)")
+	plotPath := fs.String("plot", "", "write a plot of TFLOP/s or GB/s against the shape (.png, .svg or .pdf)")
+	tuned := fs.Bool("tuned", true, "use constants that tilec tune cached for this kernel, device and class of shapes")
+	peakTFLOPS := fs.Float64("peak-tflops", 0, "the device's peak TFLOP/s for the kernel's mma dtype (default: the table of devices)")
+	peakGBs := fs.Float64("peak-gbs", 0, "the device's memory bandwidth in GB/s (default: the table of devices)")
+	consts, scalars := defines{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
+	sigs := argSigs{}
+	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] (repeatable)")
+	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
@@ -43,19 +53,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *iters < 20 {
 		return usagef("--iters must be at least 20 for a stable median")
 	}
-	var ns []int
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return usagef("--sizes: %q is not a positive integer", s)
-		}
-		ns = append(ns, n)
+	if *warmup < 0 {
+		return usagef("--warmup must not be negative")
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, nil)
+	if *plotPath != "" {
+		if err := checkPlotPath(*plotPath); err != nil {
+			return err
+		}
+	}
+	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {
 		return err
 	}
-	a, b, c, err := gemmOperands(f)
+	sw, err := benchSweep(f, shapes, *sizes, *product)
 	if err != nil {
 		return err
 	}
@@ -63,124 +73,117 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	gpu, err := runtime.NewCUDA(0)
+	dev, err := bench.OpenCUDA(t)
+	if err != nil {
+		return fmt.Errorf("tilec bench: %v", err)
+	}
+	cfg := &bench.Config{Func: f, File: srcPath, Sweep: sw, Scalars: scalars, Warmup: *warmup, Iters: *iters, Check: *check}
+	if *peakTFLOPS > 0 || *peakGBs > 0 {
+		p, _ := bench.LookupPeak(dev.Name(), dev.SM())
+		p.Device, p.Source = dev.Name(), "given on the command line"
+		if *peakTFLOPS > 0 {
+			p.F16, p.TF32, p.F32 = *peakTFLOPS, *peakTFLOPS, *peakTFLOPS
+		}
+		if *peakGBs > 0 {
+			p.GBs = *peakGBs
+		}
+		cfg.Peak = &p
+	}
+	if *tuned {
+		cfg.Specialize = tunedSpecializer(dev, srcPath, *kernel, consts, sigs, f)
+	}
+	rep, err := bench.NewReport(dev, cfg)
 	if err != nil {
 		return err
 	}
-	gpu.Target = t
-	if t, err = gpu.CompileTarget(); err != nil {
-		return err
-	}
-	k := runtime.NewKernel(f)
-	dt := f.Params[a].Type.Elem()
-
-	var rows []benchRow
 	if !*asJSON {
-		fmt.Fprintf(stdout, "%s %s on %s, median of %d launches after %d warm-up\n", f.Name, dt, t, *iters, *warmup)
-		fmt.Fprintf(stdout, "%7s %7s %7s | %10s %9s | %10s %9s | %6s | %s\n",
-			"M", "N", "K", "tilec ms", "TFLOP/s", "cuBLAS ms", "TFLOP/s", "ratio", "check")
+		bench.WriteHeader(stdout, rep)
+		cfg.Row = func(r bench.Row) { bench.WriteRow(stdout, rep, r) }
 	}
-	for _, n := range ns {
-		row, err := benchSize(gpu, k, f, a, b, c, n, *warmup, *iters, *check)
-		if err != nil {
-			return fmt.Errorf("size %d: %w", n, err)
-		}
-		rows = append(rows, row)
-		if !*asJSON {
-			fmt.Fprintf(stdout, "%7d %7d %7d | %10.4f %9.1f | %10.4f %9.1f | %6.3f | %s\n",
-				row.M, row.N, row.K, row.TilecMS, row.TilecTFLOPS, row.CublasMS, row.CublasTFLOPS, row.Ratio, row.Check)
-		}
+	rep, err = bench.Run(dev, cfg)
+	if err != nil {
+		return quoteSource(srcPath, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		if err := bench.WriteJSON(stdout, rep); err != nil {
+			return err
+		}
+	}
+	if *plotPath != "" {
+		if err := bench.Plot(rep, *plotPath); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "tilec bench: wrote the plot to %s\n", *plotPath)
 	}
 	return nil
 }
 
-// gemmOperands finds the arrays A (M, K), B (K, N) and C (M, N) that a
-// matmul kernel declares, so that cuBLAS can run on the same buffers.
-func gemmOperands(f *ir.Func) (a, b, c int, err error) {
-	var arrays []int
-	for i, p := range f.Params {
-		if _, ok := p.Type.(*ir.Array); ok && len(p.Dims) == 2 {
-			arrays = append(arrays, i)
+// benchSweep parses the sweep flags against the kernel's dims.
+func benchSweep(f *ir.Func, shapes []string, sizes string, product bool) (*bench.Sweep, error) {
+	dims := bench.SymDims(f)
+	if len(shapes) == 0 && sizes == "" && len(dims) > 0 {
+		sizes = defaultSizes
+	}
+	batch := bench.BatchDims(f)
+	var sizeDims []string
+	for _, d := range dims {
+		if !batch[d] {
+			sizeDims = append(sizeDims, d)
 		}
 	}
-	stored := map[int]bool{}
-	for _, i := range runtime.StoredParams(f) {
-		stored[i] = true
+	sw, err := bench.ParseSweep(shapes, sizes, sizeDims, product)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
-	for _, ai := range arrays {
-		for _, bi := range arrays {
-			for _, ci := range arrays {
-				A, B, C := f.Params[ai].Dims, f.Params[bi].Dims, f.Params[ci].Dims
-				if ai == bi || bi == ci || ai == ci || !stored[ci] || stored[ai] || stored[bi] {
-					continue
-				}
-				if A[1].Sym != "" && A[1] == B[0] && A[0] == C[0] && B[1] == C[1] && A[0].Sym != "" && B[1].Sym != "" {
-					return ai, bi, ci, nil
-				}
+	known := map[string]bool{}
+	for _, d := range dims {
+		known[d] = true
+	}
+	for _, pt := range sw.Points {
+		for d := range pt {
+			if !known[d] {
+				return nil, usagef("--shape %s: %s has no symbolic dim %s (its dims: %s)", d, f.Name, d, strings.Join(dims, ", "))
 			}
 		}
 	}
-	return 0, 0, 0, fmt.Errorf("bench compares with cuBLAS GEMM: %s needs arrays A (M, K), B (K, N) and an output C (M, N)", f.Name)
+	return sw, nil
 }
 
-func benchSize(gpu *runtime.CUDA, k *runtime.Kernel, f *ir.Func, a, b, c, n, warmup, iters int, check bool) (benchRow, error) {
-	row := benchRow{M: n, N: n, K: n, Check: "skipped"}
-	rng := rand.New(rand.NewPCG(uint64(n), 0))
-	args := make([]runtime.Arg, len(f.Params))
-	for i, p := range f.Params {
-		arr, ok := p.Type.(*ir.Array)
-		if !ok {
-			return row, fmt.Errorf("bench: scalar parameter %s is not supported", p.Name)
-		}
-		if len(p.Dims) != 2 {
-			return row, fmt.Errorf("bench: array %s has rank %d; only the GEMM operands are supported", p.Name, len(p.Dims))
-		}
-		args[i] = runtime.RandNormal(rng, arr.DType, n, n)
-	}
-	runtime.PoisonOutputs(f, args)
-	inputs := runtime.CloneArgs(args)
-	p, err := gpu.Prepare(k, args, runtime.LaunchOptions{})
-	if err != nil {
-		return row, err
-	}
-	defer p.Free()
-	if check {
-		if err := p.Run(); err != nil {
-			return row, err
-		}
-		if err := p.Download(); err != nil {
-			return row, err
-		}
-		res, err := runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{Seed: uint64(n)})
+// tunedSpecializer returns the bench hook that applies cached tuning
+// results per shape.
+func tunedSpecializer(dev bench.Device, path, kernel string, consts defines, sigs argSigs, base *ir.Func) func(map[string]int64) (*ir.Func, string, error) {
+	cache := tune.OpenCache()
+	build := kernelBuilder(path, kernel, consts, sigs)
+	return func(dims map[string]int64) (*ir.Func, string, error) {
+		t, err := dev.Target()
 		if err != nil {
-			return row, err
+			return nil, "", err
 		}
-		if !res.Pass {
-			return row, fmt.Errorf("wrong result, not timed:\n%s", res)
+		f, note := cache.Apply(build, base, dims, dev.Name(), t.Name)
+		return f, note, nil
+	}
+}
+
+// kernelBuilder builds the kernel of path with the user's constants and
+// extra ones on top (the tuner's candidates, cached winners).
+func kernelBuilder(path, kernel string, consts defines, sigs argSigs) tune.Build {
+	return func(extra map[string]string) (*ir.Func, error) {
+		all := map[string]string{}
+		for k, v := range consts {
+			all[k] = v
 		}
-		blocks := "all blocks"
-		if res.Blocks != nil {
-			blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
+		for k, v := range extra {
+			all[k] = v
 		}
-		row.Check = "ok (" + blocks + ")"
-		if len(res.Outputs) > 0 {
-			row.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", res.Outputs[0].MaxRel, blocks)
+		return loadKernel(path, kernel, all, sigs)
+	}
+}
+
+func checkPlotPath(path string) error {
+	for _, ext := range bench.PlotFormats {
+		if strings.HasSuffix(strings.ToLower(path), "."+ext) {
+			return nil
 		}
 	}
-	if row.TilecMS, err = p.Time(warmup, iters); err != nil {
-		return row, err
-	}
-	names := [3]string{f.Params[a].Name, f.Params[b].Name, f.Params[c].Name}
-	if row.CublasMS, err = p.TimeCublas(names[0], names[1], names[2], warmup, iters); err != nil {
-		return row, err
-	}
-	row.TilecTFLOPS = runtime.TFLOPS(n, n, n, row.TilecMS)
-	row.CublasTFLOPS = runtime.TFLOPS(n, n, n, row.CublasMS)
-	row.Ratio = row.CublasMS / row.TilecMS
-	return row, nil
+	return usagef("--plot %s: the extension names the format: .%s", path, strings.Join(bench.PlotFormats, ", ."))
 }

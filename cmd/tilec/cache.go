@@ -7,18 +7,21 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/tune"
 )
 
 const cacheUsage = `usage:
-  tilec cache list    the entries: kernel, target, size, age, last use
-  tilec cache clear   remove every entry
+  tilec cache list    the entries: kernel, target, size, age, last use; and the tuned constants
+  tilec cache clear   remove every entry and tuning result
   tilec cache dir     print the cache's directory
 The directory is $TILEC_CACHE_DIR, or tilec/kernels under the user cache
 directory ($XDG_CACHE_HOME or ~/.cache); TILEC_CACHE=off turns the cache off.
+tilec tune's results are in its subdirectory tuned/.
 `
 
 func cmdCache(args []string, stdout, stderr io.Writer) error {
@@ -54,6 +57,13 @@ func cmdCache(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("tilec: cache clear: %v", err)
 		}
 		fmt.Fprintf(stdout, "removed %d %s (%s) from %s\n", n, plural(n, "entry", "entries"), shortBytes(bytes), dir)
+		tc := &tune.Cache{Dir: filepath.Join(dir, "tuned")}
+		if n, err = tc.Clear(); err != nil {
+			return fmt.Errorf("tilec: cache clear: %v", err)
+		}
+		if n > 0 {
+			fmt.Fprintf(stdout, "removed %d tuning %s from %s\n", n, plural(n, "result", "results"), tc.Dir)
+		}
 		return nil
 	}
 	fmt.Fprint(stderr, cacheUsage)
@@ -101,6 +111,28 @@ func cacheList(c *runtime.KernelCache, off string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d %s, %s in %s%s\n", len(es), plural(len(es), "entry", "entries"), shortBytes(total), c.Dir, off)
 	fmt.Fprintf(stdout, "this tilec: %s\n", runtime.BuildVersion())
+	tc := &tune.Cache{Dir: filepath.Join(c.Dir, "tuned")}
+	tuned, err := tc.List()
+	if err != nil {
+		return fmt.Errorf("tilec: cache list: %v", err)
+	}
+	if len(tuned) > 0 {
+		fmt.Fprintf(stdout, "\ntuned constants (tilec tune) in %s:\n", tc.Dir)
+		w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "KERNEL\tDEVICE\tTARGET\tSHAPES\tCONSTANTS\tSPEED-UP\tAGE")
+		for _, e := range tuned {
+			up := "-"
+			if e.MS > 0 && e.DefaultMS > 0 {
+				up = fmt.Sprintf("%.2fx", e.DefaultMS/e.MS)
+			}
+			if !e.Current {
+				up += "  (another tilec build)"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Kernel, e.Device, e.Target, e.ShapeClass, e.ConstsString(), up,
+				shortAge(now.Sub(e.Created)))
+		}
+		w.Flush()
+	}
 	if other > 0 {
 		fmt.Fprintf(stdout, "%d from other builds of tilec: never read, trimmed in time or by `tilec cache clear`\n", other)
 	}

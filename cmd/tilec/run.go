@@ -42,6 +42,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
 	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
 	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
+	tuned := fs.Bool("tuned", true, "with --backend cuda, use constants that tilec tune cached for this kernel, device and class of shapes")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
@@ -101,6 +102,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tunedNote := ""
+	if gpu, ok := backend.(*runtime.CUDA); ok && *tuned && *grid == "" {
+		var g *ir.Func
+		if g, tunedNote, err = applyTuned(gpu, srcPath, *kernel, consts, sigs, f, dims); err != nil {
+			return err
+		}
+		if g != nil {
+			f = g
+		}
+	}
 	k := runtime.NewKernel(f)
 	var inputs []runtime.Arg
 	if backend.Name() != "cpu" {
@@ -145,6 +156,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "kernel   %s (%s)\n", f.Name, srcPath)
+	if tunedNote != "" {
+		fmt.Fprintln(stdout, tunedNote)
+	}
 	fmt.Fprintf(stdout, "consts   %s\n", constsString(f))
 	fmt.Fprintf(stdout, "shapes   %s\n", dimsString(dims, res.Dims))
 	fmt.Fprintf(stdout, "grid     (%d, %d, %d) = %d blocks\n", res.Grid[0], res.Grid[1], res.Grid[2], res.Grid[0]*res.Grid[1]*res.Grid[2])

@@ -1,0 +1,284 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+)
+
+// Config is one benchmark: a kernel over a sweep of shapes.
+type Config struct {
+	// Func is the kernel as built with the user's constants.
+	Func *ir.Func
+	// File is its source, for the report.
+	File string
+	// Sweep gives the shapes (dims it leaves out take their defaults).
+	Sweep *Sweep
+	// Scalars are the values of scalar parameters, as text.
+	Scalars map[string]string
+	// Specialize, when set, returns the kernel to run at the dims of a
+	// point (tuned constants) and a note saying so; nil f keeps Func.
+	Specialize func(dims map[string]int64) (f *ir.Func, note string, err error)
+	// Measurement settings; Seed 0 seeds each shape by its index.
+	Warmup, Iters int
+	Check         bool
+	Workers       int
+	// Peak overrides the device table (LookupPeak); nil uses the table.
+	Peak *Peak
+	// Row, when set, is called with each row as soon as it is measured
+	// (to print a table as it fills).
+	Row func(Row)
+}
+
+// Report is a benchmark's result: what --json prints and `tilec plot` reads.
+type Report struct {
+	Kernel string `json:"kernel"`
+	File   string `json:"file,omitempty"`
+	Consts string `json:"consts"`
+	Device string `json:"device"`
+	Target string `json:"target"`
+	// Peak is the device's (nil: not in the table).
+	Peak *Peak `json:"peak,omitempty"`
+	// MMADType is the mma operands' dtype ("" without mma).
+	MMADType string `json:"mma_dtype,omitempty"`
+	// Metric is what the kernel is judged by: "tflops" for kernels with
+	// mma, "gbs" for the others.
+	Metric string `json:"metric"`
+	// Baseline names the library timed side by side ("cuBLAS"), if any.
+	Baseline string `json:"baseline,omitempty"`
+	Warmup   int    `json:"warmup"`
+	Iters    int    `json:"iters"`
+	// Dims are the kernel's symbolic dims; Swept those that vary.
+	Dims  []string `json:"dims"`
+	Swept []string `json:"swept"`
+	Rows  []Row    `json:"rows"`
+}
+
+// Row is one shape of a benchmark.
+type Row struct {
+	Dims map[string]int64 `json:"dims"`
+	// Consts are the constants the kernel ran with (tuned ones included).
+	Consts string  `json:"consts"`
+	Grid   [3]int  `json:"grid"`
+	MS     float64 `json:"tilec_ms"`
+	// TFLOPS is the mma work (Work.FLOPs) per second; GBs the loads' and
+	// stores' bytes (Work.Bytes) per second; 0 when not countable.
+	TFLOPS float64 `json:"tilec_tflops"`
+	GBs    float64 `json:"tilec_gbs"`
+	FLOPs  float64 `json:"flops"`
+	Bytes  float64 `json:"bytes"`
+	// ArrayBytes is the size of the arrays touched (the least DRAM traffic).
+	ArrayBytes float64 `json:"array_bytes"`
+	// PeakTFLOPS and PeakGBs are fractions of the device's peaks (0: unknown).
+	PeakTFLOPS float64 `json:"peak_tflops_frac,omitempty"`
+	PeakGBs    float64 `json:"peak_gbs_frac,omitempty"`
+	// The baseline (cuBLAS) on the same buffers (its TFLOP/s are 2*M*N*K
+	// of the GEMM's shape), and Ratio = its time / tilec's (above 1: tilec
+	// is faster).
+	CublasMS     float64 `json:"cublas_ms,omitempty"`
+	CublasTFLOPS float64 `json:"cublas_tflops,omitempty"`
+	Ratio        float64 `json:"ratio,omitempty"`
+	Check        string  `json:"check"`
+	// Note says what else the reader needs: tuned constants, a work count
+	// that was sampled or impossible, a baseline that failed.
+	Note string `json:"note,omitempty"`
+}
+
+// Label names the row's shape by the report's swept dims.
+func (r *Report) Label(row Row) string {
+	if l := PointLabel(r.Swept, row.Dims); l != "" {
+		return l
+	}
+	return PointLabel(r.Dims, row.Dims)
+}
+
+// Value is the row's figure in the report's metric, and the baseline's.
+func (r *Report) Value(row Row) (tilec, baseline float64) {
+	if r.Metric == "tflops" {
+		return row.TFLOPS, row.CublasTFLOPS
+	}
+	return row.GBs, 0
+}
+
+// NewReport describes the benchmark of cfg on dev before any row.
+func NewReport(dev Device, cfg *Config) (*Report, error) {
+	f := cfg.Func
+	t, err := dev.Target()
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Kernel: f.Name, File: cfg.File, Consts: ConstsString(f), Device: dev.Name(), Target: t.Name,
+		Metric: "gbs", Warmup: cfg.Warmup, Iters: cfg.Iters, Dims: SymDims(f), Swept: cfg.Sweep.Swept}
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMA && r.MMADType == "" {
+			r.MMADType = in.Args[0].Type.Elem().String()
+			r.Metric = "tflops"
+		}
+	})
+	if ai, bi, _, ok := GEMMOperands(f); ok {
+		r.Baseline = "cuBLAS"
+		// M, N, K first, as GEMMs are named.
+		A, B := f.Params[ai].Dims, f.Params[bi].Dims
+		r.Dims = reorder(r.Dims, []string{A[0].Sym, B[1].Sym, A[1].Sym})
+	}
+	r.Swept = reorder(r.Swept, r.Dims)
+	if cfg.Peak != nil {
+		p := *cfg.Peak
+		r.Peak = &p
+	} else if p, ok := LookupPeak(r.Device, dev.SM()); ok {
+		r.Peak = &p
+	}
+	return r, nil
+}
+
+// Run measures cfg's kernel at every point of its sweep on dev.
+func Run(dev Device, cfg *Config) (*Report, error) {
+	rep, err := NewReport(dev, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i, pt := range cfg.Sweep.Points {
+		row, err := runPoint(dev, cfg, rep, pt, uint64(i+1))
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", rep.Label(Row{Dims: FillDims(cfg.Func, pt)}), err)
+		}
+		rep.Rows = append(rep.Rows, row)
+		if cfg.Row != nil {
+			cfg.Row(row)
+		}
+	}
+	return rep, nil
+}
+
+func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed uint64) (Row, error) {
+	f := cfg.Func
+	dims := FillDims(f, pt)
+	row := Row{Dims: dims}
+	var notes []string
+	if cfg.Specialize != nil {
+		g, note, err := cfg.Specialize(dims)
+		if err != nil {
+			return row, err
+		}
+		if g != nil {
+			f = g
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	row.Consts = ConstsString(f)
+	copies := int64(2) // the interpreter's inputs and the device's copy
+	if cfg.Check {
+		copies = 3
+	}
+	args, err := MakeArgs(f, dims, cfg.Scalars, seed, copies)
+	if err != nil {
+		return row, err
+	}
+	runtime.PoisonOutputs(f, args)
+	k := runtime.NewKernel(f)
+	b, err := k.Bind(args, [3]int{})
+	if err != nil {
+		return row, err
+	}
+	row.Grid = b.Grid
+	w, werr := Count(b)
+	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers}
+	gemmFLOPs := 0.0
+	if ai, bi, ci, ok := GEMMOperands(f); ok {
+		opts.GEMM = &[3]string{f.Params[ai].Name, f.Params[bi].Name, f.Params[ci].Name}
+		A, B := b.Tensors[ai].Shape, b.Tensors[bi].Shape
+		gemmFLOPs = 2 * float64(A[0]) * float64(A[1]) * float64(B[1])
+	}
+	m, err := Measure(dev, k, args, opts)
+	if err != nil {
+		return row, err
+	}
+	row.MS, row.Check = m.MS, m.Check
+	switch {
+	case werr != nil && errors.Is(werr, ErrNotCountable):
+		notes = append(notes, werr.Error())
+	case werr != nil:
+		return row, werr
+	default:
+		row.FLOPs, row.Bytes, row.ArrayBytes = w.FLOPs, w.Bytes(), w.ArrayBytes
+		if !w.Exact() {
+			notes = append(notes, fmt.Sprintf("work counted on %d of %d blocks", w.Counted, w.Blocks))
+		}
+		if row.MS > 0 {
+			row.TFLOPS = w.FLOPs / (row.MS * 1e-3) / 1e12
+			row.GBs = w.Bytes() / (row.MS * 1e-3) / 1e9
+		}
+		if p := rep.Peak; p != nil {
+			if pk := p.TFLOPS(w.MMADType); pk > 0 && w.FLOPs > 0 {
+				row.PeakTFLOPS = row.TFLOPS / pk
+			}
+			if p.GBs > 0 {
+				row.PeakGBs = row.GBs / p.GBs
+			}
+		}
+	}
+	if m.BaselineErr != nil {
+		notes = append(notes, m.BaselineErr.Error())
+	}
+	if m.BaselineMS > 0 {
+		row.CublasMS = m.BaselineMS
+		row.CublasTFLOPS = gemmFLOPs / (m.BaselineMS * 1e-3) / 1e12
+		row.Ratio = m.BaselineMS / row.MS
+	}
+	row.Note = strings.Join(notes, "; ")
+	return row, nil
+}
+
+// reorder returns names with those of first in first's order ahead of the
+// others.
+func reorder(names, first []string) []string {
+	out := []string{}
+	in := map[string]bool{}
+	for _, n := range names {
+		in[n] = true
+	}
+	for _, n := range first {
+		if in[n] {
+			out = append(out, n)
+			delete(in, n)
+		}
+	}
+	for _, n := range names {
+		if in[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ConstsString prints a kernel's constants as `tilec run` does: T=f16 tm=128.
+func ConstsString(f *ir.Func) string {
+	if len(f.Consts) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, len(f.Consts))
+	for i, c := range f.Consts {
+		parts[i] = fmt.Sprintf("%s=%v", c.Name, c.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// DimsString prints dims sorted by name: K=512 M=512 N=512.
+func DimsString(dims map[string]int64) string {
+	keys := make([]string, 0, len(dims))
+	for k := range dims {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, dims[k])
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,188 @@
+package bench_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/bench/benchtest"
+)
+
+func compile(t *testing.T, path string, consts map[string]string) *ir.Func {
+	t.Helper()
+	k, err := runtime.CompileFile(path, runtime.CompileOptions{Consts: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Func
+}
+
+// A matmul sweep on the fake device: every size checked against the
+// interpreter, TFLOP/s from the IR's mma work, cuBLAS side by side, the
+// fractions of the H100's peak.
+func TestRunMatmul(t *testing.T) {
+	f := compile(t, "../../examples/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	sw, err := bench.ParseSweep(nil, "128,256", bench.SymDims(f), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &benchtest.Device{
+		MS:       func(*ir.Func) float64 { return 0.001 },
+		CublasMS: func(m, n, k int) float64 { return 0.0005 },
+	}
+	var table bytes.Buffer
+	cfg := &bench.Config{Func: f, File: "matmul.tile", Sweep: sw, Warmup: 1, Iters: 20, Check: true}
+	rep, err := bench.NewReport(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench.WriteHeader(&table, rep)
+	cfg.Row = func(r bench.Row) { bench.WriteRow(&table, rep, r) }
+	rep, err = bench.Run(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 || rep.Metric != "tflops" || rep.Baseline != "cuBLAS" || rep.Peak == nil || rep.Peak.Device != "H100 SXM" {
+		t.Fatalf("report %+v", rep)
+	}
+	r := rep.Rows[1]
+	flops := 2.0 * 256 * 256 * 256
+	if r.FLOPs != flops || r.TFLOPS != flops/1e-6/1e12 || r.Ratio != 0.5 || r.CublasTFLOPS != 2*r.TFLOPS {
+		t.Errorf("row %+v", r)
+	}
+	if r.PeakTFLOPS != r.TFLOPS/989.4 {
+		t.Errorf("fraction of peak %g", r.PeakTFLOPS)
+	}
+	if !strings.HasPrefix(r.Check, "ok (") {
+		t.Errorf("check %q", r.Check)
+	}
+	out := table.String()
+	for _, want := range []string{
+		"matmul (matmul.tile) T=f16 tm=64 tn=64 tk=32 GROUP_SIZE_M=8 on NVIDIA H100 80GB HBM3, sm_90; median of 20 launches after 1 warm-up",
+		"peak H100 SXM: 989 TFLOP/s dense f16/bf16",
+		"      M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio     GB/s %peak check",
+		"    256     256     256     0.0010     33.6    3%     0.0005     67.1  0.500",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	// JSON round trip, and the plot of it.
+	var js bytes.Buffer
+	if err := bench.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := bench.ReadReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Rows[1].TFLOPS != r.TFLOPS || back.Peak.F16 != 989.4 || back.Label(back.Rows[1]) != "M=N=K=256" {
+		t.Errorf("read back %+v", back)
+	}
+	png := filepath.Join(t.TempDir(), "r.png")
+	if err := bench.Plot(back, png); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || len(data) < 1000 {
+		t.Errorf("plot: %d bytes, %v", len(data), err)
+	}
+	if err := bench.Plot(back, "r.jpg"); err == nil {
+		t.Error("plot to .jpg: no error")
+	}
+}
+
+// A kernel without mma is judged by GB/s; an unknown device has no peak.
+func TestRunSoftmaxGBs(t *testing.T) {
+	f := compile(t, "../../examples/softmax.tile", nil)
+	sw, err := bench.ParseSweep([]string{"M=64:128,N=300"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &benchtest.Device{DeviceName: "Some GPU", MS: func(*ir.Func) float64 { return 0.002 }}
+	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Metric != "gbs" || rep.Baseline != "" || rep.Peak != nil || len(rep.Rows) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	r := rep.Rows[0]
+	if want := 3 * 64 * 300 * 4.0; r.Bytes != want || r.GBs != want/2e-6/1e9 || r.PeakGBs != 0 {
+		t.Errorf("row %+v", r)
+	}
+	var svg bytes.Buffer
+	if err := bench.WritePlot(&svg, rep, "svg"); err != nil || !strings.Contains(svg.String(), "<svg") {
+		t.Errorf("svg plot: %v", err)
+	}
+}
+
+// A kernel whose device result differs from the interpreter's is not timed.
+func TestRunWrongResult(t *testing.T) {
+	f := compile(t, "../../examples/vector_add.tile", nil)
+	sw, _ := bench.ParseSweep([]string{"N=5000"}, "", nil, false)
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 1 }, Corrupt: func(*ir.Func) bool { return true }}
+	_, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
+	var wrong *bench.WrongResultError
+	if !errors.As(err, &wrong) || !strings.HasPrefix(err.Error(), "N=5000: wrong result, not timed") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// Specialize swaps in another kernel per shape (tuned constants) and says so.
+func TestRunSpecialize(t *testing.T) {
+	f := compile(t, "../../examples/vector_add.tile", nil)
+	g := compile(t, "../../examples/vector_add.tile", map[string]string{"tile": "256"})
+	sw, _ := bench.ParseSweep([]string{"N=1000,5000"}, "", nil, false)
+	dev := &benchtest.Device{MS: func(f *ir.Func) float64 { return 1 }}
+	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20,
+		Specialize: func(dims map[string]int64) (*ir.Func, string, error) {
+			if dims["N"] == 5000 {
+				return g, "tuned constants from cache: tile=256", nil
+			}
+			return nil, "", nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows[0].Consts != "T=f32 tile=1024" || rep.Rows[1].Consts != "T=f32 tile=256" || rep.Rows[1].Note != "tuned constants from cache: tile=256" {
+		t.Errorf("rows %+v", rep.Rows)
+	}
+	if rep.Rows[1].Grid != [3]int{20, 1, 1} {
+		t.Errorf("grid %v", rep.Rows[1].Grid)
+	}
+}
+
+func TestLookupPeak(t *testing.T) {
+	for name, want := range map[string]string{
+		"NVIDIA H100 80GB HBM3": "H100 SXM",
+		"NVIDIA H100 PCIe":      "H100 PCIe",
+		"NVIDIA H100 NVL":       "H100 NVL",
+		"NVIDIA H200":           "H200 SXM",
+		"NVIDIA A100-SXM4-80GB": "A100 SXM4 80GB",
+		"NVIDIA A100 80GB PCIe": "A100 80GB PCIe",
+		"NVIDIA A100-SXM4-40GB": "A100 40GB",
+	} {
+		p, ok := bench.LookupPeak(name, 0)
+		if !ok || p.Device != want {
+			t.Errorf("%s: %v %v, want %s", name, p.Device, ok, want)
+		}
+	}
+	if _, ok := bench.LookupPeak("NVIDIA H100 80GB HBM3", 80); ok {
+		t.Error("an H100 with compute capability 8.0")
+	}
+	if p, _ := bench.LookupPeak("NVIDIA H100 80GB HBM3", 90); p.F16 != 989.4 || p.GBs != 3350 || p.TFLOPS(ir.BF16) != 989.4 || p.TFLOPS(ir.TF32) != 494.7 {
+		t.Errorf("H100 SXM peaks %+v", p)
+	}
+}

@@ -1,0 +1,115 @@
+// Package benchtest is a fake bench.Device for tests of benchmarks and the
+// tuner without a GPU: kernels run on the interpreter (so the checks
+// against it pass, unless Corrupt says otherwise), and every timing is a
+// deterministic function of the kernel chosen by the test.
+package benchtest
+
+import (
+	"errors"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+)
+
+// Device is a fake bench.Device.
+type Device struct {
+	DeviceName string // default "NVIDIA H100 80GB HBM3"
+	SMVersion  int    // default 90
+	TargetName string // default "sm_90"
+	// MS is the time of one launch of f (required).
+	MS func(f *ir.Func) float64
+	// CublasMS, when set, makes GEMM baselines available.
+	CublasMS func(m, n, k int) float64
+	// Corrupt, when set and true for f, makes f's results wrong (every
+	// stored array's first element is changed after the launch).
+	Corrupt func(f *ir.Func) bool
+	// Prepared counts Prepare calls; Launches the kernel runs.
+	Prepared, Launches int
+}
+
+var _ bench.Device = (*Device)(nil)
+
+func (d *Device) Name() string {
+	if d.DeviceName == "" {
+		return "NVIDIA H100 80GB HBM3"
+	}
+	return d.DeviceName
+}
+
+func (d *Device) SM() int {
+	if d.SMVersion == 0 {
+		return 90
+	}
+	return d.SMVersion
+}
+
+func (d *Device) Target() (*lower.Target, error) {
+	name := d.TargetName
+	if name == "" {
+		name = "sm_90"
+	}
+	return lower.LookupTarget(name)
+}
+
+func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg) (bench.Prepared, error) {
+	if _, err := k.Bind(args, [3]int{}); err != nil {
+		return nil, err
+	}
+	d.Prepared++
+	return &prepared{d: d, k: k, args: args}, nil
+}
+
+type prepared struct {
+	d    *Device
+	k    *runtime.Kernel
+	args []runtime.Arg
+	free bool
+}
+
+func (p *prepared) Run() error {
+	if p.free {
+		return errors.New("benchtest: Run after Free")
+	}
+	p.d.Launches++
+	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{}); err != nil {
+		return err
+	}
+	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
+		for _, i := range runtime.StoredParams(p.k.Func) {
+			t := p.args[i].(*runtime.Tensor)
+			t.Fill(12345)
+		}
+	}
+	return nil
+}
+
+func (p *prepared) Download() error { return nil }
+
+func (p *prepared) Times(warmup, iters int) ([]float64, error) {
+	ms := p.d.MS(p.k.Func)
+	out := make([]float64, iters)
+	for i := range out {
+		// A spread around the median, the same every time.
+		out[i] = ms * (1 + 0.01*float64(i%3-1))
+	}
+	return out, nil
+}
+
+func (p *prepared) Free() error { p.free = true; return nil }
+
+func (p *prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error) {
+	if p.d.CublasMS == nil {
+		return 0, errors.New("benchtest: no cuBLAS")
+	}
+	var shapes [3][]int
+	for j, name := range []string{a, b, c} {
+		for i, par := range p.k.Func.Params {
+			if par.Name == name {
+				shapes[j] = p.args[i].(*runtime.Tensor).Shape
+			}
+		}
+	}
+	return p.d.CublasMS(shapes[0][0], shapes[1][1], shapes[0][1]), nil
+}

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
+)
+
+// Device is where kernels are timed: the CUDA backend (CUDADevice), or a
+// fake in tests.
+type Device interface {
+	// Name is the device's name as the driver reports it ("NVIDIA H100
+	// 80GB HBM3"); SM its compute capability (90).
+	Name() string
+	SM() int
+	// Target is what kernels are compiled for on the device.
+	Target() (*lower.Target, error)
+	// Prepare compiles k, uploads args once and binds them: the launches
+	// of the returned Prepared use these buffers.
+	Prepare(k *runtime.Kernel, args []runtime.Arg) (Prepared, error)
+}
+
+// Prepared is a kernel bound to arguments on a device (*runtime.Prepared
+// for the CUDA backend).
+type Prepared interface {
+	// Run enqueues one launch; Download waits for the device and copies
+	// every array back into the host tensors given to Prepare.
+	Run() error
+	Download() error
+	Timer
+	// Free releases the device buffers.
+	Free() error
+}
+
+// Timer times launches: warmup launches untimed, then iters launches, each
+// timed on the device (CUDA events), in milliseconds.
+type Timer interface {
+	Times(warmup, iters int) ([]float64, error)
+}
+
+// GEMMBaseline is a Prepared that can also time a vendor GEMM (cuBLAS)
+// C = A @ B on its own buffers of the array parameters named a, b and c
+// (overwriting c): the median milliseconds of iters runs after warmup.
+type GEMMBaseline interface {
+	TimeCublas(a, b, c string, warmup, iters int) (float64, error)
+}
+
+// ErrNeedsGPU is the error of tilec bench and tune in a build without the
+// CUDA backend or on a machine without a GPU.
+var ErrNeedsGPU = errors.New("timing kernels needs a GPU and a cuda build of tilec (go build -tags cuda ./cmd/tilec, " +
+	"on a machine with the NVIDIA driver); this one has no CUDA backend")
+
+// OpenCUDA opens GPU 0 for timing with the given target (nil: the device's
+// best). In a build without cuda it returns ErrNeedsGPU.
+func OpenCUDA(target *lower.Target) (Device, error) {
+	if !runtime.CUDAAvailable {
+		return nil, ErrNeedsGPU
+	}
+	gpu, err := runtime.NewCUDA(0)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrNeedsGPU, err)
+	}
+	gpu.Target = target
+	return CUDADevice(gpu), nil
+}
+
+// The CUDA backend's Prepared (in every build: the stand-in's methods fail
+// with runtime.ErrNoCUDA) times kernels and cuBLAS.
+var (
+	_ Prepared     = (*runtime.Prepared)(nil)
+	_ GEMMBaseline = (*runtime.Prepared)(nil)
+)
+
+// CUDADevice is the CUDA backend as a Device.
+func CUDADevice(gpu *runtime.CUDA) Device { return cudaDevice{gpu} }
+
+type cudaDevice struct{ gpu *runtime.CUDA }
+
+var deviceNameRE = regexp.MustCompile(`^(.*) \(sm_(\d+)`)
+
+func (d cudaDevice) Name() string {
+	name := d.gpu.DeviceName()
+	if m := deviceNameRE.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return name
+}
+
+func (d cudaDevice) SM() int {
+	if m := deviceNameRE.FindStringSubmatch(d.gpu.DeviceName()); m != nil {
+		sm, _ := strconv.Atoi(m[2])
+		return sm
+	}
+	return 0
+}
+
+func (d cudaDevice) Target() (*lower.Target, error) { return d.gpu.CompileTarget() }
+
+func (d cudaDevice) Prepare(k *runtime.Kernel, args []runtime.Arg) (Prepared, error) {
+	p, err := d.gpu.Prepare(k, args, runtime.LaunchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Median is the middle of ms (the mean of the two middle values for an
+// even count): the figure to report, since kernel timings have a long
+// upper tail.
+func Median(ms []float64) float64 {
+	if len(ms) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), ms...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,283 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+)
+
+// Default sizes of the symbolic dims a shape leaves out (as `tilec run`):
+// leading (batch) axes of arrays of rank 3 or more get DefaultBatch, the
+// others DefaultDim.
+const (
+	DefaultDim   = 512
+	DefaultBatch = 4
+)
+
+// BatchDims are the symbolic dims that appear only as leading axes of
+// arrays of rank 3 or more (a batch of matrices): sweeps of "sizes" leave
+// them at DefaultBatch.
+func BatchDims(f *ir.Func) map[string]bool {
+	batch, other := map[string]bool{}, map[string]bool{}
+	for _, p := range f.Params {
+		for ax, d := range p.Dims {
+			if d.Sym == "" {
+				continue
+			}
+			if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
+				batch[d.Sym] = true
+			} else {
+				other[d.Sym] = true
+			}
+		}
+	}
+	for s := range other {
+		delete(batch, s)
+	}
+	return batch
+}
+
+// SymDims are the kernel's symbolic dims in order of first appearance.
+func SymDims(f *ir.Func) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range f.Params {
+		for _, d := range p.Dims {
+			if d.Sym != "" && !seen[d.Sym] {
+				seen[d.Sym] = true
+				out = append(out, d.Sym)
+			}
+		}
+	}
+	return out
+}
+
+// FillDims returns dims with every symbolic dim of f that it leaves out set
+// to its default.
+func FillDims(f *ir.Func, dims map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	batch := BatchDims(f)
+	for _, s := range SymDims(f) {
+		if v, ok := dims[s]; ok {
+			out[s] = v
+		} else if batch[s] {
+			out[s] = DefaultBatch
+		} else {
+			out[s] = DefaultDim
+		}
+	}
+	return out
+}
+
+// MakeArgs builds launch arguments for f: arrays of the shapes dims give
+// (every symbolic dim must be bound), filled with seeded normal random
+// data, and the scalars from their text values. The arrays' total size is
+// checked against the host's memory (copies: how many host copies of each
+// the caller keeps) before anything is allocated.
+func MakeArgs(f *ir.Func, dims map[string]int64, scalars map[string]string, seed uint64, copies int64) ([]runtime.Arg, error) {
+	shapes := make([][]int, len(f.Params))
+	var total int64
+	for i, p := range f.Params {
+		at, ok := p.Type.(*ir.Array)
+		if !ok {
+			continue
+		}
+		shape := make([]int, len(p.Dims))
+		for ax, d := range p.Dims {
+			if d.Sym == "" {
+				shape[ax] = int(d.Size)
+				continue
+			}
+			n, ok := dims[d.Sym]
+			if !ok {
+				return nil, fmt.Errorf("no size for dim %s of %s", d.Sym, p.Name)
+			}
+			if n < 0 || n > math.MaxInt32 {
+				return nil, fmt.Errorf("%s=%d: array dims are i32 in kernels (0 to %d)", d.Sym, n, math.MaxInt32)
+			}
+			shape[ax] = int(n)
+		}
+		n, err := runtime.ShapeBytes(at.DType, shape)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", p.Name, err)
+		}
+		if total += n; total < 0 {
+			return nil, fmt.Errorf("the arrays' total size overflows")
+		}
+		shapes[i] = shape
+	}
+	if limit := runtime.HostMemory(); limit > 0 && total*copies > limit {
+		return nil, fmt.Errorf("the arrays need %s of host memory (%d copies), more than the %s available",
+			runtime.FormatBytes(total*copies), copies, runtime.FormatBytes(limit))
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	args := make([]runtime.Arg, len(f.Params))
+	for i, p := range f.Params {
+		switch pt := p.Type.(type) {
+		case *ir.Array:
+			t, err := runtime.AllocTensor(pt.DType, shapes[i]...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", p.Name, err)
+			}
+			t.FillRandNormal(rng)
+			args[i] = t
+		case *ir.Scalar:
+			s, ok := scalars[p.Name]
+			if !ok {
+				return nil, fmt.Errorf("%s needs a value for scalar parameter %s: --scalar %s=...", f.Name, p.Name, p.Name)
+			}
+			v, err := parseScalar(pt.DType, s)
+			if err != nil {
+				return nil, fmt.Errorf("--scalar %s=%s: %v", p.Name, s, err)
+			}
+			args[i] = v
+		}
+	}
+	return args, nil
+}
+
+func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
+	switch {
+	case d == ir.Bool:
+		return strconv.ParseBool(strings.ToLower(s))
+	case d.IsInt():
+		return strconv.ParseInt(s, 0, 64)
+	default:
+		return strconv.ParseFloat(s, 64)
+	}
+}
+
+// MeasureOptions control Measure.
+type MeasureOptions struct {
+	// Warmup untimed launches, then Iters timed ones (the median is
+	// reported).
+	Warmup, Iters int
+	// Check runs the kernel once and compares its outputs with the
+	// interpreter's (every block for small outputs, SampleBlocks sampled
+	// blocks above; 0: 8) before anything is timed.
+	Check        bool
+	SampleBlocks int
+	Seed         uint64
+	Workers      int
+	// GEMM names the arrays A, B and C of a GEMM-shaped kernel: the
+	// baseline (cuBLAS) is timed on the same buffers when the device can.
+	GEMM *[3]string
+}
+
+// Measurement is one kernel timed at one shape.
+type Measurement struct {
+	Times []float64 // every timed launch, ms
+	MS    float64   // their median
+	// Check describes the comparison with the interpreter ("skipped" when
+	// not asked for).
+	Check string
+	// BaselineMS is the baseline's median (0: none timed); BaselineErr
+	// says why a baseline the device offers could not be timed.
+	BaselineMS  float64
+	BaselineErr error
+}
+
+// WrongResultError is Measure's error when the device's result differs
+// from the interpreter's: the kernel was not timed.
+type WrongResultError struct{ Check *runtime.CheckResult }
+
+func (e *WrongResultError) Error() string {
+	return "wrong result, not timed: " + firstLines(e.Check.String(), 4)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "...")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Measure runs k on dev with args: once, checked against the interpreter
+// (opts.Check), then timed. args are the launch arguments with their
+// outputs poisoned (PoisonOutputs); they are not modified (the device gets
+// copies).
+func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOptions) (*Measurement, error) {
+	m := &Measurement{Check: "skipped"}
+	devArgs := runtime.CloneArgs(args)
+	p, err := dev.Prepare(k, devArgs)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Free()
+	if opts.Check {
+		if err := p.Run(); err != nil {
+			return nil, err
+		}
+		if err := p.Download(); err != nil {
+			return nil, err
+		}
+		res, err := runtime.CheckAgainstInterpreter(k, args, devArgs, runtime.CheckOptions{
+			Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
+		if err != nil {
+			return nil, err
+		}
+		if !res.Pass {
+			return nil, &WrongResultError{res}
+		}
+		blocks := "all blocks"
+		if res.Blocks != nil {
+			blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
+		}
+		m.Check = "ok (" + blocks + ")"
+		worst := 0.0
+		for _, r := range res.Outputs {
+			worst = max(worst, r.MaxRel)
+		}
+		if len(res.Outputs) > 0 {
+			m.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks)
+		}
+	}
+	if m.Times, err = p.Times(opts.Warmup, opts.Iters); err != nil {
+		return nil, err
+	}
+	m.MS = Median(m.Times)
+	if g, ok := p.(GEMMBaseline); ok && opts.GEMM != nil {
+		n := opts.GEMM
+		if m.BaselineMS, err = g.TimeCublas(n[0], n[1], n[2], opts.Warmup, opts.Iters); err != nil {
+			m.BaselineMS, m.BaselineErr = 0, fmt.Errorf("cuBLAS: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// GEMMOperands finds the arrays A (M, K), B (K, N) and an output C (M, N)
+// of a matmul-shaped kernel (2-D arrays; A and B only read, C stored), so
+// that a GEMM library can run on the same buffers. ok is false for other
+// kernels.
+func GEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
+	var arrays []int
+	for i, p := range f.Params {
+		if _, isArr := p.Type.(*ir.Array); isArr && len(p.Dims) == 2 {
+			arrays = append(arrays, i)
+		}
+	}
+	stored := map[int]bool{}
+	for _, i := range runtime.StoredParams(f) {
+		stored[i] = true
+	}
+	for _, ai := range arrays {
+		for _, bi := range arrays {
+			for _, ci := range arrays {
+				A, B, C := f.Params[ai].Dims, f.Params[bi].Dims, f.Params[ci].Dims
+				if ai == bi || bi == ci || ai == ci || !stored[ci] || stored[ai] || stored[bi] {
+					continue
+				}
+				if A[1].Sym != "" && A[1] == B[0] && A[0] == C[0] && B[1] == C[1] && A[0].Sym != "" && B[1].Sym != "" {
+					return ai, bi, ci, true
+				}
+			}
+		}
+	}
+	return 0, 0, 0, false
+}

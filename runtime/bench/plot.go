@@ -1,0 +1,147 @@
+package bench
+
+// Plots of a benchmark report (gonum.org/v1/plot): the report's metric
+// (TFLOP/s for kernels with mma, GB/s for the others) against the shape,
+// tilec and the baseline as lines, the device's peak as a dashed line.
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotFormats are the file extensions Plot writes.
+var PlotFormats = []string{"png", "svg", "pdf"}
+
+// newPlot draws the report.
+func newPlot(r *Report) (*plot.Plot, error) {
+	if len(r.Rows) == 0 {
+		return nil, fmt.Errorf("plot: the report of %s has no rows", r.Kernel)
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s (%s) on %s", r.Kernel, r.Consts, r.Device)
+	unit, peak := "GB/s", 0.0
+	if r.Metric == "tflops" {
+		unit = "TFLOP/s"
+		if r.Peak != nil {
+			if d, ok := parseDTypeName(r.MMADType); ok {
+				peak = r.Peak.TFLOPS(d)
+			}
+		}
+	} else if r.Peak != nil {
+		peak = r.Peak.GBs
+	}
+	p.Y.Label.Text = unit
+	p.Y.Min = 0
+	swept := r.Swept
+	if len(swept) == 0 {
+		swept = r.Dims
+	}
+	// Ticks are the swept dims' values: one number when they are equal at
+	// every shape (M = N = K), else MxNxK.
+	same := true
+	for _, row := range r.Rows {
+		for _, d := range swept {
+			same = same && row.Dims[d] == row.Dims[swept[0]]
+		}
+	}
+	sep := " x "
+	if same {
+		sep = " = "
+	}
+	p.X.Label.Text = strings.Join(swept, sep)
+	labels := make([]string, len(r.Rows))
+	ours := make(plotter.XYs, len(r.Rows))
+	var base plotter.XYs
+	top := peak
+	for i, row := range r.Rows {
+		var vals []string
+		for _, d := range swept {
+			vals = append(vals, fmt.Sprint(row.Dims[d]))
+			if same {
+				break
+			}
+		}
+		labels[i] = strings.Join(vals, "x")
+		v, b := r.Value(row)
+		top = max(top, v, b)
+		ours[i] = plotter.XY{X: float64(i), Y: v}
+		if b > 0 {
+			base = append(base, plotter.XY{X: float64(i), Y: b})
+		}
+	}
+	p.Y.Max = top * 1.12
+	p.NominalX(labels...)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	add := func(name string, xys plotter.XYs, c color.Color, shape draw.GlyphDrawer) error {
+		l, s, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = c, vg.Points(1.5)
+		s.Color, s.Shape = c, shape
+		p.Add(l, s)
+		p.Legend.Add(name, l, s)
+		return nil
+	}
+	if err := add("tilec", ours, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, draw.CircleGlyph{}); err != nil {
+		return nil, err
+	}
+	if len(base) > 0 && r.Baseline != "" {
+		if err := add(r.Baseline, base, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}); err != nil {
+			return nil, err
+		}
+	}
+	if peak > 0 {
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.25, Y: peak}, {X: float64(len(r.Rows)) - 0.75, Y: peak}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = color.Gray{Y: 0x70}
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("peak %.0f %s (%s)", peak, unit, r.Peak.Device), l)
+	}
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// Plot writes the report's plot to path; the extension picks the format
+// (PlotFormats).
+func Plot(r *Report, path string) error {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	ok := false
+	for _, f := range PlotFormats {
+		ok = ok || f == ext
+	}
+	if !ok {
+		return fmt.Errorf("plot %s: the extension names the format: .%s", path, strings.Join(PlotFormats, ", ."))
+	}
+	p, err := newPlot(r)
+	if err != nil {
+		return err
+	}
+	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// WritePlot writes the report's plot as format (PlotFormats) to w.
+func WritePlot(w io.Writer, r *Report, format string) error {
+	p, err := newPlot(r)
+	if err != nil {
+		return err
+	}
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}

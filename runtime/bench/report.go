@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// WriteHeader prints the benchmark's description and the table's column
+// names: the kernel's dims, tilec's time, TFLOP/s and its fraction of the
+// peak (kernels with mma), cuBLAS side by side (GEMM-shaped kernels), GB/s
+// and its fraction of the peak, and the check against the interpreter.
+func WriteHeader(w io.Writer, r *Report) {
+	file := ""
+	if r.File != "" {
+		file = " (" + r.File + ")"
+	}
+	fmt.Fprintf(w, "%s%s %s on %s, %s; median of %d launches after %d warm-up\n",
+		r.Kernel, file, r.Consts, r.Device, r.Target, r.Iters, r.Warmup)
+	if r.Peak != nil {
+		fmt.Fprintf(w, "peak %s\n", r.Peak)
+	} else {
+		fmt.Fprintf(w, "peak unknown for %s (not in runtime/bench/devices.go; give --peak-tflops and --peak-gbs)\n", r.Device)
+	}
+	fmt.Fprintf(w, "TFLOP/s counts 2*M*N*K per mma; GB/s the bytes of every load and store (tiles re-read by several blocks count each time)\n")
+	var cols []string
+	for _, d := range r.Dims {
+		cols = append(cols, fmt.Sprintf("%7s", d))
+	}
+	cols = append(cols, fmt.Sprintf("%10s", "tilec ms"))
+	if r.Metric == "tflops" {
+		cols = append(cols, fmt.Sprintf("%8s", "TFLOP/s"), fmt.Sprintf("%5s", "%peak"))
+	}
+	if r.Baseline != "" {
+		cols = append(cols, fmt.Sprintf("%10s", r.Baseline+" ms"), fmt.Sprintf("%8s", "TFLOP/s"), fmt.Sprintf("%6s", "ratio"))
+	}
+	cols = append(cols, fmt.Sprintf("%8s", "GB/s"), fmt.Sprintf("%5s", "%peak"), "check")
+	fmt.Fprintln(w, strings.Join(cols, " "))
+}
+
+// WriteRow prints one row of the table WriteHeader started, and its note
+// on a line of its own.
+func WriteRow(w io.Writer, r *Report, row Row) {
+	var cols []string
+	for _, d := range r.Dims {
+		cols = append(cols, fmt.Sprintf("%7d", row.Dims[d]))
+	}
+	cols = append(cols, fmt.Sprintf("%10.4f", row.MS))
+	if r.Metric == "tflops" {
+		cols = append(cols, fmt.Sprintf("%8.1f", row.TFLOPS), pct(row.PeakTFLOPS))
+	}
+	if r.Baseline != "" {
+		if row.CublasMS > 0 {
+			cols = append(cols, fmt.Sprintf("%10.4f", row.CublasMS), fmt.Sprintf("%8.1f", row.CublasTFLOPS), fmt.Sprintf("%6.3f", row.Ratio))
+		} else {
+			cols = append(cols, fmt.Sprintf("%10s", "-"), fmt.Sprintf("%8s", "-"), fmt.Sprintf("%6s", "-"))
+		}
+	}
+	cols = append(cols, fmt.Sprintf("%8.1f", row.GBs), pct(row.PeakGBs), row.Check)
+	fmt.Fprintln(w, strings.Join(cols, " "))
+	if row.Consts != r.Consts {
+		fmt.Fprintf(w, "        consts %s\n", row.Consts)
+	}
+	if row.Note != "" {
+		fmt.Fprintf(w, "        note: %s\n", row.Note)
+	}
+}
+
+func pct(f float64) string {
+	if f <= 0 {
+		return fmt.Sprintf("%5s", "-")
+	}
+	return fmt.Sprintf("%4.0f%%", 100*f)
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadReport reads a report written by WriteJSON (tilec bench --json).
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a tilec bench --json report: %v", path, err)
+	}
+	if r.Kernel == "" || (r.Metric != "tflops" && r.Metric != "gbs") {
+		return nil, fmt.Errorf("%s: not a tilec bench --json report (no kernel or metric)", path)
+	}
+	return &r, nil
+}

@@ -1,0 +1,88 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func sweepString(s *Sweep) string {
+	var pts []string
+	for _, p := range s.Points {
+		pts = append(pts, DimsString(p))
+	}
+	return fmt.Sprintf("swept %v: %s", s.Swept, strings.Join(pts, " | "))
+}
+
+func TestParseSweep(t *testing.T) {
+	for _, c := range []struct {
+		specs   []string
+		sizes   string
+		dims    []string
+		product bool
+		want    string
+	}{
+		{[]string{"M=1024:8192:x2,N=4096"}, "", nil, false,
+			"swept [M]: M=1024 N=4096 | M=2048 N=4096 | M=4096 N=4096 | M=8192 N=4096"},
+		{[]string{"M=1000,3000,5000"}, "", nil, false, "swept [M]: M=1000 | M=3000 | M=5000"},
+		{[]string{"M=1024:4096,N=M,K=M"}, "", nil, false,
+			"swept [M N K]: K=1024 M=1024 N=1024 | K=2048 M=2048 N=2048 | K=4096 M=4096 N=4096"},
+		{[]string{"M=0:200:+100"}, "", nil, false, "swept [M]: M=0 | M=100 | M=200"},
+		// Two swept dims go together...
+		{[]string{"M=1,2", "N=3,4"}, "", nil, false, "swept [M N]: M=1 N=3 | M=2 N=4"},
+		// ... or as a product, the first varying slowest.
+		{[]string{"M=1,2,N=3,4,5"}, "", nil, true,
+			"swept [M N]: M=1 N=3 | M=1 N=4 | M=1 N=5 | M=2 N=3 | M=2 N=4 | M=2 N=5"},
+		// --sizes: every dim the specs leave out.
+		{[]string{"Bt=16"}, "1024,2048", []string{"Bt", "M", "N", "K"}, false,
+			"swept [M N K]: Bt=16 K=1024 M=1024 N=1024 | Bt=16 K=2048 M=2048 N=2048"},
+		{nil, "", []string{"M"}, false, "swept []: "},
+	} {
+		s, err := ParseSweep(c.specs, c.sizes, c.dims, c.product)
+		if err != nil {
+			t.Errorf("%v %q: %v", c.specs, c.sizes, err)
+			continue
+		}
+		if got := sweepString(s); got != c.want {
+			t.Errorf("%v %q:\n got %s\nwant %s", c.specs, c.sizes, got, c.want)
+		}
+	}
+}
+
+func TestParseSweepErrors(t *testing.T) {
+	for _, c := range []struct {
+		spec, want string
+	}{
+		{"M=1,2,N=1,2,3", "need as many values"},
+		{"M=8:4", "ends below"},
+		{"M=1:8:x1", "factor"},
+		{"M=1:8:-1", "step is"},
+		{"N=M", "no dim M"},
+		{"M=1,M=2", "given twice"},
+		{"M=-1", "not a size"},
+		{"M=4294967296", "not a size"},
+		{"1024", "not NAME=VALUES"},
+		{"M=N,K=M,N=4", "follows"},
+	} {
+		_, err := ParseSweep([]string{c.spec}, "", nil, false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestPointLabel(t *testing.T) {
+	pt := map[string]int64{"M": 4096, "N": 4096, "K": 1024}
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"M"}, "M=4096"},
+		{[]string{"M", "N"}, "M=N=4096"},
+		{[]string{"M", "N", "K"}, "4096x4096x1024"},
+	} {
+		if got := PointLabel(c.names, pt); got != c.want {
+			t.Errorf("%v: %q, want %q", c.names, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,281 @@
+package tune
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+)
+
+// Config is one search.
+type Config struct {
+	// Build makes a candidate; Base is the kernel built with the user's
+	// constants only (the defaults of the space's constants).
+	Build Build
+	Base  *ir.Func
+	File  string
+	Space Space
+	// Dims are the shapes to tune at (every symbolic dim; see
+	// bench.FillDims); Scalars the scalar arguments.
+	Dims    map[string]int64
+	Scalars map[string]string
+	// Timing of each candidate: Warmup untimed launches, the median of
+	// Iters; Seed seeds the inputs and the sample of checked blocks.
+	Warmup, Iters int
+	Seed          uint64
+	// Jobs is how many candidates compile at once (0: GOMAXPROCS).
+	Jobs int
+	// Compile is the compile cache the device reads (so that what the
+	// parallel compiles produce is not compiled again); nil compiles
+	// without one.
+	Compile *runtime.KernelCache
+	// Progress receives a line per candidate (nil: none).
+	Progress io.Writer
+}
+
+// Candidate statuses.
+const (
+	Pruned = "pruned" // rejected at compile time (the target's limits: shared memory, registers, tile shapes)
+	Failed = "failed" // compiled, but the device would not load or run it
+	Wrong  = "wrong"  // ran, but its result differs from the interpreter's: not timed
+	Timed  = "timed"  // verified and timed
+)
+
+// Candidate is one point of the space.
+type Candidate struct {
+	Consts map[string]string
+	Label  string // tm=64 tn=128
+	// Default marks the kernel's own constants (the speed-up's base).
+	Default bool
+	Status  string
+	Reason  string // why pruned, failed or wrong
+	MS      float64
+	Check   string
+	// TFLOPS and GBs as bench counts them (0: not countable).
+	TFLOPS, GBs float64
+
+	// Func is the candidate built (nil when pruned).
+	Func *ir.Func
+}
+
+// Result is a finished search.
+type Result struct {
+	Kernel, File   string
+	Device, Target string
+	Space          Space
+	Dims           map[string]int64
+	// Candidates in the space's order; the defaults, when not in the
+	// space, last.
+	Candidates []*Candidate
+	// Winner is the fastest verified candidate; Default the defaults'
+	// (nil when they failed). Speedup = Default.MS / Winner.MS.
+	Winner, Default *Candidate
+	Speedup         float64
+	Compile         time.Duration // the parallel compiles
+}
+
+// Count of candidates with a status.
+func (r *Result) Count(status string) int {
+	n := 0
+	for _, c := range r.Candidates {
+		if c.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Search compiles every candidate of the space (in parallel; those the
+// target rejects are pruned), then on dev checks each against the
+// interpreter on a sample of blocks and times the ones that pass.
+func Search(dev bench.Device, cfg *Config) (*Result, error) {
+	target, err := dev.Target()
+	if err != nil {
+		return nil, err
+	}
+	base := cfg.Base
+	res := &Result{Kernel: base.Name, File: cfg.File, Device: dev.Name(), Target: target.Name, Space: cfg.Space, Dims: cfg.Dims}
+	baseConsts := bench.ConstsString(base)
+	for _, consts := range cfg.Space.Candidates() {
+		res.Candidates = append(res.Candidates, &Candidate{Consts: consts, Label: label(cfg.Space, consts)})
+	}
+	start := time.Now()
+	compileAll(cfg, target, res.Candidates)
+	res.Compile = time.Since(start)
+	for _, c := range res.Candidates {
+		if c.Func != nil && bench.ConstsString(c.Func) == baseConsts {
+			c.Default = true
+			res.Default = c
+		}
+	}
+	if res.Default == nil {
+		// The defaults are outside the space: time them too, for the
+		// speed-up.
+		d := &Candidate{Consts: map[string]string{}, Default: true}
+		vals := ConstValues(base)
+		for _, p := range cfg.Space {
+			d.Consts[p.Name] = vals[p.Name]
+		}
+		d.Label = label(cfg.Space, d.Consts) + " (defaults)"
+		d.Func = base
+		compileOne(cfg, target, d)
+		res.Candidates = append(res.Candidates, d)
+		res.Default = d
+	}
+	progress(cfg, "tune: %s: %d candidates, %d pruned at compile time (%s)", base.Name, len(res.Candidates),
+		res.Count(Pruned), res.Compile.Round(time.Millisecond))
+
+	args, err := bench.MakeArgs(base, cfg.Dims, cfg.Scalars, cfg.Seed, 3)
+	if err != nil {
+		return nil, err
+	}
+	runtime.PoisonOutputs(base, args)
+	todo := len(res.Candidates) - res.Count(Pruned)
+	done := 0
+	for _, c := range res.Candidates {
+		if c.Status == Pruned {
+			continue
+		}
+		done++
+		measure(dev, cfg, c, args)
+		switch c.Status {
+		case Timed:
+			extra := ""
+			if c.TFLOPS > 0 {
+				extra = fmt.Sprintf(", %.1f TFLOP/s", c.TFLOPS)
+			} else if c.GBs > 0 {
+				extra = fmt.Sprintf(", %.1f GB/s", c.GBs)
+			}
+			progress(cfg, "tune: [%d/%d] %s: %.4f ms%s", done, todo, c.Label, c.MS, extra)
+		default:
+			progress(cfg, "tune: [%d/%d] %s: %s: %s", done, todo, c.Label, c.Status, c.Reason)
+		}
+		if c.Status == Timed && (res.Winner == nil || c.MS < res.Winner.MS) {
+			res.Winner = c
+		}
+	}
+	if res.Default != nil && res.Default.Status != Timed {
+		res.Default = nil
+	}
+	if res.Winner == nil {
+		return res, fmt.Errorf("tune: no candidate of %s passed (%d pruned, %d failed, %d wrong)", base.Name,
+			res.Count(Pruned), res.Count(Failed), res.Count(Wrong))
+	}
+	if res.Default != nil {
+		res.Speedup = res.Default.MS / res.Winner.MS
+	}
+	return res, nil
+}
+
+func label(s Space, consts map[string]string) string {
+	parts := make([]string, len(s))
+	for i, p := range s {
+		parts[i] = p.Name + "=" + consts[p.Name]
+	}
+	return strings.Join(parts, " ")
+}
+
+func progress(cfg *Config, format string, args ...any) {
+	if cfg.Progress != nil {
+		fmt.Fprintf(cfg.Progress, format+"\n", args...)
+	}
+}
+
+// compileAll builds and compiles the candidates, cfg.Jobs at a time.
+func compileAll(cfg *Config, target *lower.Target, cs []*Candidate) {
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = goruntime.GOMAXPROCS(0)
+	}
+	work := make(chan *Candidate)
+	var wg sync.WaitGroup
+	for range min(jobs, len(cs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				compileOne(cfg, target, c)
+			}
+		}()
+	}
+	for _, c := range cs {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+}
+
+// compileOne builds c (unless built) and compiles it for target; a failure
+// prunes it.
+func compileOne(cfg *Config, target *lower.Target, c *Candidate) error {
+	prune := func(err error) error {
+		c.Status, c.Reason, c.Func = Pruned, firstLine(err.Error()), nil
+		return err
+	}
+	if c.Func == nil {
+		f, err := cfg.Build(c.Consts)
+		if err != nil {
+			return prune(err)
+		}
+		c.Func = f
+	}
+	if !SameParams(cfg.Base, c.Func) {
+		return prune(errors.New("the constants change the kernel's parameters"))
+	}
+	if _, _, err := cfg.Compile.CompilePTXFor(c.Func, target); err != nil {
+		return prune(err)
+	}
+	return nil
+}
+
+// measure checks c on the device against the interpreter and times it.
+func measure(dev bench.Device, cfg *Config, c *Candidate, args []runtime.Arg) {
+	k := runtime.NewKernel(c.Func)
+	m, err := bench.Measure(dev, k, args, bench.MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: true, Seed: cfg.Seed})
+	var wrong *bench.WrongResultError
+	switch {
+	case errors.As(err, &wrong):
+		c.Status, c.Reason = Wrong, firstLine(wrong.Check.String())
+		for _, o := range wrong.Check.Outputs {
+			if !o.Pass {
+				c.Reason = "differs from the interpreter: " + firstLine(o.String())
+				break
+			}
+		}
+		return
+	case err != nil:
+		c.Status, c.Reason = Failed, firstLine(err.Error())
+		return
+	}
+	c.Status, c.MS, c.Check = Timed, m.MS, m.Check
+	if b, err := k.Bind(args, [3]int{}); err == nil {
+		if w, err := bench.Count(b); err == nil && m.MS > 0 {
+			c.TFLOPS = w.FLOPs / (m.MS * 1e-3) / 1e12
+			c.GBs = w.Bytes() / (m.MS * 1e-3) / 1e9
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// Entry is the cache entry of a finished search.
+func (r *Result) Entry(base *ir.Func) *Entry {
+	e := &Entry{Kernel: r.Kernel, File: r.File, Signature: Signature(base), Space: r.Space.String(),
+		ShapeClass: ShapeClass(r.Dims), Dims: r.Dims, Device: r.Device, Target: r.Target,
+		Names: r.Space.Names(), Consts: r.Winner.Consts, MS: r.Winner.MS, Created: time.Now().UTC()}
+	if r.Default != nil {
+		e.DefaultMS = r.Default.MS
+	}
+	return e
+}
