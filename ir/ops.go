@@ -218,11 +218,13 @@ const (
 	OpMMAStep
 	// %s = smem_stage %t {layout=smem, row_bytes=128, smem=0} : tile<64x64xf16>
 	// %s = smem_stage %t {layout=smem, pitch=528} : tile<128x256xf16>
+	// %s = smem_stage %t {col=128, layout=smem, row_bytes=128, slab_bytes=16384, smem=147456} : tile<128x128xf16>
 	// Writes register tile %t to shared memory: at byte offset smem in the
 	// swizzled layout of the loaded tiles (rows of row_bytes), for an
 	// mma to read with ldmatrix; or at offset 0, row-major with rows pitch
 	// bytes apart, unswizzled, so that a store of %s writes whole 16-byte
-	// chunks of rows (the staged epilogue).
+	// chunks of rows (the staged epilogue); or with slab_bytes, columns
+	// [col, col+N) of %t in TMA's 128-byte swizzled slabs, for a tma_store.
 	OpSmemStage
 	// %c = mma_fma %a, %b, %acc {layout=#mma0} : tile<64x64xf32>
 	// acc + a@b with float32 inputs, exact as cuTile defines it: each
@@ -411,7 +413,8 @@ var opTable = [NumOps]OpInfo{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
 	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
-		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true}}},
+		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true},
+		{Name: "col", Kind: AttrInt, Optional: true}}},
 	OpMMAFMA:        {Name: "mma_fma", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpConvertLayout: {Name: "convert_layout", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 

@@ -887,7 +887,16 @@ func (v *irVerifier) typing(in *Instr) string {
 
 	case OpSmemStage:
 		t, ok := a[0].Type.(*Tile)
-		if !ok || !TypesEqual(res, t) || t.Rank() != 2 {
+		if ok && in.Attrs.Get("col") != nil {
+			// A window of columns [col, col+N) of a rank-2 tile.
+			rt, rok := res.(*Tile)
+			col := in.Attrs.Int("col")
+			if !rok || t.Rank() != 2 || rt.Rank() != 2 || rt.DType != t.DType || rt.Shape[0] != t.Shape[0] ||
+				col < 0 || col+rt.Shape[1] > t.Shape[1] || in.Attrs.Get(AttrKeySlabBytes) == nil {
+				return fmt.Sprintf("smem_stage of columns from %d of %v to %v", col, a[0].Type, res)
+			}
+			t = rt
+		} else if !ok || !TypesEqual(res, t) || t.Rank() != 2 {
 			return fmt.Sprintf("smem_stage of %v to %v, want one rank-2 tile type", a[0].Type, res)
 		}
 		row := t.Shape[1] * t.DType.Bytes()

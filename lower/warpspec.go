@@ -257,9 +257,10 @@ type warpspec struct {
 
 	stages                 int
 	stageA, stageB, barOff int
-	// staging is the offset of the TMA store's tile (-1: stores from
-	// registers); stagingBytes its size.
-	staging, stagingBytes int
+	// staging is the offset of the TMA store's buffer (-1: stores from
+	// registers); stagingBytes its size, stageCols the columns of the
+	// result it holds (the store goes out in n/stageCols pieces).
+	staging, stagingBytes, stageCols int
 	ringA, ringB          *ir.Value
 	full, empty           *ir.Value
 }
@@ -277,12 +278,26 @@ func (w *warpspec) plan() bool {
 	w.stageB = lp.k * lp.n * 2
 	per := w.stageA + w.stageB + 2*mbarBytes
 	w.staging = -1
+	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
 	if lp.store != nil {
 		if l, err := LayoutOf(lp.store.Args[len(lp.store.Args)-1]); err == nil && SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
-			w.stagingBytes = lp.m * lp.n * 2
+			// The widest piece of the result (whole 64-column slabs) that
+			// leaves the ring as deep as it can be: 128x256x64 tiles keep
+			// 4 stages with half the result staged at a time (docs/perf.md).
+			best := fit(0)
+			for cols := lp.n; cols >= tmaSlabCols; cols /= 2 {
+				if lp.n%cols == 0 && fit(lp.m*cols*2) == best {
+					w.stageCols = cols
+					break
+				}
+			}
+			if w.stageCols == 0 {
+				w.stageCols = tmaSlabCols
+			}
+			w.stagingBytes = lp.m * w.stageCols * 2
 		}
 	}
-	w.stages = min((w.t.KernelSharedBytes()-w.stagingBytes)/per, w.t.Tuning.MaxStages)
+	w.stages = fit(w.stagingBytes)
 	if w.stages < 2 {
 		return false
 	}
@@ -447,11 +462,12 @@ func (w *warpspec) consumerBarrier(s *seq) {
 	s.op(ir.OpBarrier, nil, nil, "id", int64(1), "threads", int64(128*w.lp.consumers()))
 }
 
-// tmaStore replaces the epilogue's store: once the previous block's TMA
-// store has read the staging tile, the consumers write the tile there in
-// TMA's slab layout, fence it for the async proxy, and one thread stores
-// it with TMA (clipped at C's bounds), which runs on while the consumers
-// start the next block.
+// tmaStore replaces the epilogue's store: for each piece of stageCols
+// columns, once the previous piece's TMA store has read the staging
+// buffer, the consumers write the piece there in TMA's slab layout, fence
+// it for the async proxy, and one thread stores it with TMA (clipped at
+// C's bounds). The last piece's store runs on while the consumers start
+// the next block.
 func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 	mapped := func(v *ir.Value) *ir.Value {
 		if x, ok := m[v]; ok {
@@ -461,17 +477,27 @@ func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 	}
 	n := len(st.Args)
 	val := mapped(st.Args[n-1])
-	s.op(ir.OpTMAStoreWait, nil, nil, "read", true)
-	w.consumerBarrier(s)
-	staged := s.op(ir.OpSmemStage, []*ir.Value{val}, val.Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
-		ir.AttrKeySmem, int64(w.staging), ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(w.lp.m*128))
-	s.op(ir.OpFenceProxyAsync, nil, nil)
-	w.consumerBarrier(s)
-	args := []*ir.Value{st.Args[0]}
-	for _, x := range st.Args[1 : n-1] {
-		args = append(args, mapped(x))
+	tt := val.Type.(*ir.Tile)
+	pieces := w.lp.n / w.stageCols
+	piece := ir.TileOf(tt.DType, w.lp.m, w.stageCols)
+	row, col := mapped(st.Args[1]), mapped(st.Args[2])
+	if pieces > 1 {
+		col = s.op(ir.OpMul, []*ir.Value{col, s.i32(int64(pieces))}, i32T)
 	}
-	s.op(ir.OpTMAStore, append(args, staged), nil)
+	for c := 0; c < pieces; c++ {
+		s.op(ir.OpTMAStoreWait, nil, nil, "read", true)
+		w.consumerBarrier(s)
+		staged := s.op(ir.OpSmemStage, []*ir.Value{val}, piece, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
+			ir.AttrKeySmem, int64(w.staging), ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(w.lp.m*128),
+			"col", int64(c*w.stageCols))
+		s.op(ir.OpFenceProxyAsync, nil, nil)
+		w.consumerBarrier(s)
+		cc := col
+		if c > 0 {
+			cc = s.op(ir.OpAdd, []*ir.Value{col, s.i32(int64(c))}, i32T)
+		}
+		s.op(ir.OpTMAStore, []*ir.Value{st.Args[0], row, cc, staged}, nil)
+	}
 }
 
 // kLoop starts a copy of the GEMM loop carrying extra values after the

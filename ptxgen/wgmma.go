@@ -360,7 +360,7 @@ func isPersistent(f *ir.Func) bool {
 func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
 	lay := src.lay
 	tt := in.Result().Type.(*ir.Tile)
-	if tt.Rank() != 2 || tt.DType.Bytes() != 2 || len(lay.Reg) == 0 || lay.Reg[0][0] != 0 || lay.Reg[0][1] != 1 {
+	if tt.Rank() != 2 || tt.DType.Bytes() != 2 || len(lay.Reg) == 0 || lay.Reg[0][0] != 0 || lay.Reg[0][1] != 1 || in.Attrs.Int("col")%64 != 0 {
 		e.fail("internal: smem_stage into TMA slabs of %s in layout %v", tt, lay.Kind)
 	}
 	for _, b := range lay.Reg[1:] {
@@ -370,6 +370,7 @@ func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
 	}
 	slab := in.Attrs.Int(ir.AttrKeySlabBytes)
 	off := in.Attrs.Int(ir.AttrKeySmem)
+	col0, cols := in.Attrs.Int("col"), tt.Shape[1]
 	tc := e.threadCoord(lay)
 	// invariant, not entryOnce: the thread coordinates are computed in
 	// this branch's loop preheader, after the entry code.
@@ -389,6 +390,10 @@ func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
 	chunk := map[int]Reg{}
 	for r := 0; r < len(src.regs); r += 2 {
 		c := lay.RegCoord(r)
+		if c[1] < col0 || c[1] >= col0+cols {
+			continue
+		}
+		c[1] -= col0
 		j := (c[1] % 64) / 8
 		a, ok := chunk[j]
 		if !ok {
