@@ -261,8 +261,8 @@ type warpspec struct {
 	// registers); stagingBytes its size, stageCols the columns of the
 	// result it holds (the store goes out in n/stageCols pieces).
 	staging, stagingBytes, stageCols int
-	ringA, ringB          *ir.Value
-	full, empty           *ir.Value
+	ringA, ringB                     *ir.Value
+	full, empty                      *ir.Value
 }
 
 var (
