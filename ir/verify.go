@@ -818,8 +818,9 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		dst := a[len(a)-3]
 		t, ok := dst.Type.(*Tile)
-		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
-			return fmt.Sprintf("destination %v has type %v, want a rank-%d %v tile", dst, dst.Type, arr.Rank, arr.DType)
+		// A 3-D array's copy is one matrix: its first index picks it.
+		if !ok || t.DType != arr.DType || t.Rank() != 2 || (arr.Rank != 2 && arr.Rank != 3) {
+			return fmt.Sprintf("destination %v has type %v, want a 2-D %v tile of a 2-D or 3-D array", dst, dst.Type, arr.DType)
 		}
 		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
 			return fmt.Sprintf("destination %v is not a smem_slot", dst)

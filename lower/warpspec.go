@@ -41,6 +41,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -68,7 +69,10 @@ type wgmmaLoop struct {
 	loadA, loadB *ir.Instr
 	// permB is the transpose between loadB and the mma when B is given as
 	// (N, K), K contiguous (matmul_bt); nil when B is loaded (K, N).
-	permB   *ir.Instr
+	permB *ir.Instr
+	// views are the reshapes of batched loads (a (1, R, C) tile of a 3-D
+	// array seen as (R, C)) between the loads and the mma.
+	views   []*ir.Instr
 	m, n, k int
 	// store is the store after the loop that goes out through shared
 	// memory and a TMA store (the kernel's one store of an (m, n) 16-bit
@@ -127,11 +131,23 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	operand := func(v *ir.Value) *ir.Instr {
 		d := v.Def
+		var view *ir.Instr
+		if d != nil && d.Op == ir.OpReshape && d.Block == body && single(v) {
+			view, v, d = d, d.Args[0], d.Args[0].Def
+		}
 		if d == nil || d.Op != ir.OpLoad || d.Block != body || !single(v) || !zeroPad(d) {
 			return nil
 		}
 		at, ok := d.Args[0].Type.(*ir.Array)
-		if !ok || at.Rank != 2 || (at.DType != ir.F16 && at.DType != ir.BF16) {
+		if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
+			return nil
+		}
+		switch s := d.Result().Type.(*ir.Tile).Shape; {
+		case at.Rank == 2 && view == nil:
+		case at.Rank == 3 && view != nil && s[0] == 1:
+			// A batched load: one matrix of a 3-D array.
+			lp.views = append(lp.views, view)
+		default:
 			return nil
 		}
 		return d
@@ -147,6 +163,9 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	if lp.loadB = operand(bv); lp.loadB == nil {
 		return nil, "B is not a zero-padded load of a 2-D f16/bf16 array in the loop (or its transpose)"
 	}
+	if lp.permB != nil && len(lp.views) > 0 {
+		return nil, "a transposed batched B"
+	}
 	if lp.loadA.Result().Type.Elem() != lp.loadB.Result().Type.Elem() {
 		return nil, "A and B differ in dtype"
 	}
@@ -161,6 +180,9 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	for _, in := range body.Instrs {
 		switch in {
 		case lp.loadA, lp.loadB, lp.permB, lp.mma, yield:
+			continue
+		}
+		if slices.Contains(lp.views, in) {
 			continue
 		}
 		if len(in.Regions) > 0 || in.Op.Info().SideEffect || !scalarResults(in) {
@@ -311,7 +333,17 @@ func (w *warpspec) plan() bool {
 
 // slab returns the shared tile type of an operand load and its slab bytes
 // (rows x 128 bytes: TMA writes one box per 64 columns).
-func slabBytes(ld *ir.Instr) int { return ld.Result().Type.(*ir.Tile).Shape[0] * 128 }
+func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * 128 }
+
+// tile2D is the shared tile of an operand load: its result, or for a
+// batched load of shape (1, R, C) the (R, C) matrix.
+func tile2D(ld *ir.Instr) *ir.Tile {
+	t := ld.Result().Type.(*ir.Tile)
+	if t.Rank() == 3 {
+		return ir.TileOf(t.DType, t.Shape[1], t.Shape[2])
+	}
+	return t
+}
 
 func (w *warpspec) rewrite(ret *ir.Instr) {
 	f, lp := w.f, w.lp
@@ -327,7 +359,7 @@ func (w *warpspec) rewrite(ret *ir.Instr) {
 	s.pos.Pos = lp.mma.Pos
 	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
 	ring := func(ld *ir.Instr, off, stageBytes int) *ir.Value {
-		return s.op(ir.OpSmemAlloc, nil, ld.Result().Type, ir.AttrKeyLayout, smemLayout,
+		return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, smemLayout,
 			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(w.stages), ir.AttrKeyStageBytes, int64(stageBytes),
 			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
 	}
@@ -533,6 +565,9 @@ func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Val
 		case lp.loadA, lp.loadB, lp.permB, lp.mma, old.Instrs[len(old.Instrs)-1]:
 			continue
 		}
+		if slices.Contains(lp.views, in) {
+			continue
+		}
 		scalars = append(scalars, in)
 	}
 	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
@@ -573,7 +608,7 @@ func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 		ld   *ir.Instr
 		ring *ir.Value
 	}{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}} {
-		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, c.ld.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 		args := []*ir.Value{c.ld.Args[0]}
 		for _, x := range c.ld.Args[1:] {
 			if y, ok := m[x]; ok {
@@ -603,8 +638,8 @@ func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{init, none})
 	stP, phP, accP, prevP := p[0], p[1], p[2], p[3]
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
-	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, lp.loadA.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
-	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, lp.loadB.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, tile2D(lp.loadA), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, tile2D(lp.loadB), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type,
 		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), "trans_b", lp.transB())
 	b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(1))

@@ -209,16 +209,27 @@ func (e *emitter) emitTMALoad(in *ir.Instr) {
 	tt := in.Args[n-3].Type.(*ir.Tile)
 	rows, cols := tt.Shape[0], tt.Shape[1]
 	slab := dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	if len(idx) != 2 || slab == 0 {
-		e.fail("internal: tma_load of a rank-%d tile into a ring without slabs", len(idx))
+	if (len(idx) != 2 && len(idx) != 3) || slab == 0 {
+		e.fail("internal: tma_load with %d indices into a ring without slabs", len(idx))
 	}
 	box := [2]int{64, rows}
 	tm := e.tensorMap(arr, box)
 	bar := e.mbarAddr(in.Args[n-2], in.Args[n-1])
+	// A 3-D array (batched): the first index is the matrix, the third
+	// coordinate of its map.
+	batch := ""
+	if len(idx) == 3 {
+		batch = ", " + e.vals[idx[0]].reg.ptx()
+		idx = idx[1:]
+	}
 	row := e.newReg(B32)
 	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
 	col := e.newReg(B32)
 	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
+	dim := "2d"
+	if batch != "" {
+		dim = "3d"
+	}
 	p := e.lane0()
 	for q := 0; q < cols/64; q++ {
 		c := col
@@ -228,8 +239,8 @@ func (e *emitter) emitTMALoad(in *ir.Instr) {
 		}
 		d := e.newReg(B32)
 		e.emit("add.u32", d, dst.base, Imm(q*slab))
-		e.emitIf(p, false, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-			Addr{Base: d}, Sym(fmt.Sprintf("[%s, {%s, %s}]", tm.ptx(), c.ptx(), row.ptx())), Addr{Base: bar})
+		e.emitIf(p, false, "cp.async.bulk.tensor."+dim+".shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+			Addr{Base: d}, Sym(fmt.Sprintf("[%s, {%s, %s%s}]", tm.ptx(), c.ptx(), row.ptx(), batch)), Addr{Base: bar})
 	}
 }
 

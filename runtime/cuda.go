@@ -378,8 +378,8 @@ func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 				return fmt.Errorf("param slot %d (scalar) names %s, which is not a scalar", i, p.Name)
 			}
 		case ptxgen.SlotTensorMap:
-			if a, ok := p.Type.(*ir.Array); !ok || a.Rank != 2 || pk.Variant != ptxgen.VariantFast {
-				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D array of a fast variant", i, p.Name)
+			if a, ok := p.Type.(*ir.Array); !ok || (a.Rank != 2 && a.Rank != 3) || pk.Variant != ptxgen.VariantFast {
+				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D or 3-D array of a fast variant", i, p.Name)
 			}
 		case ptxgen.SlotGrid:
 			if s.Axis < 0 || s.Axis > 2 || !pk.Persistent {
@@ -624,19 +624,31 @@ func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.
 	default:
 		return cudadrv.TensorMap{}, fmt.Errorf("no TMA data type for %s", t.DType)
 	}
-	if len(t.Shape) != 2 || t.Strides[1] != 1 {
-		return cudadrv.TensorMap{}, fmt.Errorf("shape %v strides %v is not a row-major 2-D array", t.Shape, t.Strides)
+	r := len(t.Shape)
+	if (r != 2 && r != 3) || t.Strides[r-1] != 1 {
+		return cudadrv.TensorMap{}, fmt.Errorf("shape %v strides %v is not a row-major 2-D or 3-D array", t.Shape, t.Strides)
 	}
-	// TMA wants every extent at least 1; an empty array is never read
-	// (its loops run no iteration) but still needs a valid map.
-	rows, cols := max(t.Shape[0], 1), max(t.Shape[1], 1)
-	stride := max(t.Strides[0], cols) * t.DType.Bytes()
+	// TMA wants every extent at least 1 and every stride at least the
+	// extent below it; an empty array is never read (its loops run no
+	// iteration) but still needs a valid map. Dimension 0 is the innermost.
+	dims := make([]uint64, r)
+	strides := make([]uint64, r-1)
+	boxes := []uint32{uint32(box[0]), uint32(box[1]), 1}[:r]
+	below := 1
+	for i := 0; i < r; i++ {
+		ax := r - 1 - i
+		dims[i] = uint64(max(t.Shape[ax], 1))
+		if i > 0 {
+			strides[i-1] = uint64(max(t.Strides[ax], below) * t.DType.Bytes())
+		}
+		below = max(t.Strides[ax], below) * int(dims[i])
+	}
 	return c.Dev.EncodeTensorMap(cudadrv.TiledTensor{
 		DataType:    dt,
 		Global:      ptr,
-		Dims:        []uint64{uint64(cols), uint64(rows)},
-		Strides:     []uint64{uint64(stride)},
-		Box:         []uint32{uint32(box[0]), uint32(box[1])},
+		Dims:        dims,
+		Strides:     strides,
+		Box:         boxes,
 		Swizzle:     cudadrv.Swizzle128B,
 		L2Promotion: cudadrv.L2Promotion256B,
 	})

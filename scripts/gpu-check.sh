@@ -437,6 +437,8 @@ for T in f16 bf16; do
 	hopper_cases+=("tma_matmul_bt_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
 	hopper_cases+=("tma_matmul_bt_n16_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 -D tn=16 --shape M=200,N=40,K=128")
 	hopper_cases+=("tma_bias_relu_${T}|examples/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_bmm_${T}|examples/batched_matmul.tile|-D T=$T -D tm=128 -D tn=256 -D tk=64 --shape Bt=3,M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_bmm_small_${T}|examples/batched_matmul.tile|-D T=$T -D tm=64 -D tn=64 -D tk=64 --shape Bt=5,M=77,N=96,K=64")
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
