@@ -222,7 +222,7 @@ section_ptxas() {
 	local entry name file flags target arch ptx log t0 rc st regs spill
 	for entry in "${ptx_kernels[@]}"; do
 		IFS='|' read -r name file flags <<<"$entry"
-		for target in sm_80 sm_90 sm_120a; do
+		for target in sm_80 sm_90 sm_90a sm_120a; do
 			ptx="$work/ptx/$name.$target.ptx"
 			if [ "$(left)" -lt 10 ]; then
 				record ptxas "$name $target" SKIP 0 "out of time"
