@@ -41,6 +41,40 @@ func TestOpEmitters(t *testing.T) {
 			// Swizzled form: element pairs stored as b32 between two barriers.
 			[]string{`bar\.sync 0;\n(\s*[^\n]*\n)*?\s*st\.shared\.b32`, `ldmatrix`},
 			[]string{`ld\.local`}},
+		{"warpspec/matmul.txtar",
+			[]ir.Op{ir.OpMbarAlloc, ir.OpMbarWait, ir.OpMbarArrive, ir.OpMbarExpect, ir.OpTMALoad, ir.OpWGMMA, ir.OpWGMMAWait,
+				ir.OpSetMaxRegs, ir.OpWarpID, ir.OpCTAID, ir.OpCTACount, ir.OpGridSize, ir.OpTMAStore, ir.OpTMAStoreWait, ir.OpFenceProxyAsync},
+			[]string{
+				`@%p\d+ mbarrier\.init\.shared::cta\.b64 \[%r\d+\+24\], 2;`, `fence\.mbarrier_init\.release\.cluster;`,
+				`mbarrier\.try_wait\.parity\.shared::cta\.b64 %p\d+, \[%r\d+\], %r\d+;\n\s*@!%p\d+ bra \$L_mbar_wait_\d+;`,
+				`@%p\d+ mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 49152;`,
+				`@%p\d+ mbarrier\.arrive\.shared::cta\.b64 _, \[%r\d+\];`,
+				// A: one 128x64 box; B: four 64x64 boxes (MN-major slabs).
+				`cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+\}\], \[%r\d+\];`,
+				`\.param \.align 64 \.b8 p_A_tmap_128x64\[128\]`, `\.param \.align 64 \.b8 p_B_tmap_64x64\[128\]`, `\.param \.u32 p_grid2`,
+				`cvta\.param\.u64 %rd\d+, %rd\d+;`,
+				`wgmma\.fence\.sync\.aligned;`,
+				`wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16 \{(%f\d+, ){127}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 1;`,
+				`wgmma\.commit_group\.sync\.aligned;`, `wgmma\.wait_group\.sync\.aligned 1;`, `wgmma\.wait_group\.sync\.aligned 0;`,
+				`setmaxnreg\.dec\.sync\.aligned\.u32 40;`, `setmaxnreg\.inc\.sync\.aligned\.u32 232;`, `\.maxnreg 168`, `\.reqntid 384, 1, 1`,
+				`mov\.u32 %r\d+, %ctaid\.x;`, `mov\.u32 %r\d+, %nctaid\.x;`,
+				`@%p\d+ cp\.async\.bulk\.wait_group\.read 0;\n\s*bar\.sync 1, 256;`,
+				`fence\.proxy\.async\.shared::cta;\n\s*bar\.sync 1, 256;`,
+				`@%p\d+ cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile\.bulk_group \[%rd\d+, \{%r\d+, %r\d+\}\], \[%r\d+\];`,
+				`@%p\d+ cp\.async\.bulk\.commit_group;`, `@%p\d+ cp\.async\.bulk\.wait_group 0;`,
+			},
+			// No mma.sync, no cp.async, no register stores of the result, no local memory.
+			[]string{`mma\.sync`, `ldmatrix`, `cp\.async\.cg`, `st\.global`, `ld\.local`}},
+		{"warpspec/matmul_bt.txtar",
+			[]ir.Op{ir.OpWGMMA},
+			// B given as (N, K): K-major, trans-b 0; 64-row tiles: one consumer warpgroup.
+			[]string{`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;`, `\.reqntid 256, 1, 1`},
+			[]string{`mma\.sync`, `ld\.local`}},
+		{"warpspec/batched.txtar",
+			[]ir.Op{ir.OpTMALoad},
+			// One matrix of a 3-D array: the batch is the map's third coordinate.
+			[]string{`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\]`},
+			[]string{`mma\.sync`, `ld\.local`}},
 		{"epilogue/staged.txtar",
 			[]ir.Op{ir.OpSmemStage},
 			// Pitched form: fragment pairs in, 16-byte chunks out.
