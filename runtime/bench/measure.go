@@ -198,6 +198,10 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// measureRounds is how many alternating rounds of tilec and baseline
+// launches Measure times when there is a baseline.
+const measureRounds = 3
+
 // Measure runs k on dev with args: once, checked against the interpreter
 // (opts.Check), then timed. args are the launch arguments with their
 // outputs poisoned (PoisonOutputs); they are not modified (the device gets
@@ -238,15 +242,42 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 			m.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks)
 		}
 	}
-	if m.Times, err = p.Times(opts.Warmup, opts.Iters); err != nil {
-		return nil, err
+	g, hasBase := p.(GEMMBaseline)
+	hasBase = hasBase && opts.GEMM != nil
+	// With a baseline, tilec and the baseline alternate in rounds, so that
+	// the GPU's clock and thermal drift over the seconds of a run reach
+	// both alike (docs/perf.md: cuBLAS alone moved 666-757 TFLOP/s at 8192
+	// between calls): tilec's median over all its launches, the
+	// baseline's the median of its rounds' medians.
+	rounds := 1
+	if hasBase {
+		rounds = measureRounds
+	}
+	var base []float64
+	for r := 0; r < rounds; r++ {
+		warm := opts.Warmup
+		if r > 0 {
+			warm = min(opts.Warmup, 2)
+		}
+		iters := max(opts.Iters/rounds, 1)
+		ts, err := p.Times(warm, iters)
+		if err != nil {
+			return nil, err
+		}
+		m.Times = append(m.Times, ts...)
+		if hasBase && m.BaselineErr == nil {
+			n := opts.GEMM
+			ms, err := g.TimeCublas(n[0], n[1], n[2], warm, iters)
+			if err != nil {
+				m.BaselineErr = fmt.Errorf("cuBLAS: %w", err)
+				continue
+			}
+			base = append(base, ms)
+		}
 	}
 	m.MS = Median(m.Times)
-	if g, ok := p.(GEMMBaseline); ok && opts.GEMM != nil {
-		n := opts.GEMM
-		if m.BaselineMS, err = g.TimeCublas(n[0], n[1], n[2], opts.Warmup, opts.Iters); err != nil {
-			m.BaselineMS, m.BaselineErr = 0, fmt.Errorf("cuBLAS: %w", err)
-		}
+	if m.BaselineErr == nil && len(base) > 0 {
+		m.BaselineMS = Median(base)
 	}
 	return m, nil
 }
