@@ -273,11 +273,15 @@ func (p *textPrinter) instrHead(in *Instr) {
 	case in.Op == OpLoad && len(in.Args) >= 1:
 		p.s(" ")
 		p.indexed(in.Args[0], in.Args[1:])
-	case (in.Op == OpStore || in.Op == OpAsyncCopy) && len(in.Args) >= 2:
+	case trailingArgs(in.Op) > 0 && len(in.Args) >= 1+trailingArgs(in.Op):
+		// An array access and its other operands: store %A[%i, %j], %t.
+		n := len(in.Args) - trailingArgs(in.Op)
 		p.s(" ")
-		p.indexed(in.Args[0], in.Args[1:len(in.Args)-1])
-		p.s(", ")
-		p.value(in.Args[len(in.Args)-1])
+		p.indexed(in.Args[0], in.Args[1:n])
+		for _, v := range in.Args[n:] {
+			p.s(", ")
+			p.value(v)
+		}
 	default:
 		for i, v := range in.Args {
 			if i > 0 {
@@ -534,4 +538,17 @@ func textName(s string) string {
 		return s
 	}
 	return strconv.Quote(s)
+}
+
+// trailingArgs is the number of operands after the indices of the array
+// accesses printed as %A[%i, %j], ...: the stored tile, the destination
+// shared tile, or for tma_load the tile, the barrier ring and the slot.
+func trailingArgs(op Op) int {
+	switch op {
+	case OpStore, OpAsyncCopy, OpTMAStore:
+		return 1
+	case OpTMALoad:
+		return 3
+	}
+	return 0
 }
