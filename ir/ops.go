@@ -263,6 +263,9 @@ const (
 	// (b given as (N, K) and transposed when trans_b is false): every
 	// consumer warpgroup issues wgmma.mma_async over its 64 rows, then
 	// commits; the result lives in acc's registers once wgmma_wait says so.
+	// %a may instead be a register tile in the accumulator's layout (the
+	// register-A form: attention's P). zero_init: the result is a@b alone
+	// (acc only gives the type), in registers of its own.
 	OpWGMMA
 	// wgmma_wait {pending=0}                waits until at most `pending` wgmma groups are in flight
 	OpWGMMAWait
@@ -425,7 +428,7 @@ var opTable = [NumOps]OpInfo{
 	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true},
 	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
-		{Name: "trans_b", Kind: AttrBool}}},
+		{Name: "trans_b", Kind: AttrBool}, {Name: "zero_init", Kind: AttrBool, Optional: true}}},
 	OpWGMMAWait:       {Name: "wgmma_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
 	OpSetMaxRegs:      {Name: "set_max_regs", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
 	OpWarpID:          {Name: "warp_id", NumArgs: 0, LoweredOnly: true},

@@ -852,10 +852,11 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 
 	case OpWGMMA:
-		for _, x := range a[:2] {
-			if d := x.Def; d == nil || d.Op != OpSmemSlot {
-				return fmt.Sprintf("wgmma operand %v is not a smem_slot", x)
-			}
+		if d := a[1].Def; d == nil || d.Op != OpSmemSlot {
+			return fmt.Sprintf("wgmma operand %v is not a smem_slot", a[1])
+		}
+		if _, ok := a[0].Type.(*Tile); !ok {
+			return fmt.Sprintf("wgmma operand %v is not a tile", a[0])
 		}
 		at, bt := a[0].Type, a[1].Type
 		if !in.Attrs.Bool("trans_b") {

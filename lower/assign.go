@@ -240,6 +240,13 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 		// of its warps 16 of them across all columns (warpspec.go).
 		grids[accs[0].root] = [2]int{lp.m / 16, 1}
 		nwarps = lp.m / 16
+	} else if al, _ := findAttnLoop(f, t); al != nil {
+		// Attention on wgmma: every accumulator in the warpgroup layout
+		// (warpspec_attn.go); rows stay split over warps.
+		for _, a := range accs {
+			grids[a.root] = [2]int{al.tq / 16, 1}
+		}
+		nwarps = al.tq / 16
 	}
 
 	// Layout per class root.

@@ -76,9 +76,15 @@ func splitVariants(f *ir.Func, t *Target) []*Variant {
 	if !ok {
 		return []*Variant{{Func: f}}
 	}
-	if lp, _ := findWGMMALoop(f, t); lp != nil && lp.store != nil {
+	var tmaStore *ir.Instr
+	if lp, _ := findWGMMALoop(f, t); lp != nil {
+		tmaStore = lp.store
+	} else if al, _ := findAttnLoop(f, t); al != nil {
+		tmaStore = al.store
+	}
+	if tmaStore != nil {
 		// The sm_90a fast variant also stores its result with TMA.
-		if i := paramIndex(f, lp.store.Args[0]); i >= 0 && !slices.Contains(arrays, i) {
+		if i := paramIndex(f, tmaStore.Args[0]); i >= 0 && !slices.Contains(arrays, i) {
 			arrays = append(arrays, i)
 			sort.Ints(arrays)
 		}

@@ -244,7 +244,11 @@ func WarpSpecialize(f *ir.Func, t *Target) error {
 		return nil
 	}
 	lp, _ := findWGMMALoop(f, t)
-	if lp == nil || !wsLayoutsOK(f, lp) {
+	if lp == nil {
+		warpSpecializeAttention(f, t)
+		return nil
+	}
+	if !wsLayoutsOK(f, lp) {
 		return nil
 	}
 	w := &warpspec{f: f, t: t, lp: lp}

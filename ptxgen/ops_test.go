@@ -75,6 +75,19 @@ func TestOpEmitters(t *testing.T) {
 			// One matrix of a 3-D array: the batch is the map's third coordinate.
 			[]string{`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\]`},
 			[]string{`mma\.sync`, `ld\.local`}},
+		{"warpspec/attention.txtar",
+			[]ir.Op{ir.OpWGMMA, ir.OpTMALoad, ir.OpMbarWait},
+			[]string{
+				// S = Q K^T: both from shared memory, the first k-step with scale-d false.
+				`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;`,
+				`setp\.ne\.u32 %p\d+, %r\d+, %r\d+;`,
+				// O += P V: P's fragments packed from registers, V MN-major.
+				`mov\.b32 %r\d+, \{%h\d+, %h\d+\};`,
+				`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 1;`,
+				`\.reqntid 256, 1, 1`,
+			},
+			// Row reductions stay in a warp: no barrier but the init's and the epilogue's named ones.
+			[]string{`mma\.sync`, `ldmatrix`, `ld\.local`, `bar\.sync 0;(.|\n)*bar\.sync 0;`}},
 		{"epilogue/staged.txtar",
 			[]ir.Op{ir.OpSmemStage},
 			// Pitched form: fragment pairs in, 16-byte chunks out.

@@ -265,32 +265,52 @@ func (e *emitter) descriptor(addr Reg, hi uint64) Reg {
 // is MN-major (trans-b 1): 64-column slabs of N (LBO = slab bytes), a
 // k-step 16 rows of 128 bytes further; B (N, K) is K-major like A.
 func (e *emitter) emitWGMMA(in *ir.Instr) {
-	a, b := e.vals[in.Args[0]].smem, e.vals[in.Args[1]].smem
+	av, b := e.vals[in.Args[0]], e.vals[in.Args[1]].smem
 	acc := e.vals[in.Args[2]]
 	at := in.Args[0].Type.(*ir.Tile)
 	bt := in.Args[1].Type.(*ir.Tile)
 	transB := in.Attrs.Bool("trans_b")
+	zeroInit := in.Attrs.Bool("zero_init")
 	m, k := at.Shape[0], at.Shape[1]
 	n := bt.Shape[1]
 	if !transB {
 		n = bt.Shape[0]
 	}
 	lay := e.layout(in.Result())
-	if len(acc.regs) != m*n/(32*e.nw) || lay.NumRegs() != n/2 {
+	if lay.NumRegs() != n/2 || (!zeroInit && len(acc.regs) != lay.NumRegs()) {
 		e.fail("internal: wgmma accumulator of %d registers for %dx%d over %d warps", len(acc.regs), m, n, e.nw)
 	}
-	slabA := a.tile.Attrs.Int(ir.AttrKeySlabBytes)
 	slabB := b.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	// Warpgroup g's rows of A start g*64 rows into each slab.
-	g := e.entryOnce("wgrows", func() Reg {
-		r := e.newReg(B32)
-		e.emit("shr.u32", r, e.warp, Imm(2))
-		e.emit("shl.b32", r, r, Imm(13)) // 64 rows x 128 bytes
-		return r
-	})
-	aAddr := e.newReg(B32)
-	e.emit("add.u32", aAddr, a.base, g)
-	descA := e.descriptor(aAddr, descSwizzle128|descSBO1024|1<<16)
+	var descA Reg
+	var aRegs [][4]Reg // register-A form: the four b32 fragment registers per k-step
+	if a := av.smem; a != nil {
+		// Warpgroup g's rows of A start g*64 rows into each slab.
+		g := e.entryOnce("wgrows", func() Reg {
+			r := e.newReg(B32)
+			e.emit("shr.u32", r, e.warp, Imm(2))
+			e.emit("shl.b32", r, r, Imm(13)) // 64 rows x 128 bytes
+			return r
+		})
+		aAddr := e.newReg(B32)
+		e.emit("add.u32", aAddr, a.base, g)
+		descA = e.descriptor(aAddr, descSwizzle128|descSBO1024|1<<16)
+	} else {
+		// A in registers, in the accumulator's layout (16-bit): the pairs
+		// of each 8-column chunk are wgmma's A fragments, chunk 2kk giving
+		// a0 (row g) and a1 (row g+8), chunk 2kk+1 a2 and a3 (PTX.md 3.3:
+		// each chunk repeats the m16n8 C layout, which is the A layout).
+		if av.regs == nil || at.DType.Bytes() != 2 || !lower.SameLayout(av.lay, lower.MMALayout(m, k, m/16, 1)) {
+			e.fail("internal: wgmma register operand of %s not in the warpgroup accumulator layout", at)
+		}
+		for kk := 0; kk < k/16; kk++ {
+			var f [4]Reg
+			for q := range f {
+				f[q] = e.newReg(B32)
+				e.emit("mov.b32", f[q], Vec{av.regs[8*kk+2*q], av.regs[8*kk+2*q+1]})
+			}
+			aRegs = append(aRegs, f)
+		}
+	}
 	var descB Reg
 	if transB {
 		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|uint64(slabB>>4)<<16)
@@ -298,10 +318,20 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|1<<16)
 	}
 	scale := e.predOnce("true", func(p Reg) { e.emit("setp.eq.u32", p, e.tid, e.tid) })
+	noScale := scale
+	regs := acc.regs
+	if zeroInit {
+		// D = A*B on the first k-step: the accumulator is not read.
+		noScale = e.predOnce("false", func(p Reg) { e.emit("setp.ne.u32", p, e.tid, e.tid) })
+		regs = make([]Reg, lay.NumRegs())
+		for i := range regs {
+			regs[i] = e.newReg(F32)
+		}
+	}
 	dt := ptype(at.DType)
 	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s", n, dt, dt)
-	d := make(Vec, len(acc.regs))
-	for i, r := range acc.regs {
+	d := make(Vec, len(regs))
+	for i, r := range regs {
 		d[i] = r
 	}
 	e.emit("wgmma.fence.sync.aligned")
@@ -309,29 +339,42 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	if transB {
 		tb = 1
 	}
+	slabA := 0
+	if av.smem != nil {
+		slabA = av.smem.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	}
 	for kk := 0; kk < k/16; kk++ {
-		offA := (kk/4)*slabA + 32*(kk%4)
 		var offB int
 		if transB {
 			offB = kk * 16 * 128
 		} else {
 			offB = (kk/4)*slabB + 32*(kk%4)
 		}
-		da, db := descA, descB
-		if offA != 0 {
-			da = e.newReg(B64)
-			e.emit("add.s64", da, descA, Imm(offA>>4))
-		}
+		db := descB
 		if offB != 0 {
 			db = e.newReg(B64)
 			e.emit("add.s64", db, descB, Imm(offB>>4))
 		}
-		e.emit(shape, d, da, db, scale, Imm(1), Imm(1), Imm(0), Imm(tb))
+		sc := scale
+		if kk == 0 {
+			sc = noScale
+		}
+		if aRegs != nil {
+			f := aRegs[kk]
+			e.emit(shape, d, Vec{f[0], f[1], f[2], f[3]}, db, sc, Imm(1), Imm(1), Imm(tb))
+			continue
+		}
+		da := descA
+		if offA := (kk/4)*slabA + 32*(kk%4); offA != 0 {
+			da = e.newReg(B64)
+			e.emit("add.s64", da, descA, Imm(offA>>4))
+		}
+		e.emit(shape, d, da, db, sc, Imm(1), Imm(1), Imm(0), Imm(tb))
 	}
 	e.emit("wgmma.commit_group.sync.aligned")
-	// In place: wgmma reads and writes the accumulator registers (the pass
-	// gives the input no other use).
-	e.vals[in.Result()] = &value{regs: acc.regs, lay: lay}
+	// In place (the pass gives the input accumulator no other use), or
+	// fresh registers for zero_init.
+	e.vals[in.Result()] = &value{regs: regs, lay: lay}
 }
 
 // emitSetMaxRegs moves the warpgroup's register budget from the kernel's

@@ -439,6 +439,13 @@ for T in f16 bf16; do
 	hopper_cases+=("tma_bias_relu_${T}|examples/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
 	hopper_cases+=("tma_bmm_${T}|examples/batched_matmul.tile|-D T=$T -D tm=128 -D tn=256 -D tk=64 --shape Bt=3,M=1000,N=1032,K=1000")
 	hopper_cases+=("tma_bmm_small_${T}|examples/batched_matmul.tile|-D T=$T -D tm=64 -D tn=64 -D tk=64 --shape Bt=5,M=77,N=96,K=64")
+	# Attention on wgmma (Q K^T from shared memory, P V with P in registers).
+	for S in 1 333 4096; do
+		hopper_cases+=("tma_attention_${T}_S${S}|examples/attention.tile|-D T=$T --shape S=$S")
+		hopper_cases+=("tma_attention_${T}_causal_S${S}|examples/attention.tile|-D T=$T -D CAUSAL=True --shape S=$S")
+	done
+	hopper_cases+=("tma_attention_D128_${T}_S1000|examples/attention.tile|-D T=$T -D D=128 --shape S=1000")
+	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|examples/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(

@@ -1,0 +1,529 @@
+package lower
+
+// The warpspec pass on attention (sm_90a): FlashAttention-3's structure
+// on the same ops as the GEMM form (warpspec.go). A producer warpgroup
+// copies each block's query tile once (its own buffer and barriers) and
+// the key and value tiles of every step into a ring; the consumer
+// warpgroups run S = Q K^T on wgmma with both operands in shared memory,
+// the kernel's own softmax code on S's registers (rows split over warps,
+// so row reductions stay inside a warp), and O += P V on wgmma with P in
+// registers (the register-A form: P's fragments are the pairs of S's
+// accumulator registers), then the kernel's epilogue and the store of O
+// through TMA.
+//
+//	for t over the blocks {
+//	  producer: mbar_wait q_empty; mbar_expect q_full; tma_load Q
+//	            for j { mbar_wait empty; mbar_expect full; tma_load K; tma_load V }
+//	  consumers: mbar_wait q_full
+//	             for j { mbar_wait full; S = wgmma Q, K {zero_init}; wgmma_wait;
+//	                     <softmax, rescale>; O = wgmma P, V; wgmma_wait; mbar_arrive empty }
+//	             mbar_arrive q_empty; <epilogue>; TMA store of O
+//	}
+
+import (
+	"fmt"
+
+	"github.com/tilec/tilec/ir"
+)
+
+// attnLoop is an attention loop that the sm_90a path runs on wgmma.
+type attnLoop struct {
+	loop       *ir.Instr
+	qk, pv     *ir.Instr // S = Q K^T and O = P V (+ O)
+	loadQ      *ir.Instr // before the loop
+	loadK      *ir.Instr // (tkv, D), transposed by permK for Q K^T
+	permK      *ir.Instr
+	loadV      *ir.Instr // (tkv, D)
+	tq, tkv, d int
+	store      *ir.Instr // the store of O, through TMA when it qualifies
+}
+
+// findAttnLoop returns the kernel's attention loop when target t runs it
+// on wgmma, or nil and the reason it does not: exactly two mmas in one
+// loop at the kernel's top level; the first multiplies a zero-padded
+// (tq, D) load made before the loop by the transpose of a (tkv, D) load in
+// the loop into a zero tile; the second multiplies a register tile
+// computed in the loop by a (tkv, D) load in the loop into a value of the
+// loop; loads of 2-D f16/bf16 arrays; tq 64 or 128, D a multiple of 64 up
+// to 256, tkv a multiple of 16 up to 256; nothing else in the loop that
+// reads memory, writes it or synchronizes the block; before and after the
+// loop, element-wise and scalar code, loads and stores.
+func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
+	if t.Emitted != WGMMA {
+		return nil, "the target's mma is not wgmma"
+	}
+	var mmas []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMA {
+			mmas = append(mmas, in)
+		}
+	})
+	if len(mmas) != 2 || mmas[0].Block != mmas[1].Block {
+		return nil, "not two mmas in one loop"
+	}
+	al := &attnLoop{qk: mmas[0], pv: mmas[1]}
+	al.loop = al.qk.Block.Parent
+	if al.loop == nil || al.loop.Op != ir.OpFor || al.loop.Block != f.Body {
+		return nil, "the mmas are not in a loop at the kernel's top level"
+	}
+	body := al.loop.Regions[0]
+	uses := Uses(f)
+	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
+	load2D := func(v *ir.Value, where *ir.Block) *ir.Instr {
+		d := v.Def
+		if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) {
+			return nil
+		}
+		if at, ok := d.Args[0].Type.(*ir.Array); !ok || at.Rank != 2 || (at.DType != ir.F16 && at.DType != ir.BF16) {
+			return nil
+		}
+		return d
+	}
+	if al.loadQ = load2D(al.qk.Args[0], f.Body); al.loadQ == nil {
+		return nil, "Q is not a zero-padded load of a 2-D f16/bf16 array before the loop"
+	}
+	if p := al.qk.Args[1].Def; p != nil && p.Op == ir.OpPermute && p.Block == body && single(al.qk.Args[1]) {
+		al.permK = p
+		al.loadK = load2D(p.Args[0], body)
+	}
+	if al.loadK == nil {
+		return nil, "K^T is not the transpose of a load in the loop"
+	}
+	if z := al.qk.Args[2].Def; z == nil || z.Op != ir.OpSplat || !isZeroConst(z.Args[0]) {
+		return nil, "S = Q K^T does not start from zeros"
+	}
+	if al.loadV = load2D(al.pv.Args[1], body); al.loadV == nil {
+		return nil, "V is not a load in the loop"
+	}
+	if a := al.pv.Args[0].Def; a == nil || a.Block != body || a.Op == ir.OpLoad {
+		return nil, "P is not a tile computed in the loop"
+	}
+	if a := al.pv.Args[2]; !single(a) || (a.Def == nil && a.Block != body) {
+		return nil, "O's input has other uses"
+	}
+	qt, kt := al.loadQ.Result().Type.(*ir.Tile), al.loadK.Result().Type.(*ir.Tile)
+	vt, st := al.loadV.Result().Type.(*ir.Tile), al.qk.Result().Type.(*ir.Tile)
+	al.tq, al.d, al.tkv = qt.Shape[0], qt.Shape[1], kt.Shape[0]
+	switch {
+	case qt.DType != kt.DType || qt.DType != vt.DType || al.pv.Args[0].Type.Elem() != qt.DType:
+		return nil, "Q, K, V and P differ in dtype"
+	case st.DType != ir.F32 || al.pv.Result().Type.Elem() != ir.F32:
+		return nil, "the accumulators are not f32"
+	case al.tq != 64 && al.tq != 128:
+		return nil, fmt.Sprintf("the query tile has %d rows (64 or 128)", al.tq)
+	case al.d%tmaSlabCols != 0 || al.d > 256 || kt.Shape[1] != al.d || vt.Shape[1] != al.d || vt.Shape[0] != al.tkv:
+		return nil, "D is not a multiple of 64 up to 256, or K and V tiles differ"
+	case al.tkv%16 != 0 || al.tkv > 256:
+		return nil, fmt.Sprintf("the key tile has %d rows (a multiple of 16 up to 256)", al.tkv)
+	}
+	for _, in := range body.Instrs {
+		switch in {
+		case al.loadK, al.loadV, al.permK, al.qk, al.pv, body.Instrs[len(body.Instrs)-1]:
+			continue
+		}
+		if len(in.Regions) > 0 || in.Op.Info().SideEffect || in.Op == ir.OpLoad || in.Op == ir.OpMMA || !attnRegisterOp(in) {
+			return nil, fmt.Sprintf("the loop has %s", in.Op)
+		}
+	}
+	var stores []*ir.Instr
+	for _, in := range f.Body.Instrs {
+		if in == al.loop || in.Op == ir.OpReturn {
+			continue
+		}
+		if !wsStraightOp(in) && in.Op != ir.OpReduce {
+			return nil, fmt.Sprintf("%s before or after the loop", in.Op)
+		}
+		if in.Op == ir.OpStore {
+			stores = append(stores, in)
+		}
+	}
+	if len(stores) == 1 {
+		tt, _ := stores[0].Args[len(stores[0].Args)-1].Type.(*ir.Tile)
+		at, _ := stores[0].Args[0].Type.(*ir.Array)
+		if tt != nil && at != nil && at.Rank == 2 && tt.Rank() == 2 && tt.Shape[0] == al.tq && tt.Shape[1] == al.d &&
+			(at.DType == ir.F16 || at.DType == ir.BF16) {
+			al.store = stores[0]
+		}
+	}
+	return al, ""
+}
+
+// attnRegisterOp reports whether an op in the attention loop runs in
+// registers without the block's barrier: element-wise and scalar code,
+// views, iota, splat, and reductions (along a row, which the rows-split
+// layout keeps inside a warp; the warpspec pass checks that no scratch
+// region was needed).
+func attnRegisterOp(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpReduce, ir.OpConst, ir.OpDim, ir.OpSplat, ir.OpIota,
+		ir.OpBroadcast, ir.OpReshape, ir.OpPermute, ir.OpSelect, ir.OpConvert:
+		return true
+	}
+	return in.Op.Info().Elementwise
+}
+
+func isZeroConst(v *ir.Value) bool {
+	c, ok := constOf(v)
+	if !ok {
+		return false
+	}
+	switch x := c.(type) {
+	case float64:
+		return x == 0
+	case int64:
+		return x == 0
+	}
+	return false
+}
+
+// attnSpec rewrites an attention kernel; it reuses warpspec's ring,
+// tile-loop and store helpers through a wgmmaLoop describing O.
+type attnSpec struct {
+	*warpspec
+	al                  *attnLoop
+	qBytes, kvBytes     int
+	qOff                int
+	ringQ, ringK, ringV *ir.Value
+	qFull, qEmpty       *ir.Value
+}
+
+// attnLayoutsOK checks what the layout, convert and smem passes decided:
+// both accumulators in the warpgroup layout, no scratch region (a
+// reduction or conversion across warps would need the block's barrier).
+func attnLayoutsOK(f *ir.Func, al *attnLoop) bool {
+	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
+	if ret.Attrs.Get(ir.AttrKeyScratch) != nil {
+		return false
+	}
+	for _, mma := range []*ir.Instr{al.qk, al.pv} {
+		s := mma.Result().Type.(*ir.Tile).Shape
+		l, err := LayoutOf(mma.Result())
+		if err != nil || !SameLayout(l, MMALayout(s[0], s[1], s[0]/16, 1)) {
+			return false
+		}
+	}
+	bad := false
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpConvertLayout {
+			bad = true
+		}
+	})
+	return !bad
+}
+
+// warpSpecializeAttention is the warpspec pass on an attention kernel;
+// false when it does not apply.
+func warpSpecializeAttention(f *ir.Func, t *Target) bool {
+	al, _ := findAttnLoop(f, t)
+	if al == nil || !attnLayoutsOK(f, al) {
+		return false
+	}
+	// O is the "GEMM" whose store the helpers stage: m = tq, n = D.
+	w := &warpspec{f: f, t: t, lp: &wgmmaLoop{loop: al.loop, mma: al.pv, m: al.tq, n: al.d, store: al.store}}
+	a := &attnSpec{warpspec: w, al: al}
+	if !a.plan() {
+		return false
+	}
+	a.rewrite(f.Body.Instrs[len(f.Body.Instrs)-1])
+	DeadCode(f)
+	return true
+}
+
+func (a *attnSpec) plan() bool {
+	al, w := a.al, a.warpspec
+	a.qBytes = al.tq * al.d * 2
+	a.kvBytes = al.tkv * al.d * 2
+	per := 2*a.kvBytes + 2*mbarBytes
+	budget := w.t.KernelSharedBytes() - a.qBytes - 2*mbarBytes
+	w.staging = -1
+	if al.store != nil {
+		if l, err := LayoutOf(al.store.Args[len(al.store.Args)-1]); err == nil && SameLayout(l, MMALayout(al.tq, al.d, al.tq/16, 1)) {
+			w.stageCols = al.d
+			w.stagingBytes = al.tq * al.d * 2
+		}
+	}
+	w.stages = min((budget-w.stagingBytes)/per, w.t.Tuning.MaxStages)
+	if w.stages < 2 {
+		return false
+	}
+	a.qOff = w.stages * 2 * a.kvBytes
+	w.barOff = a.qOff + a.qBytes
+	if w.stagingBytes > 0 {
+		w.staging = w.barOff
+		w.barOff += w.stagingBytes
+	}
+	return true
+}
+
+func (a *attnSpec) rewrite(ret *ir.Instr) {
+	f, al, w := a.f, a.al, a.warpspec
+	var pre, post []*ir.Instr
+	for i, in := range f.Body.Instrs {
+		if in == al.loop {
+			pre = f.Body.Instrs[:i]
+			post = f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
+			break
+		}
+	}
+	s := &seq{f: f}
+	s.pos.Pos = al.qk.Pos
+	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
+	ring := func(ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
+		return s.op(ir.OpSmemAlloc, nil, ld.Result().Type, ir.AttrKeyLayout, smemLayout,
+			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
+			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
+	}
+	a.ringK = ring(al.loadK, 0, w.stages, a.kvBytes)
+	a.ringV = ring(al.loadV, w.stages*a.kvBytes, w.stages, a.kvBytes)
+	a.ringQ = ring(al.loadQ, a.qOff, 1, a.qBytes)
+	consumers := al.tq / 64
+	mbar := func(count, off, stages int) *ir.Value {
+		return s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(count), "smem", int64(off), "stages", int64(stages))
+	}
+	w.full = mbar(1, w.barOff, w.stages)
+	w.empty = mbar(consumers, w.barOff+mbarBytes*w.stages, w.stages)
+	a.qFull = mbar(1, w.barOff+2*mbarBytes*w.stages, 1)
+	a.qEmpty = mbar(consumers, w.barOff+2*mbarBytes*w.stages+mbarBytes, 1)
+	s.barrier()
+	warp := s.op(ir.OpWarpID, nil, i32T)
+	firstProducer := s.i32(int64(4 * consumers))
+	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
+
+	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
+	roles.Pos = s.pos.Pos
+	prod := &seq{f: f, pos: s.pos}
+	prod.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsProducerRegs))
+	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredEQ)
+	lead := f.NewInstr(ir.OpIf, []*ir.Value{isLead})
+	lead.Pos = s.pos.Pos
+	issue := &seq{f: f, pos: s.pos}
+	a.tileLoop(issue, pre, nil, false)
+	fillRegion(lead.NewRegion(), issue.out, f)
+	fillRegion(lead.NewRegion(), nil, f)
+	prod.add(lead)
+	fillRegion(roles.NewRegion(), prod.out, f)
+
+	cons := &seq{f: f, pos: s.pos}
+	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
+	a.tileLoop(cons, pre, post, true)
+	if w.staging >= 0 {
+		cons.op(ir.OpTMAStoreWait, nil, nil, "read", false)
+	}
+	fillRegion(roles.NewRegion(), cons.out, f)
+	s.add(roles)
+
+	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*consumers))
+	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(consumers+1)))
+	ret.Attrs.Set(ir.AttrKeyMaxRegs, int64(wsEntryRegs))
+	ret.Attrs.Set(ir.AttrKeyPersistent, true)
+	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(w.barOff+2*mbarBytes*w.stages+2*mbarBytes))
+	ret.Attrs = dropAttr(ret.Attrs, ir.AttrKeyScratch)
+	f.Body.Instrs = nil
+	for _, in := range append(s.out, ret) {
+		f.Body.Append(in)
+	}
+}
+
+// tileLoop appends one role's loop over the kernel's blocks, carrying the
+// ring's stage and phase and the query buffer's phase.
+func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
+	f, al, w := a.f, a.al, a.warpspec
+	first := s.op(ir.OpCTAID, nil, i32T)
+	stride := s.op(ir.OpCTACount, nil, i32T)
+	var grid [3]*ir.Value
+	for ax := range grid {
+		grid[ax] = s.op(ir.OpGridSize, nil, i32T, "axis", int64(ax))
+	}
+	total := s.op(ir.OpMul, []*ir.Value{grid[0], grid[1]}, i32T)
+	total = s.op(ir.OpMul, []*ir.Value{total, grid[2]}, i32T)
+	zero := s.i32(0)
+	tl := f.NewInstr(ir.OpFor, []*ir.Value{first, total, stride, zero, zero, zero}, i32T, i32T, i32T)
+	tl.Pos = s.pos.Pos
+	body := tl.NewRegion()
+	tile := f.AddBlockParam(body, i32T)
+	stage := f.AddBlockParam(body, i32T)
+	phase := f.AddBlockParam(body, i32T)
+	qPhase := f.AddBlockParam(body, i32T)
+	b := &seq{f: f, pos: s.pos}
+	bid := [3]*ir.Value{}
+	bid[0] = b.op(ir.OpMod, []*ir.Value{tile, grid[0]}, i32T)
+	q := b.op(ir.OpFloorDiv, []*ir.Value{tile, grid[0]}, i32T)
+	bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
+	bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
+	m := map[*ir.Value]*ir.Value{}
+	mapped := func(v *ir.Value) *ir.Value {
+		if x, ok := m[v]; ok {
+			return x
+		}
+		return v
+	}
+	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
+	// The code before the loop, with the query load replaced: the
+	// producer copies Q once the consumers freed the buffer; the
+	// consumers wait for it.
+	var qSlot *ir.Value
+	for _, in := range pre {
+		if in != al.loadQ {
+			w.cloneInto(b, []*ir.Instr{in}, m, bid, grid)
+			continue
+		}
+		qSlot = b.op(ir.OpSmemSlot, []*ir.Value{a.ringQ, b.i32(0)}, in.Result().Type, ir.AttrKeyLayout, smemLayout)
+		if consumer {
+			b.op(ir.OpMbarWait, []*ir.Value{a.qFull, b.i32(0), qPhase}, nil)
+		} else {
+			parity := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
+			b.op(ir.OpMbarWait, []*ir.Value{a.qEmpty, b.i32(0), parity}, nil)
+			b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, "bytes", int64(a.qBytes))
+			args := []*ir.Value{in.Args[0]}
+			for _, x := range in.Args[1:] {
+				args = append(args, mapped(x))
+			}
+			b.op(ir.OpTMALoad, append(args, qSlot, a.qFull, b.i32(0)), nil)
+		}
+		m[in.Result()] = qSlot
+	}
+	var outStage, outPhase *ir.Value
+	if consumer {
+		outStage, outPhase = a.consumerLoop(b, m, stage, phase, qSlot)
+		b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, "value", true)}, nil)
+		w.cloneInto(b, post, m, bid, grid)
+	} else {
+		outStage, outPhase = a.producerLoop(b, m, stage, phase)
+	}
+	nextQ := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
+	for _, in := range b.out {
+		body.Append(in)
+	}
+	body.Append(f.NewInstr(ir.OpYield, []*ir.Value{outStage, outPhase, nextQ}))
+	s.add(tl)
+}
+
+// kvLoop starts a copy of the attention loop carrying the ring's stage and
+// phase first, then the loop's own values when the consumers run it.
+func (a *attnSpec) kvLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, carried bool) (*ir.Instr, *seq, []*ir.Value) {
+	f, al := a.f, a.al
+	old := al.loop.Regions[0]
+	mapped := func(v *ir.Value) *ir.Value {
+		if x, ok := m[v]; ok {
+			return x
+		}
+		return v
+	}
+	args := []*ir.Value{mapped(al.loop.Args[0]), mapped(al.loop.Args[1]), mapped(al.loop.Args[2]), stage, phase}
+	types := []ir.Type{i32T, i32T}
+	if carried {
+		for i, x := range al.loop.Args[3:] {
+			args = append(args, mapped(x))
+			types = append(types, al.loop.Results[i].Type)
+		}
+	}
+	kl := f.NewInstr(ir.OpFor, args, types...)
+	kl.Pos = al.loop.Pos
+	body := kl.NewRegion()
+	m[old.Params[0]] = f.AddBlockParam(body, old.Params[0].Type)
+	params := []*ir.Value{f.AddBlockParam(body, i32T), f.AddBlockParam(body, i32T)}
+	if carried {
+		for _, p := range old.Params[1:] {
+			np := f.AddBlockParam(body, p.Type)
+			m[p] = np
+			params = append(params, np)
+		}
+	}
+	return kl, &seq{f: f, pos: s.pos}, params
+}
+
+// producerLoop: per step, wait until the consumers freed the stage, then
+// copy K's and V's tiles into it.
+func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+	al, w := a.al, a.warpspec
+	kl, b, p := a.kvLoop(s, m, stage, phase, false)
+	st, ph := p[0], p[1]
+	// The loop's scalar code (the loads' indices may use it).
+	old := al.loop.Regions[0]
+	var scalars []*ir.Instr
+	for _, in := range old.Instrs[:len(old.Instrs)-1] {
+		if scalarResults(in) && len(in.Regions) == 0 && !in.Op.Info().SideEffect {
+			scalars = append(scalars, in)
+		}
+	}
+	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
+	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
+	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
+	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(2*a.kvBytes))
+	for _, c := range []struct {
+		ld   *ir.Instr
+		ring *ir.Value
+	}{{al.loadK, a.ringK}, {al.loadV, a.ringV}} {
+		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, c.ld.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		args := []*ir.Value{c.ld.Args[0]}
+		for _, x := range c.ld.Args[1:] {
+			if y, ok := m[x]; ok {
+				x = y
+			}
+			args = append(args, x)
+		}
+		b.op(ir.OpTMALoad, append(args, slot, w.full, st), nil)
+	}
+	ns, np := w.advance(b, st, ph)
+	finishLoop(s, kl, b, []*ir.Value{ns, np}, a.f)
+	return kl.Results[0], kl.Results[1]
+}
+
+// consumerLoop: per step, wait for the stage; the loop's code in order,
+// with Q K^T and P V on wgmma (each waited for before its result is
+// read or its accumulator touched); then free the stage.
+func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase, qSlot *ir.Value) (*ir.Value, *ir.Value) {
+	al, w := a.al, a.warpspec
+	kl, b, p := a.kvLoop(s, m, stage, phase, true)
+	st, ph := p[0], p[1]
+	b.op(ir.OpMbarWait, []*ir.Value{w.full, st, ph}, nil)
+	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
+	kSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringK, st}, al.loadK.Result().Type, ir.AttrKeyLayout, smemLayout)
+	vSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringV, st}, al.loadV.Result().Type, ir.AttrKeyLayout, smemLayout)
+	mapped := func(v *ir.Value) *ir.Value {
+		if x, ok := m[v]; ok {
+			return x
+		}
+		return v
+	}
+	old := al.loop.Regions[0]
+	for _, in := range old.Instrs[:len(old.Instrs)-1] {
+		switch in {
+		case al.loadK, al.loadV, al.permK:
+			continue
+		case al.qk:
+			sv := b.op(ir.OpWGMMA, []*ir.Value{qSlot, kSlot, mapped(in.Args[2])}, in.Result().Type,
+				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", false, "zero_init", true)
+			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+			m[in.Result()] = sv
+			continue
+		case al.pv:
+			ov := b.op(ir.OpWGMMA, []*ir.Value{mapped(in.Args[0]), vSlot, mapped(in.Args[2])}, in.Result().Type,
+				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", true)
+			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+			m[in.Result()] = ov
+			continue
+		}
+		tmp := &ir.Block{}
+		cloneBlock(a.f, &ir.Block{Instrs: []*ir.Instr{in}}, tmp, m)
+		for _, x := range tmp.Instrs {
+			// P stays in registers: the register-A wgmma reads it there.
+			for _, k := range []string{ir.AttrKeyStaged, ir.AttrKeySmem, ir.AttrKeyRowBytes, ir.AttrKeyStageBytes, ir.AttrKeyStages} {
+				x.Attrs = dropAttr(x.Attrs, k)
+			}
+			b.add(x)
+		}
+	}
+	has := b.op(ir.OpConst, nil, boolT, "value", true)
+	b.op(ir.OpMbarArrive, []*ir.Value{w.empty, st, has}, nil)
+	ns, np := w.advance(b, st, ph)
+	yield := []*ir.Value{ns, np}
+	for _, x := range old.Instrs[len(old.Instrs)-1].Args {
+		yield = append(yield, mapped(x))
+	}
+	finishLoop(s, kl, b, yield, a.f)
+	for i, r := range al.loop.Results {
+		m[r] = kl.Results[2+i]
+	}
+	return kl.Results[0], kl.Results[1]
+}
