@@ -22,6 +22,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilec/tilec/ir"
 )
@@ -36,6 +37,9 @@ type attnLoop struct {
 	loadV      *ir.Instr // (tkv, D)
 	tq, tkv, d int
 	store      *ir.Instr // the store of O, through TMA when it qualifies
+	// views are the reshapes of (1, R, C) loads of 3-D arrays (one head of
+	// (H, S, D) arrays) to the (R, C) tiles the mmas take.
+	views []*ir.Instr
 }
 
 // findAttnLoop returns the kernel's attention loop when target t runs it
@@ -71,10 +75,22 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	load2D := func(v *ir.Value, where *ir.Block) *ir.Instr {
 		d := v.Def
+		var view *ir.Instr
+		if d != nil && d.Op == ir.OpReshape && d.Block == where && single(v) {
+			view, v, d = d, d.Args[0], d.Args[0].Def
+		}
 		if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) {
 			return nil
 		}
-		if at, ok := d.Args[0].Type.(*ir.Array); !ok || at.Rank != 2 || (at.DType != ir.F16 && at.DType != ir.BF16) {
+		at, ok := d.Args[0].Type.(*ir.Array)
+		if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
+			return nil
+		}
+		switch s := d.Result().Type.(*ir.Tile).Shape; {
+		case at.Rank == 2 && view == nil:
+		case at.Rank == 3 && view != nil && s[0] == 1:
+			al.views = append(al.views, view)
+		default:
 			return nil
 		}
 		return d
@@ -101,8 +117,8 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 	if a := al.pv.Args[2]; !single(a) || (a.Def == nil && a.Block != body) {
 		return nil, "O's input has other uses"
 	}
-	qt, kt := al.loadQ.Result().Type.(*ir.Tile), al.loadK.Result().Type.(*ir.Tile)
-	vt, st := al.loadV.Result().Type.(*ir.Tile), al.qk.Result().Type.(*ir.Tile)
+	qt, kt := tile2D(al.loadQ), tile2D(al.loadK)
+	vt, st := tile2D(al.loadV), al.qk.Result().Type.(*ir.Tile)
 	al.tq, al.d, al.tkv = qt.Shape[0], qt.Shape[1], kt.Shape[0]
 	switch {
 	case qt.DType != kt.DType || qt.DType != vt.DType || al.pv.Args[0].Type.Elem() != qt.DType:
@@ -119,6 +135,9 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 	for _, in := range body.Instrs {
 		switch in {
 		case al.loadK, al.loadV, al.permK, al.qk, al.pv, body.Instrs[len(body.Instrs)-1]:
+			continue
+		}
+		if slices.Contains(al.views, in) {
 			continue
 		}
 		if len(in.Regions) > 0 || in.Op.Info().SideEffect || in.Op == ir.OpLoad || in.Op == ir.OpMMA || !attnRegisterOp(in) {
@@ -269,7 +288,7 @@ func (a *attnSpec) rewrite(ret *ir.Instr) {
 	s.pos.Pos = al.qk.Pos
 	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
 	ring := func(ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
-		return s.op(ir.OpSmemAlloc, nil, ld.Result().Type, ir.AttrKeyLayout, smemLayout,
+		return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, smemLayout,
 			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
 			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
 	}
@@ -363,11 +382,15 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 	// consumers wait for it.
 	var qSlot *ir.Value
 	for _, in := range pre {
+		if slices.Contains(al.views, in) {
+			m[in.Result()] = qSlot // the 2-D view of Q's (1, tq, D) load
+			continue
+		}
 		if in != al.loadQ {
 			w.cloneInto(b, []*ir.Instr{in}, m, bid, grid)
 			continue
 		}
-		qSlot = b.op(ir.OpSmemSlot, []*ir.Value{a.ringQ, b.i32(0)}, in.Result().Type, ir.AttrKeyLayout, smemLayout)
+		qSlot = b.op(ir.OpSmemSlot, []*ir.Value{a.ringQ, b.i32(0)}, tile2D(in), ir.AttrKeyLayout, smemLayout)
 		if consumer {
 			b.op(ir.OpMbarWait, []*ir.Value{a.qFull, b.i32(0), qPhase}, nil)
 		} else {
@@ -454,7 +477,7 @@ func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 		ld   *ir.Instr
 		ring *ir.Value
 	}{{al.loadK, a.ringK}, {al.loadV, a.ringV}} {
-		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, c.ld.Result().Type, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 		args := []*ir.Value{c.ld.Args[0]}
 		for _, x := range c.ld.Args[1:] {
 			if y, ok := m[x]; ok {
@@ -478,8 +501,8 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase,
 	st, ph := p[0], p[1]
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, st, ph}, nil)
 	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
-	kSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringK, st}, al.loadK.Result().Type, ir.AttrKeyLayout, smemLayout)
-	vSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringV, st}, al.loadV.Result().Type, ir.AttrKeyLayout, smemLayout)
+	kSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringK, st}, tile2D(al.loadK), ir.AttrKeyLayout, smemLayout)
+	vSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringV, st}, tile2D(al.loadV), ir.AttrKeyLayout, smemLayout)
 	mapped := func(v *ir.Value) *ir.Value {
 		if x, ok := m[v]; ok {
 			return x
@@ -488,6 +511,9 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase,
 	}
 	old := al.loop.Regions[0]
 	for _, in := range old.Instrs[:len(old.Instrs)-1] {
+		if slices.Contains(al.views, in) {
+			continue
+		}
 		switch in {
 		case al.loadK, al.loadV, al.permK:
 			continue

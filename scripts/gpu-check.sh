@@ -446,6 +446,7 @@ for T in f16 bf16; do
 	done
 	hopper_cases+=("tma_attention_D128_${T}_S1000|examples/attention.tile|-D T=$T -D D=128 --shape S=1000")
 	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|examples/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
+	hopper_cases+=("tma_attention_heads_${T}_causal|examples/cutile/attention.py|--entry attention --arg Q=$T[H,S,D] --arg K=$T[H,S,D] --arg V=$T[H,S,D] --scalar causal=True --shape H=3,S=333,D=128")
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
