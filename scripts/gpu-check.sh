@@ -446,6 +446,9 @@ for T in f16 bf16; do
 	done
 	hopper_cases+=("tma_attention_D128_${T}_S1000|examples/attention.tile|-D T=$T -D D=128 --shape S=1000")
 	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|examples/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
+	hopper_cases+=("tma_mha_${T}_S1000|examples/mha.tile|-D T=$T --shape BH=3,S=1000")
+	hopper_cases+=("tma_mha_${T}_causal_S1000|examples/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
+	hopper_cases+=("tma_mha_D128_${T}_causal_S333|examples/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
 	hopper_cases+=("tma_attention_heads_${T}_causal|examples/cutile/attention.py|--entry attention --arg Q=$T[H,S,D] --arg K=$T[H,S,D] --arg V=$T[H,S,D] --scalar causal=True --shape H=3,S=333,D=128")
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
