@@ -409,6 +409,7 @@ func init() {
 	set(nothing, ir.OpReturn, ir.OpYield) // yield: the for or if that owns the region copies its values
 	set((*emitter).emitFor, ir.OpFor)
 	set((*emitter).emitIfOp, ir.OpIf)
+	set((*emitter).emitWhile, ir.OpWhile)
 	set((*emitter).emitRegisterLoad, ir.OpLoad)
 	set(func(e *emitter, in *ir.Instr) { e.emitGlobalAccess(in, true) }, ir.OpStore)
 	set(func(e *emitter, in *ir.Instr) {

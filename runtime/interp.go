@@ -646,6 +646,7 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpAssert:      {nil, execAssert},
 	ir.OpPackBytes:   {nil, execPackBytes},
 	ir.OpUnpackBytes: {nil, execUnpackBytes},
+	ir.OpWhile:       {nil, execWhile},
 }
 
 func init() {

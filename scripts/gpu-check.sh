@@ -376,6 +376,16 @@ done
 for n in 1 1000 100003; do
 	run_cases+=("int_dtypes_$n|runtime/testdata/kernels/int_dtypes.tile|--shape N=$n")
 done
+# while loops, break/continue in while and for loops (a for with a break is a while), nested loops,
+# a run-time assert (holds: no trap); mma inside a while loop and a for loop with a break.
+for mn in 1x1 37x300 1000x97; do
+	IFS=x read -r m n <<<"$mn"
+	run_cases+=("while_loops_$mn|runtime/testdata/kernels/while_loops.tile|--shape M=$m,N=$n")
+done
+for mnk in 70x100x90 256x256x300; do
+	IFS=x read -r m n k <<<"$mnk"
+	run_cases+=("while_mma_$mnk|runtime/testdata/kernels/while_mma.tile|--shape M=$m,N=$n,K=$k")
+done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"
