@@ -190,6 +190,8 @@ const (
 	// turns them into carried bool flags that guard the rest of the body
 	// (an if) and, for break, join the condition.
 	OpWhile
+	// %v = stride %A {axis=1} : i32         an array's stride along an axis in elements (A.strides; cuTile's int32), fixed at launch
+	OpStride
 
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
@@ -409,6 +411,7 @@ var opTable = [NumOps]OpInfo{
 	OpPackBytes:   {Name: "pack_bytes", NumArgs: 1},
 	OpUnpackBytes: {Name: "unpack_bytes", NumArgs: 1},
 	OpWhile:       {Name: "while", NumArgs: -1, NumRegions: 2, SideEffect: true},
+	OpStride:      {Name: "stride", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
 
 	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},

@@ -544,7 +544,7 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("result %v, want i32", res)
 		}
 
-	case OpDim:
+	case OpDim, OpStride:
 		arr, ok := a[0].Type.(*Array)
 		if !ok {
 			return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)

@@ -19,3 +19,12 @@ func TestWhileMMAPatterns(t *testing.T) {
 		`\$L_while_\d+:`, `bar\.sync 0;`, `cp\.async`, `mma\.sync\.aligned\.m16n8k16`,
 	}, []string{`ld\.local`})
 }
+
+// A load with a non-identity order is a load and a permute (through the
+// tile's layout), A.strides reads the 64-bit stride parameter as int32,
+// extract/insert go through the scratch region.
+func TestSurfaceOpsPatterns(t *testing.T) {
+	checkPatterns(t, "surface_ops.tile", nil, []string{
+		`cvt\.u32\.u64 %r\d+, %rd\d+;`, `ld\.param\.s64 %rd\d+, \[p_X_stride0\]`, `st\.shared`, `ld\.global`, `st\.global`,
+	}, []string{`ld\.local`})
+}

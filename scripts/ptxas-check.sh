@@ -58,6 +58,7 @@ cases=(
 	"int_dtypes|runtime/testdata/kernels/int_dtypes.tile|"
 	"while_loops|runtime/testdata/kernels/while_loops.tile|"
 	"while_mma|runtime/testdata/kernels/while_mma.tile|"
+	"surface_ops|runtime/testdata/kernels/surface_ops.tile|"
 	"cutile_gather_add2d|examples/cutile/gather_add2d.py|--arg A=f32[M,N] --arg B=f32[M,N] --arg C=f32[M,N] -D tm=32 -D tn=64"
 	"cutile_permute_scatter|examples/cutile/permute_scatter.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=256"
 	"cutile_atomic_split_k|examples/cutile/atomic_split_k.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f32[M,N] -D tm=64 -D tn=64 -D tk=32 -D SPLIT=4"

@@ -193,6 +193,11 @@ func (c *counter) instr(in *ir.Instr) error {
 			c.set(in.Result(), cval{known: true, i: int64(t.Shape[in.Attrs.Int("axis")])})
 		}
 		return nil
+	case ir.OpStride:
+		if t := c.tensor(in.Args[0]); t != nil {
+			c.set(in.Result(), cval{known: true, i: ir.WrapInt(ir.I32, int64(t.Strides[in.Attrs.Int("axis")]))})
+		}
+		return nil
 	case ir.OpMMA:
 		a := in.Args[0].Type.(*ir.Tile).Shape
 		bs := in.Args[1].Type.(*ir.Tile).Shape
