@@ -230,7 +230,7 @@ var tileOps = func() []Op {
 	var ops []Op
 	for o := Op(1); o < NumOps; o++ {
 		switch o {
-		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStore, OpFor, OpIf, OpYield, OpReturn:
+		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStride, OpStore, OpFor, OpIf, OpWhile, OpYield, OpReturn:
 			continue
 		}
 		if opTable[o].LoweredOnly {

@@ -381,18 +381,39 @@ func (b *builder) biLoad(c *callCtx) value {
 		pad = padModes[string(m)]
 	}
 	var attrs Attrs
-	hintsOK := b.memHints(c, a.rank(), &attrs)
+	order, hintsOK := b.memHints(c, a.rank(), &attrs)
 	if !idxOK || !shapeOK || !hintsOK {
 		return poison{}
 	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
+	if order != nil {
+		// Load the tile in the array's axis order, then permute it.
+		ashape := make([]int, len(shape))
+		aidx := make([]*Value, len(idx))
+		for k, ax := range order {
+			ashape[ax], aidx[ax] = shape[k], idx[k]
+		}
+		shape, idx = ashape, aidx
+	}
 	if pad == PadNaN && !a.dtype().IsFloat() {
 		return b.fail(c.argPos(4), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
 	}
 	attrs.Set("pad", pad)
-	return b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)
+	t := b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)
+	if order != nil {
+		return b.permuteTile(c.pos, t, order)
+	}
+	return t
+}
+
+// permuteTile emits t permuted: result axis k is t's axis perm[k].
+func (b *builder) permuteTile(pos lang.Pos, t *Value, perm []int) *Value {
+	tt := t.Type.(*Tile)
+	var attrs Attrs
+	attrs.Set("perm", append([]int(nil), perm...))
+	return b.emitAttrs(pos, OpPermute, permutedTile(tt, perm), attrs, t)
 }
 
 func (b *builder) biStore(c *callCtx) value {
@@ -403,7 +424,8 @@ func (b *builder) biStore(c *callCtx) value {
 	idx, idxOK := b.indexArg(c, 1, a)
 	x, t, ok := b.tileArg(c, 2, "tile")
 	var attrs Attrs
-	if !b.memHints(c, a.rank(), &attrs) || !ok || !idxOK {
+	order, hintsOK := b.memHints(c, a.rank(), &attrs)
+	if !hintsOK || !ok || !idxOK {
 		return poison{}
 	}
 	if t.Rank() != a.rank() {
@@ -411,6 +433,16 @@ func (b *builder) biStore(c *callCtx) value {
 	}
 	if t.DType != a.dtype() {
 		return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
+	}
+	if order != nil {
+		// Permute the tile into the array's axis order: its axis order[k]
+		// is the tile's axis k.
+		inv := make([]int, len(order))
+		aidx := make([]*Value, len(idx))
+		for k, ax := range order {
+			inv[ax], aidx[ax] = k, idx[k]
+		}
+		x, idx = b.permuteTile(c.pos, x, inv), aidx
 	}
 	b.emitAttrs(c.pos, OpStore, nil, attrs, append(append([]*Value{a.p.Value}, idx...), x)...)
 	return noneVal{}

@@ -121,8 +121,16 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 				t[i] = b.arrayDim(x, i, e.NamePos)
 			}
 			return t
+		case "strides":
+			t := make(tuple, x.rank())
+			for i := range t {
+				var attrs Attrs
+				attrs.Set("axis", int64(i))
+				t[i] = b.emitAttrs(e.NamePos, OpStride, ScalarOf(I32), attrs, x.p.Value)
+			}
+			return t
 		}
-		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, dtype and ndim)", x.name, e.Name)
+		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, strides, dtype and ndim)", x.name, e.Name)
 	case *Value:
 		switch e.Name {
 		case "dtype":

@@ -5,8 +5,8 @@ package ir
 // ct.ByTarget(sm_90=..., default=...) per target), and the load/store
 // hints latency, allow_tma, check_bounds and order. They are recorded in
 // the IR (Func.Hints, the ops' optional attributes) for the backends; a
-// hint is never an error unless its value is malformed or, for order,
-// would change what is loaded (only the identity order is supported).
+// hint is never an error unless its value is malformed. order is not a
+// hint: it maps tile axes to array axes (see memHints).
 
 import (
 	"github.com/tilec/tilec/lang"
@@ -63,10 +63,15 @@ func (b *builder) kernelHint(kw *lang.Keyword) {
 	}
 }
 
-// memHints reads the hints of a load or store call into attrs.
-func (b *builder) memHints(c *callCtx, rank int, attrs *Attrs) bool {
+// memHints reads the hints of a load or store call into attrs, and its
+// order: nil for the identity ("C"), else the permutation, cuTile's
+// meaning: tile axis k is array axis order[k] ("F" reverses the axes).
+// ct.load(A, (j, i), shape=(tn, tm), order=(1, 0)) is the transpose of
+// ct.load(A, (i, j), shape=(tm, tn)).
+func (b *builder) memHints(c *callCtx, rank int, attrs *Attrs) ([]int, bool) {
 	params := ctBuiltins[c.name].params
 	ok := true
+	var order []int
 	for i, p := range params {
 		if !c.given(i) {
 			continue
@@ -90,29 +95,52 @@ func (b *builder) memHints(c *callCtx, rank int, attrs *Attrs) bool {
 			}
 			attrs.Set(p.name, t)
 		case "order":
-			if !b.identityOrder(v, rank) {
-				b.errorf(c.argPos(i), "%s: order=%s is not supported yet: only the identity order (\"C\" or (0, 1, ...)) is", c.name, formatConst(v))
+			perm, valid := orderPerm(v, rank)
+			if !valid {
+				b.errorf(c.argPos(i), "%s: order must be \"C\", \"F\" or a permutation of the %d array axes, got %s", c.name, rank, formatConst(v))
 				ok = false
 			}
+			order = perm
 		}
 	}
-	return ok
+	return order, ok
 }
 
-func (b *builder) identityOrder(v value, rank int) bool {
+// orderPerm reads a load or store order: nil for the identity.
+func orderPerm(v value, rank int) ([]int, bool) {
+	perm := make([]int, rank)
 	switch v := v.(type) {
 	case string:
-		return v == "C"
+		switch v {
+		case "C":
+			return nil, true
+		case "F":
+			for i := range perm {
+				perm[i] = rank - 1 - i
+			}
+		default:
+			return nil, false
+		}
 	case tuple:
 		if len(v) != rank {
-			return false
+			return nil, false
 		}
+		seen := make([]bool, rank)
 		for i, x := range v {
-			if n, ok := x.(int64); !ok || n != int64(i) {
-				return false
+			n, ok := x.(int64)
+			if !ok || n < 0 || n >= int64(rank) || seen[n] {
+				return nil, false
 			}
+			seen[n] = true
+			perm[i] = int(n)
 		}
-		return true
+	default:
+		return nil, false
 	}
-	return false
+	for i, p := range perm {
+		if p != i {
+			return perm, true
+		}
+	}
+	return nil, true
 }

@@ -1,7 +1,8 @@
 package ir
 
 // Tile methods and tile indexing, as cuTile has them: t.astype(dt),
-// t.reshape(shape), t.permute(axes), t.transpose(...), t.item(), and
+// t.reshape(shape), t.permute(axes), t.transpose(...), t.item(),
+// t.extract(index, shape), t.insert(index, value), and
 // t[:, None] / t[None, :] (a full slice keeps a dim, None inserts one of
 // size 1, an int index 0 drops a dim of size 1). A method is the tile
 // builtin of the same name with the tile as its first argument.
@@ -21,7 +22,7 @@ type methodVal struct {
 var tileMethods = map[string]bool{
 	"astype": true, "reshape": true, "permute": true, "transpose": true, "item": true,
 	"expand_dims": true, "broadcast_to": true, "sum": true, "max": true, "min": true,
-	"argmax": true, "argmin": true,
+	"argmax": true, "argmin": true, "extract": true, "insert": true,
 }
 
 // callMethod calls a tile method: the builtin with the receiver first.
@@ -111,7 +112,7 @@ func (b *builder) indexTile(x *Value, e *lang.Subscript) value {
 				return b.fail(ie.Position(), "index %s is out of range for dim %d of size %d", formatConst(v), axis, shape[axis])
 			}
 			if shape[axis] != 1 {
-				return b.fail(ie.Position(), "indexing a tile dim of size %d with an int is not supported: only size-1 dims can be dropped this way (use ct.extract)", shape[axis])
+				return b.fail(ie.Position(), "indexing a tile dim of size %d with an int is not supported: as in cuTile, indexing only inserts (None) and drops (0) size-1 dims; use t.extract(index, shape)", shape[axis])
 			}
 			axis++
 		}

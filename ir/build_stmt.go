@@ -39,6 +39,13 @@ func (b *builder) stmts(list []lang.Stmt, live nameSet, top bool) {
 			return
 		}
 		b.stmt(s, after[i], top && i == len(list)-1)
+		if i+1 < len(list) {
+			if g := b.exitGuard(s); g != nil {
+				// The rest runs only if s did not break or continue.
+				b.ifStmt(&lang.IfStmt{Pos: list[i+1].Position(), Cond: g, Then: list[i+1:]}, live, false)
+				return
+			}
+		}
 	}
 }
 
@@ -74,17 +81,19 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 	case *lang.IfStmt:
 		b.ifStmt(s, live, last)
 	case *lang.WhileStmt:
-		b.whileStmt(s)
+		b.fn.loops++
+		b.whileStmt(s, live)
+		b.fn.loops--
 	case *lang.BreakStmt, *lang.ContinueStmt:
-		what := "break"
+		what, flag := "break", breakFlag
 		if _, ok := s.(*lang.ContinueStmt); ok {
-			what = "continue"
+			what, flag = "continue", continueFlag
 		}
 		if b.fn.loops == 0 {
 			b.errorf(s.Position(), "'%s' outside a loop", what)
 			return
 		}
-		b.errorf(s.Position(), "'%s' is not supported yet: the tile IR has no early exit from a loop (guard the rest of the body with an if instead)", what)
+		b.bind(flag, true, s.Position())
 	case *lang.AssertStmt:
 		b.assertStmt(s)
 	default:
@@ -212,150 +221,6 @@ func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
 	}
 	b.errorf(call.Pos, "range() takes 1 to 3 arguments, got %d", len(args))
 	return nil, nil, nil, false
-}
-
-// forStmt builds `for i in range(...)` as an OpFor with loop-carried values.
-func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
-	target, ok := s.Target.(*lang.Name)
-	if !ok {
-		b.errorf(s.Target.Position(), "the loop variable must be a name")
-		return
-	}
-	if b.reservedName(target.Name) {
-		b.errorf(target.Pos, "cannot assign to %s: it is a builtin", target.Name)
-		return
-	}
-	lo, hi, step, ok := b.rangeArgs(s)
-	assigned := assignedList(s.Body)
-	bodyReads := nameSet{}
-	readList(s.Body, bodyReads)
-	if !ok {
-		// Build the body anyway for its errors, with the loop variable and
-		// the variables assigned in it poisoned.
-		b.bind(target.Name, poison{}, target.Pos)
-		for _, n := range assigned {
-			if _, defined := b.fn.scope[n]; defined {
-				b.bind(n, poison{}, s.Pos)
-			}
-		}
-		saved := b.cur
-		in := &Instr{Op: OpFor, Pos: s.Pos}
-		in.Block = b.cur
-		b.cur = in.NewRegion()
-		b.stmts(s.Body, nil, false)
-		b.cur = saved
-		for _, n := range assigned {
-			b.bind(n, poison{}, s.Pos)
-		}
-		return
-	}
-
-	// The induction variable's type: i32 unless a bound is i64.
-	ivt := I32
-	for _, x := range []value{lo, hi, step} {
-		if v, ok := x.(*Value); ok && v.Type.Elem() == I64 || weakDType(x) == I64 {
-			ivt = I64
-		}
-	}
-	bounds := []*Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
-
-	// Carried: assigned in the body, defined before, and read in the body or after it.
-	var carried []string
-	var inits []*Value
-	for _, n := range assigned {
-		if n == target.Name {
-			continue
-		}
-		bd, defined := b.fn.scope[n]
-		if !defined {
-			continue
-		}
-		if _, undef := bd.val.(undefVal); undef {
-			continue
-		}
-		if !bodyReads[n] && !live[n] {
-			continue
-		}
-		var init *Value
-		switch x := bd.val.(type) {
-		case *Value:
-			if isRuntime(x) {
-				init = x
-			}
-		case int64, float64, bool:
-			init = b.constant(bd.pos, x, weakDType(x))
-		case poison:
-			continue
-		}
-		if init == nil {
-			b.errorf(s.Pos, "%s holds %s and is reassigned in the loop: only scalars and tiles can be loop-carried", n, describe(bd.val))
-			b.bind(n, poison{}, bd.pos)
-			continue
-		}
-		carried = append(carried, n)
-		inits = append(inits, init)
-	}
-
-	in := &Instr{Op: OpFor, Pos: s.Pos, Args: append(bounds, inits...)}
-	b.append(in)
-	body := in.NewRegion()
-	iv := b.f.AddBlockParam(body, ScalarOf(ivt))
-	outer := b.cur
-	b.cur = body
-	b.bind(target.Name, iv, target.Pos)
-	params := make([]*Value, len(carried))
-	before := make([]binding, len(carried))
-	for i, n := range carried {
-		before[i] = b.fn.scope[n]
-		params[i] = b.f.AddBlockParam(body, inits[i].Type)
-		b.bind(n, params[i], before[i].pos)
-	}
-	bodyLive := nameSet{}
-	for n := range live {
-		bodyLive[n] = true
-	}
-	for n := range bodyReads {
-		bodyLive[n] = true
-	}
-	for _, n := range carried {
-		bodyLive[n] = true
-	}
-	b.stmts(s.Body, bodyLive, false)
-
-	// Yield the carried values, which must keep their types.
-	next := make([]*Value, len(carried))
-	for i, n := range carried {
-		bd := b.fn.scope[n]
-		v, ok := b.coerceTo(bd.val, inits[i].Type, bd.pos)
-		if !ok {
-			if !isPoison(bd.val) {
-				b.errorf(bd.pos, "loop-carried variable %s changes type in the loop: %s before, %s after", n, inits[i].Type, describe(bd.val))
-			}
-			v = params[i]
-		}
-		next[i] = v
-	}
-	b.cur.Append(&Instr{Op: OpYield, Args: next, Pos: s.Pos})
-	b.cur = outer
-	for i, n := range carried {
-		r := b.f.NewValue(inits[i].Type)
-		r.Def = in
-		r.Index = i
-		in.Results = append(in.Results, r)
-		b.bind(n, r, b.fn.scope[n].pos)
-	}
-	// Names first assigned in the body are not defined after the loop (it
-	// may run zero times); nor is the loop variable.
-	isCarried := nameSet{}
-	for _, n := range carried {
-		isCarried[n] = true
-	}
-	for _, n := range assigned {
-		if !isCarried[n] && n != target.Name {
-			b.bind(n, undefVal{msg: n + " is not defined on every path (it is assigned only inside a loop)"}, s.Pos)
-		}
-	}
-	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
 }
 
 // intValue materializes a loop bound as an integer scalar of dtype dt.
@@ -628,8 +493,10 @@ func assignedList(stmts []lang.Stmt) []string {
 			}
 		}
 	}
-	var walk func(list []lang.Stmt)
-	walk = func(list []lang.Stmt) {
+	// nested is set inside loops nested in stmts, whose break and continue
+	// set their own flags.
+	var walk func(list []lang.Stmt, nested bool)
+	walk = func(list []lang.Stmt, nested bool) {
 		for _, s := range list {
 			switch s := s.(type) {
 			case *lang.AssignStmt:
@@ -641,16 +508,24 @@ func assignedList(stmts []lang.Stmt) []string {
 			case *lang.ReturnStmt:
 				add(&lang.Name{Name: retName})
 			case *lang.ForStmt:
-				walk(s.Body)
+				walk(s.Body, true)
 			case *lang.IfStmt:
-				walk(s.Then)
-				walk(s.Else)
+				walk(s.Then, nested)
+				walk(s.Else, nested)
 			case *lang.WhileStmt:
-				walk(s.Body)
+				walk(s.Body, true)
+			case *lang.BreakStmt:
+				if !nested {
+					add(&lang.Name{Name: breakFlag})
+				}
+			case *lang.ContinueStmt:
+				if !nested {
+					add(&lang.Name{Name: continueFlag})
+				}
 			}
 		}
 	}
-	walk(stmts)
+	walk(stmts, false)
 	return out
 }
 
@@ -673,6 +548,8 @@ func assignedSet(body []lang.Stmt) map[string]bool {
 			case *lang.IfStmt:
 				walk(s.Then)
 				walk(s.Else)
+			case *lang.WhileStmt:
+				walk(s.Body)
 			}
 		}
 	}
@@ -715,27 +592,9 @@ func readNames(s lang.Stmt, set nameSet) {
 	}
 }
 
-// whileStmt builds a while loop whose condition is False at compile time
-// (nothing); any other is an error naming the construct, until the tile IR
-// has a while loop.
-func (b *builder) whileStmt(s *lang.WhileStmt) {
-	c := b.expr(s.Cond)
-	if isPoison(c) {
-		return
-	}
-	if t, ok := truthy(c); ok && isConstVal(c) {
-		if !t {
-			return
-		}
-		b.errorf(s.Pos, "'while' with a condition that is always true never ends")
-		return
-	}
-	b.errorf(s.Pos, "'while' loops are not supported yet: the tile IR has no while loop (write it as for i in range(n) with a bound)")
-}
-
-// assertStmt checks `assert cond, msg` at compile time. cuTile checks a
-// run-time condition on the device (ct.assert_); tilec has no op for that
-// yet, so a run-time condition is an error naming the construct.
+// assertStmt builds `assert cond, msg`: a compile-time condition is checked
+// now; a run-time one (a bool scalar or tile; an int scalar is compared
+// with 0) becomes an OpAssert, as cuTile's ct.assert_.
 func (b *builder) assertStmt(s *lang.AssertStmt) {
 	c := b.expr(s.Cond)
 	var msg value = ""
@@ -757,7 +616,31 @@ func (b *builder) assertStmt(s *lang.AssertStmt) {
 		}
 		return
 	}
-	b.errorf(s.Pos, "assert on a run-time value (%s) is not supported yet: tilec has no device-side assert (ct.assert_); compile-time conditions are checked", describe(c))
+	v, ok := c.(*Value)
+	if !ok || !isRuntime(v) {
+		b.errorf(s.Cond.Position(), "assert: condition must be a bool scalar or tile, got %s", describe(c))
+		return
+	}
+	if _, isScalar := v.Type.(*Scalar); isScalar {
+		v = b.toBool(s.Cond.Position(), v)
+	} else if v.Type.Elem() != Bool {
+		b.errorf(s.Cond.Position(), "assert: condition must be a bool tile, got %s (compare it, e.g. x != 0)", v.Type)
+		return
+	}
+	var attrs Attrs
+	switch m := msg.(type) {
+	case string:
+		if m != "" {
+			attrs.Set("message", m)
+		}
+	default:
+		if !isConstVal(m) {
+			b.errorf(s.Msg.Position(), "assert: the message must be a compile-time value, got %s", describe(m))
+			return
+		}
+		attrs.Set("message", formatConst(m))
+	}
+	b.emitAttrs(s.Pos, OpAssert, nil, attrs, v)
 }
 
 func readExpr(e lang.Expr, set nameSet) {

@@ -180,6 +180,19 @@ const (
 	// %x = unpack_bytes %b : tile<64xi32>   a rank-1 tile from its u8 storage bytes
 	OpUnpackBytes
 
+	// %r0, %r1 = while %init0, %init1 : i32, tile<64xf32> { ^(%c0: i32, %c1: tile<64xf32>) ... yield %cond } do { ^(%b0: i32, %b1: tile<64xf32>) ... yield %n0, %n1 }
+	// A loop on a run-time condition (Python's while; a for loop with a
+	// break is built as one too). Both regions take the carried values as
+	// parameters: region 0 computes the condition from them and yields one
+	// bool scalar; while it is true, region 1 (the body) runs and yields the
+	// next carried values. Results are the carried values when the
+	// condition is first false. break and continue are not ops: the builder
+	// turns them into carried bool flags that guard the rest of the body
+	// (an if) and, for break, join the condition.
+	OpWhile
+	// %v = stride %A {axis=1} : i32         an array's stride along an axis in elements (A.strides; cuTile's int32), fixed at launch
+	OpStride
+
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
 	// (docs/backend.md). Shared tiles are row-major with the XOR swizzle of
@@ -400,6 +413,8 @@ var opTable = [NumOps]OpInfo{
 	OpAssert:      {Name: "assert", NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
 	OpPackBytes:   {Name: "pack_bytes", NumArgs: 1},
 	OpUnpackBytes: {Name: "unpack_bytes", NumArgs: 1},
+	OpWhile:       {Name: "while", NumArgs: -1, NumRegions: 2, SideEffect: true},
+	OpStride:      {Name: "stride", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
 
 	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},

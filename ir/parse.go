@@ -16,7 +16,7 @@ package ir
 //	term     = factor { ( "*" | "//" | "%" ) factor } .
 //	factor   = INT | name | ( "cdiv" | "min" | "max" ) "(" host "," host ")" | "(" host ")" .
 //	instr    = [ VALUE { "," VALUE } "=" ] OP [ operands ] [ attrs ] [ ":" type { "," type } ]
-//	           [ region { "else" region } ] .
+//	           [ region { ( "else" | "do" ) region } ] .
 //	operands = VALUE { "," VALUE }                          (most ops)
 //	         | VALUE "[" [ VALUE { "," VALUE } ] "]"         (load)
 //	         | VALUE "[" [ VALUE { "," VALUE } ] "]" "," VALUE   (store) .
@@ -834,12 +834,13 @@ func (p *textParser) instr() *Instr {
 	if p.is("{") {
 		for {
 			p.region(in)
-			if !p.isWord("else") {
+			sep := regionSep(op)
+			if !p.isWord(sep) {
 				break
 			}
 			p.pos++
 			if !p.is("{") {
-				p.fail("expected \"{\" after else, found %s", p.tok().describe())
+				p.fail("expected \"{\" after %s, found %s", sep, p.tok().describe())
 			}
 		}
 	}

@@ -63,11 +63,20 @@ func (in *Instr) String() string {
 	p.instrHead(in)
 	for i := range in.Regions {
 		if i > 0 {
-			p.b.WriteString(" else")
+			p.b.WriteString(" " + regionSep(in.Op))
 		}
 		p.b.WriteString(" {...}")
 	}
 	return p.b.String()
+}
+
+// regionSep is the word between an instruction's regions: `do` before a
+// while's body, `else` otherwise.
+func regionSep(op Op) string {
+	if op == OpWhile {
+		return "do"
+	}
+	return "else"
 }
 
 type textPrinter struct {
@@ -233,7 +242,7 @@ func (p *textPrinter) instr(in *Instr, depth int) {
 	}
 	for i, r := range in.Regions {
 		if i > 0 {
-			p.s(" else")
+			p.s(" " + regionSep(in.Op))
 		}
 		p.s(" {\n")
 		if r != nil {

@@ -459,6 +459,8 @@ func (v *irVerifier) typing(in *Instr) string {
 		nres = max(len(in.Args)-3, 0)
 	case OpIf:
 		nres = len(in.Results)
+	case OpWhile:
+		nres = len(in.Args)
 	case OpReduceFn, OpScanFn:
 		nres = len(in.Args) / 2
 	}
@@ -466,7 +468,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), nres)
 	}
 	var res Type
-	if nres == 1 && in.Op != OpFor && in.Op != OpIf && in.Op != OpReduceFn && in.Op != OpScanFn {
+	if nres == 1 && in.Op != OpFor && in.Op != OpIf && in.Op != OpWhile && in.Op != OpReduceFn && in.Op != OpScanFn {
 		res = in.Results[0].Type
 		if msg := verifyType(res); msg != "" {
 			return fmt.Sprintf("result %v: %s", in.Results[0], msg)
@@ -542,7 +544,7 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("result %v, want i32", res)
 		}
 
-	case OpDim:
+	case OpDim, OpStride:
 		arr, ok := a[0].Type.(*Array)
 		if !ok {
 			return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
@@ -986,6 +988,31 @@ func (v *irVerifier) typing(in *Instr) string {
 			}
 		}
 		return verifyYield(body, inits)
+
+	case OpWhile:
+		for i, r := range in.Results {
+			if !TypesEqual(r.Type, a[i].Type) {
+				return fmt.Sprintf("result %v has type %v, want the init's %v", r, r.Type, a[i].Type)
+			}
+		}
+		for ri, r := range in.Regions {
+			if len(r.Params) != len(a) {
+				return fmt.Sprintf("region %d has %d parameters, want %d (one per carried value)", ri, len(r.Params), len(a))
+			}
+			for i, p := range r.Params {
+				if p == nil || !TypesEqual(p.Type, a[i].Type) {
+					return fmt.Sprintf("region %d parameter %d has type %v, want %v", ri, i, typeOrNil(p), a[i].Type)
+				}
+			}
+		}
+		cond := in.Regions[0]
+		if n := len(cond.Instrs); n > 0 && cond.Instrs[n-1] != nil && cond.Instrs[n-1].Op == OpYield {
+			y := cond.Instrs[n-1]
+			if len(y.Args) != 1 || y.Args[0] == nil || !TypesEqual(y.Args[0].Type, ScalarOf(Bool)) {
+				return "the condition region must yield one bool scalar"
+			}
+		}
+		return verifyYield(in.Regions[1], a)
 
 	case OpGather, OpScatter, OpAtomicRMW, OpAtomicCAS:
 		return verifyIndexed(in, res)

@@ -165,6 +165,17 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 					u.union(r, y.Args[i])
 				}
 			}
+		case in.Op == ir.OpWhile:
+			cond, body := in.Regions[0], in.Regions[1]
+			y := body.Instrs[len(body.Instrs)-1]
+			for i, r := range in.Results {
+				if isTile(r) {
+					u.union(r, in.Args[i])
+					u.union(r, cond.Params[i])
+					u.union(r, body.Params[i])
+					u.union(r, y.Args[i])
+				}
+			}
 		case in.Op == ir.OpIf:
 			for ri := range in.Regions {
 				b := in.Regions[ri]
@@ -340,7 +351,7 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 			for _, r := range in.Regions {
 				rec(r)
 			}
-			if len(in.Results) != 1 || !isTile(in.Result()) || in.Op == ir.OpFor || in.Op == ir.OpIf {
+			if len(in.Results) != 1 || !isTile(in.Result()) || in.Op == ir.OpFor || in.Op == ir.OpIf || in.Op == ir.OpWhile {
 				continue
 			}
 			if smemLoads[in] || smemPermutes[in] {

@@ -87,7 +87,7 @@ func stagedStoreOK(in *ir.Instr, threads, smemBytes int) bool {
 func smemAfter(rest []*ir.Instr) bool {
 	for _, x := range rest {
 		switch {
-		case x.Op == ir.OpFor, x.Op == ir.OpIf, x.Op.Info().LoweredOnly, InSmem(x), x.Attrs.Get(ir.AttrKeyStaged) == true:
+		case x.Op == ir.OpFor, x.Op == ir.OpIf, x.Op == ir.OpWhile, x.Op.Info().LoweredOnly, InSmem(x), x.Attrs.Get(ir.AttrKeyStaged) == true:
 			return true
 		}
 	}

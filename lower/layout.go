@@ -378,6 +378,9 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 	if def == nil {
 		// A loop-carried value: it has the layout of the loop's init operand.
 		b := v.Block
+		if b != nil && b.Parent != nil && b.Parent.Op == ir.OpWhile {
+			return LayoutOf(b.Parent.Args[v.Index])
+		}
 		if b == nil || b.Parent == nil || b.Parent.Op != ir.OpFor || v.Index == 0 {
 			return nil, fmt.Errorf("lower: no layout for block parameter %s", v)
 		}
@@ -386,6 +389,8 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 	switch def.Op {
 	case ir.OpFor:
 		return LayoutOf(def.Args[3+v.Index])
+	case ir.OpWhile:
+		return LayoutOf(def.Args[v.Index])
 	case ir.OpIf:
 		return LayoutOf(def.Regions[0].Instrs[len(def.Regions[0].Instrs)-1].Args[v.Index])
 	}

@@ -409,6 +409,7 @@ func init() {
 	set(nothing, ir.OpReturn, ir.OpYield) // yield: the for or if that owns the region copies its values
 	set((*emitter).emitFor, ir.OpFor)
 	set((*emitter).emitIfOp, ir.OpIf)
+	set((*emitter).emitWhile, ir.OpWhile)
 	set((*emitter).emitRegisterLoad, ir.OpLoad)
 	set(func(e *emitter, in *ir.Instr) { e.emitGlobalAccess(in, true) }, ir.OpStore)
 	set(func(e *emitter, in *ir.Instr) {
@@ -626,6 +627,11 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 		a := e.arrs[in.Args[0]]
 		ax := in.Attrs.Int("axis")
 		return a.dims[ax]
+	case ir.OpStride:
+		// The stride parameter is 64-bit; A.strides is int32 (cuTile's).
+		r := e.newReg(B32)
+		e.emit("cvt.u32.u64", r, e.arrs[in.Args[0]].strides[in.Attrs.Int("axis")])
+		return r
 	}
 	if !in.Op.Info().Elementwise {
 		e.fail("%s on scalars is not supported yet", in.Op)

@@ -254,3 +254,46 @@ func (e *emitter) emitLoop(in *ir.Instr) {
 		e.vals[r] = carried[i]
 	}
 }
+
+// emitWhile emits a while loop: the condition region at the top (a
+// uniform scalar: every thread takes the same branch), the body, and a
+// branch back. Both regions' parameters are the carried registers.
+func (e *emitter) emitWhile(in *ir.Instr) {
+	if e.hoist != nil {
+		e.emitWhileLoop(in)
+		return
+	}
+	e.withPreheader(func() { e.emitWhileLoop(in) })
+}
+
+func (e *emitter) emitWhileLoop(in *ir.Instr) {
+	cond, body := in.Regions[0], in.Regions[1]
+	carried := make([]*value, len(in.Results))
+	for i := range in.Results {
+		carried[i] = e.allocLike(body.Params[i])
+	}
+	e.parallelCopy(carried, e.valuesOf(in.Args))
+	for i := range carried {
+		e.vals[cond.Params[i]] = carried[i]
+		e.vals[body.Params[i]] = carried[i]
+	}
+	loopL, endL := e.newLabel("while"), e.newLabel("endwhile")
+	e.label(loopL)
+	e.block(cond)
+	y := cond.Instrs[len(cond.Instrs)-1]
+	p := e.vals[y.Args[0]].reg
+	if p.Class != Pred {
+		q := e.newReg(Pred)
+		e.emit("setp.ne."+ptype(y.Args[0].Type.Elem()), q, p, Imm(0))
+		p = q
+	}
+	e.emitIf(p, true, "bra.uni", Label(endL))
+	e.block(body)
+	y = body.Instrs[len(body.Instrs)-1]
+	e.parallelCopy(carried, e.valuesOf(y.Args))
+	e.emit("bra.uni", Label(loopL))
+	e.label(endL)
+	for i, r := range in.Results {
+		e.vals[r] = carried[i]
+	}
+}

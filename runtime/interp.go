@@ -646,6 +646,8 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpAssert:      {nil, execAssert},
 	ir.OpPackBytes:   {nil, execPackBytes},
 	ir.OpUnpackBytes: {nil, execUnpackBytes},
+	ir.OpWhile:       {nil, execWhile},
+	ir.OpStride:      {prepareAxis, execStride},
 }
 
 func init() {
@@ -771,6 +773,14 @@ func execGridQuery(fr *frame, c *cinstr) error {
 		v = fr.grid[c.axis]
 	}
 	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(v))}
+	return nil
+}
+
+// execStride is an array's stride in elements, wrapped to the result's
+// dtype (i32, as cuTile's Array.strides).
+func execStride(fr *frame, c *cinstr) error {
+	a := fr.regs[c.args[0]].a
+	fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, int64(a.t.Strides[c.axis]))}
 	return nil
 }
 

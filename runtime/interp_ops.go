@@ -537,6 +537,48 @@ func execFor(fr *frame, c *cinstr) error {
 	return nil
 }
 
+// execWhile runs the condition region on the carried values and, while it
+// yields true, the body, whose yield gives the next carried values.
+func execWhile(fr *frame, c *cinstr) error {
+	cond, body := c.regions[0], c.regions[1]
+	nc := len(c.res)
+	for j := 0; j < nc; j++ {
+		fr.regs[cond.params[j]] = fr.regs[c.args[j]]
+	}
+	for {
+		if fr.stop != nil && fr.stop.Load() {
+			return errStopped
+		}
+		term, err := fr.run(cond)
+		if err != nil {
+			return err
+		}
+		if term == nil || fr.regs[term.args[0]].i == 0 {
+			break
+		}
+		for j := 0; j < nc; j++ {
+			fr.regs[body.params[j]] = fr.regs[cond.params[j]]
+		}
+		term, err = fr.run(body)
+		if err != nil {
+			return err
+		}
+		if term != nil && nc > 0 {
+			fr.tmp = fr.tmp[:0]
+			for _, a := range term.args {
+				fr.tmp = append(fr.tmp, fr.regs[a])
+			}
+			for j, v := range fr.tmp {
+				fr.regs[cond.params[j]] = v
+			}
+		}
+	}
+	for j := 0; j < nc; j++ {
+		fr.regs[c.res[j]] = fr.regs[cond.params[j]]
+	}
+	return nil
+}
+
 func execIf(fr *frame, c *cinstr) error {
 	r := c.regions[1]
 	if fr.regs[c.args[0]].i != 0 {

@@ -397,6 +397,23 @@ for D in 128 256; do
 	done
 done
 run_cases+=("attention_D256_tkv64_f16_S333|examples/attention.tile|-D T=f16 -D D=256 --shape S=333")
+# The cuTile surface of issue 9 (appended last, so that the earlier cases keep their seeds).
+# while loops, break/continue in while and for loops (a for with a break is a while), nested loops,
+# a run-time assert (holds: no trap); mma inside a while loop and a for loop with a break.
+for mn in 1x1 37x300 1000x97; do
+	IFS=x read -r m n <<<"$mn"
+	run_cases+=("while_loops_$mn|runtime/testdata/kernels/while_loops.tile|--shape M=$m,N=$n")
+done
+# load/store order (transposed tiles), A.strides (of the row-major inputs the CLI makes),
+# t.extract/t.insert methods.
+for mn in 1x1 70x45 1000x999; do
+	IFS=x read -r m n <<<"$mn"
+	run_cases+=("surface_ops_$mn|runtime/testdata/kernels/surface_ops.tile|--shape M=$m,N=$n")
+done
+for mnk in 70x100x90 256x256x300; do
+	IFS=x read -r m n k <<<"$mnk"
+	run_cases+=("while_mma_$mnk|runtime/testdata/kernels/while_mma.tile|--shape M=$m,N=$n,K=$k")
+done
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1

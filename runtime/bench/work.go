@@ -193,6 +193,11 @@ func (c *counter) instr(in *ir.Instr) error {
 			c.set(in.Result(), cval{known: true, i: int64(t.Shape[in.Attrs.Int("axis")])})
 		}
 		return nil
+	case ir.OpStride:
+		if t := c.tensor(in.Args[0]); t != nil {
+			c.set(in.Result(), cval{known: true, i: ir.WrapInt(ir.I32, int64(t.Strides[in.Attrs.Int("axis")]))})
+		}
+		return nil
 	case ir.OpMMA:
 		a := in.Args[0].Type.(*ir.Tile).Shape
 		bs := in.Args[1].Type.(*ir.Tile).Shape
@@ -226,6 +231,8 @@ func (c *counter) instr(in *ir.Instr) error {
 		return nil
 	case ir.OpFor:
 		return c.loop(in)
+	case ir.OpWhile:
+		return c.whileLoop(in)
 	case ir.OpIf:
 		cond := c.get(in.Args[0])
 		if !cond.known {
@@ -363,6 +370,46 @@ func (c *counter) loop(in *ir.Instr) error {
 	}
 	for j, v := range in.Results {
 		c.set(v, c.get(body.Params[1+j]))
+	}
+	return nil
+}
+
+// whileLoop counts a while loop, whose condition must be known at every
+// iteration (it depends on scalars only, not on loaded data).
+func (c *counter) whileLoop(in *ir.Instr) error {
+	cond, body := in.Regions[0], in.Regions[1]
+	cur := make([]cval, len(in.Args))
+	for j, a := range in.Args {
+		cur[j] = c.get(a)
+	}
+	for {
+		for j, v := range cur {
+			c.set(cond.Params[j], v)
+		}
+		if err := c.block(cond); err != nil {
+			return err
+		}
+		y := cond.Instrs[len(cond.Instrs)-1]
+		p := c.get(y.Args[0])
+		if !p.known {
+			return fmt.Errorf("%w: the condition of the while loop at %s depends on data", ErrNotCountable, in.Pos)
+		}
+		if p.i == 0 {
+			break
+		}
+		for j, v := range cur {
+			c.set(body.Params[j], v)
+		}
+		if err := c.block(body); err != nil {
+			return err
+		}
+		y = body.Instrs[len(body.Instrs)-1]
+		for j := range cur {
+			cur[j] = c.get(y.Args[j])
+		}
+	}
+	for j, v := range in.Results {
+		c.set(v, cur[j])
 	}
 	return nil
 }
