@@ -1,8 +1,8 @@
 package runtime
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
