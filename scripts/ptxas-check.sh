@@ -62,6 +62,17 @@ cases=(
 	"cutile_moe_align|examples/cutile/moe_align.py|--arg TopkIds=i32[N] --arg SortedIds=i32[S] --arg BlockExpert=i32[B] --arg Total=i32[1] -D EXPERTS=8 -D TOKENS=128 -D BLOCK=16 -D MAX_BLOCKS=16"
 	"cutile_dropout|examples/cutile/dropout.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=1024"
 	"cutile_hadamard|examples/cutile/hadamard.py|--arg X=f32[R,C] --arg Y=f32[R,C] -D ROWS=16"
+	# Issue 12's kernels at the largest tiles their host functions pick.
+	"cutile_softmax_row|examples/cutile/softmax.py|--kernel softmax_row_kernel --arg X=f16[M,N] --arg Y=f16[M,N] -D tm=1 -D TILE_N=16384"
+	"cutile_softmax_loop|examples/cutile/softmax.py|--kernel softmax_loop_kernel --arg X=f32[M,N] --arg Y=f32[M,N] -D tm=1 -D tn=2048"
+	"cutile_layernorm_row|examples/cutile/layernorm.py|--kernel layernorm_row_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --arg Y=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D TILE_N=8192"
+	"cutile_layernorm_loop|examples/cutile/layernorm.py|--kernel layernorm_loop_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Bias=f16[N] --arg Y=f16[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D tn=2048"
+	"cutile_rmsnorm_row|examples/cutile/rmsnorm.py|--kernel rmsnorm_row_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Y=f16[M,N] -D eps=1e-6 -D tm=1 -D TILE_N=8192"
+	"cutile_rmsnorm_loop|examples/cutile/rmsnorm.py|--kernel rmsnorm_loop_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Y=f32[M,N] -D eps=1e-6 -D tm=1 -D tn=2048"
+	"cutile_attention_D64_causal|examples/cutile/attention.py|--arg Q=f16[B,H,S,64] --arg K=f16[B,H,S,64] --arg V=f16[B,H,S,64] --arg O=f16[B,H,S,64] -D sm_scale=0.125 -D D=64 -D tq=128 -D tkv=64 -D CAUSAL=True"
+	"cutile_attention_D128|examples/cutile/attention.py|--arg Q=bf16[B,H,S,128] --arg K=bf16[B,H,S,128] --arg V=bf16[B,H,S,128] --arg O=bf16[B,H,S,128] -D sm_scale=0.088 -D D=128 -D tq=128 -D tkv=64 -D CAUSAL=False"
+	"cutile_split_k_partial|examples/cutile/split_k_matmul.py|--kernel partial_kernel --arg A=f16[M,K] --arg B=f16[K,N] --arg W=f32[S,M,N] -D tm=128 -D tn=128 -D tk=64 -D SPLIT=2"
+	"cutile_split_k_reduce|examples/cutile/split_k_matmul.py|--kernel reduce_kernel --arg W=f32[S,M,N] --arg C=f16[M,N] -D tm=32 -D tn=128 -D SPLIT=2"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
@@ -80,7 +91,9 @@ assemble() { # name arch file flags...
 	assembler="$PTXAS"
 	[ "$arch" = sm_90a ] && assembler="$PTXAS_SM90A"
 	if "$assembler" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
-		printf '%-40s ok: %s\n' "$name" "$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)"
+		spill=$(grep -o '[0-9]* bytes spill stores' "$work/$name.log" | sort -n | tail -1)
+		printf '%-40s ok: %s, %s\n' "$name" "$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)" "${spill:-0 bytes spill stores}"
+		case "$spill" in 0\ * | "") ;; *) echo "  spills"; fail=1 ;; esac
 	else
 		printf '%-40s FAILED\n' "$name"
 		cat "$work/$name.log"
