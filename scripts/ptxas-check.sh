@@ -66,7 +66,7 @@ cases=(
 	"cutile_softmax_row|examples/cutile/softmax.py|--kernel softmax_row_kernel --arg X=f16[M,N] --arg Y=f16[M,N] -D tm=1 -D TILE_N=16384"
 	"cutile_softmax_loop|examples/cutile/softmax.py|--kernel softmax_loop_kernel --arg X=f32[M,N] --arg Y=f32[M,N] -D tm=1 -D tn=2048"
 	"cutile_layernorm_row|examples/cutile/layernorm.py|--kernel layernorm_row_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --arg Y=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D TILE_N=8192"
-	"cutile_layernorm_loop|examples/cutile/layernorm.py|--kernel layernorm_loop_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Bias=f16[N] --arg Y=f16[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D tn=2048"
+	"cutile_layernorm_loop|examples/cutile/layernorm.py|--kernel layernorm_loop_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Bias=f16[N] --arg Y=f16[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D tn=1024"
 	"cutile_rmsnorm_row|examples/cutile/rmsnorm.py|--kernel rmsnorm_row_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Y=f16[M,N] -D eps=1e-6 -D tm=1 -D TILE_N=8192"
 	"cutile_rmsnorm_loop|examples/cutile/rmsnorm.py|--kernel rmsnorm_loop_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Y=f32[M,N] -D eps=1e-6 -D tm=1 -D tn=2048"
 	"cutile_attention_D64_causal|examples/cutile/attention.py|--arg Q=f16[B,H,S,64] --arg K=f16[B,H,S,64] --arg V=f16[B,H,S,64] --arg O=f16[B,H,S,64] -D sm_scale=0.125 -D D=64 -D tq=128 -D tkv=64 -D CAUSAL=True"
