@@ -4,7 +4,7 @@
 #
 #   here:   source scripts/cuda-dev.sh && go build -tags cuda -o .dev/tilec ./cmd/tilec
 #           go test -c -tags cuda -o .dev/runtime.test ./runtime        (optional: the gotest section)
-#   there:  bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench ...]
+#   there:  bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | refs ...]
 #           (device tool: carry [".dev/tilec", ".dev/runtime.test"])
 #
 # Sections (default all, in this order):
@@ -30,6 +30,14 @@
 #   benchall tilec bench examples/softmax.tile and examples/layernorm.tile over BENCHALL_SHAPE
 #            (GB/s and the fraction of the device's peak), plots in $OUT/softmax.png and
 #            $OUT/layernorm.png, tables in $OUT/benchall.log
+#   refs     PyTorch and Triton references (scripts/gpu/refs.py: torch.matmul f16/bf16 and a Triton
+#            GEMM at 1024..16384, torch.bmm 16x1024^3, addmm+relu, softmax/layer_norm/rms_norm at
+#            4096^2 and 8192^2 in f16 and f32, SDPA flash at B=4 H=16 S=4096,16384 D=64,128 causal
+#            and not), then the tilec kernels of the same operations and shapes in the same call
+#            (tilec bench --json on the .tile GEMMs and the old row kernels; tilec run --entry
+#            bench_* --scalar reps=REFS_REPS on examples/cutile, the median repetition after the
+#            first); the table of reference ms / tilec ms (above 1: tilec is faster) and every
+#            table in $OUT/refs.log
 #
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
@@ -51,6 +59,9 @@
 #   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
+#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
+#                  groups refs runs (default gemm,bmm,addmm,rows,attn,splitk); REFS_REPS launches per
+#                  entry timing (default 10); REFS_GEMM_SIZES default 1024,2048,4096,8192,16384
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
 #   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
@@ -76,6 +87,10 @@ TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
 TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
+REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa}"
+REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,attn,splitk}"
+REFS_REPS="${REFS_REPS:-10}"
+REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
 
 sections=("$@")
 [ ${#sections[@]} -eq 0 ] && sections=(all)
@@ -96,9 +111,9 @@ named() {
 }
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench | hopper | attn | tune | benchall) ;;
+	all | gotest | ptxas | run | bench | hopper | attn | tune | benchall | refs) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn | tune | benchall ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn | tune | benchall | refs ...]" >&2
 		exit 2
 		;;
 	esac
@@ -106,7 +121,7 @@ done
 
 mkdir -p "$OUT"
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")"
-mkdir -p "$work/run" "$work/ptx" "$work/bench" "$work/gotest" "$work/tune" "$work/benchall"
+mkdir -p "$work/run" "$work/ptx" "$work/bench" "$work/gotest" "$work/tune" "$work/benchall" "$work/refs"
 summary="$work/summary.tsv" # section, case, status, seconds, note
 : >"$summary"
 
@@ -322,7 +337,7 @@ run_cases+=(
 	"entry_vector_add|$c/vector_add.py|--entry vector_add --arg a=f32[N] --arg b=f32[N] --shape N=3001"
 	"entry_matmul_f16|$c/matmul.py|--entry matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=100,N=70"
 	"entry_persistent_matmul|$c/persistent_matmul.py|--entry persistent_matmul --arg A=f16[M,K] --arg B=f16[K,N] --scalar num_sms=5 --shape M=130,K=200,N=70"
-	"entry_split_k_matmul|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100"
+	"entry_split_k_matmul|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=600,N=100"
 	"entry_bmm|$c/batched_matmul.py|--entry bmm --arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --shape Bt=3,M=70,K=90,N=50"
 	"entry_transpose|$c/transpose.py|--entry transpose --arg X=f32[M,N] --shape M=70,N=130"
 	"entry_layernorm|$c/layernorm.py|--entry layernorm --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --shape M=37,N=300"
@@ -332,8 +347,8 @@ run_cases+=(
 	"entry_rope|$c/rope.py|--entry rope --arg X=f32[S,D] --arg Cos=f32[S,H] --arg Sin=f32[S,H] --shape S=37,D=128,H=64"
 	"entry_silu_and_mul|$c/silu_and_mul.py|--entry silu_and_mul --arg X=f32[M,N2] --shape M=37,N2=192"
 	"entry_swiglu|$c/swiglu.py|--entry swiglu --arg G=f32[M,N] --arg U=f32[M,N] --shape M=37,N=300"
-	"entry_attention|$c/attention.py|--entry attention --arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --shape H=2,S=100,D=64"
-	"entry_attention_causal|$c/attention.py|--entry attention --arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --scalar causal=True --shape H=2,S=100,D=64"
+	"entry_attention|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --shape B=2,H=3,S=200,D=64"
+	"entry_attention_causal|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=True --shape B=2,H=3,S=200,D=64"
 	"entry_row_sum|$c/row_sum.py|--entry row_sum --arg X=f32[M,N] --shape M=37,N=300"
 	"entry_bias_gelu|$c/bias_gelu.py|--entry bias_gelu --arg X=f32[M,N] --arg Bias=f32[N] --shape M=37,N=300"
 	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
@@ -414,6 +429,27 @@ for mnk in 70x100x90 256x256x300; do
 	IFS=x read -r m n k <<<"$mnk"
 	run_cases+=("while_mma_$mnk|runtime/testdata/kernels/while_mma.tile|--shape M=$m,N=$n,K=$k")
 done
+# Issue 12's kernels of examples/cutile at the tile sizes they take on real shapes: the row kernels
+# on both paths (one tile per row: TILE_N up to 16384 for softmax, 8192 for the norms; the loop
+# beyond), attention over (B, H, S, D) at D = 64 and 128 with and without causal masking (tq=128,
+# tkv=64; a partial last block), split-K at 1024^3 (SPLIT = 2) and forced to one launch.
+# Last, so that the earlier cases keep their seeds.
+for T in f16 f32; do
+	for mn in 64x16384 256x4096 1000x1030 100x20000; do
+		IFS=x read -r m n <<<"$mn"
+		run_cases+=("entry_softmax_${T}_${mn}|$c/softmax.py|--entry softmax --arg X=$T[M,N] --shape M=$m,N=$n")
+		run_cases+=("entry_rmsnorm_${T}_${mn}|$c/rmsnorm.py|--entry rmsnorm --arg X=$T[M,N] --arg W=$T[N] --shape M=$m,N=$n")
+		run_cases+=("entry_layernorm_${T}_${mn}|$c/layernorm.py|--entry layernorm --arg X=$T[M,N] --arg W=$T[N] --arg Bias=$T[N] --shape M=$m,N=$n")
+	done
+done
+for D in 64 128; do
+	for causal in False True; do
+		run_cases+=("entry_attention_D${D}_causal${causal}_S1000|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal --shape B=2,H=2,S=1000,D=$D")
+	done
+	run_cases+=("entry_attention_D${D}_bf16_causal_S4096|$c/attention.py|--entry attention --arg Q=bf16[B,H,S,D] --arg K=bf16[B,H,S,D] --arg V=bf16[B,H,S,D] --scalar causal=True --shape B=1,H=2,S=4096,D=$D")
+done
+run_cases+=("entry_split_k_matmul_1024|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=1024,K=1024,N=1024")
+run_cases+=("entry_split_k_matmul_bf16_split1|$c/split_k_matmul.py|--entry split_k_matmul --arg A=bf16[M,K] --arg B=bf16[K,N] --scalar num_sms=1 --shape M=1000,K=1030,N=999")
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1
@@ -466,7 +502,6 @@ for T in f16 bf16; do
 	hopper_cases+=("tma_mha_${T}_S1000|examples/mha.tile|-D T=$T --shape BH=3,S=1000")
 	hopper_cases+=("tma_mha_${T}_causal_S1000|examples/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
 	hopper_cases+=("tma_mha_D128_${T}_causal_S333|examples/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
-	hopper_cases+=("tma_attention_heads_${T}_causal|examples/cutile/attention.py|--entry attention --arg Q=$T[H,S,D] --arg K=$T[H,S,D] --arg V=$T[H,S,D] --scalar causal=True --shape H=3,S=333,D=128")
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
@@ -635,6 +670,131 @@ section_benchall() {
 	cp "$log" "$OUT/benchall.log"
 }
 
+# ---------------------------------------------------------------- refs
+# The references of scripts/gpu/refs.py and tilec's kernels of the same operations, in one call:
+# $work/refs/refs.json (references), $work/refs/tilec.tsv (key, tilec kernel, ms), the ratios.
+refs_py="$root/scripts/gpu/refs.py"
+
+# refs_bench OP IMPL FILE FLAGS...: tilec bench --json, one TSV line per shape.
+refs_bench() {
+	local op=$1 impl=$2 file=$3 name log t0 rc tmo
+	shift 3
+	name="bench ${impl} ${op}"
+	log="$work/refs/$(echo "$impl-$op" | tr '/ ' '__').json"
+	tmo=$(($(left) - 10))
+	if [ "$tmo" -lt 30 ]; then
+		record refs "$name" SKIP 0 "out of time"
+		return
+	fi
+	[ "$tmo" -gt 300 ] && tmo=300
+	t0=$SECONDS
+	echo "\$ tilec bench $file $* --json" >>"$work/refs/tilec.log"
+	timeout -k 5 "$tmo" "$TILEC" bench "$file" "$@" --json >"$log" 2>>"$work/refs/tilec.log"
+	rc=$?
+	[ $rc -eq 0 ] && ! python3 "$refs_py" tilec-bench "$log" --op "$op" --impl "$impl" >>"$work/refs/tilec.tsv" 2>>"$work/refs/tilec.log" && rc=1
+	record refs "$name" "$(status $rc)" $((SECONDS - t0)) "$(grep -F "$op/" "$work/refs/tilec.tsv" | grep -F "$impl" | cut -f1,3 | tr '\t\n' '= ' | cut -c1-110)"
+}
+
+# refs_entry KEY IMPL FILE FLAGS...: tilec run --entry bench_* --scalar reps=REFS_REPS on the GPU
+# (every launch checked against the interpreter), the median repetition after the first.
+refs_entry() {
+	local key=$1 impl=$2 file=$3 log t0 rc tmo
+	shift 3
+	log="$work/refs/$(echo "$key" | tr '/' '_').log"
+	tmo=$(($(left) - 10))
+	if [ "$tmo" -lt 20 ]; then
+		record refs "$key" SKIP 0 "out of time"
+		return
+	fi
+	[ "$tmo" -gt "$RUN_TIMEOUT" ] && tmo=$RUN_TIMEOUT
+	t0=$SECONDS
+	echo "\$ tilec run $file $* --scalar reps=$REFS_REPS --backend cuda" >"$log"
+	timeout -k 5 "$tmo" "$TILEC" run "$file" "$@" --scalar reps="$REFS_REPS" --backend cuda >>"$log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ! python3 "$refs_py" tilec-entry "$log" --key "$key" --impl "$impl" >>"$work/refs/tilec.tsv" 2>>"$log" && rc=1
+	record refs "$key" "$(status $rc)" $((SECONDS - t0)) "$(if [ $rc -eq 0 ]; then tail -1 "$work/refs/tilec.tsv" | cut -f2,3 | tr '\t' ' '; else note "$log"; fi)"
+}
+
+refs_want() { case ",$REFS_TILEC," in *",$1,"*) return 0 ;; esac; return 1; }
+
+section_refs() {
+	local d="$work/refs" t0 rc T n S D causal m k c=examples/cutile tmo
+	: >"$d/tilec.tsv"
+	: >"$d/tilec.log"
+	t0=$SECONDS
+	tmo=$(($(left) - 60))
+	[ "$tmo" -gt 300 ] && tmo=300
+	echo "\$ python3 scripts/gpu/refs.py torch --parts $REFS_PARTS --json refs.json" >"$d/torch.log"
+	timeout -k 5 "$tmo" python3 "$refs_py" torch --parts "$REFS_PARTS" --json "$d/refs.json" >>"$d/torch.log" 2>&1
+	rc=$?
+	record refs "torch/triton references" "$(status $rc)" $((SECONDS - t0)) "$(tail -1 "$d/torch.log" | cut -c1-110)"
+	if refs_want gemm; then
+		for T in f16 bf16; do
+			refs_bench "matmul/$T" matmul.tile examples/matmul.tile -D T=$T --sizes "$REFS_GEMM_SIZES"
+		done
+	fi
+	if refs_want splitk; then
+		for n in 1024 2048; do
+			refs_entry "matmul/f16/$n" split_k_matmul.py $c/split_k_matmul.py --entry bench_split_k_matmul \
+				--arg A=f16[M,K] --arg B=f16[K,N] --shape M=$n,K=$n,N=$n
+		done
+	fi
+	if refs_want bmm; then
+		refs_bench bmm/f16 batched_matmul.tile examples/batched_matmul.tile -D T=f16 --shape Bt=16,M=1024,N=1024,K=1024
+		refs_bench bmm/f16 "batched_matmul.tile 128x256x64" examples/batched_matmul.tile -D T=f16 -D tm=128 -D tn=256 -D tk=64 \
+			--shape Bt=16,M=1024,N=1024,K=1024
+	fi
+	if refs_want addmm; then
+		refs_bench addmm_relu/f16 matmul_bias_relu.tile examples/matmul_bias_relu.tile -D T=f16 --sizes 4096,8192
+		refs_bench addmm_relu/f16 "matmul_bias_relu.tile 128x256x64" examples/matmul_bias_relu.tile -D T=f16 \
+			-D tm=128 -D tn=256 -D tk=64 --sizes 4096,8192
+	fi
+	if refs_want rows; then
+		for T in f16 f32; do
+			for n in 4096 8192; do
+				refs_entry "softmax/$T/$n" softmax.py $c/softmax.py --entry bench_softmax --arg X=$T[M,N] --shape M=$n,N=$n
+				refs_entry "layernorm/$T/$n" layernorm.py $c/layernorm.py --entry bench_layernorm \
+					--arg X=$T[M,N] --arg W=$T[N] --arg Bias=$T[N] --shape M=$n,N=$n
+				refs_entry "rmsnorm/$T/$n" rmsnorm.py $c/rmsnorm.py --entry bench_rmsnorm --arg X=$T[M,N] --arg W=$T[N] --shape M=$n,N=$n
+			done
+			# The looped .tile kernels (examples/softmax.tile, layernorm.tile) for comparison.
+			refs_bench "softmax/$T" softmax.tile examples/softmax.tile -D T=$T --sizes 4096,8192
+			refs_bench "layernorm/$T" layernorm.tile examples/layernorm.tile -D T=$T --sizes 4096,8192
+		done
+	fi
+	if refs_want attn; then
+		for S in 4096 16384; do
+			for D in 64 128; do
+				for causal in False True; do
+					m=full
+					[ $causal = True ] && m=causal
+					refs_entry "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry bench_attention \
+						--arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal \
+						--shape B=4,H=16,S=$S,D=$D
+				done
+			done
+		done
+	fi
+	{
+		echo "==== references (scripts/gpu/refs.py torch)"
+		cat "$d/torch.log"
+		echo
+		echo "==== tilec (key, kernel, ms)"
+		cat "$d/tilec.tsv"
+		echo
+		echo "==== tilec bench commands and errors"
+		cat "$d/tilec.log"
+		echo
+		echo "==== ratios: reference ms / tilec ms (above 1: tilec is faster)"
+		if [ -s "$d/refs.json" ]; then
+			python3 "$refs_py" ratios "$d/refs.json" "$d/tilec.tsv" --json "$d/ratios.json" 2>&1
+		else
+			echo "no references (see the torch log above)"
+		fi
+	} >"$d/refs.log"
+	cp "$d/refs.log" "$OUT/refs.log"
+}
+
 want gotest && section_gotest
 want ptxas && section_ptxas
 want run && section_run
@@ -670,6 +830,7 @@ want attn && section_attn
 want bench && section_bench
 named tune && section_tune
 named benchall && section_benchall
+named refs && section_refs
 
 # ---------------------------------------------------------------- report
 {
@@ -711,6 +872,10 @@ for f in "$work/tune/tune.log" "$work/tune/run.log" "$work/benchall/benchall.log
 		tail -n 40 "$f" | cut -c1-200
 	fi
 done
+if [ -s "$work/refs/refs.log" ]; then
+	echo "---- refs: the ratios (every table in \$OUT/refs.log)"
+	sed -n '/^==== ratios/,$p' "$work/refs/refs.log" | cut -c1-200
+fi
 echo "---- summary (logs: \$OUT/gpu-check-logs.tar.gz)"
 cat "$work/summary.txt"
 

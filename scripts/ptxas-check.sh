@@ -71,22 +71,26 @@ cases=(
 	"cutile_matmul_f16|examples/cutile/matmul.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f16[M,N] -D tm=128 -D tn=128 -D tk=32"
 	"cutile_matmul_f32|examples/cutile/matmul.py|--arg A=f32[M,K] --arg B=f32[K,N] --arg C=f32[M,N] -D tm=64 -D tn=64 -D tk=32"
 	"cutile_persistent_matmul|examples/cutile/persistent_matmul.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f16[M,N] -D tm=64 -D tn=64 -D tk=32"
-	"cutile_split_k_partial|examples/cutile/split_k_matmul.py|--kernel partial_kernel --arg A=f16[M,K] --arg B=f16[K,N] --arg W=f32[S,M,N] -D tm=64 -D tn=64 -D tk=32 -D SPLIT=4"
-	"cutile_split_k_reduce|examples/cutile/split_k_matmul.py|--kernel reduce_kernel --arg W=f32[S,M,N] --arg C=f16[M,N] -D tm=64 -D tn=64 -D SPLIT=4"
 	"cutile_bmm|examples/cutile/batched_matmul.py|--arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --arg C=f16[Bt,M,N] -D tm=64 -D tn=64 -D tk=32"
 	"cutile_transpose|examples/cutile/transpose.py|--arg X=f32[M,N] --arg Y=f32[N,M] -D tm=32 -D tn=64"
-	"cutile_layernorm|examples/cutile/layernorm.py|--arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --arg Y=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=16 -D TILE_N=512"
 	"cutile_layernorm_bwd_dx|examples/cutile/layernorm_bwd.py|--kernel layernorm_bwd_dx_kernel --arg X=f32[M,N] --arg W=f32[N] --arg DY=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] --arg DX=f32[M,N] --arg DWp=f32[B,N] --arg DBp=f32[B,N] -D tm=16 -D TILE_N=512"
 	"cutile_layernorm_bwd_colsum|examples/cutile/layernorm_bwd.py|--kernel column_sum_kernel --arg P=f32[B,N] --arg Out=f32[N] -D tr=8 -D tn=64"
-	"cutile_rmsnorm|examples/cutile/rmsnorm.py|--arg X=f32[M,N] --arg W=f32[N] --arg Y=f32[M,N] -D eps=1e-6 -D tm=8 -D TILE_N=512"
-	"cutile_softmax|examples/cutile/softmax.py|--arg X=f32[M,N] --arg Y=f32[M,N] -D tm=16 -D tn=64"
 	"cutile_rope|examples/cutile/rope.py|--arg X=f32[S,D] --arg Cos=f32[S,H] --arg Sin=f32[S,H] --arg Y=f32[S,D] -D tm=16 -D HALF=64"
 	"cutile_silu_and_mul|examples/cutile/silu_and_mul.py|--arg X=f32[M,N2] --arg Y=f32[M,N] -D tm=16 -D tn=32"
 	"cutile_swiglu|examples/cutile/swiglu.py|--arg G=f32[M,N] --arg U=f32[M,N] --arg Y=f32[M,N] -D tm=32 -D tn=64"
-	"cutile_attention|examples/cutile/attention.py|--arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --arg O=f16[H,S,D] -D scale=0.125 -D D=64 -D tq=64 -D tkv=64 -D CAUSAL=False"
-	"cutile_attention_causal|examples/cutile/attention.py|--arg Q=f16[H,S,D] --arg K=f16[H,S,D] --arg V=f16[H,S,D] --arg O=f16[H,S,D] -D scale=0.125 -D D=64 -D tq=64 -D tkv=64 -D CAUSAL=True"
 	"cutile_row_sum|examples/cutile/row_sum.py|--arg X=f32[M,N] --arg Y=f32[M] -D tm=32 -D tn=64"
 	"cutile_bias_gelu|examples/cutile/bias_gelu.py|--arg X=f32[M,N] --arg Bias=f32[N] --arg Y=f32[M,N] -D tm=32 -D tn=64"
+	# Issue 12's kernels at the largest tiles their host functions pick.
+	"cutile_softmax_row|examples/cutile/softmax.py|--kernel softmax_row_kernel --arg X=f16[M,N] --arg Y=f16[M,N] -D tm=1 -D TILE_N=16384"
+	"cutile_softmax_loop|examples/cutile/softmax.py|--kernel softmax_loop_kernel --arg X=f32[M,N] --arg Y=f32[M,N] -D tm=1 -D tn=2048"
+	"cutile_layernorm_row|examples/cutile/layernorm.py|--kernel layernorm_row_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --arg Y=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D TILE_N=8192"
+	"cutile_layernorm_loop|examples/cutile/layernorm.py|--kernel layernorm_loop_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Bias=f16[N] --arg Y=f16[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D tn=1024"
+	"cutile_rmsnorm_row|examples/cutile/rmsnorm.py|--kernel rmsnorm_row_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Y=f16[M,N] -D eps=1e-6 -D tm=1 -D TILE_N=8192"
+	"cutile_rmsnorm_loop|examples/cutile/rmsnorm.py|--kernel rmsnorm_loop_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Y=f32[M,N] -D eps=1e-6 -D tm=1 -D tn=2048"
+	"cutile_attention_D64_causal|examples/cutile/attention.py|--arg Q=f16[B,H,S,64] --arg K=f16[B,H,S,64] --arg V=f16[B,H,S,64] --arg O=f16[B,H,S,64] -D sm_scale=0.125 -D D=64 -D tq=128 -D tkv=64 -D CAUSAL=True"
+	"cutile_attention_D128|examples/cutile/attention.py|--arg Q=bf16[B,H,S,128] --arg K=bf16[B,H,S,128] --arg V=bf16[B,H,S,128] --arg O=bf16[B,H,S,128] -D sm_scale=0.088 -D D=128 -D tq=128 -D tkv=64 -D CAUSAL=False"
+	"cutile_split_k_partial|examples/cutile/split_k_matmul.py|--kernel partial_kernel --arg A=f16[M,K] --arg B=f16[K,N] --arg W=f32[S,M,N] -D tm=128 -D tn=128 -D tk=64 -D SPLIT=2"
+	"cutile_split_k_reduce|examples/cutile/split_k_matmul.py|--kernel reduce_kernel --arg W=f32[S,M,N] --arg C=f16[M,N] -D tm=32 -D tn=128 -D SPLIT=2"
 )
 assemble() { # name arch file flags...
 	local name=$1 arch=$2 file=$3
@@ -105,9 +109,14 @@ assemble() { # name arch file flags...
 	assembler="$PTXAS"
 	[ "$arch" = sm_90a ] && assembler="$PTXAS_SM90A"
 	if "$assembler" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
-		# Spills are reported, not failed on: these kernels' tile sizes are their host functions'.
-		spill=$(grep -o '[0-9]* bytes spill stores' "$work/$name.log" | head -1)
+		spill=$(grep -o '[0-9]* bytes spill stores' "$work/$name.log" | sort -n | tail -1)
 		printf '%-40s ok: %s, %s\n' "$name" "$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)" "${spill:-0 bytes spill stores}"
+		# Two older programs' host functions pick tiles that spill a little on sm_80 (README); any
+		# other spill fails.
+		case "$name" in
+		cutile_matmul_f16_* | cutile_layernorm_bwd_dx_*) ;;
+		*) case "$spill" in 0\ * | "") ;; *) echo "  spills"; fail=1 ;; esac ;;
+		esac
 	else
 		printf '%-40s FAILED\n' "$name"
 		cat "$work/$name.log"
