@@ -768,6 +768,9 @@ section_refs() {
 				for causal in False True; do
 					m=full
 					[ $causal = True ] && m=causal
+					# examples/mha.tile: (B*H, S, D) arrays, on sm_90a the TMA + wgmma kernel.
+					refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile examples/mha.tile -D D=$D -D CAUSAL=$causal \
+						--shape BH=64,S=$S --iters 20
 					refs_entry "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry bench_attention \
 						--arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal \
 						--shape B=4,H=16,S=$S,D=$D
