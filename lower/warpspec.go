@@ -349,43 +349,55 @@ func tile2D(ld *ir.Instr) *ir.Tile {
 	return t
 }
 
-func (w *warpspec) rewrite(ret *ir.Instr) {
-	f, lp := w.f, w.lp
-	var pre, post []*ir.Instr
+// splitLoop returns the instructions before and after the kernel's loop.
+func splitLoop(f *ir.Func, loop *ir.Instr) (pre, post []*ir.Instr) {
 	for i, in := range f.Body.Instrs {
-		if in == lp.loop {
-			pre = f.Body.Instrs[:i]
-			post = f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
-			break
+		if in == loop {
+			return f.Body.Instrs[:i], f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
 		}
 	}
-	s := &seq{f: f}
-	s.pos.Pos = lp.mma.Pos
-	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
-	ring := func(ld *ir.Instr, off, stageBytes int) *ir.Value {
-		return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, smemLayout,
-			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(w.stages), ir.AttrKeyStageBytes, int64(stageBytes),
-			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
-	}
-	w.ringA = ring(lp.loadA, 0, w.stageA)
-	w.ringB = ring(lp.loadB, w.stages*w.stageA, w.stageB)
-	w.full = s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(1), "smem", int64(w.barOff), "stages", int64(w.stages))
-	w.empty = s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(lp.consumers()), "smem", int64(w.barOff+mbarBytes*w.stages),
-		"stages", int64(w.stages))
+	return nil, nil
+}
+
+// ring allocates a ring of TMA slabs for the tiles of load ld.
+func (w *warpspec) ring(s *seq, ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
+	return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
+		ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
+		ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
+}
+
+// mbars allocates a ring of mbarriers expecting count arrivals.
+func mbars(s *seq, count, off, stages int) *ir.Value {
+	return s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(count), "smem", int64(off), "stages", int64(stages))
+}
+
+// allocRing allocates the stage ring's full and empty barriers at barOff.
+func (w *warpspec) allocRing(s *seq) {
+	w.full = mbars(s, 1, w.barOff, w.stages)
+	w.empty = mbars(s, w.lp.consumers(), w.barOff+mbarBytes*w.stages, w.stages)
+}
+
+// splitRoles appends the barrier after the rings' initialisation and the
+// split of the block into roles: the producer warpgroup (its register
+// budget lowered; one warp issues, via produce) and the consumer
+// warpgroups (their budget raised; consume). Then it makes s, and the
+// return ret, the kernel's body, with smemBytes of shared memory.
+func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, consume func(*seq)) {
+	f, consumers := w.f, w.lp.consumers()
 	s.barrier()
 	warp := s.op(ir.OpWarpID, nil, i32T)
-	firstProducer := s.i32(int64(4 * lp.consumers()))
+	firstProducer := s.i32(int64(4 * consumers))
 	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
 
 	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
-	roles.Pos = lp.mma.Pos
+	roles.Pos = s.pos.Pos
 	prod := &seq{f: f, pos: s.pos}
 	prod.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsProducerRegs))
 	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredEQ)
 	lead := f.NewInstr(ir.OpIf, []*ir.Value{isLead})
-	lead.Pos = lp.mma.Pos
+	lead.Pos = s.pos.Pos
 	issue := &seq{f: f, pos: s.pos}
-	w.tileLoop(issue, pre, nil, false)
+	produce(issue)
 	fillRegion(lead.NewRegion(), issue.out, f)
 	fillRegion(lead.NewRegion(), nil, f)
 	prod.add(lead)
@@ -393,7 +405,7 @@ func (w *warpspec) rewrite(ret *ir.Instr) {
 
 	cons := &seq{f: f, pos: s.pos}
 	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
-	w.tileLoop(cons, pre, post, true)
+	consume(cons)
 	if w.staging >= 0 {
 		// Shared memory must outlive the last TMA store's reads.
 		cons.op(ir.OpTMAStoreWait, nil, nil, "read", false)
@@ -401,16 +413,29 @@ func (w *warpspec) rewrite(ret *ir.Instr) {
 	fillRegion(roles.NewRegion(), cons.out, f)
 	s.add(roles)
 
-	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*lp.consumers()))
-	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(lp.consumers()+1)))
+	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*consumers))
+	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(consumers+1)))
 	ret.Attrs.Set(ir.AttrKeyMaxRegs, int64(wsEntryRegs))
 	ret.Attrs.Set(ir.AttrKeyPersistent, true)
-	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(w.barOff+2*mbarBytes*w.stages))
+	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(smemBytes))
 	ret.Attrs = dropAttr(ret.Attrs, ir.AttrKeyScratch)
 	f.Body.Instrs = nil
 	for _, in := range append(s.out, ret) {
 		f.Body.Append(in)
 	}
+}
+
+func (w *warpspec) rewrite(ret *ir.Instr) {
+	lp := w.lp
+	pre, post := splitLoop(w.f, lp.loop)
+	s := &seq{f: w.f}
+	s.pos.Pos = lp.mma.Pos
+	w.ringA = w.ring(s, lp.loadA, 0, w.stages, w.stageA)
+	w.ringB = w.ring(s, lp.loadB, w.stages*w.stageA, w.stages, w.stageB)
+	w.allocRing(s)
+	w.splitRoles(s, ret, w.barOff+2*mbarBytes*w.stages,
+		func(s *seq) { w.tileLoop(s, pre, nil, false) },
+		func(s *seq) { w.tileLoop(s, pre, post, true) })
 }
 
 // fillRegion makes instrs (plus a yield without values) the body of region b.
@@ -421,11 +446,13 @@ func fillRegion(b *ir.Block, instrs []*ir.Instr, f *ir.Func) {
 	b.Append(f.NewInstr(ir.OpYield, nil))
 }
 
-// tileLoop appends one role's persistent loop over the kernel's blocks:
-// the code before the loop (pre) with bid and num_blocks taken from the
-// tile index, the role's k-loop, and for the consumers the code after
-// the loop (post).
-func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
+// persistentLoop appends a loop over the kernel's blocks (t from cta_id
+// by cta_count up to the grid's size) carrying n i32 values that start at
+// 0 (the ring's stage and phases); body gets the block's bid and the
+// grid's extents (x fastest, as the hardware numbers blocks), the map from
+// the kernel's values to their copies, and the carried values, and returns
+// their next values.
+func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, carried []*ir.Value) []*ir.Value) {
 	f := w.f
 	first := s.op(ir.OpCTAID, nil, i32T)
 	stride := s.op(ir.OpCTACount, nil, i32T)
@@ -436,36 +463,49 @@ func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 	total := s.op(ir.OpMul, []*ir.Value{grid[0], grid[1]}, i32T)
 	total = s.op(ir.OpMul, []*ir.Value{total, grid[2]}, i32T)
 	zero := s.i32(0)
-
-	tl := f.NewInstr(ir.OpFor, []*ir.Value{first, total, stride, zero, zero}, i32T, i32T)
+	args := []*ir.Value{first, total, stride}
+	types := make([]ir.Type, n)
+	for i := range types {
+		args, types[i] = append(args, zero), i32T
+	}
+	tl := f.NewInstr(ir.OpFor, args, types...)
 	tl.Pos = s.pos.Pos
-	body := tl.NewRegion()
-	tile := f.AddBlockParam(body, i32T)
-	stage := f.AddBlockParam(body, i32T)
-	phase := f.AddBlockParam(body, i32T)
+	region := tl.NewRegion()
+	tile := f.AddBlockParam(region, i32T)
+	carried := make([]*ir.Value, n)
+	for i := range carried {
+		carried[i] = f.AddBlockParam(region, i32T)
+	}
 	b := &seq{f: f, pos: s.pos}
-	// bid along each axis of the kernel's grid, x fastest.
-	bid := [3]*ir.Value{}
+	var bid [3]*ir.Value
 	bid[0] = b.op(ir.OpMod, []*ir.Value{tile, grid[0]}, i32T)
 	q := b.op(ir.OpFloorDiv, []*ir.Value{tile, grid[0]}, i32T)
 	bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
 	bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
-	m := map[*ir.Value]*ir.Value{}
-	w.cloneInto(b, pre, m, bid, grid)
-	var outStage, outPhase *ir.Value
-	if consumer {
-		acc, st, ph := w.consumerLoop(b, m, stage, phase)
+	next := body(b, map[*ir.Value]*ir.Value{}, bid, grid, carried)
+	for _, in := range b.out {
+		region.Append(in)
+	}
+	region.Append(f.NewInstr(ir.OpYield, next))
+	s.add(tl)
+}
+
+// tileLoop appends one role's persistent loop over the kernel's blocks:
+// the code before the loop (pre) with bid and num_blocks taken from the
+// tile index, the role's k-loop, and for the consumers the code after
+// the loop (post).
+func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
+	w.persistentLoop(s, 2, func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, c []*ir.Value) []*ir.Value {
+		w.cloneInto(b, pre, m, bid, grid)
+		if !consumer {
+			st, ph := w.producerLoop(b, m, c[0], c[1])
+			return []*ir.Value{st, ph}
+		}
+		acc, st, ph := w.consumerLoop(b, m, c[0], c[1])
 		m[w.lp.loop.Results[0]] = acc
 		w.cloneInto(b, post, m, bid, grid)
-		outStage, outPhase = st, ph
-	} else {
-		outStage, outPhase = w.producerLoop(b, m, stage, phase)
-	}
-	for _, in := range b.out {
-		body.Append(in)
-	}
-	body.Append(f.NewInstr(ir.OpYield, []*ir.Value{outStage, outPhase}))
-	s.add(tl)
+		return []*ir.Value{st, ph}
+	})
 }
 
 // cloneInto appends copies of instrs to s, bid and num_blocks replaced.

@@ -275,150 +275,72 @@ func (a *attnSpec) plan() bool {
 }
 
 func (a *attnSpec) rewrite(ret *ir.Instr) {
-	f, al, w := a.f, a.al, a.warpspec
-	var pre, post []*ir.Instr
-	for i, in := range f.Body.Instrs {
-		if in == al.loop {
-			pre = f.Body.Instrs[:i]
-			post = f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
-			break
-		}
-	}
-	s := &seq{f: f}
+	al, w := a.al, a.warpspec
+	pre, post := splitLoop(a.f, al.loop)
+	s := &seq{f: a.f}
 	s.pos.Pos = al.qk.Pos
-	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
-	ring := func(ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
-		return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, smemLayout,
-			ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
-			ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
-	}
-	a.ringK = ring(al.loadK, 0, w.stages, a.kvBytes)
-	a.ringV = ring(al.loadV, w.stages*a.kvBytes, w.stages, a.kvBytes)
-	a.ringQ = ring(al.loadQ, a.qOff, 1, a.qBytes)
-	consumers := al.tq / 64
-	mbar := func(count, off, stages int) *ir.Value {
-		return s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(count), "smem", int64(off), "stages", int64(stages))
-	}
-	w.full = mbar(1, w.barOff, w.stages)
-	w.empty = mbar(consumers, w.barOff+mbarBytes*w.stages, w.stages)
-	a.qFull = mbar(1, w.barOff+2*mbarBytes*w.stages, 1)
-	a.qEmpty = mbar(consumers, w.barOff+2*mbarBytes*w.stages+mbarBytes, 1)
-	s.barrier()
-	warp := s.op(ir.OpWarpID, nil, i32T)
-	firstProducer := s.i32(int64(4 * consumers))
-	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
-
-	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
-	roles.Pos = s.pos.Pos
-	prod := &seq{f: f, pos: s.pos}
-	prod.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsProducerRegs))
-	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredEQ)
-	lead := f.NewInstr(ir.OpIf, []*ir.Value{isLead})
-	lead.Pos = s.pos.Pos
-	issue := &seq{f: f, pos: s.pos}
-	a.tileLoop(issue, pre, nil, false)
-	fillRegion(lead.NewRegion(), issue.out, f)
-	fillRegion(lead.NewRegion(), nil, f)
-	prod.add(lead)
-	fillRegion(roles.NewRegion(), prod.out, f)
-
-	cons := &seq{f: f, pos: s.pos}
-	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
-	a.tileLoop(cons, pre, post, true)
-	if w.staging >= 0 {
-		cons.op(ir.OpTMAStoreWait, nil, nil, "read", false)
-	}
-	fillRegion(roles.NewRegion(), cons.out, f)
-	s.add(roles)
-
-	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*consumers))
-	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(consumers+1)))
-	ret.Attrs.Set(ir.AttrKeyMaxRegs, int64(wsEntryRegs))
-	ret.Attrs.Set(ir.AttrKeyPersistent, true)
-	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(w.barOff+2*mbarBytes*w.stages+2*mbarBytes))
-	ret.Attrs = dropAttr(ret.Attrs, ir.AttrKeyScratch)
-	f.Body.Instrs = nil
-	for _, in := range append(s.out, ret) {
-		f.Body.Append(in)
-	}
+	a.ringK = w.ring(s, al.loadK, 0, w.stages, a.kvBytes)
+	a.ringV = w.ring(s, al.loadV, w.stages*a.kvBytes, w.stages, a.kvBytes)
+	a.ringQ = w.ring(s, al.loadQ, a.qOff, 1, a.qBytes)
+	w.allocRing(s)
+	qBars := w.barOff + 2*mbarBytes*w.stages
+	a.qFull = mbars(s, 1, qBars, 1)
+	a.qEmpty = mbars(s, w.lp.consumers(), qBars+mbarBytes, 1)
+	w.splitRoles(s, ret, qBars+2*mbarBytes,
+		func(s *seq) { a.tileLoop(s, pre, nil, false) },
+		func(s *seq) { a.tileLoop(s, pre, post, true) })
 }
 
 // tileLoop appends one role's loop over the kernel's blocks, carrying the
 // ring's stage and phase and the query buffer's phase.
 func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
-	f, al, w := a.f, a.al, a.warpspec
-	first := s.op(ir.OpCTAID, nil, i32T)
-	stride := s.op(ir.OpCTACount, nil, i32T)
-	var grid [3]*ir.Value
-	for ax := range grid {
-		grid[ax] = s.op(ir.OpGridSize, nil, i32T, "axis", int64(ax))
-	}
-	total := s.op(ir.OpMul, []*ir.Value{grid[0], grid[1]}, i32T)
-	total = s.op(ir.OpMul, []*ir.Value{total, grid[2]}, i32T)
-	zero := s.i32(0)
-	tl := f.NewInstr(ir.OpFor, []*ir.Value{first, total, stride, zero, zero, zero}, i32T, i32T, i32T)
-	tl.Pos = s.pos.Pos
-	body := tl.NewRegion()
-	tile := f.AddBlockParam(body, i32T)
-	stage := f.AddBlockParam(body, i32T)
-	phase := f.AddBlockParam(body, i32T)
-	qPhase := f.AddBlockParam(body, i32T)
-	b := &seq{f: f, pos: s.pos}
-	bid := [3]*ir.Value{}
-	bid[0] = b.op(ir.OpMod, []*ir.Value{tile, grid[0]}, i32T)
-	q := b.op(ir.OpFloorDiv, []*ir.Value{tile, grid[0]}, i32T)
-	bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
-	bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
-	m := map[*ir.Value]*ir.Value{}
-	mapped := func(v *ir.Value) *ir.Value {
-		if x, ok := m[v]; ok {
-			return x
-		}
-		return v
-	}
-	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
-	// The code before the loop, with the query load replaced: the
-	// producer copies Q once the consumers freed the buffer; the
-	// consumers wait for it.
-	var qSlot *ir.Value
-	for _, in := range pre {
-		if slices.Contains(al.views, in) {
-			m[in.Result()] = qSlot // the 2-D view of Q's (1, tq, D) load
-			continue
-		}
-		if in != al.loadQ {
-			w.cloneInto(b, []*ir.Instr{in}, m, bid, grid)
-			continue
-		}
-		qSlot = b.op(ir.OpSmemSlot, []*ir.Value{a.ringQ, b.i32(0)}, tile2D(in), ir.AttrKeyLayout, smemLayout)
-		if consumer {
-			b.op(ir.OpMbarWait, []*ir.Value{a.qFull, b.i32(0), qPhase}, nil)
-		} else {
-			parity := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
-			b.op(ir.OpMbarWait, []*ir.Value{a.qEmpty, b.i32(0), parity}, nil)
-			b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, "bytes", int64(a.qBytes))
-			args := []*ir.Value{in.Args[0]}
-			for _, x := range in.Args[1:] {
-				args = append(args, mapped(x))
+	al, w := a.al, a.warpspec
+	w.persistentLoop(s, 3, func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, c []*ir.Value) []*ir.Value {
+		stage, phase, qPhase := c[0], c[1], c[2]
+		mapped := func(v *ir.Value) *ir.Value {
+			if x, ok := m[v]; ok {
+				return x
 			}
-			b.op(ir.OpTMALoad, append(args, qSlot, a.qFull, b.i32(0)), nil)
+			return v
 		}
-		m[in.Result()] = qSlot
-	}
-	var outStage, outPhase *ir.Value
-	if consumer {
-		outStage, outPhase = a.consumerLoop(b, m, stage, phase, qSlot)
-		b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, "value", true)}, nil)
-		w.cloneInto(b, post, m, bid, grid)
-	} else {
-		outStage, outPhase = a.producerLoop(b, m, stage, phase)
-	}
-	nextQ := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
-	for _, in := range b.out {
-		body.Append(in)
-	}
-	body.Append(f.NewInstr(ir.OpYield, []*ir.Value{outStage, outPhase, nextQ}))
-	s.add(tl)
+		// The code before the loop, with the query load replaced: the
+		// producer copies Q once the consumers freed the buffer; the
+		// consumers wait for it.
+		var qSlot *ir.Value
+		for _, in := range pre {
+			if slices.Contains(al.views, in) {
+				m[in.Result()] = qSlot // the 2-D view of Q's (1, tq, D) load
+				continue
+			}
+			if in != al.loadQ {
+				w.cloneInto(b, []*ir.Instr{in}, m, bid, grid)
+				continue
+			}
+			qSlot = b.op(ir.OpSmemSlot, []*ir.Value{a.ringQ, b.i32(0)}, tile2D(in), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+			if consumer {
+				b.op(ir.OpMbarWait, []*ir.Value{a.qFull, b.i32(0), qPhase}, nil)
+			} else {
+				parity := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
+				b.op(ir.OpMbarWait, []*ir.Value{a.qEmpty, b.i32(0), parity}, nil)
+				b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, "bytes", int64(a.qBytes))
+				args := []*ir.Value{in.Args[0]}
+				for _, x := range in.Args[1:] {
+					args = append(args, mapped(x))
+				}
+				b.op(ir.OpTMALoad, append(args, qSlot, a.qFull, b.i32(0)), nil)
+			}
+			m[in.Result()] = qSlot
+		}
+		var st, ph *ir.Value
+		if consumer {
+			st, ph = a.consumerLoop(b, m, stage, phase, qSlot)
+			b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, "value", true)}, nil)
+			w.cloneInto(b, post, m, bid, grid)
+		} else {
+			st, ph = a.producerLoop(b, m, stage, phase)
+		}
+		return []*ir.Value{st, ph, b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)}
+	})
 }
 
 // kvLoop starts a copy of the attention loop carrying the ring's stage and

@@ -222,25 +222,35 @@ func (e *emitter) emitTMALoad(in *ir.Instr) {
 		batch = ", " + e.vals[idx[0]].reg.ptx()
 		idx = idx[1:]
 	}
-	row := e.newReg(B32)
-	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
-	col := e.newReg(B32)
-	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
 	dim := "2d"
 	if batch != "" {
 		dim = "3d"
 	}
 	p := e.lane0()
+	e.eachSlab(idx, rows, cols, dst.base, slab, func(coords string, s Reg) {
+		e.emitIf(p, false, "cp.async.bulk.tensor."+dim+".shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+			Addr{Base: s}, Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, batch)), Addr{Base: bar})
+	})
+}
+
+// eachSlab calls copy for each 64-column slab of a rows x cols tile at
+// tile index idx (row, column): with the slab's TMA coordinates ("col,
+// row", elements, innermost first) and its shared address (base plus
+// slab bytes per slab).
+func (e *emitter) eachSlab(idx []*ir.Value, rows, cols int, base Reg, slab int, copy func(coords string, s Reg)) {
+	row := e.newReg(B32)
+	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
+	col := e.newReg(B32)
+	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
 	for q := 0; q < cols/64; q++ {
 		c := col
 		if q > 0 {
 			c = e.newReg(B32)
 			e.emit("add.s32", c, col, Imm(64*q))
 		}
-		d := e.newReg(B32)
-		e.emit("add.u32", d, dst.base, Imm(q*slab))
-		e.emitIf(p, false, "cp.async.bulk.tensor."+dim+".shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-			Addr{Base: d}, Sym(fmt.Sprintf("[%s, {%s, %s%s}]", tm.ptx(), c.ptx(), row.ptx(), batch)), Addr{Base: bar})
+		s := e.newReg(B32)
+		e.emit("add.u32", s, base, Imm(q*slab))
+		copy(c.ptx()+", "+row.ptx(), s)
 	}
 }
 
@@ -480,21 +490,10 @@ func (e *emitter) emitTMAStore(in *ir.Instr) {
 		e.fail("internal: tma_store of a rank-%d tile not staged in slabs", len(idx))
 	}
 	tm := e.tensorMap(arr, [2]int{64, rows})
-	row := e.newReg(B32)
-	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
-	col := e.newReg(B32)
-	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
 	p := e.thread0()
-	for q := 0; q < cols/64; q++ {
-		c := col
-		if q > 0 {
-			c = e.newReg(B32)
-			e.emit("add.s32", c, col, Imm(64*q))
-		}
-		s := e.newReg(B32)
-		e.emit("add.u32", s, src.base, Imm(q*slab))
+	e.eachSlab(idx, rows, cols, src.base, slab, func(coords string, s Reg) {
 		e.emitIf(p, false, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
-			Sym(fmt.Sprintf("[%s, {%s, %s}]", tm.ptx(), c.ptx(), row.ptx())), Addr{Base: s})
-	}
+			Sym(fmt.Sprintf("[%s, {%s}]", tm.ptx(), coords)), Addr{Base: s})
+	})
 	e.emitIf(p, false, "cp.async.bulk.commit_group")
 }
