@@ -150,7 +150,9 @@ else
 	(cd "$cuda_dev_dir" && find . -type f | sort | sed 's/^/  /') >&2
 fi
 
-"$cuda_dev_dir/bin/ptxas" --version | grep -m1 release | sed 's/^/cuda-dev: ptxas: /' >&2
+# awk reads all of ptxas's output (grep -m1 could exit first and, with
+# pipefail, fail the script on ptxas's SIGPIPE: a flaky CI).
+"$cuda_dev_dir/bin/ptxas" --version | awk '/release/ && !n { print "cuda-dev: ptxas: " $0; n = 1 }' >&2
 cat >&2 <<EOF
 cuda-dev: to build with -tags cuda, set this environment (or: source scripts/cuda-dev.sh):
 $(cuda_dev_env_lines)

@@ -62,5 +62,5 @@ esac
 dpkg-deb --fsys-tarfile "$work"/debs/nvidia-cuda-toolkit_*.deb | tar -x -C "$work/x" ./usr/bin/ptxas
 mkdir -p "$dest"
 install -m 0755 "$work/x/usr/bin/ptxas" "$dest/ptxas"
-"$dest/ptxas" --version | grep -m1 release | sed 's/^/ptxas-sm90a: /' >&2
+"$dest/ptxas" --version | awk '/release/ && !n { print "ptxas-sm90a: " $0; n = 1 }' >&2
 echo "$dest/ptxas"
