@@ -966,6 +966,8 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		return b.fail(e.Pos, "range() can only be the iterator of a for loop")
 	case "print":
 		return b.biPrint("print", e, pos, kws)
+	case lang.FStringFunc:
+		return b.biFString(e, pos)
 	case "min", "max":
 		if len(kws) > 0 {
 			return b.fail(kws[0].pos, "%s() takes no keyword arguments", name)
@@ -2245,6 +2247,12 @@ func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) val
 		switch x := a.v.(type) {
 		case string:
 			f.WriteString(strings.ReplaceAll(x, "%", "%%"))
+			continue
+		case fstringVal:
+			var ok bool
+			if args, ok = b.printFString(name, x, &f, args); !ok {
+				return poison{}
+			}
 			continue
 		case int64, float64, bool, DType, noneVal, tuple:
 			if !isRuntime(x) && !isPoison(x) {

@@ -121,6 +121,8 @@ func describe(v value) string {
 		return "string"
 	case tuple:
 		return "tuple"
+	case fstringVal:
+		return "an f-string with run-time values (only ct.print and print take one)"
 	case padMode:
 		return "padding mode"
 	case noneVal:

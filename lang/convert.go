@@ -624,6 +624,15 @@ func (p *parser) intLit(pos Pos, text string) Expr {
 // unquote decodes a string token: quotes stripped, the common escapes
 // decoded, and any other backslash kept as written (as Python does).
 func unquote(tok string) string {
+	if tok != "" && (tok[0] == 'r' || tok[0] == 'R') {
+		// A raw string (r"..."): only the quotes go.
+		tok = tok[1:]
+		q := 1
+		if len(tok) >= 6 && (strings.HasPrefix(tok, `"""`) || strings.HasPrefix(tok, `'''`)) {
+			q = 3
+		}
+		return tok[q : len(tok)-q]
+	}
 	q := 1
 	if len(tok) >= 6 && (strings.HasPrefix(tok, `"""`) || strings.HasPrefix(tok, `'''`)) {
 		q = 3

@@ -354,9 +354,20 @@ func (s *scanner) identifier() {
 	}
 	word := s.src[start:s.off]
 	if q := s.peek(0); q == '\'' || q == '"' {
-		switch strings.ToLower(word) {
-		case "r", "b", "f", "u", "br", "rb", "fr", "rf":
-			s.errorf(p, "string prefix '%s' is not supported", word)
+		switch w := strings.ToLower(word); w {
+		case "f", "fr", "rf":
+			s.fstring(p, strings.Contains(w, "r"))
+			return
+		case "u":
+			s.string(p, s.off) // Python 3's u prefix changes nothing
+			return
+		case "r":
+			// A raw string: the token keeps its prefix, so that unquote
+			// leaves its backslashes alone.
+			s.string(p, start)
+			return
+		case "b", "br", "rb":
+			s.errorf(p, "string prefix '%s' is not supported (bytes literals)", word)
 			s.string(s.pos(), s.off)
 			return
 		}
@@ -523,6 +534,192 @@ func (s *scanner) string(p lexer.Position, start int) {
 			s.advance(1)
 		}
 	}
+}
+
+// FStringFunc is the name of the call an f-string is read as:
+// f"a{x:.2f}b" is __fstring__("a", (x), ".2f", "b"): the literal text
+// before each replacement field, the field's expression (its own tokens,
+// at their positions in the file) and its format spec, and the text after
+// the last field. The IR builder formats it (into ct.print's format when
+// a value is known only at run time).
+const FStringFunc = "__fstring__"
+
+// fstring scans an f-string whose prefix started at p (s.off is at the
+// opening quote) into the tokens of an FStringFunc call. Conversions (!r)
+// and fields inside a format spec are errors.
+func (s *scanner) fstring(p lexer.Position, raw bool) {
+	q := s.src[s.off]
+	n := 1
+	if s.peek(1) == q && s.peek(2) == q {
+		n = 3
+	}
+	s.advance(n)
+	s.emit(tokName, FStringFunc, p)
+	s.emit(tokOp, "(", p)
+	var lit strings.Builder
+	litPos := s.pos()
+	flush := func() {
+		// The literal's escapes are decoded as the string's own would be.
+		text := lit.String()
+		if !raw {
+			text = unquote(string(q) + text + string(q))
+		}
+		s.emit(tokString, goQuote(text), litPos)
+		lit.Reset()
+	}
+	closed := func() bool {
+		return s.src[s.off] == q && (n == 1 || s.peek(1) == q && s.peek(2) == q)
+	}
+	for {
+		if s.off >= len(s.src) || (n == 1 && s.src[s.off] == '\n') {
+			s.errorf(p, "unterminated f-string literal")
+			s.emit(tokOp, ")", s.pos())
+			return
+		}
+		c := s.src[s.off]
+		switch {
+		case closed():
+			flush()
+			s.advance(n)
+			s.emit(tokOp, ")", p)
+			return
+		case c == '\\' && s.off+1 < len(s.src):
+			lit.WriteString(s.src[s.off : s.off+2])
+			if s.src[s.off+1] == '\n' {
+				s.advance(1)
+				s.newline()
+			} else {
+				s.advance(2)
+			}
+		case c == '\n':
+			lit.WriteByte(c)
+			s.newline()
+		case (c == '{' || c == '}') && s.peek(1) == c:
+			lit.WriteByte(c)
+			s.advance(2)
+		case c == '}':
+			s.errorf(s.pos(), "f-string: single '}' is not allowed")
+			s.advance(1)
+		case c == '{':
+			flush()
+			s.advance(1)
+			if !s.fstringField(p) {
+				// Skip the rest of the line's f-string: one error, not a cascade.
+				for s.off < len(s.src) && s.src[s.off] != '\n' && !closed() {
+					s.advance(1)
+				}
+				if s.off < len(s.src) && closed() {
+					s.advance(n)
+				}
+				s.emit(tokOp, ")", s.pos())
+				return
+			}
+			litPos = s.pos()
+		default:
+			lit.WriteByte(c)
+			s.advance(1)
+		}
+	}
+}
+
+// fstringField scans one replacement field after its '{': the expression
+// as ordinary tokens in parentheses, then its format spec as a string; it
+// reports false when the field does not end on this line.
+func (s *scanner) fstringField(p lexer.Position) bool {
+	// The expression ends at the first ':', '!' (not '!=') or '}' outside
+	// brackets and strings.
+	depth, end := 0, -1
+	for i := s.off; i < len(s.src) && end < 0; i++ {
+		switch c := s.src[i]; {
+		case c == '\n':
+			s.errorf(s.pos(), "f-string: expression expected before the end of the line")
+			return false
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case (c == ')' || c == ']' || c == '}') && depth > 0:
+			depth--
+		case depth == 0 && (c == '}' || c == ':' || c == '!' && (i+1 >= len(s.src) || s.src[i+1] != '=')):
+			end = i
+		case c == '\'' || c == '"':
+			for i++; i < len(s.src) && s.src[i] != c && s.src[i] != '\n'; i++ {
+			}
+			if i >= len(s.src) || s.src[i] == '\n' {
+				s.errorf(s.pos(), "f-string: expecting '}'")
+				return false
+			}
+		}
+	}
+	if end < 0 {
+		s.errorf(s.pos(), "f-string: expecting '}'")
+		return false
+	}
+	if strings.TrimSpace(s.src[s.off:end]) == "" {
+		s.errorf(s.pos(), "f-string: empty expression not allowed")
+	}
+	s.emit(tokOp, ",", s.pos())
+	s.emit(tokOp, "(", s.pos())
+	// The expression's own tokens, scanned where they are in the file.
+	full, brackets := s.src, s.brackets
+	s.src, s.brackets = s.src[:end], nil
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		switch {
+		case c == ' ' || c == '\t':
+			s.advance(1)
+		case isLetter(c):
+			s.identifier()
+		case isDigit(c) || c == '.' && isDigit(s.peek(1)):
+			s.number()
+		case c == '\'' || c == '"':
+			s.string(s.pos(), s.off)
+		default:
+			s.operator()
+		}
+	}
+	if len(s.brackets) > 0 {
+		s.errorf(s.brackets[0].pos, "f-string: '%c' was never closed", s.brackets[0].ch)
+	}
+	s.src, s.brackets = full, brackets
+	s.emit(tokOp, ")", s.pos())
+	if s.src[s.off] == '!' {
+		s.errorf(s.pos(), "f-string: conversions (!r, !s, !a) are not supported")
+		for s.off < len(s.src) && s.src[s.off] != ':' && s.src[s.off] != '}' && s.src[s.off] != '\n' {
+			s.advance(1)
+		}
+	}
+	spec := ""
+	if s.off < len(s.src) && s.src[s.off] == ':' {
+		s.advance(1)
+		start, depth := s.off, 0
+		for s.off < len(s.src) && (s.src[s.off] != '}' || depth > 0) && s.src[s.off] != '\n' {
+			switch s.src[s.off] {
+			case '{':
+				if depth == 0 {
+					s.errorf(s.pos(), "f-string: nested replacement fields in a format spec are not supported")
+				}
+				depth++
+			case '}':
+				depth--
+			}
+			s.advance(1)
+		}
+		spec = s.src[start:s.off]
+	}
+	if s.off >= len(s.src) || s.src[s.off] != '}' {
+		s.errorf(s.pos(), "f-string: expecting '}'")
+		return false
+	}
+	s.emit(tokOp, ",", s.pos())
+	s.emit(tokString, goQuote(spec), s.pos())
+	s.emit(tokOp, ",", s.pos())
+	s.advance(1)
+	return true
+}
+
+// goQuote writes text as a double-quoted string token that unquote reads
+// back as text.
+func goQuote(text string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(text) + `"`
 }
 
 func (s *scanner) operator() {

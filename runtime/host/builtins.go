@@ -267,6 +267,38 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 			return t
 		}
 		in.fail(e.Pos, "tuple of %s: the host subset makes tuples of tuples (shapes) only", describe(a[0]))
+	case lang.FStringFunc:
+		// f"...": literal text, then (value, format spec, text) per field.
+		ok := len(c.args)%3 == 1
+		for i := 0; i < len(c.args) && ok; i += 3 {
+			_, ok = c.args[i].(string)
+			if i+2 < len(c.args) {
+				_, okSpec := c.args[i+2].(string)
+				ok = ok && okSpec
+			}
+		}
+		if !ok || len(c.kw) > 0 {
+			in.fail(e.Pos, "%s is the f-string's internal form; write an f-string instead", name)
+		}
+		var s strings.Builder
+		for i, x := range c.args {
+			switch {
+			case i%3 == 0:
+				s.WriteString(x.(string))
+			case i%3 == 1:
+				spec := c.args[i+1].(string)
+				if spec == "" {
+					s.WriteString(in.str(x))
+					continue
+				}
+				text, msg := ir.FormatField(x, spec)
+				if msg != "" {
+					in.fail(c.argPos(i), "f-string: %s", msg)
+				}
+				s.WriteString(text)
+			}
+		}
+		return s.String()
 	case "print":
 		var parts []string
 		for _, x := range c.args {

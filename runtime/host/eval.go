@@ -194,7 +194,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 
 var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
-	"tuple": true, "print": true, "range": true,
+	"tuple": true, "print": true, "range": true, lang.FStringFunc: true,
 }
 
 func (in *interp) expr(fr *frame, e lang.Expr) any {
