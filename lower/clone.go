@@ -8,6 +8,7 @@ func Clone(f *ir.Func) *ir.Func {
 	g := ir.NewFunc(f.Name)
 	g.Pos = f.Pos
 	g.Consts = append([]ir.Const(nil), f.Consts...)
+	g.Hints = append([]ir.Const(nil), f.Hints...)
 	g.Grid = f.Grid
 	m := map[*ir.Value]*ir.Value{}
 	for _, p := range f.Params {

@@ -135,7 +135,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 		if d != nil && d.Op == ir.OpReshape && d.Block == body && single(v) {
 			view, v, d = d, d.Args[0], d.Args[0].Def
 		}
-		if d == nil || d.Op != ir.OpLoad || d.Block != body || !single(v) || !zeroPad(d) {
+		if d == nil || d.Op != ir.OpLoad || d.Block != body || !single(v) || !zeroPad(d) || !tmaAllowed(d) {
 			return nil
 		}
 		at, ok := d.Args[0].Type.(*ir.Array)

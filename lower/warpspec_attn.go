@@ -79,7 +79,7 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 		if d != nil && d.Op == ir.OpReshape && d.Block == where && single(v) {
 			view, v, d = d, d.Args[0], d.Args[0].Def
 		}
-		if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) {
+		if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) || !tmaAllowed(d) {
 			return nil
 		}
 		at, ok := d.Args[0].Type.(*ir.Array)

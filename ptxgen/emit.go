@@ -351,6 +351,10 @@ func (e *emitter) finish() *Kernel {
 	if n := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs); n > 0 {
 		// setmaxnreg needs the count at entry (PTX.md 3.6).
 		fmt.Fprintf(&b, ".maxnreg %d\n", n)
+	} else if n := lower.Occupancy(e.f, e.t); n > 0 && !isPersistent(e.f) {
+		// The occupancy hint: ptxas limits registers so that n blocks fit
+		// an SM (shared memory may still allow fewer).
+		fmt.Fprintf(&b, ".minnctapersm %d\n", n)
 	}
 	b.WriteString("{\n")
 	for c := RegClass(0); c < numClasses; c++ {

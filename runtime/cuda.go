@@ -271,6 +271,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 		return nil, err
 	}
 	ck.info.Cached = cached
+	ck.info.HintNotes = hintNotes(k.Func, target)
 	c.cache[key] = ck
 	return ck, nil
 }

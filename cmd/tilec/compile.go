@@ -78,6 +78,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 				return source.Quote(err)
 			}
 			if *emit == "lowered" {
+				printHintNotes(stderr, f.Name, vs[0].Func, t)
 				for _, v := range vs {
 					if note := variantNote(f, v); note != "" {
 						fmt.Fprintln(stdout, note)
@@ -96,6 +97,11 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		k, _, err := cache.CompilePTXFor(f, t)
 		if err != nil {
 			return source.Quote(err)
+		}
+		if len(f.Hints) > 0 || hasMemHints(f) {
+			if vs, err := lower.LowerVariants(f, t, lower.Options{}); err == nil {
+				printHintNotes(stderr, f.Name, vs[0].Func, t)
+			}
 		}
 		fmt.Fprint(stdout, k.PTX)
 	}
@@ -120,4 +126,24 @@ func variantNote(f *ir.Func, v *lower.Variant) string {
 		return "// variant general: every other launch (element-wise copies)"
 	}
 	return ""
+}
+
+// printHintNotes says which of the kernel's hints the target's code does
+// not act on (lower.HintNotes), one stderr line each: a hint is never an
+// error, but a user should know when it did nothing.
+func printHintNotes(w io.Writer, kernel string, lowered *ir.Func, t *lower.Target) {
+	for _, n := range lower.HintNotes(lowered, t) {
+		fmt.Fprintf(w, "tilec: note: %s on %s: hint %s\n", kernel, t, n)
+	}
+}
+
+// hasMemHints reports whether a load or store of f carries a hint.
+func hasMemHints(f *ir.Func) bool {
+	found := false
+	f.Body.Walk(func(in *ir.Instr) {
+		if (in.Op == ir.OpLoad || in.Op == ir.OpStore) && (in.Attrs.Get("latency") != nil || in.Attrs.Get("check_bounds") != nil) {
+			found = true
+		}
+	})
+	return found
 }

@@ -167,6 +167,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if info, err := gpu.CompileInfo(k); err == nil {
 			fmt.Fprintf(stdout, "device   %s\n", info.Device)
 			fmt.Fprintf(stdout, "compiled %s\n", info.Summary())
+			for _, n := range info.HintNotes {
+				fmt.Fprintf(stdout, "note     hint %s\n", n)
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
