@@ -229,14 +229,8 @@ func (s *scanner) run() {
 			s.skipComment()
 		case c == '\\':
 			s.continuation()
-		case isLetter(c):
-			s.identifier()
-		case isDigit(c) || c == '.' && isDigit(s.peek(1)):
-			s.number()
-		case c == '\'' || c == '"':
-			s.string(s.pos(), s.off)
 		default:
-			s.operator()
+			s.token(c)
 		}
 	}
 	p := s.pos()
@@ -262,6 +256,21 @@ func (s *scanner) run() {
 		s.toks = append(s.toks, lexer.Token{Type: tokDedent, Value: dedentValue, Pos: p})
 	}
 	s.toks = append(s.toks, lexer.EOFToken(p))
+}
+
+// token scans one token starting with byte c: a name or keyword, a
+// number, a string or an operator.
+func (s *scanner) token(c byte) {
+	switch {
+	case isLetter(c):
+		s.identifier()
+	case isDigit(c) || c == '.' && isDigit(s.peek(1)):
+		s.number()
+	case c == '\'' || c == '"':
+		s.string(s.pos(), s.off)
+	default:
+		s.operator()
+	}
 }
 
 // indentation measures the indentation of a physical line at the start of a
@@ -662,18 +671,10 @@ func (s *scanner) fstringField(p lexer.Position) bool {
 	full, brackets := s.src, s.brackets
 	s.src, s.brackets = s.src[:end], nil
 	for s.off < len(s.src) {
-		c := s.src[s.off]
-		switch {
-		case c == ' ' || c == '\t':
+		if c := s.src[s.off]; c == ' ' || c == '\t' {
 			s.advance(1)
-		case isLetter(c):
-			s.identifier()
-		case isDigit(c) || c == '.' && isDigit(s.peek(1)):
-			s.number()
-		case c == '\'' || c == '"':
-			s.string(s.pos(), s.off)
-		default:
-			s.operator()
+		} else {
+			s.token(c)
 		}
 	}
 	if len(s.brackets) > 0 {
