@@ -19,14 +19,16 @@ import (
 )
 
 // Hint returns the value of kernel hint name for target t: the ByTarget
-// entry for t, else its default, else the plain hint; ok is false when
-// the kernel has none.
+// entry for t's architecture (cuTile's keys are "sm_<major><minor>", so
+// sm_90 also serves sm_90a), else its default, else the plain hint; ok is
+// false when the kernel has none.
 func Hint(f *ir.Func, t *Target, name string) (v any, ok bool) {
 	byName := map[string]any{}
 	for _, h := range f.Hints {
 		byName[h.Name] = h.Value
 	}
-	for _, key := range []string{name + ":" + t.Name, name + ":default", name} {
+	arch := fmt.Sprintf("sm_%d", t.CC)
+	for _, key := range []string{name + ":" + t.Name, name + ":" + arch, name + ":default", name} {
 		if v, ok := byName[key]; ok {
 			return v, true
 		}
