@@ -9,6 +9,8 @@ package ir
 // inside a loop, by the whole loop body).
 
 import (
+	"strings"
+
 	"github.com/tilec/tilec/lang"
 )
 
@@ -96,6 +98,8 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 		b.bind(flag, true, s.Position())
 	case *lang.AssertStmt:
 		b.assertStmt(s)
+	case *lang.RaiseStmt:
+		b.raiseStmt(s)
 	default:
 		b.errorf(s.Position(), "unsupported statement")
 	}
@@ -589,7 +593,63 @@ func readNames(s lang.Stmt, set nameSet) {
 	case *lang.AssertStmt:
 		readExpr(s.Cond, set)
 		readExpr(s.Msg, set)
+	case *lang.RaiseStmt:
+		readExpr(s.Exc, set)
 	}
+}
+
+// raiseStmt builds `raise`: reached under compile-time conditions only
+// (the kernel's top level, or a branch the builder chose), it is an error
+// of the compilation that says what was raised, as a check in a helper
+// means; under a run-time condition or in a loop it cannot be decided at
+// compile time: the kernel's way is ct.assert_.
+func (b *builder) raiseStmt(s *lang.RaiseStmt) {
+	if b.cur.Parent != nil {
+		b.errorf(s.Pos, "raise under a run-time condition or in a loop is not supported in a kernel; use ct.assert_(cond, message)")
+		return
+	}
+	b.errorf(s.Pos, "raise: %s", RaisedText(s.Exc, func(e lang.Expr) string {
+		v := b.expr(e)
+		if x, ok := v.(string); ok {
+			return x
+		}
+		if !isRuntime(v) && !isPoison(v) {
+			return formatConst(v)
+		}
+		return exprText(e)
+	}))
+}
+
+// RaisedText describes a raised exception as Python prints it: "ValueError:
+// message" for an exception class called with one argument (formatted by
+// str), "ValueError: ('a', 1)" with several, its name alone, or str of the
+// expression.
+func RaisedText(exc lang.Expr, str func(lang.Expr) string) string {
+	switch e := exc.(type) {
+	case nil:
+		return "re-raise outside an except block"
+	case *lang.Call:
+		if n, ok := e.Fun.(*lang.Name); ok {
+			var args []string
+			for _, a := range e.Args {
+				s := str(a)
+				if _, isStr := a.(*lang.StringLit); isStr && len(e.Args) > 1 {
+					s = "'" + s + "'"
+				}
+				args = append(args, s)
+			}
+			switch len(args) {
+			case 0:
+				return n.Name
+			case 1:
+				return n.Name + ": " + args[0]
+			}
+			return n.Name + ": (" + strings.Join(args, ", ") + ")"
+		}
+	case *lang.Name:
+		return e.Name
+	}
+	return str(exc)
 }
 
 // assertStmt builds `assert cond, msg`: a compile-time condition is checked

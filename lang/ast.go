@@ -110,6 +110,14 @@ type ReturnStmt struct {
 	Value Expr // nil for a bare return
 }
 
+// RaiseStmt is `raise` or `raise Exc(...)`: in host code an error of the
+// program; in a kernel an error at compile time where the builder reaches
+// it (only under compile-time conditions).
+type RaiseStmt struct {
+	Pos Pos
+	Exc Expr // nil for a bare raise
+}
+
 // PassStmt is `pass`.
 type PassStmt struct{ Pos Pos }
 
@@ -135,10 +143,12 @@ func (s *WhileStmt) Position() Pos    { return s.Pos }
 func (s *BreakStmt) Position() Pos    { return s.Pos }
 func (s *ContinueStmt) Position() Pos { return s.Pos }
 func (s *AssertStmt) Position() Pos   { return s.Pos }
+func (s *RaiseStmt) Position() Pos    { return s.Pos }
 func (*WhileStmt) stmt()              {}
 func (*BreakStmt) stmt()              {}
 func (*ContinueStmt) stmt()           {}
 func (*AssertStmt) stmt()             {}
+func (*RaiseStmt) stmt()              {}
 
 func (s *AssignStmt) Position() Pos    { return s.Pos }
 func (s *AugAssignStmt) Position() Pos { return s.Pos }

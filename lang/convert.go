@@ -187,6 +187,12 @@ func (p *parser) simpleStmt(g *gSimpleStmt) []Stmt {
 				as.Msg = p.expr(ss.Assert.Msg)
 			}
 			out = append(out, as)
+		case ss.Raise != nil:
+			rs := &RaiseStmt{Pos: pos}
+			if ss.Raise.Exc != nil {
+				rs.Exc = p.expr(ss.Raise.Exc)
+			}
+			out = append(out, rs)
 		case ss.Return != nil:
 			rs := &ReturnStmt{Pos: pos}
 			if ss.Return.Value != nil {
@@ -565,6 +571,16 @@ func (p *parser) atom(g *gAtom) Expr {
 		t := &Tuple{Pos: pos}
 		for _, e := range g.Inner.Elems {
 			t.Elems = append(t.Elems, p.test(e))
+		}
+		return t
+	case g.List:
+		// A list literal is read as a tuple: the language has no mutable
+		// sequences, and [a, b] is how Python code often spells a shape.
+		t := &Tuple{Pos: pos}
+		if g.Items != nil {
+			for _, e := range g.Items.Elems {
+				t.Elems = append(t.Elems, p.test(e))
+			}
 		}
 		return t
 	case g.Name != "":

@@ -121,6 +121,11 @@ func (w *astWriter) stmt(d int, role string, s Stmt) {
 		w.line(d, role, "BreakStmt %s", lc(s.Pos))
 	case *ContinueStmt:
 		w.line(d, role, "ContinueStmt %s", lc(s.Pos))
+	case *RaiseStmt:
+		w.line(d, role, "RaiseStmt %s", lc(s.Pos))
+		if s.Exc != nil {
+			w.expr(d+1, "exc", s.Exc)
+		}
 	case *AssertStmt:
 		w.line(d, role, "AssertStmt %s", lc(s.Pos))
 		w.expr(d+1, "cond", s.Cond)

@@ -127,6 +127,7 @@ type gSmallStmt struct {
 	Continue bool       `parser:"| @'continue'"`
 	Assert   *gAssert   `parser:"| @@"`
 	Return   *gReturn   `parser:"| @@"`
+	Raise    *gRaise    `parser:"| @@"`
 	Import   *gImport   `parser:"| @@"`
 	From     *gFrom     `parser:"| @@"`
 	Expr     *gExprStmt `parser:"| @@"`
@@ -143,6 +144,12 @@ type gReturn struct {
 	Pos   lexer.Position
 	Kw    string     `parser:"@'return'"`
 	Value *gTestList `parser:"@@?"`
+}
+
+// raiseStmt = "raise" [ test ] .
+type gRaise struct {
+	Kw  string `parser:"@'raise'"`
+	Exc *gTest `parser:"@@?"`
 }
 
 // importStmt = "import" dottedAlias { "," dottedAlias } .
@@ -287,7 +294,7 @@ type gArg struct {
 	Value   *gTest `parser:"@@"`
 }
 
-// atom = Name | "(" [ testList ] ")" | Int | Float | String { String }
+// atom = Name | "(" [ testList ] ")" | "[" [ testList ] "]" | Int | Float | String { String }
 //
 //	| "True" | "False" | "None" | "..." .
 type gAtom struct {
@@ -295,6 +302,8 @@ type gAtom struct {
 	Name     string     `parser:"  @Name"`
 	Paren    bool       `parser:"| ( @'('"`
 	Inner    *gTestList `parser:"    @@? ')' )"`
+	List     bool       `parser:"| ( @'['"`
+	Items    *gTestList `parser:"    @@? ']' )"`
 	Int      string     `parser:"| @Int"`
 	Float    string     `parser:"| @Float"`
 	Strings  []string   `parser:"| @String+"`

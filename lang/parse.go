@@ -74,10 +74,28 @@ func (p *parser) parseFile() (f *File) {
 		}
 	}()
 	toks, lexErrs := lex(p.file, p.src.Text)
+	chunks := splitChunks(toks)
+	// A script's `if __name__ == "__main__":` block runs only when Python
+	// runs the file as a program: tilec skips it whole, errors included,
+	// so that a cuTile program's test driver need not be removed.
+	var kept []chunk
+	for _, c := range chunks {
+		if !isMainGuard(c) {
+			kept = append(kept, c)
+			continue
+		}
+		var rest []*lexError
+		for _, e := range lexErrs {
+			if e.pos.Offset < c.start || e.pos.Offset >= c.end {
+				rest = append(rest, e)
+			}
+		}
+		lexErrs = rest
+	}
 	for _, e := range lexErrs {
 		p.errorf(toPos(e.pos), "%s", e.msg)
 	}
-	for _, c := range splitChunks(toks) {
+	for _, c := range kept {
 		if overlapsErrors(c, lexErrs) {
 			continue
 		}
@@ -519,4 +537,18 @@ func expected(expect string) string {
 		return ", expected 'def' after decorator"
 	}
 	return ""
+}
+
+// isMainGuard reports whether a top-level chunk is an
+// `if __name__ == "__main__":` block (either operand order).
+func isMainGuard(c chunk) bool {
+	t := c.toks
+	if len(t) < 5 || t[0].Value != "if" || t[2].Value != "==" || t[4].Value != ":" {
+		return false
+	}
+	isName := func(x lexer.Token) bool { return x.Type == tokName && x.Value == "__name__" }
+	isMain := func(x lexer.Token) bool {
+		return x.Type == tokString && (x.Value == `"__main__"` || x.Value == `'__main__'`)
+	}
+	return isName(t[1]) && isMain(t[3]) || isMain(t[1]) && isName(t[3])
 }

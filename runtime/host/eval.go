@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -68,6 +69,8 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 		}
 		return &returned{in.expr(fr, s.Value)}
 	case *lang.PassStmt:
+	case *lang.RaiseStmt:
+		in.fail(s.Pos, "raised %s", ir.RaisedText(s.Exc, func(e lang.Expr) string { return in.str(in.expr(fr, e)) }))
 	case *lang.AssertStmt:
 		if !in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
 			if s.Msg != nil {
