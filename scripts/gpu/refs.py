@@ -165,11 +165,16 @@ def entry_time_ms(text, reps=None):
 
 
 def bench_rows(report, op):
-    """[(key, ms)] of a `tilec bench --json` report; op is e.g. matmul/f16."""
+    """[(key, ms)] of a `tilec bench --json` report; op is e.g. matmul/f16
+    (the key gets each row's shape label), or a whole key such as
+    sdpa/f16/B4H16S4096D64/full for a report of one shape (kept as it is:
+    the kernel's dims, (BH, S) say, need not spell the reference's)."""
     out = []
+    whole = len(op.split("/")) >= 3
     for row in report.get("rows", []):
         if row.get("tilec_ms", 0) > 0:
-            out.append(("%s/%s" % (op, shape_label(row["dims"].values())), row["tilec_ms"]))
+            k = op if whole else "%s/%s" % (op, shape_label(row["dims"].values()))
+            out.append((k, row["tilec_ms"]))
     return out
 
 
@@ -494,6 +499,8 @@ def selftest():
             rep = {"rows": [{"dims": {"M": 1024, "N": 1024, "K": 1024}, "tilec_ms": 0.02},
                             {"dims": {"M": 2048, "N": 2048, "K": 2048}, "tilec_ms": 0}]}
             self.assertEqual(bench_rows(rep, "matmul/f16"), [("matmul/f16/1024", 0.02)])
+            # A whole key (one shape, the kernel's own dims) is kept as given.
+            self.assertEqual(bench_rows(rep, "sdpa/f16/B4H16S4096D64/full"), [("sdpa/f16/B4H16S4096D64/full", 0.02)])
             tsv = "matmul/f16/1024\ttilec matmul.tile\t0.02\nbad line\nsoftmax/f16/4096\tsoftmax.py\t0.05\n"
             tilec = read_tsv(tsv)
             self.assertEqual(len(tilec), 2)
