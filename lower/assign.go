@@ -59,7 +59,13 @@ type derived struct {
 }
 
 // AssignLayouts is the layout pass.
-func AssignLayouts(f *ir.Func, t *Target) error {
+func AssignLayouts(f *ir.Func, t *Target) error { return assignLayouts(f, t, false) }
+
+// assignLayouts is the layout pass; warpgroups gives the accumulators of a
+// kernel that the warpspec pass runs on wgmma the warpgroup grid (rows
+// over warps, 16 each) instead of the mma.sync grid: warpspec re-lays its
+// own variant that way, and the general variant keeps the mma.sync grid.
+func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 	u := &unionFind{parent: map[*ir.Value]*ir.Value{}}
 	var order []*ir.Value // tile values in program order
 	var edges []derived
@@ -246,7 +252,9 @@ func AssignLayouts(f *ir.Func, t *Target) error {
 	if err != nil {
 		return err
 	}
-	if lp, _ := findWGMMALoop(f, t); lp != nil && len(accs) == 1 {
+	if !warpgroups {
+		// the mma.sync grids above
+	} else if lp, _ := findWGMMALoop(f, t); lp != nil && len(accs) == 1 {
 		// wgmma's accumulator: each consumer warpgroup owns 64 rows, each
 		// of its warps 16 of them across all columns (warpspec.go).
 		grids[accs[0].root] = [2]int{lp.m / 16, 1}

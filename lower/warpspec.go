@@ -237,27 +237,75 @@ func wsStraightOp(in *ir.Instr) bool {
 	return in.Op.Info().Elementwise
 }
 
-// WarpSpecialize is the warpspec pass.
+// WarpSpecialize is the warpspec pass. The layout, convert and smem
+// passes laid the kernel out for mma.sync (the general variant keeps
+// that); a kernel this pass takes is laid out again, on a copy, with the
+// accumulators in the warpgroup grid, and replaces f only when the
+// rewrite applies.
 func WarpSpecialize(f *ir.Func, t *Target) error {
 	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
 	if ret.Attrs.Str(ir.AttrKeyVariant) != VariantFast {
 		return nil
 	}
 	lp, _ := findWGMMALoop(f, t)
-	if lp == nil {
-		warpSpecializeAttention(f, t)
+	al, _ := findAttnLoop(f, t)
+	if lp == nil && al == nil {
 		return nil
 	}
-	if !wsLayoutsOK(f, lp) {
+	g, err := relayForWarpgroups(f, t)
+	if err != nil || g == nil {
+		return nil // the mma.sync fast variant stands
+	}
+	if lp != nil {
+		lp, _ = findWGMMALoop(g, t)
+		if lp == nil || !wsLayoutsOK(g, lp) {
+			return nil
+		}
+		w := &warpspec{f: g, t: t, lp: lp}
+		if !w.plan() {
+			return nil
+		}
+		w.rewrite(g.Body.Instrs[len(g.Body.Instrs)-1])
+		DeadCode(g)
+	} else if !warpSpecializeAttention(g, t) {
 		return nil
 	}
-	w := &warpspec{f: f, t: t, lp: lp}
-	if !w.plan() {
-		return nil
-	}
-	w.rewrite(ret)
-	DeadCode(f)
+	*f = *g
 	return nil
+}
+
+// relayForWarpgroups returns a copy of f laid out anew (layout, convert
+// and smem passes) with the warpgroup grids, or nil when it does not lower.
+func relayForWarpgroups(f *ir.Func, t *Target) (*ir.Func, error) {
+	g := Clone(f)
+	strip := []string{ir.AttrKeyLayout, ir.AttrKeyStaged, ir.AttrKeySmem, ir.AttrKeyStages,
+		ir.AttrKeyRowBytes, ir.AttrKeyStageBytes, ir.AttrKeyNumWarps, ir.AttrKeyScratch, ir.AttrKeySmemBytes}
+	hasConvert := false
+	g.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpConvertLayout {
+			hasConvert = true
+		}
+		for _, k := range strip {
+			in.Attrs = dropAttr(in.Attrs, k)
+		}
+	})
+	if hasConvert {
+		return nil, nil
+	}
+	if err := assignLayouts(g, t, true); err != nil {
+		return nil, err
+	}
+	if err := checkRegisterBudget(g, t); err != nil {
+		return nil, err
+	}
+	if err := ConvertLayouts(g, t); err != nil {
+		return nil, err
+	}
+	if err := AllocShared(g, t); err != nil {
+		return nil, err
+	}
+	g.Renumber()
+	return g, nil
 }
 
 // wsLayoutsOK checks what the layout and convert passes decided: the
