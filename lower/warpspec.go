@@ -130,27 +130,11 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	uses := Uses(f)
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	operand := func(v *ir.Value) *ir.Instr {
-		d := v.Def
-		var view *ir.Instr
-		if d != nil && d.Op == ir.OpReshape && d.Block == body && single(v) {
-			view, v, d = d, d.Args[0], d.Args[0].Def
-		}
-		if d == nil || d.Op != ir.OpLoad || d.Block != body || !single(v) || !zeroPad(d) || !tmaAllowed(d) {
-			return nil
-		}
-		at, ok := d.Args[0].Type.(*ir.Array)
-		if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
-			return nil
-		}
-		switch s := d.Result().Type.(*ir.Tile).Shape; {
-		case at.Rank == 2 && view == nil:
-		case at.Rank == 3 && view != nil && s[0] == 1:
-			// A batched load: one matrix of a 3-D array.
+		ld, view := tmaOperand(v, body, uses)
+		if view != nil {
 			lp.views = append(lp.views, view)
-		default:
-			return nil
 		}
-		return d
+		return ld
 	}
 	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
 		return nil, "A is not a zero-padded load of a 2-D f16/bf16 array in the loop"
@@ -211,6 +195,32 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 		}
 	}
 	return lp, ""
+}
+
+// tmaOperand returns the load in block where that an mma operand v comes
+// from when TMA can copy it: a zero-padded load (allow_tma not False) of a
+// 2-D f16/bf16 array with no other use, or one matrix of a 3-D array (a
+// (1, R, C) tile reshaped to (R, C): view is that reshape).
+func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (ld, view *ir.Instr) {
+	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
+	d := v.Def
+	if d != nil && d.Op == ir.OpReshape && d.Block == where && single(v) {
+		view, v, d = d, d.Args[0], d.Args[0].Def
+	}
+	if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) || !tmaAllowed(d) {
+		return nil, nil
+	}
+	at, ok := d.Args[0].Type.(*ir.Array)
+	if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
+		return nil, nil
+	}
+	switch s := d.Result().Type.(*ir.Tile).Shape; {
+	case at.Rank == 2 && view == nil:
+	case at.Rank == 3 && view != nil && s[0] == 1:
+	default:
+		return nil, nil
+	}
+	return d, view
 }
 
 func scalarResults(in *ir.Instr) bool {

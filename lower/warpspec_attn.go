@@ -74,26 +74,11 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 	uses := Uses(f)
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	load2D := func(v *ir.Value, where *ir.Block) *ir.Instr {
-		d := v.Def
-		var view *ir.Instr
-		if d != nil && d.Op == ir.OpReshape && d.Block == where && single(v) {
-			view, v, d = d, d.Args[0], d.Args[0].Def
-		}
-		if d == nil || d.Op != ir.OpLoad || d.Block != where || !single(v) || !zeroPad(d) || !tmaAllowed(d) {
-			return nil
-		}
-		at, ok := d.Args[0].Type.(*ir.Array)
-		if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
-			return nil
-		}
-		switch s := d.Result().Type.(*ir.Tile).Shape; {
-		case at.Rank == 2 && view == nil:
-		case at.Rank == 3 && view != nil && s[0] == 1:
+		ld, view := tmaOperand(v, where, uses)
+		if view != nil {
 			al.views = append(al.views, view)
-		default:
-			return nil
 		}
-		return d
+		return ld
 	}
 	if al.loadQ = load2D(al.qk.Args[0], f.Body); al.loadQ == nil {
 		return nil, "Q is not a zero-padded load of a 2-D f16/bf16 array before the loop"
