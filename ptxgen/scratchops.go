@@ -223,50 +223,32 @@ func (e *emitter) emitScan(in *ir.Instr) {
 		ac := e.constReg(boolInt(prod), acc)
 		lines = append(lines, line{r: r, pos: pos, addr: a2, acc: ac})
 	}
-	n := shape[axis]
-	k := e.newReg(B32)
-	if reverse {
-		e.emit("mov.u32", k, Imm(n-1))
-	} else {
-		e.emit("mov.u32", k, Imm(0))
-	}
-	kb := e.newReg(B32)
-	loop := e.newLabel("scan")
-	e.label(loop)
-	e.emit("mul.lo.u32", kb, k, Imm(st[axis]*slot))
-	for _, l := range lines {
-		a := e.newReg(B32)
-		e.emit("add.u32", a, l.addr, kb)
-		v := e.convert(e.ldShared(Addr{Base: a}, xt), xt, acc)
-		in := e.newReg(Pred)
-		if reverse {
-			e.emit("setp.ge.s32", in, k, l.pos)
-		} else {
-			e.emit("setp.le.s32", in, k, l.pos)
+	e.axisLoop("scan", shape[axis], st[axis]*slot, reverse, func(k, kb Reg) {
+		for _, l := range lines {
+			a := e.newReg(B32)
+			e.emit("add.u32", a, l.addr, kb)
+			v := e.convert(e.ldShared(Addr{Base: a}, xt), xt, acc)
+			in := e.newReg(Pred)
+			if reverse {
+				e.emit("setp.ge.s32", in, k, l.pos)
+			} else {
+				e.emit("setp.le.s32", in, k, l.pos)
+			}
+			op := "add"
+			if prod {
+				op = "mul"
+			}
+			switch {
+			case acc.IsFloat():
+				op += ".rn." + ptype(acc)
+			case prod:
+				op += ".lo." + ptype(acc)
+			default:
+				op += "." + ptype(acc)
+			}
+			e.emitIf(in, false, op, l.acc, l.acc, v)
 		}
-		op := "add"
-		if prod {
-			op = "mul"
-		}
-		switch {
-		case acc.IsFloat():
-			op += ".rn." + ptype(acc)
-		case prod:
-			op += ".lo." + ptype(acc)
-		default:
-			op += "." + ptype(acc)
-		}
-		e.emitIf(in, false, op, l.acc, l.acc, v)
-	}
-	more := e.newReg(Pred)
-	if reverse {
-		e.emit("sub.s32", k, k, Imm(1))
-		e.emit("setp.ge.s32", more, k, Imm(0))
-	} else {
-		e.emit("add.s32", k, k, Imm(1))
-		e.emit("setp.lt.s32", more, k, Imm(n))
-	}
-	e.emitIf(more, false, "bra.uni", Label(loop))
+	})
 	regs := make([]Reg, lay.NumRegs())
 	for _, l := range lines {
 		regs[l.r] = e.normalize(e.convert(l.acc, acc, res.Type.Elem()), res.Type.Elem())
@@ -379,50 +361,32 @@ func (e *emitter) emitFoldFn(in *ir.Instr) {
 		e.emit(movOp(acc.Class), acc, e.vals[in.Args[1]].reg)
 		lines = append(lines, line{r: r, pos: pos, addr: a, acc: acc})
 	}
-	n := shape[axis]
-	k := e.newReg(B32)
-	if reverse {
-		e.emit("mov.u32", k, Imm(n-1))
-	} else {
-		e.emit("mov.u32", k, Imm(0))
-	}
-	kb := e.newReg(B32)
-	loop := e.newLabel("fold")
-	e.label(loop)
-	e.emit("mul.lo.u32", kb, k, Imm(st[axis]*slot))
-	for _, l := range lines {
-		a := e.newReg(B32)
-		e.emit("add.u32", a, l.addr, kb)
-		v := e.ldShared(Addr{Base: a}, xt)
-		// The combiner on (acc, v): its rank-0 tiles are scalar registers.
-		e.vals[body.Params[0]] = &value{reg: l.acc}
-		e.vals[body.Params[1]] = &value{reg: v}
-		e.block(body)
-		nv := e.operandReg(y.Args[0], 0)
-		if scan {
-			p := e.newReg(Pred)
-			if reverse {
-				e.emit("setp.ge.s32", p, k, l.pos)
+	e.axisLoop("fold", shape[axis], st[axis]*slot, reverse, func(k, kb Reg) {
+		for _, l := range lines {
+			a := e.newReg(B32)
+			e.emit("add.u32", a, l.addr, kb)
+			v := e.ldShared(Addr{Base: a}, xt)
+			// The combiner on (acc, v): its rank-0 tiles are scalar registers.
+			e.vals[body.Params[0]] = &value{reg: l.acc}
+			e.vals[body.Params[1]] = &value{reg: v}
+			e.block(body)
+			nv := e.operandReg(y.Args[0], 0)
+			if scan {
+				p := e.newReg(Pred)
+				if reverse {
+					e.emit("setp.ge.s32", p, k, l.pos)
+				} else {
+					e.emit("setp.le.s32", p, k, l.pos)
+				}
+				if xt == ir.Bool {
+					e.fail("scan_fn of bool is not supported yet")
+				}
+				e.emitIf(p, false, movOp(l.acc.Class), l.acc, nv)
 			} else {
-				e.emit("setp.le.s32", p, k, l.pos)
+				e.emit(movOp(l.acc.Class), l.acc, nv)
 			}
-			if xt == ir.Bool {
-				e.fail("scan_fn of bool is not supported yet")
-			}
-			e.emitIf(p, false, movOp(l.acc.Class), l.acc, nv)
-		} else {
-			e.emit(movOp(l.acc.Class), l.acc, nv)
 		}
-	}
-	more := e.newReg(Pred)
-	if reverse {
-		e.emit("sub.s32", k, k, Imm(1))
-		e.emit("setp.ge.s32", more, k, Imm(0))
-	} else {
-		e.emit("add.s32", k, k, Imm(1))
-		e.emit("setp.lt.s32", more, k, Imm(n))
-	}
-	e.emitIf(more, false, "bra.uni", Label(loop))
+	})
 	regs := make([]Reg, lay.NumRegs())
 	for _, l := range lines {
 		regs[l.r] = l.acc
@@ -448,4 +412,30 @@ func (e *emitter) emitAssert(in *ir.Instr) {
 			e.emitIf(p, true, "trap")
 		}
 	}
+}
+
+// axisLoop emits a run-time loop of k over 0..n-1 (n-1..0 when reverse),
+// uniform across the block, with kb = k*stride (a byte offset along the
+// axis) computed at the top of each iteration for body.
+func (e *emitter) axisLoop(what string, n, stride int, reverse bool, body func(k, kb Reg)) {
+	k := e.newReg(B32)
+	if reverse {
+		e.emit("mov.u32", k, Imm(n-1))
+	} else {
+		e.emit("mov.u32", k, Imm(0))
+	}
+	kb := e.newReg(B32)
+	loop := e.newLabel(what)
+	e.label(loop)
+	e.emit("mul.lo.u32", kb, k, Imm(stride))
+	body(k, kb)
+	more := e.newReg(Pred)
+	if reverse {
+		e.emit("sub.s32", k, k, Imm(1))
+		e.emit("setp.ge.s32", more, k, Imm(0))
+	} else {
+		e.emit("add.s32", k, k, Imm(1))
+		e.emit("setp.lt.s32", more, k, Imm(n))
+	}
+	e.emitIf(more, false, "bra.uni", Label(loop))
 }
