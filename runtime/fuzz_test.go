@@ -31,6 +31,7 @@ func FuzzCompilePTX(f *testing.F) {
 		f.Add(string(src), "tm=64,tn=64,tk=32")
 		f.Add(string(src), "T=bf16")
 		f.Add(string(src), "T=f32")
+		f.Add(string(src), "tm=64,tn=128,tk=128,CAUSAL=True")
 	}
 	f.Fuzz(func(t *testing.T, src, defs string) {
 		consts := map[string]string{}
@@ -43,7 +44,9 @@ func FuzzCompilePTX(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, target := range []string{"sm_80", "sm_120a"} {
+		// sm_90a: the warpspec pass (TMA, wgmma, persistent) on mutated
+		// GEMM and attention kernels.
+		for _, target := range []string{"sm_80", "sm_90a", "sm_120a"} {
 			pk, err := CompilePTX(k.Func, target)
 			if err != nil {
 				continue
