@@ -23,10 +23,18 @@ fail=0
 for src in examples/*.tile; do
 	for kernel in $(sed -n 's/^def \([A-Za-z_0-9]*\)(.*/\1/p' "$src"); do
 		grep -B1 "^def $kernel(" "$src" | grep -q '@ct.kernel' || continue
-		for arch in $TARGETS; do
+		# Both variants of a kernel that has two (the general one only when
+		# its PTX differs: a kernel with one form prints it for both).
+		for arch_variant in $(for a in $TARGETS; do echo "$a:fast $a:general"; done); do
+			arch="${arch_variant%%:*}"
+			variant="${arch_variant##*:}"
 			name="$(basename "$src" .tile)_${kernel}_$arch"
-			if ! "$work/tilec" compile "$src" --kernel "$kernel" --emit ptx --target "$arch" >"$work/$name.ptx" 2>"$work/$name.err"; then
+			[ "$variant" = general ] && name="${name}_general"
+			if ! "$work/tilec" compile "$src" --kernel "$kernel" --emit ptx --target "$arch" --variant "$variant" >"$work/$name.ptx" 2>"$work/$name.err"; then
 				printf '%-40s skipped: %s\n' "$name" "$(head -1 "$work/$name.err")"
+				continue
+			fi
+			if [ "$variant" = general ] && cmp -s "$work/$name.ptx" "$work/$(basename "$src" .tile)_${kernel}_$arch.ptx"; then
 				continue
 			fi
 			assembler="$PTXAS"

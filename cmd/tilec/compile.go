@@ -17,6 +17,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	emit := fs.String("emit", "ir", "what to print: ast, ir, lowered or ptx")
 	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: "+strings.Join(lower.TargetNames(), ", "))
+	variant := fs.String("variant", "fast", "with --emit ptx, which variant of a kernel that has two: fast (aligned launches) or general (any launch)")
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
 	consts := defines{}
@@ -35,6 +36,9 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	case "ast", "ir", "lowered", "ptx":
 	default:
 		return usagef("--emit must be ast, ir, lowered or ptx, not %q", *emit)
+	}
+	if *variant != "fast" && *variant != "general" {
+		return usagef("--variant must be fast or general, not %q", *variant)
 	}
 	if *dumpAfter != "" {
 		if *dumpAfter != "all" && lower.PassByName(*dumpAfter) == nil {
@@ -103,7 +107,13 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 				printHintNotes(stderr, f.Name, vs[0].Func, t)
 			}
 		}
-		fmt.Fprint(stdout, k.PTX)
+		switch {
+		case *variant == "general" && k.General != nil:
+			fmt.Fprint(stdout, k.General.PTX)
+		default:
+			// A kernel with one form: that form serves every launch.
+			fmt.Fprint(stdout, k.PTX)
+		}
 	}
 	return nil
 }
