@@ -603,18 +603,12 @@ func (w *warpspec) consumerBarrier(s *seq) {
 // C's bounds). The last piece's store runs on while the consumers start
 // the next block.
 func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
-	mapped := func(v *ir.Value) *ir.Value {
-		if x, ok := m[v]; ok {
-			return x
-		}
-		return v
-	}
 	n := len(st.Args)
-	val := mapped(st.Args[n-1])
+	val := copyOf(m, st.Args[n-1])
 	tt := val.Type.(*ir.Tile)
 	pieces := w.lp.n / w.stageCols
 	piece := ir.TileOf(tt.DType, w.lp.m, w.stageCols)
-	row, col := mapped(st.Args[1]), mapped(st.Args[2])
+	row, col := copyOf(m, st.Args[1]), copyOf(m, st.Args[2])
 	if pieces > 1 {
 		col = s.op(ir.OpMul, []*ir.Value{col, s.i32(int64(pieces))}, i32T)
 	}
@@ -634,33 +628,35 @@ func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 	}
 }
 
-// kLoop starts a copy of the GEMM loop carrying extra values after the
-// ring's stage and phase: the new for, its body seq with the loop's scalar
-// code cloned, and its parameters (stage, phase, then extras).
-func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
-	f, lp := w.f, w.lp
-	old := lp.loop.Regions[0]
-	mapped := func(v *ir.Value) *ir.Value {
-		if x, ok := m[v]; ok {
-			return x
-		}
-		return v
-	}
-	args := []*ir.Value{mapped(lp.loop.Args[0]), mapped(lp.loop.Args[1]), mapped(lp.loop.Args[2])}
-	args = append(append(args, stage, phase), extra...)
+// ringLoop starts a copy of loop carrying the ring's stage and phase, then
+// extra values (given by their initial values): the new for, a seq for its
+// body, and its parameters after the induction variable, which stands for
+// the loop's in m.
+func (w *warpspec) ringLoop(s *seq, m map[*ir.Value]*ir.Value, loop *ir.Instr, stage, phase *ir.Value, extra []*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
+	f := w.f
+	old := loop.Regions[0]
+	args := []*ir.Value{copyOf(m, loop.Args[0]), copyOf(m, loop.Args[1]), copyOf(m, loop.Args[2]), stage, phase}
 	types := []ir.Type{i32T, i32T}
 	for _, e := range extra {
-		types = append(types, e.Type)
+		args, types = append(args, e), append(types, e.Type)
 	}
 	kl := f.NewInstr(ir.OpFor, args, types...)
-	kl.Pos = lp.loop.Pos
+	kl.Pos = loop.Pos
 	body := kl.NewRegion()
 	m[old.Params[0]] = f.AddBlockParam(body, old.Params[0].Type)
-	params := []*ir.Value{f.AddBlockParam(body, i32T), f.AddBlockParam(body, i32T)}
-	for _, e := range extra {
-		params = append(params, f.AddBlockParam(body, e.Type))
+	var params []*ir.Value
+	for _, t := range types {
+		params = append(params, f.AddBlockParam(body, t))
 	}
-	b := &seq{f: f, pos: s.pos}
+	return kl, &seq{f: f, pos: s.pos}, params
+}
+
+// kLoop starts a copy of the GEMM loop (ringLoop) with the loop's scalar
+// code cloned into its body.
+func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
+	lp := w.lp
+	kl, b, params := w.ringLoop(s, m, lp.loop, stage, phase, extra)
+	old := lp.loop.Regions[0]
 	var scalars []*ir.Instr
 	for _, in := range old.Instrs {
 		switch in {
@@ -703,23 +699,7 @@ func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 	lp := w.lp
 	kl, b, p := w.kLoop(s, m, stage, phase, nil)
 	st, ph := p[0], p[1]
-	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
-	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
-	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(w.stageA+w.stageB))
-	for _, c := range []struct {
-		ld   *ir.Instr
-		ring *ir.Value
-	}{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}} {
-		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
-		args := []*ir.Value{c.ld.Args[0]}
-		for _, x := range c.ld.Args[1:] {
-			if y, ok := m[x]; ok {
-				x = y
-			}
-			args = append(args, x)
-		}
-		b.op(ir.OpTMALoad, append(args, slot, w.full, st), nil)
-	}
+	w.fillStage(b, m, st, ph, w.stageA+w.stageB, []ringLoad{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}})
 	ns, np := w.advance(b, st, ph)
 	finishLoop(s, kl, b, []*ir.Value{ns, np}, w.f)
 	return kl.Results[0], kl.Results[1]
@@ -732,12 +712,8 @@ func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 // last ones finish). After the loop, wait for the last and free its stage.
 func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (acc, st, ph *ir.Value) {
 	lp := w.lp
-	init := lp.loop.Args[3]
-	if y, ok := m[init]; ok {
-		init = y
-	}
 	none := s.i32(-1)
-	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{init, none})
+	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{copyOf(m, lp.loop.Args[3]), none})
 	stP, phP, accP, prevP := p[0], p[1], p[2], p[3]
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
 	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, tile2D(lp.loadA), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
@@ -757,4 +733,44 @@ func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 func (w *warpspec) release(s *seq, prev *ir.Value) {
 	has := s.op(ir.OpCmp, []*ir.Value{prev, s.i32(0)}, boolT, "pred", ir.PredGE)
 	s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil)
+}
+
+// copyOf is v's copy in m, or v itself (values defined outside the code
+// being copied: kernel parameters, the rings).
+func copyOf(m map[*ir.Value]*ir.Value, v *ir.Value) *ir.Value {
+	if x, ok := m[v]; ok {
+		return x
+	}
+	return v
+}
+
+// ringLoad is a load whose tiles go through a ring.
+type ringLoad struct {
+	ld   *ir.Instr
+	ring *ir.Value
+}
+
+// fillStage appends the producer's work for one stage st of the ring: wait
+// until the consumers freed it (the parity of the phase before the one
+// they complete; a fresh barrier reports that as done), announce the
+// stage's bytes on its full barrier, and copy each load's tile into its
+// ring's slot with TMA.
+func (w *warpspec) fillStage(b *seq, m map[*ir.Value]*ir.Value, st, ph *ir.Value, bytes int, loads []ringLoad) {
+	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
+	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
+	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(bytes))
+	for _, c := range loads {
+		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		tmaLoad(b, m, c.ld, slot, w.full, st)
+	}
+}
+
+// tmaLoad appends the TMA copy of load ld (its indices' copies in m) into
+// slot, completing on barrier barSlot of ring bar.
+func tmaLoad(b *seq, m map[*ir.Value]*ir.Value, ld *ir.Instr, slot, bar, barSlot *ir.Value) {
+	args := []*ir.Value{ld.Args[0]}
+	for _, x := range ld.Args[1:] {
+		args = append(args, copyOf(m, x))
+	}
+	b.op(ir.OpTMALoad, append(args, slot, bar, barSlot), nil)
 }

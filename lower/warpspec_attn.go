@@ -282,12 +282,6 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 	al, w := a.al, a.warpspec
 	w.persistentLoop(s, 3, func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, c []*ir.Value) []*ir.Value {
 		stage, phase, qPhase := c[0], c[1], c[2]
-		mapped := func(v *ir.Value) *ir.Value {
-			if x, ok := m[v]; ok {
-				return x
-			}
-			return v
-		}
 		// The code before the loop, with the query load replaced: the
 		// producer copies Q once the consumers freed the buffer; the
 		// consumers wait for it.
@@ -308,11 +302,7 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 				parity := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
 				b.op(ir.OpMbarWait, []*ir.Value{a.qEmpty, b.i32(0), parity}, nil)
 				b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, "bytes", int64(a.qBytes))
-				args := []*ir.Value{in.Args[0]}
-				for _, x := range in.Args[1:] {
-					args = append(args, mapped(x))
-				}
-				b.op(ir.OpTMALoad, append(args, qSlot, a.qFull, b.i32(0)), nil)
+				tmaLoad(b, m, in, qSlot, a.qFull, b.i32(0))
 			}
 			m[in.Result()] = qSlot
 		}
@@ -328,38 +318,24 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 	})
 }
 
-// kvLoop starts a copy of the attention loop carrying the ring's stage and
-// phase first, then the loop's own values when the consumers run it.
+// kvLoop starts a copy of the attention loop (ringLoop), carrying after
+// the ring's stage and phase the loop's own values when the consumers run
+// it (the loop's parameters then stand for the copy's in m).
 func (a *attnSpec) kvLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, carried bool) (*ir.Instr, *seq, []*ir.Value) {
-	f, al := a.f, a.al
-	old := al.loop.Regions[0]
-	mapped := func(v *ir.Value) *ir.Value {
-		if x, ok := m[v]; ok {
-			return x
-		}
-		return v
-	}
-	args := []*ir.Value{mapped(al.loop.Args[0]), mapped(al.loop.Args[1]), mapped(al.loop.Args[2]), stage, phase}
-	types := []ir.Type{i32T, i32T}
+	al := a.al
+	var extra []*ir.Value
 	if carried {
-		for i, x := range al.loop.Args[3:] {
-			args = append(args, mapped(x))
-			types = append(types, al.loop.Results[i].Type)
+		for _, x := range al.loop.Args[3:] {
+			extra = append(extra, copyOf(m, x))
 		}
 	}
-	kl := f.NewInstr(ir.OpFor, args, types...)
-	kl.Pos = al.loop.Pos
-	body := kl.NewRegion()
-	m[old.Params[0]] = f.AddBlockParam(body, old.Params[0].Type)
-	params := []*ir.Value{f.AddBlockParam(body, i32T), f.AddBlockParam(body, i32T)}
+	kl, b, params := a.ringLoop(s, m, al.loop, stage, phase, extra)
 	if carried {
-		for _, p := range old.Params[1:] {
-			np := f.AddBlockParam(body, p.Type)
-			m[p] = np
-			params = append(params, np)
+		for i, p := range al.loop.Regions[0].Params[1:] {
+			m[p] = params[2+i]
 		}
 	}
-	return kl, &seq{f: f, pos: s.pos}, params
+	return kl, b, params
 }
 
 // producerLoop: per step, wait until the consumers freed the stage, then
@@ -377,23 +353,7 @@ func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 		}
 	}
 	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
-	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
-	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
-	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(2*a.kvBytes))
-	for _, c := range []struct {
-		ld   *ir.Instr
-		ring *ir.Value
-	}{{al.loadK, a.ringK}, {al.loadV, a.ringV}} {
-		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
-		args := []*ir.Value{c.ld.Args[0]}
-		for _, x := range c.ld.Args[1:] {
-			if y, ok := m[x]; ok {
-				x = y
-			}
-			args = append(args, x)
-		}
-		b.op(ir.OpTMALoad, append(args, slot, w.full, st), nil)
-	}
+	w.fillStage(b, m, st, ph, 2*a.kvBytes, []ringLoad{{al.loadK, a.ringK}, {al.loadV, a.ringV}})
 	ns, np := w.advance(b, st, ph)
 	finishLoop(s, kl, b, []*ir.Value{ns, np}, a.f)
 	return kl.Results[0], kl.Results[1]
@@ -410,12 +370,6 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase,
 	smemLayout := &ir.Layout{Kind: ir.LayoutSmem}
 	kSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringK, st}, tile2D(al.loadK), ir.AttrKeyLayout, smemLayout)
 	vSlot := b.op(ir.OpSmemSlot, []*ir.Value{a.ringV, st}, tile2D(al.loadV), ir.AttrKeyLayout, smemLayout)
-	mapped := func(v *ir.Value) *ir.Value {
-		if x, ok := m[v]; ok {
-			return x
-		}
-		return v
-	}
 	old := al.loop.Regions[0]
 	for _, in := range old.Instrs[:len(old.Instrs)-1] {
 		if slices.Contains(al.views, in) {
@@ -425,13 +379,13 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase,
 		case al.loadK, al.loadV, al.permK:
 			continue
 		case al.qk:
-			sv := b.op(ir.OpWGMMA, []*ir.Value{qSlot, kSlot, mapped(in.Args[2])}, in.Result().Type,
+			sv := b.op(ir.OpWGMMA, []*ir.Value{qSlot, kSlot, copyOf(m, in.Args[2])}, in.Result().Type,
 				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", false, "zero_init", true)
 			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
 			m[in.Result()] = sv
 			continue
 		case al.pv:
-			ov := b.op(ir.OpWGMMA, []*ir.Value{mapped(in.Args[0]), vSlot, mapped(in.Args[2])}, in.Result().Type,
+			ov := b.op(ir.OpWGMMA, []*ir.Value{copyOf(m, in.Args[0]), vSlot, copyOf(m, in.Args[2])}, in.Result().Type,
 				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", true)
 			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
 			m[in.Result()] = ov
@@ -452,7 +406,7 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase,
 	ns, np := w.advance(b, st, ph)
 	yield := []*ir.Value{ns, np}
 	for _, x := range old.Instrs[len(old.Instrs)-1].Args {
-		yield = append(yield, mapped(x))
+		yield = append(yield, copyOf(m, x))
 	}
 	finishLoop(s, kl, b, yield, a.f)
 	for i, r := range al.loop.Results {
