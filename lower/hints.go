@@ -46,15 +46,12 @@ func Occupancy(f *ir.Func, t *Target) int {
 	return 0
 }
 
-// HintNotes lists, for the lowered kernel f (a variant as LowerVariants
-// returns it), the hints target t's code does not act on, one sentence
-// each, in a stable order.
-func HintNotes(f *ir.Func, t *Target) []string {
+// HintNotes lists the hints of kernel f (lowered or not: the hints are
+// the same) that target t's code does not act on, one sentence each, in a
+// stable order; persistent says whether the code for t is a persistent
+// sm_90a kernel (ptxgen.Kernel.Persistent of its first variant).
+func HintNotes(f *ir.Func, t *Target, persistent bool) []string {
 	var notes []string
-	persistent := false
-	if n := len(f.Body.Instrs); n > 0 {
-		persistent = f.Body.Instrs[n-1].Attrs.Bool(ir.AttrKeyPersistent)
-	}
 	if Occupancy(f, t) > 0 && persistent {
 		notes = append(notes, "occupancy: not applied: this sm_90a kernel is persistent, one block per SM")
 	}

@@ -271,7 +271,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 		return nil, err
 	}
 	ck.info.Cached = cached
-	ck.info.HintNotes = hintNotes(k.Func, target)
+	ck.info.HintNotes = lower.HintNotes(k.Func, target, pk.Persistent)
 	c.cache[key] = ck
 	return ck, nil
 }

@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/lower"
 )
 
 // ErrNoCUDA is returned by every CUDA method in a build without the cuda
@@ -89,22 +86,4 @@ func TFLOPS(m, n, k int, ms float64) float64 {
 		return 0
 	}
 	return 2 * float64(m) * float64(n) * float64(k) / (ms * 1e-3) / 1e12
-}
-
-// hintNotes lowers f for t (only when it has hints) for lower.HintNotes.
-func hintNotes(f *ir.Func, t *lower.Target) []string {
-	has := len(f.Hints) > 0
-	f.Body.Walk(func(in *ir.Instr) {
-		if (in.Op == ir.OpLoad || in.Op == ir.OpStore) && (in.Attrs.Get("latency") != nil || in.Attrs.Get("check_bounds") != nil) {
-			has = true
-		}
-	})
-	if !has {
-		return nil
-	}
-	vs, err := lower.LowerVariants(f, t, lower.Options{})
-	if err != nil {
-		return nil
-	}
-	return lower.HintNotes(vs[0].Func, t)
 }

@@ -82,7 +82,8 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 				return source.Quote(err)
 			}
 			if *emit == "lowered" {
-				printHintNotes(stderr, f.Name, vs[0].Func, t)
+				persistent := vs[0].Func.Body.Instrs[len(vs[0].Func.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
+				printHintNotes(stderr, f, t, persistent)
 				for _, v := range vs {
 					if note := variantNote(f, v); note != "" {
 						fmt.Fprintln(stdout, note)
@@ -102,11 +103,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return source.Quote(err)
 		}
-		if len(f.Hints) > 0 || hasMemHints(f) {
-			if vs, err := lower.LowerVariants(f, t, lower.Options{}); err == nil {
-				printHintNotes(stderr, f.Name, vs[0].Func, t)
-			}
-		}
+		printHintNotes(stderr, f, t, k.Persistent)
 		switch {
 		case *variant == "general" && k.General != nil:
 			fmt.Fprint(stdout, k.General.PTX)
@@ -141,19 +138,8 @@ func variantNote(f *ir.Func, v *lower.Variant) string {
 // printHintNotes says which of the kernel's hints the target's code does
 // not act on (lower.HintNotes), one stderr line each: a hint is never an
 // error, but a user should know when it did nothing.
-func printHintNotes(w io.Writer, kernel string, lowered *ir.Func, t *lower.Target) {
-	for _, n := range lower.HintNotes(lowered, t) {
-		fmt.Fprintf(w, "tilec: note: %s on %s: hint %s\n", kernel, t, n)
+func printHintNotes(w io.Writer, f *ir.Func, t *lower.Target, persistent bool) {
+	for _, n := range lower.HintNotes(f, t, persistent) {
+		fmt.Fprintf(w, "tilec: note: %s on %s: hint %s\n", f.Name, t, n)
 	}
-}
-
-// hasMemHints reports whether a load or store of f carries a hint.
-func hasMemHints(f *ir.Func) bool {
-	found := false
-	f.Body.Walk(func(in *ir.Instr) {
-		if (in.Op == ir.OpLoad || in.Op == ir.OpStore) && (in.Attrs.Get("latency") != nil || in.Attrs.Get("check_bounds") != nil) {
-			found = true
-		}
-	})
-	return found
 }
