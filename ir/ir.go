@@ -118,6 +118,17 @@ func NewFunc(name string) *Func {
 	return &Func{Name: name, Body: &Block{}}
 }
 
+// ParamIndex is the index in f.Params of the parameter whose value is v,
+// or -1 when v is not a kernel parameter.
+func (f *Func) ParamIndex(v *Value) int {
+	for i, p := range f.Params {
+		if p.Value == v {
+			return i
+		}
+	}
+	return -1
+}
+
 // NewValue allocates a value with the next dense ID.
 func (f *Func) NewValue(t Type) *Value {
 	v := &Value{ID: f.nextID, Type: t}

@@ -84,7 +84,7 @@ func splitVariants(f *ir.Func, t *Target) []*Variant {
 	}
 	if tmaStore != nil {
 		// The sm_90a fast variant also stores its result with TMA.
-		if i := paramIndex(f, tmaStore.Args[0]); i >= 0 && !slices.Contains(arrays, i) {
+		if i := f.ParamIndex(tmaStore.Args[0]); i >= 0 && !slices.Contains(arrays, i) {
 			arrays = append(arrays, i)
 			sort.Ints(arrays)
 		}
@@ -98,14 +98,4 @@ func splitVariants(f *ir.Func, t *Target) []*Variant {
 		ret.Attrs.Set(ir.AttrKeyVariant, v.name)
 	}
 	return []*Variant{{Func: fast, Name: VariantFast, Aligned: arrays}, {Func: gen, Name: VariantGeneral}}
-}
-
-// paramIndex is the index of v among f's parameters, or -1.
-func paramIndex(f *ir.Func, v *ir.Value) int {
-	for i, p := range f.Params {
-		if p.Value == v {
-			return i
-		}
-	}
-	return -1
 }

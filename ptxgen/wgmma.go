@@ -166,12 +166,7 @@ func (e *emitter) emitMbarExpect(in *ir.Instr) {
 // tensorMap returns the generic address of the tensor map of array param
 // arr with the given box, declaring the parameter the first time.
 func (e *emitter) tensorMap(arr *ir.Value, box [2]int) Reg {
-	idx := -1
-	for i, p := range e.f.Params {
-		if p.Value == arr {
-			idx = i
-		}
-	}
+	idx := e.f.ParamIndex(arr)
 	if idx < 0 {
 		e.fail("internal: tma_load of %s, which is not a kernel parameter", arr)
 	}
