@@ -60,9 +60,6 @@ func (b *builder) biFString(e *lang.Call, pos []arg) value {
 		if isPoison(v) {
 			return poison{}
 		}
-		if m := fstringSpec.FindStringSubmatch(spec); m == nil || m[1] == "^" {
-			return b.fail(pos[i+1].e.Position(), "f-string: format spec %q is not supported (use [<|>][sign][0][width][.precision][d|f|e|g|x|o])", spec)
-		}
 		f.fields = append(f.fields, fstringField{v: v, spec: spec, pos: pos[i+1].e.Position()})
 		if isRuntime(v) {
 			runtime = true
@@ -121,7 +118,7 @@ func formatSpec(v value, spec string) (string, string) {
 func printfSpec(spec string, v value) (string, string) {
 	m := fstringSpec.FindStringSubmatch(spec)
 	if m == nil || m[1] == "^" {
-		return "", fmt.Sprintf("format spec %q is not supported", spec)
+		return "", fmt.Sprintf("format spec %q is not supported (use [<|>][sign][0][width][.precision][d|f|e|g|x|o])", spec)
 	}
 	align, sign, zero, width, prec, typ := m[1], m[2], m[3], m[4], m[5], m[6]
 	isFloat := false
@@ -204,8 +201,8 @@ func (b *builder) printFString(name string, f fstringVal, format *strings.Builde
 
 // FormatField formats a compile-time number, bool or string as the
 // replacement field of an f-string with the given format spec, for the
-// host-code evaluator (runtime/host); ok is false with a message when the
-// spec does not apply.
+// host-code evaluator (runtime/host); the second result is a message when
+// the spec does not apply to the value.
 func FormatField(v any, spec string) (string, string) {
 	switch v.(type) {
 	case int64, float64, bool, string:
