@@ -103,12 +103,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	if t.Emitted != WGMMA {
 		return nil, "the target's mma is not wgmma"
 	}
-	var mmas []*ir.Instr
-	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op == ir.OpMMA {
-			mmas = append(mmas, in)
-		}
-	})
+	mmas := mmaOps(f)
 	if len(mmas) != 1 {
 		return nil, fmt.Sprintf("%d mma ops (the wgmma path takes one)", len(mmas))
 	}
@@ -221,6 +216,17 @@ func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (l
 		return nil, nil
 	}
 	return d, view
+}
+
+// mmaOps are the kernel's mma instructions, in program order.
+func mmaOps(f *ir.Func) []*ir.Instr {
+	var mmas []*ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpMMA {
+			mmas = append(mmas, in)
+		}
+	})
+	return mmas
 }
 
 func scalarResults(in *ir.Instr) bool {

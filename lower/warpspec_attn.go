@@ -56,12 +56,7 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 	if t.Emitted != WGMMA {
 		return nil, "the target's mma is not wgmma"
 	}
-	var mmas []*ir.Instr
-	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op == ir.OpMMA {
-			mmas = append(mmas, in)
-		}
-	})
+	mmas := mmaOps(f)
 	if len(mmas) != 2 || mmas[0].Block != mmas[1].Block {
 		return nil, "not two mmas in one loop"
 	}
