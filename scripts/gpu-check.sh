@@ -60,7 +60,8 @@
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
 #   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
-#                  groups refs runs (default gemm,bmm,addmm,rows,attn,splitk); REFS_REPS launches per
+#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: examples/mha.tile,
+#                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_REPS launches per
 #                  entry timing (default 10); REFS_GEMM_SIZES default 1024,2048,4096,8192,16384
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
@@ -88,7 +89,7 @@ TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
 REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa}"
-REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,attn,splitk}"
+REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk}"
 REFS_REPS="${REFS_REPS:-10}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
 
@@ -762,16 +763,16 @@ section_refs() {
 			refs_bench "layernorm/$T" layernorm.tile examples/layernorm.tile -D T=$T --sizes 4096,8192
 		done
 	fi
-	if refs_want attn; then
+	if refs_want attn || refs_want mha; then
 		for S in 4096 16384; do
 			for D in 64 128; do
 				for causal in False True; do
 					m=full
 					[ $causal = True ] && m=causal
 					# examples/mha.tile: (B*H, S, D) arrays, on sm_90a the TMA + wgmma kernel.
-					refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile examples/mha.tile -D D=$D -D CAUSAL=$causal \
+					refs_want mha && refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile examples/mha.tile -D D=$D -D CAUSAL=$causal \
 						--shape BH=64,S=$S --iters 20
-					refs_entry "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry bench_attention \
+					refs_want attn && refs_entry "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry bench_attention \
 						--arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal \
 						--shape B=4,H=16,S=$S,D=$D
 				done
