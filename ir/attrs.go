@@ -176,6 +176,7 @@ const (
 	AttrKeyBlockThreads = "block_threads"
 	AttrKeyMaxRegs      = "max_regs"
 	AttrKeyPersistent   = "persistent"
+	AttrKeyCluster      = "cluster"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -209,6 +210,8 @@ var LoweredAttrs = []LoweredAttr{
 		"registers per thread at entry (.maxnreg), which set_max_regs moves between warpgroups (pass warpspec)"),
 	lowered(AttrKeyPersistent, AttrBool, []Op{OpReturn},
 		"the kernel loops over its grid's blocks itself: launch at most one block per SM and pass the grid (pass warpspec)"),
+	lowered(AttrKeyCluster, AttrInt, []Op{OpReturn},
+		"blocks per cluster (.reqnctapercluster): a persistent kernel whose pairs of blocks share TMA copies by multicast (pass warpspec)"),
 }
 
 // loweredEnum is lowered for an enum attribute.

@@ -262,6 +262,7 @@ const (
 	// mbar_wait %b, %slot, %parity          waits until barrier %slot of ring %b has completed the phase of that parity
 	OpMbarWait
 	// mbar_arrive %b, %slot, %p             one thread per warpgroup arrives on barrier %slot, where bool %p holds
+	//                                        (cluster=2: on barrier %slot of each of the cluster's 2 blocks)
 	OpMbarArrive
 	// mbar_expect %b, %slot {bytes=49152}   one thread arrives on barrier %slot expecting `bytes` of TMA copies
 	OpMbarExpect
@@ -301,6 +302,18 @@ const (
 	OpTMAStoreWait
 	// fence_proxy_async                     orders this thread's shared-memory writes before later TMA (async proxy) reads of them
 	OpFenceProxyAsync
+	// %r = cluster_rank : i32                the block's rank in its cluster (a kernel launched in clusters of two CTAs)
+	OpClusterRank
+	// cluster_sync                           every thread of every block of the cluster arrives and waits (barrier.cluster)
+	OpClusterSync
+	// tma_load_pair %A[%i, %j], %s, %b, %slot, %share, %rank {split="slabs"}
+	// tma_load for a cluster of two blocks that may need the same tile:
+	// where bool %share holds (both blocks' indices are equal), this block
+	// copies its half of the tile (split "slabs": the 64-column slabs of
+	// its parity; "rows": rows/2 rows of every slab, rank %rank's half)
+	// into both blocks' %s with TMA multicast, completing on both blocks'
+	// barrier %slot; elsewhere it copies the whole tile into its own %s.
+	OpTMALoadPair
 
 	NumOps
 )
@@ -438,8 +451,9 @@ var opTable = [NumOps]OpInfo{
 
 	OpMbarAlloc: {Name: "mbar_alloc", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
-	OpMbarWait:   {Name: "mbar_wait", NumArgs: 3, LoweredOnly: true, SideEffect: true},
-	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 3, LoweredOnly: true, SideEffect: true},
+	OpMbarWait: {Name: "mbar_wait", NumArgs: 3, LoweredOnly: true, SideEffect: true},
+	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+		{Name: "cluster", Kind: AttrInt, Optional: true}}},
 	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true},
 	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
@@ -453,6 +467,10 @@ var opTable = [NumOps]OpInfo{
 	OpTMAStore:        {Name: "tma_store", NumArgs: -1, LoweredOnly: true, SideEffect: true},
 	OpTMAStoreWait:    {Name: "tma_store_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
 	OpFenceProxyAsync: {Name: "fence_proxy_async", NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpClusterRank:     {Name: "cluster_rank", NumArgs: 0, LoweredOnly: true},
+	OpClusterSync:     {Name: "cluster_sync", NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpTMALoadPair: {Name: "tma_load_pair", NumArgs: -1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+		{Name: "split", Kind: AttrString}}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

@@ -551,13 +551,16 @@ func textName(s string) string {
 
 // trailingArgs is the number of operands after the indices of the array
 // accesses printed as %A[%i, %j], ...: the stored tile, the destination
-// shared tile, or for tma_load the tile, the barrier ring and the slot.
+// shared tile, or for tma_load the tile, the barrier ring and the slot
+// (and for tma_load_pair the share flag and the rank).
 func trailingArgs(op Op) int {
 	switch op {
 	case OpStore, OpAsyncCopy, OpTMAStore:
 		return 1
 	case OpTMALoad:
 		return 3
+	case OpTMALoadPair:
+		return 5
 	}
 	return 0
 }

@@ -453,7 +453,8 @@ func (v *irVerifier) typing(in *Instr) string {
 	nres := 1
 	switch in.Op {
 	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert,
-		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs, OpTMAStore, OpTMAStoreWait, OpFenceProxyAsync:
+		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs, OpTMAStore, OpTMAStoreWait, OpFenceProxyAsync,
+		OpClusterSync, OpTMALoadPair:
 		nres = 0
 	case OpFor:
 		nres = max(len(in.Args)-3, 0)
@@ -810,7 +811,22 @@ func (v *irVerifier) typing(in *Instr) string {
 			return "mbar_expect needs bytes > 0"
 		}
 
-	case OpTMALoad:
+	case OpTMALoad, OpTMALoadPair:
+		if in.Op == OpTMALoadPair {
+			if len(a) < 6 {
+				return "tma_load_pair needs an array, indices, a shared tile, a barrier ring, a slot, a share flag and the rank"
+			}
+			if s, ok := a[len(a)-2].Type.(*Scalar); !ok || s.DType != Bool {
+				return fmt.Sprintf("share flag %v has type %v, want bool", a[len(a)-2], a[len(a)-2].Type)
+			}
+			if s, ok := a[len(a)-1].Type.(*Scalar); !ok || s.DType != I32 {
+				return fmt.Sprintf("rank %v has type %v, want i32", a[len(a)-1], a[len(a)-1].Type)
+			}
+			if sp := in.Attrs.Str("split"); sp != "slabs" && sp != "rows" {
+				return fmt.Sprintf("split %q, want slabs or rows", sp)
+			}
+			a = a[:len(a)-2]
+		}
 		if len(a) < 4 {
 			return "tma_load needs an array, indices, a shared tile, a barrier ring and a slot"
 		}

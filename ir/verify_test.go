@@ -221,7 +221,7 @@ func TestVerifyRejectsStructure(t *testing.T) {
 		{"nil type", func(f *Func) { f.Body.Instrs[0].Result().Type = nil }, "result %2: missing type"},
 		{"nil operand", func(f *Func) { f.Body.Instrs[3].Args[0] = nil }, "`%8 = splat %? : tile<16xf32>`: operand 0 is nil"},
 		{"bad dtype", func(f *Func) { f.Body.Instrs[0].Result().Type = ScalarOf(DType(99)) }, "result %2: invalid scalar type"},
-		{"bad op", func(f *Func) { f.Body.Instrs[0].Op = Op(99) }, "invalid op 99"},
+		{"bad op", func(f *Func) { f.Body.Instrs[0].Op = Op(250) }, "invalid op 250"},
 		{"attrs unsorted", func(f *Func) {
 			f.Body.Instrs[0].Attrs = append(f.Body.Instrs[0].Attrs, Attr{"a", int64(1)})
 		}, "attributes not sorted by key, or repeated"},

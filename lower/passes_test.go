@@ -3,7 +3,9 @@ package lower_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +16,9 @@ import (
 
 // TestPasses runs each pass alone on IR text: every archive under
 // testdata/passes/<pass>/ has an `in` section (IR text as ir.Print prints
-// it), an optional `target` section (a target name; sm_80 if absent), and
+// it), an optional `target` section (a target name; sm_80 if absent), an
+// optional `tuning` section (lines Field=value setting the target's
+// lower.Tuning fields, bools and ints), and
 // either an `out` section (the IR after that one pass, printed) or an
 // `error` section (a substring of the pass's error). The input must verify,
 // and so must the output. `go test ./lower -update` rewrites `out`.
@@ -43,6 +47,9 @@ func TestPasses(t *testing.T) {
 				target, err := lower.LookupTarget(tname)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if s, ok := a.Section("tuning"); ok {
+					setTuning(t, &target.Tuning, s)
 				}
 				f, err := ir.ParseFunc(a.MustSection(t, "in"))
 				if err != nil {
@@ -90,5 +97,34 @@ func TestPasses(t *testing.T) {
 				a.Check(t, "out", got.String())
 			})
 		})
+	}
+}
+
+// setTuning sets the fields of tu named in text's Field=value lines.
+func setTuning(t *testing.T, tu *lower.Tuning, text string) {
+	t.Helper()
+	v := reflect.ValueOf(tu).Elem()
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		name, val, ok := strings.Cut(strings.TrimSpace(line), "=")
+		f := v.FieldByName(name)
+		if !ok || !f.IsValid() {
+			t.Fatalf("tuning line %q: want Field=value with a lower.Tuning field", line)
+		}
+		switch f.Kind() {
+		case reflect.Bool:
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				t.Fatalf("tuning line %q: %v", line, err)
+			}
+			f.SetBool(b)
+		case reflect.Int:
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				t.Fatalf("tuning line %q: %v", line, err)
+			}
+			f.SetInt(int64(n))
+		default:
+			t.Fatalf("tuning line %q: field of kind %s", line, f.Kind())
+		}
 	}
 }

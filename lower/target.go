@@ -94,6 +94,11 @@ type Tuning struct {
 	// FragmentDoubleBuffer loads the fragments of k-step s+1 before the
 	// mmas of step s.
 	FragmentDoubleBuffer bool
+	// ClusterPairs launches the sm_90a GEMM kernels in clusters of two
+	// blocks whose TMA copies of a tile both need (the same B columns, or
+	// the same A rows) are multicast, each block fetching half
+	// (warpspec's pair mode; PTX.md 3.7).
+	ClusterPairs bool
 }
 
 // defaultTuning is what every target starts from today: the v8 schedule of
@@ -106,6 +111,7 @@ var defaultTuning = Tuning{
 	EarlyStageWait:       true,
 	SpreadCopies:         true,
 	FragmentDoubleBuffer: true,
+	ClusterPairs:         true,
 }
 
 // targets is the table. Shared memory per block is the opt-in maximum of

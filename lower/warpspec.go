@@ -353,6 +353,11 @@ type warpspec struct {
 	staging, stagingBytes, stageCols int
 	ringA, ringB                     *ir.Value
 	full, empty                      *ir.Value
+	// cluster is 2 in pair mode (planCluster): the kernel runs in
+	// clusters of two blocks that multicast the copies both need; split
+	// says how each shared load's tile is halved (pairSplit). 0 otherwise.
+	cluster int
+	split   map[*ir.Instr]string
 }
 
 var (
@@ -396,7 +401,59 @@ func (w *warpspec) plan() bool {
 		w.staging = w.barOff
 		w.barOff += w.stagingBytes
 	}
+	w.planCluster()
 	return true
+}
+
+// planCluster chooses pair mode (Tuning.ClusterPairs) when a load's tile
+// can be halved between two blocks and every block runs the same number
+// of k-steps: the two blocks of a cluster wait on each other's empty
+// barriers, so they must fill their rings in step.
+func (w *warpspec) planCluster() {
+	if !w.t.Tuning.ClusterPairs || dependsOnBid(w.lp.loop.Args[:3]) {
+		return
+	}
+	w.split = map[*ir.Instr]string{}
+	for _, ld := range []*ir.Instr{w.lp.loadA, w.lp.loadB} {
+		if sp := pairSplit(ld); sp != "" {
+			w.split[ld] = sp
+		}
+	}
+	if len(w.split) > 0 {
+		w.cluster = 2
+	}
+}
+
+// pairSplit says how the two blocks of a cluster halve the TMA copy of
+// load ld's tile: each copies half of its 64-column slabs (an even number
+// of them), or half of the rows of every slab (rows/2 a multiple of 8, so
+// that each half starts on a 1024-byte swizzle atom); "" when neither.
+func pairSplit(ld *ir.Instr) string {
+	t := tile2D(ld)
+	switch {
+	case (t.Shape[1]/tmaSlabCols)%2 == 0:
+		return "slabs"
+	case t.Shape[0]%16 == 0:
+		return "rows"
+	}
+	return ""
+}
+
+// dependsOnBid reports whether any of vals is computed from a block id.
+func dependsOnBid(vals []*ir.Value) bool {
+	seen := map[*ir.Value]bool{}
+	var dep func(v *ir.Value) bool
+	dep = func(v *ir.Value) bool {
+		if seen[v] || v.Def == nil {
+			return false
+		}
+		seen[v] = true
+		if v.Def.Op == ir.OpBlockID || len(v.Def.Regions) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(v.Def.Args, dep)
+	}
+	return slices.ContainsFunc(vals, dep)
 }
 
 // slab returns the shared tile type of an operand load and its slab bytes
@@ -438,7 +495,9 @@ func mbars(s *seq, count, off, stages int) *ir.Value {
 // allocRing allocates the stage ring's full and empty barriers at barOff.
 func (w *warpspec) allocRing(s *seq) {
 	w.full = mbars(s, 1, w.barOff, w.stages)
-	w.empty = mbars(s, w.lp.consumers(), w.barOff+mbarBytes*w.stages, w.stages)
+	// In pair mode every consumer warpgroup of both blocks frees a stage
+	// of each block: either block's producer may fill both.
+	w.empty = mbars(s, w.lp.consumers()*max(1, w.cluster), w.barOff+mbarBytes*w.stages, w.stages)
 }
 
 // splitRoles appends the barrier after the rings' initialisation and the
@@ -448,7 +507,13 @@ func (w *warpspec) allocRing(s *seq) {
 // return ret, the kernel's body, with smemBytes of shared memory.
 func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, consume func(*seq)) {
 	f, consumers := w.f, w.lp.consumers()
-	s.barrier()
+	if w.cluster > 1 {
+		// The partner's barriers must be initialised before this block's
+		// copies and arrivals reach them.
+		s.op(ir.OpClusterSync, nil, nil)
+	} else {
+		s.barrier()
+	}
 	warp := s.op(ir.OpWarpID, nil, i32T)
 	firstProducer := s.i32(int64(4 * consumers))
 	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
@@ -476,6 +541,12 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 	}
 	fillRegion(roles.NewRegion(), cons.out, f)
 	s.add(roles)
+	if w.cluster > 1 {
+		// A block may not exit while its partner can still multicast
+		// into its shared memory or arrive on its barriers.
+		s.op(ir.OpClusterSync, nil, nil)
+		ret.Attrs.Set(ir.AttrKeyCluster, int64(w.cluster))
+	}
 
 	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*consumers))
 	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(consumers+1)))
@@ -510,15 +581,34 @@ func fillRegion(b *ir.Block, instrs []*ir.Instr, f *ir.Func) {
 	b.Append(f.NewInstr(ir.OpYield, nil))
 }
 
+// tileIter is one iteration of a persistent loop: the kernel's block.
+type tileIter struct {
+	// bid is the block's id along each axis, grid the kernel's grid.
+	bid, grid [3]*ir.Value
+	// In pair mode: the block's rank in its cluster, the partner block's
+	// bid, and whether this block's tile exists (with an odd number of
+	// blocks, the last pair has one block that only keeps the ring in
+	// step).
+	rank    *ir.Value
+	partner [3]*ir.Value
+	valid   *ir.Value
+}
+
 // persistentLoop appends a loop over the kernel's blocks (t from cta_id
 // by cta_count up to the grid's size) carrying n i32 values that start at
-// 0 (the ring's stage and phases); body gets the block's bid and the
-// grid's extents (x fastest, as the hardware numbers blocks), the map from
-// the kernel's values to their copies, and the carried values, and returns
-// their next values.
-func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, carried []*ir.Value) []*ir.Value) {
+// 0 (the ring's stage and phases); body gets the iteration's block (bid
+// and the grid's extents, x fastest, as the hardware numbers blocks), the
+// map from the kernel's values to their copies, and the carried values,
+// and returns their next values. In pair mode the two blocks of a cluster
+// take neighbouring tiles t and t+1, so their loops run in step.
+func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Value]*ir.Value, it *tileIter, carried []*ir.Value) []*ir.Value) {
 	f := w.f
 	first := s.op(ir.OpCTAID, nil, i32T)
+	var rank *ir.Value
+	if w.cluster > 1 {
+		rank = s.op(ir.OpClusterRank, nil, i32T)
+		first = s.op(ir.OpSub, []*ir.Value{first, rank}, i32T)
+	}
 	stride := s.op(ir.OpCTACount, nil, i32T)
 	var grid [3]*ir.Value
 	for a := range grid {
@@ -541,12 +631,24 @@ func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Val
 		carried[i] = f.AddBlockParam(region, i32T)
 	}
 	b := &seq{f: f, pos: s.pos}
-	var bid [3]*ir.Value
-	bid[0] = b.op(ir.OpMod, []*ir.Value{tile, grid[0]}, i32T)
-	q := b.op(ir.OpFloorDiv, []*ir.Value{tile, grid[0]}, i32T)
-	bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
-	bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
-	next := body(b, map[*ir.Value]*ir.Value{}, bid, grid, carried)
+	decompose := func(t *ir.Value) (bid [3]*ir.Value) {
+		bid[0] = b.op(ir.OpMod, []*ir.Value{t, grid[0]}, i32T)
+		q := b.op(ir.OpFloorDiv, []*ir.Value{t, grid[0]}, i32T)
+		bid[1] = b.op(ir.OpMod, []*ir.Value{q, grid[1]}, i32T)
+		bid[2] = b.op(ir.OpFloorDiv, []*ir.Value{q, grid[1]}, i32T)
+		return bid
+	}
+	it := &tileIter{grid: grid, rank: rank}
+	if rank == nil {
+		it.bid = decompose(tile)
+	} else {
+		own := b.op(ir.OpAdd, []*ir.Value{tile, rank}, i32T)
+		it.valid = b.op(ir.OpCmp, []*ir.Value{own, total}, boolT, "pred", ir.PredLT)
+		it.bid = decompose(own)
+		other := b.op(ir.OpAdd, []*ir.Value{tile, b.i32(1)}, i32T)
+		it.partner = decompose(b.op(ir.OpSub, []*ir.Value{other, rank}, i32T))
+	}
+	next := body(b, map[*ir.Value]*ir.Value{}, it, carried)
 	for _, in := range b.out {
 		region.Append(in)
 	}
@@ -559,15 +661,33 @@ func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Val
 // tile index, the role's k-loop, and for the consumers the code after
 // the loop (post).
 func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
-	w.persistentLoop(s, 2, func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, c []*ir.Value) []*ir.Value {
-		w.cloneInto(b, pre, m, bid, grid)
+	w.persistentLoop(s, 2, func(b *seq, m map[*ir.Value]*ir.Value, it *tileIter, c []*ir.Value) []*ir.Value {
+		w.cloneInto(b, pre, m, it.bid, it.grid)
 		if !consumer {
-			st, ph := w.producerLoop(b, m, c[0], c[1])
+			var pair *pairing
+			if it.rank != nil {
+				// The partner's indices, to see which copies both need.
+				pair = &pairing{m: map[*ir.Value]*ir.Value{}, rank: it.rank}
+				w.cloneInto(b, pre, pair.m, it.partner, it.grid)
+			}
+			st, ph := w.producerLoop(b, m, pair, c[0], c[1])
 			return []*ir.Value{st, ph}
 		}
 		acc, st, ph := w.consumerLoop(b, m, c[0], c[1])
 		m[w.lp.loop.Results[0]] = acc
-		w.cloneInto(b, post, m, bid, grid)
+		if it.valid == nil {
+			w.cloneInto(b, post, m, it.bid, it.grid)
+			return []*ir.Value{st, ph}
+		}
+		// A block without a tile of its own has run the k-loop only to
+		// keep the ring in step with its partner: it stores nothing.
+		guard := w.f.NewInstr(ir.OpIf, []*ir.Value{it.valid})
+		guard.Pos = b.pos.Pos
+		epi := &seq{f: w.f, pos: b.pos}
+		w.cloneInto(epi, post, m, it.bid, it.grid)
+		fillRegion(guard.NewRegion(), epi.out, w.f)
+		fillRegion(guard.NewRegion(), nil, w.f)
+		b.add(guard)
 		return []*ir.Value{st, ph}
 	})
 }
@@ -659,7 +779,10 @@ func (w *warpspec) ringLoop(s *seq, m map[*ir.Value]*ir.Value, loop *ir.Instr, s
 
 // kLoop starts a copy of the GEMM loop (ringLoop) with the loop's scalar
 // code cloned into its body.
-func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
+//
+// The scalar code is also copied into each map of more (the partner's
+// indices in pair mode), with the same induction variable.
+func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value, more ...map[*ir.Value]*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
 	lp := w.lp
 	kl, b, params := w.ringLoop(s, m, lp.loop, stage, phase, extra)
 	old := lp.loop.Regions[0]
@@ -675,6 +798,10 @@ func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Val
 		scalars = append(scalars, in)
 	}
 	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
+	for _, mm := range more {
+		mm[old.Params[0]] = m[old.Params[0]]
+		w.cloneInto(b, scalars, mm, [3]*ir.Value{}, [3]*ir.Value{})
+	}
 	return kl, b, params
 }
 
@@ -701,11 +828,15 @@ func finishLoop(s *seq, kl *ir.Instr, b *seq, yield []*ir.Value, f *ir.Func) {
 // producerLoop: for each k, wait until the consumers freed the stage
 // (the phase before the one they complete; a fresh barrier reports that
 // as done), announce the stage's bytes, and copy A's and B's tiles.
-func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, pair *pairing, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
 	lp := w.lp
-	kl, b, p := w.kLoop(s, m, stage, phase, nil)
+	var more []map[*ir.Value]*ir.Value
+	if pair != nil {
+		more = append(more, pair.m)
+	}
+	kl, b, p := w.kLoop(s, m, stage, phase, nil, more...)
 	st, ph := p[0], p[1]
-	w.fillStage(b, m, st, ph, w.stageA+w.stageB, []ringLoad{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}})
+	w.fillStage(b, m, pair, st, ph, w.stageA+w.stageB, []ringLoad{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}})
 	ns, np := w.advance(b, st, ph)
 	finishLoop(s, kl, b, []*ir.Value{ns, np}, w.f)
 	return kl.Results[0], kl.Results[1]
@@ -738,6 +869,10 @@ func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 // release frees stage prev of the ring for the producer, if prev >= 0.
 func (w *warpspec) release(s *seq, prev *ir.Value) {
 	has := s.op(ir.OpCmp, []*ir.Value{prev, s.i32(0)}, boolT, "pred", ir.PredGE)
+	if w.cluster > 1 {
+		s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil, "cluster", int64(w.cluster))
+		return
+	}
 	s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil)
 }
 
@@ -756,19 +891,60 @@ type ringLoad struct {
 	ring *ir.Value
 }
 
+// pairing is the producer's view of its partner block in pair mode: the
+// partner's copies of the kernel's values, and this block's rank.
+type pairing struct {
+	m    map[*ir.Value]*ir.Value
+	rank *ir.Value
+}
+
 // fillStage appends the producer's work for one stage st of the ring: wait
 // until the consumers freed it (the parity of the phase before the one
 // they complete; a fresh barrier reports that as done), announce the
 // stage's bytes on its full barrier, and copy each load's tile into its
-// ring's slot with TMA.
-func (w *warpspec) fillStage(b *seq, m map[*ir.Value]*ir.Value, st, ph *ir.Value, bytes int, loads []ringLoad) {
+// ring's slot with TMA. In pair mode (pair not nil) a load that both
+// blocks of the cluster make with the same indices is copied half by
+// each, multicast to both; the bytes that land in each block are the
+// same either way.
+func (w *warpspec) fillStage(b *seq, m map[*ir.Value]*ir.Value, pair *pairing, st, ph *ir.Value, bytes int, loads []ringLoad) {
 	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
 	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
 	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(bytes))
 	for _, c := range loads {
 		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
+		if sp := w.split[c.ld]; pair != nil && sp != "" {
+			share := sameIndices(b, c.ld, m, pair.m)
+			args := []*ir.Value{c.ld.Args[0]}
+			for _, x := range c.ld.Args[1:] {
+				args = append(args, copyOf(m, x))
+			}
+			b.op(ir.OpTMALoadPair, append(args, slot, w.full, st, share, pair.rank), nil, "split", sp)
+			continue
+		}
 		tmaLoad(b, m, c.ld, slot, w.full, st)
 	}
+}
+
+// sameIndices is true where load ld's indices are the same in this
+// block (m) and in its partner (mp).
+func sameIndices(b *seq, ld *ir.Instr, m, mp map[*ir.Value]*ir.Value) *ir.Value {
+	var same *ir.Value
+	for _, x := range ld.Args[1:] {
+		mine, theirs := copyOf(m, x), copyOf(mp, x)
+		if mine == theirs {
+			continue
+		}
+		eq := b.op(ir.OpCmp, []*ir.Value{mine, theirs}, boolT, "pred", ir.PredEQ)
+		if same == nil {
+			same = eq
+		} else {
+			same = b.op(ir.OpAnd, []*ir.Value{same, eq}, boolT)
+		}
+	}
+	if same == nil {
+		same = b.op(ir.OpConst, nil, boolT, "value", true)
+	}
+	return same
 }
 
 // tmaLoad appends the TMA copy of load ld (its indices' copies in m) into

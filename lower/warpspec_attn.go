@@ -275,7 +275,8 @@ func (a *attnSpec) rewrite(ret *ir.Instr) {
 // ring's stage and phase and the query buffer's phase.
 func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 	al, w := a.al, a.warpspec
-	w.persistentLoop(s, 3, func(b *seq, m map[*ir.Value]*ir.Value, bid, grid [3]*ir.Value, c []*ir.Value) []*ir.Value {
+	w.persistentLoop(s, 3, func(b *seq, m map[*ir.Value]*ir.Value, it *tileIter, c []*ir.Value) []*ir.Value {
+		bid, grid := it.bid, it.grid
 		stage, phase, qPhase := c[0], c[1], c[2]
 		// The code before the loop, with the query load replaced: the
 		// producer copies Q once the consumers freed the buffer; the
@@ -348,7 +349,7 @@ func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase 
 		}
 	}
 	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
-	w.fillStage(b, m, st, ph, 2*a.kvBytes, []ringLoad{{al.loadK, a.ringK}, {al.loadV, a.ringV}})
+	w.fillStage(b, m, nil, st, ph, 2*a.kvBytes, []ringLoad{{al.loadK, a.ringK}, {al.loadV, a.ringV}})
 	ns, np := w.advance(b, st, ph)
 	finishLoop(s, kl, b, []*ir.Value{ns, np}, a.f)
 	return kl.Results[0], kl.Results[1]

@@ -348,6 +348,9 @@ func (e *emitter) finish() *Kernel {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, ")\n.reqntid %d, 1, 1\n", e.nt)
+	if c := clusterSize(e.f); c > 1 {
+		fmt.Fprintf(&b, ".reqnctapercluster %d, 1, 1\n", c)
+	}
 	if n := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs); n > 0 {
 		// setmaxnreg needs the count at entry (PTX.md 3.6).
 		fmt.Fprintf(&b, ".maxnreg %d\n", n)
@@ -385,6 +388,7 @@ func (e *emitter) finish() *Kernel {
 		SharedBytes: smem,
 		Params:      e.params,
 		Persistent:  isPersistent(e.f),
+		Cluster:     clusterSize(e.f),
 	}
 }
 

@@ -25,6 +25,11 @@ type Kernel struct {
 	// per SM (and never more than the grid's blocks), in 1-D, with the
 	// grid's extents in the SlotGrid params.
 	Persistent bool
+	// Cluster is the number of blocks per cluster the PTX requires
+	// (.reqnctapercluster; 0 or 1: no clusters). A persistent kernel with
+	// clusters must be launched with a multiple of Cluster blocks, no more
+	// than can be resident together (their producers wait on each other).
+	Cluster int
 	// Regs is an estimate of the registers per thread the kernel was laid out
 	// for (0 if unknown); informational.
 	Regs int

@@ -41,7 +41,7 @@ func TestOpEmitters(t *testing.T) {
 			// Swizzled form: element pairs stored as b32 between two barriers.
 			[]string{`bar\.sync 0;\n(\s*[^\n]*\n)*?\s*st\.shared\.b32`, `ldmatrix`},
 			[]string{`ld\.local`}},
-		{"warpspec/matmul.txtar",
+		{"warpspec/matmul_single.txtar",
 			[]ir.Op{ir.OpMbarAlloc, ir.OpMbarWait, ir.OpMbarArrive, ir.OpMbarExpect, ir.OpTMALoad, ir.OpWGMMA, ir.OpWGMMAWait,
 				ir.OpSetMaxRegs, ir.OpWarpID, ir.OpCTAID, ir.OpCTACount, ir.OpGridSize, ir.OpTMAStore, ir.OpTMAStoreWait, ir.OpFenceProxyAsync},
 			[]string{
@@ -65,15 +65,32 @@ func TestOpEmitters(t *testing.T) {
 			},
 			// No mma.sync, no cp.async, no register stores of the result, no local memory.
 			[]string{`mma\.sync`, `ldmatrix`, `cp\.async\.cg`, `st\.global`, `ld\.local`}},
+		{"warpspec/matmul.txtar",
+			[]ir.Op{ir.OpTMALoadPair, ir.OpClusterRank, ir.OpClusterSync, ir.OpMbarArrive},
+			[]string{
+				`\.reqnctapercluster 2, 1, 1`, `mov\.u32 %r\d+, %cluster_ctarank;`,
+				`barrier\.cluster\.arrive;\n\s*barrier\.cluster\.wait;`,
+				// Both blocks' consumers free each stage: 2 warpgroups x 2 blocks.
+				`@%p\d+ mbarrier\.init\.shared::cta\.b64 \[%r\d+\+24\], 4;`,
+				`mapa\.shared::cluster\.u32 %r\d+, %r\d+, 1;\n\s*@%p\d+ mbarrier\.arrive\.shared::cluster\.b64 _, \[%r\d+\];`,
+				// B by alternate slabs, A by half-height boxes, multicast to both.
+				`@%p\d+ cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.multicast::cluster \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+\}\], \[%r\d+\], %h\d+;`,
+				`mov\.b16 %h\d+, 3;`, `\.param \.align 64 \.b8 p_A_tmap_64x64\[128\]`,
+				// Unshared, each block copies the whole tile itself.
+				`@%p\d+ cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+\}\], \[%r\d+\];`,
+			},
+			// A cluster-scope release on the consumers' path halves the speed.
+			[]string{`release\.cluster\.shared::cluster`, `mma\.sync`, `ld\.local`}},
 		{"warpspec/matmul_bt.txtar",
 			[]ir.Op{ir.OpWGMMA},
 			// B given as (N, K): K-major, trans-b 0; 64-row tiles: one consumer warpgroup.
 			[]string{`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;`, `\.reqntid 256, 1, 1`},
 			[]string{`mma\.sync`, `ld\.local`}},
 		{"warpspec/batched.txtar",
-			[]ir.Op{ir.OpTMALoad},
+			[]ir.Op{ir.OpTMALoadPair},
 			// One matrix of a 3-D array: the batch is the map's third coordinate.
-			[]string{`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\]`},
+			[]string{`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\]`,
+				`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.multicast::cluster \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\], \[%r\d+\], %h\d+;`},
 			[]string{`mma\.sync`, `ld\.local`}},
 		{"warpspec/attention.txtar",
 			[]ir.Op{ir.OpWGMMA, ir.OpTMALoad, ir.OpMbarWait},

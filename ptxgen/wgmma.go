@@ -32,6 +32,14 @@ func init() {
 	set((*emitter).emitMbarArrive, ir.OpMbarArrive)
 	set((*emitter).emitMbarExpect, ir.OpMbarExpect)
 	set((*emitter).emitTMALoad, ir.OpTMALoad)
+	set((*emitter).emitTMALoadPair, ir.OpTMALoadPair)
+	set(func(e *emitter, in *ir.Instr) { e.special(in, "%cluster_ctarank") }, ir.OpClusterRank)
+	set(func(e *emitter, in *ir.Instr) {
+		// Release before, acquire after (the defaults): the barrier
+		// initialisation and the last copies are seen across the cluster.
+		e.emit("barrier.cluster.arrive")
+		e.emit("barrier.cluster.wait")
+	}, ir.OpClusterSync)
 	set((*emitter).emitWGMMA, ir.OpWGMMA)
 	set(func(e *emitter, in *ir.Instr) {
 		e.emit("wgmma.wait_group.sync.aligned", Imm(in.Attrs.Int("pending")))
@@ -145,6 +153,11 @@ func (e *emitter) emitMbarWait(in *ir.Instr) {
 	p := e.newReg(Pred)
 	l := e.newLabel("mbar_wait")
 	e.label(l)
+	// In pair mode the empty barriers' arrivals come from both blocks'
+	// consumers; acquiring at CTA scope is enough, as in CUTLASS's cluster
+	// barrier: the copies the producer then issues only overwrite shared
+	// memory whose reads the arrivals report complete (acquire.cluster
+	// measured no different).
 	e.emit("mbarrier.try_wait.parity.shared::cta.b64", p, Addr{Base: a}, e.vals[in.Args[2]].reg)
 	e.emitIf(p, true, "bra", Label(l))
 }
@@ -155,7 +168,23 @@ func (e *emitter) emitMbarArrive(in *ir.Instr) {
 	a := e.mbarAddr(in.Args[0], in.Args[1])
 	p := e.newReg(Pred)
 	e.emit("and.pred", p, e.groupLeader(), e.vals[in.Args[2]].reg)
-	e.emitIf(p, false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
+	n := in.Attrs.Int("cluster")
+	if n <= 1 {
+		e.emitIf(p, false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
+		return
+	}
+	// The same barrier in every block of the cluster, this block's
+	// included (PTX.md 3.4's remote arrive, mapa to the block's address).
+	// The default semantics (release at CTA scope) as CUTLASS's cluster
+	// barrier has them: what the arrival orders is the wgmma's reads of the
+	// stage, already complete; a release at cluster scope would wait for
+	// this thread's memory operations to reach the cluster, on the path
+	// between two stages' wgmmas (measured: half the speed; docs/perf.md).
+	for r := 0; r < n; r++ {
+		ra := e.newReg(B32)
+		e.emit("mapa.shared::cluster.u32", ra, a, Imm(r))
+		e.emitIf(p, false, "mbarrier.arrive.shared::cluster.b64", Sym("_"), Addr{Base: ra})
+	}
 }
 
 func (e *emitter) emitMbarExpect(in *ir.Instr) {
@@ -195,37 +224,112 @@ func (e *emitter) emitGridSize(in *ir.Instr) {
 	e.vals[in.Result()] = &value{reg: r}
 }
 
+// tmaCopy is what the TMA copies of a tma_load or tma_load_pair share:
+// the array, the tile's indices (row, column; the matrix of a 3-D array
+// goes in batch, the third coordinate of its map), the destination, its
+// shape and slab size, and the barrier the copies complete on.
+type tmaCopy struct {
+	arr        *ir.Value
+	idx        []*ir.Value
+	dst        *smemVal
+	rows, cols int
+	slab       int
+	bar        Reg
+	batch      string
+	op         string // the copy instruction, without multicast
+}
+
+// tmaCopyOf reads a TMA load whose operands end with extra values after
+// the destination, the barrier ring and its slot.
+func (e *emitter) tmaCopyOf(in *ir.Instr, extra int) *tmaCopy {
+	n := len(in.Args) - extra
+	c := &tmaCopy{arr: in.Args[0], idx: in.Args[1 : n-3], dst: e.vals[in.Args[n-3]].smem}
+	tt := in.Args[n-3].Type.(*ir.Tile)
+	c.rows, c.cols = tt.Shape[0], tt.Shape[1]
+	c.slab = c.dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	if (len(c.idx) != 2 && len(c.idx) != 3) || c.slab == 0 {
+		e.fail("internal: %s with %d indices into a ring without slabs", in.Op, len(c.idx))
+	}
+	c.bar = e.mbarAddr(in.Args[n-2], in.Args[n-1])
+	dim := "2d"
+	if len(c.idx) == 3 {
+		c.batch, dim = ", "+e.vals[c.idx[0]].reg.ptx(), "3d"
+		c.idx = c.idx[1:]
+	}
+	c.op = "cp.async.bulk.tensor." + dim + ".shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+	return c
+}
+
+// source is the copy's [map, {coords}] operand.
+func (c *tmaCopy) source(tm Reg, coords string) Operand {
+	return Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, c.batch))
+}
+
 // emitTMALoad issues one TMA copy per 64-column slab of the tile, from the
 // lane-0 thread, completing on the barrier.
 func (e *emitter) emitTMALoad(in *ir.Instr) {
-	n := len(in.Args)
-	arr, idx := in.Args[0], in.Args[1:n-3]
-	dst := e.vals[in.Args[n-3]].smem
-	tt := in.Args[n-3].Type.(*ir.Tile)
-	rows, cols := tt.Shape[0], tt.Shape[1]
-	slab := dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	if (len(idx) != 2 && len(idx) != 3) || slab == 0 {
-		e.fail("internal: tma_load with %d indices into a ring without slabs", len(idx))
-	}
-	box := [2]int{64, rows}
-	tm := e.tensorMap(arr, box)
-	bar := e.mbarAddr(in.Args[n-2], in.Args[n-1])
-	// A 3-D array (batched): the first index is the matrix, the third
-	// coordinate of its map.
-	batch := ""
-	if len(idx) == 3 {
-		batch = ", " + e.vals[idx[0]].reg.ptx()
-		idx = idx[1:]
-	}
-	dim := "2d"
-	if batch != "" {
-		dim = "3d"
-	}
+	c := e.tmaCopyOf(in, 0)
+	tm := e.tensorMap(c.arr, [2]int{64, c.rows})
 	p := e.lane0()
-	e.eachSlab(idx, rows, cols, dst.base, slab, func(coords string, s Reg) {
-		e.emitIf(p, false, "cp.async.bulk.tensor."+dim+".shared::cluster.global.tile.mbarrier::complete_tx::bytes",
-			Addr{Base: s}, Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, batch)), Addr{Base: bar})
+	e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+		e.emitIf(p, false, c.op, Addr{Base: s}, c.source(tm, coords), Addr{Base: c.bar})
 	})
+}
+
+// emitTMALoadPair issues a tile both blocks of a cluster of two may need
+// (lower's pair mode): where the share flag holds, this block copies its
+// half into both blocks with .multicast::cluster (mask 0b11; the bytes
+// complete on the barrier at the same offset in each block), the halves
+// being alternate slabs ("slabs") or the top and bottom rows of every
+// slab ("rows", a tensor map with half the box's rows); elsewhere it
+// copies the whole tile into its own shared memory as tma_load does.
+func (e *emitter) emitTMALoadPair(in *ir.Instr) {
+	c := e.tmaCopyOf(in, 2)
+	n := len(in.Args)
+	share, rank := e.vals[in.Args[n-2]].reg, e.vals[in.Args[n-1]].reg
+
+	// Alone: the whole tile, as tma_load.
+	alone := e.newReg(Pred)
+	e.emit("not.pred", alone, share)
+	e.emit("and.pred", alone, alone, e.lane0())
+	whole := e.tensorMap(c.arr, [2]int{64, c.rows})
+	e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+		e.emitIf(alone, false, c.op, Addr{Base: s}, c.source(whole, coords), Addr{Base: c.bar})
+	})
+
+	// Shared: this block's half, to both.
+	mask := e.newReg(B16)
+	e.emit("mov.b16", mask, Imm(3))
+	issue := e.newReg(Pred)
+	e.emit("and.pred", issue, share, e.lane0())
+	mc := c.op + ".multicast::cluster"
+	switch in.Attrs.Str("split") {
+	case "slabs":
+		// Slab q goes from the block of rank q%2.
+		even := e.newReg(Pred)
+		e.emit("setp.eq.u32", even, rank, Imm(0))
+		mine := [2]Reg{e.newReg(Pred), e.newReg(Pred)}
+		e.emit("and.pred", mine[0], issue, even)
+		e.emit("not.pred", mine[1], even)
+		e.emit("and.pred", mine[1], issue, mine[1])
+		q := 0
+		e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+			e.emitIf(mine[q%2], false, mc, Addr{Base: s}, c.source(whole, coords), Addr{Base: c.bar}, mask)
+			q++
+		})
+	case "rows":
+		// Rows rank*rows/2 .. of every slab, from a map of half-height boxes.
+		half := e.tensorMap(c.arr, [2]int{64, c.rows / 2})
+		rowOff := e.newReg(B32)
+		e.emit("mul.lo.u32", rowOff, rank, Imm(c.rows/2))
+		base := e.newReg(B32)
+		e.emit("mad.lo.u32", base, rowOff, Imm(128), c.dst.base)
+		e.eachSlabAt(c.idx, c.rows, c.cols, rowOff, base, c.slab, func(coords string, s Reg) {
+			e.emitIf(issue, false, mc, Addr{Base: s}, c.source(half, coords), Addr{Base: c.bar}, mask)
+		})
+	default:
+		e.fail("internal: tma_load_pair split %q", in.Attrs.Str("split"))
+	}
 }
 
 // eachSlab calls copy for each 64-column slab of a rows x cols tile at
@@ -233,8 +337,17 @@ func (e *emitter) emitTMALoad(in *ir.Instr) {
 // row", elements, innermost first) and its shared address (base plus
 // slab bytes per slab).
 func (e *emitter) eachSlab(idx []*ir.Value, rows, cols int, base Reg, slab int, copy func(coords string, s Reg)) {
+	e.eachSlabAt(idx, rows, cols, nil, base, slab, copy)
+}
+
+// eachSlabAt is eachSlab with rowOff (a register, or nil) added to the
+// tile's first row.
+func (e *emitter) eachSlabAt(idx []*ir.Value, rows, cols int, rowOff Operand, base Reg, slab int, copy func(coords string, s Reg)) {
 	row := e.newReg(B32)
 	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
+	if rowOff != nil {
+		e.emit("add.s32", row, row, rowOff)
+	}
 	col := e.newReg(B32)
 	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
 	for q := 0; q < cols/64; q++ {
@@ -402,6 +515,11 @@ func blockThreads(f *ir.Func) int {
 		return n
 	}
 	return 32 * lower.NumWarps(f)
+}
+
+// clusterSize is the blocks per cluster of the lowered kernel (0: none).
+func clusterSize(f *ir.Func) int {
+	return f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyCluster)
 }
 
 // isPersistent reports whether the lowered kernel loops over its grid.

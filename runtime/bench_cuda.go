@@ -70,7 +70,7 @@ func (p *Prepared) Run() error {
 		return fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
 	}
 	pk := p.ck.pk
-	return p.c.Dev.Launch(p.ck.fn, launchGrid(pk, p.b.Grid, p.c.Dev.Props.SMs), pk.Block, pk.SharedBytes, p.args...)
+	return p.c.Dev.Launch(p.ck.fn, launchGrid(pk, p.b.Grid, p.ck.resident), pk.Block, pk.SharedBytes, p.args...)
 }
 
 // Sync waits for all enqueued work and returns its first error.

@@ -69,6 +69,11 @@ type cudaKernel struct {
 	// first). Both are guarded by CUDA.mu.
 	general *cudaKernel
 	last    *cudaKernel
+	// resident is the most blocks of a persistent kernel that the device
+	// holds at once: one per SM, or for a kernel in clusters the resident
+	// clusters' blocks (their blocks wait on each other, so a cluster
+	// that could not start until another finished would stall it).
+	resident int
 }
 
 var _ Backend = (*CUDA)(nil)
@@ -312,6 +317,18 @@ func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration)
 		return fail(fmt.Errorf("cuda: %s uses %d registers per thread, so at most %d threads per block, but its block is %d threads",
 			pk.Name, attrs.NumRegs, attrs.MaxThreadsPerBlock, threads))
 	}
+	ck.resident = props.SMs
+	if pk.Cluster > 1 {
+		n, err := ck.fn.MaxActiveClusters(pk.Cluster*props.SMs, pk.Block, pk.SharedBytes)
+		if err != nil {
+			return fail(fmt.Errorf("cuda: %s runs in clusters of %d blocks: %w", pk.Name, pk.Cluster, err))
+		}
+		if n < 1 {
+			return fail(fmt.Errorf("cuda: %s runs in clusters of %d blocks of %d threads with %d bytes of shared memory, and %s cannot hold one",
+				pk.Name, pk.Cluster, threads, pk.SharedBytes, props.Name))
+		}
+		ck.resident = n * pk.Cluster
+	}
 	ck.info = CompileInfo{
 		Kernel:             pk.Name,
 		Target:             target,
@@ -328,6 +345,10 @@ func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration)
 		CompileTime:        compileTime,
 		JITTime:            jitTime,
 		Variant:            pk.Variant,
+		Cluster:            pk.Cluster,
+	}
+	if pk.Persistent {
+		ck.info.Resident = ck.resident
 	}
 	return ck, nil
 }
@@ -653,15 +674,4 @@ func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.
 		Swizzle:     cudadrv.Swizzle128B,
 		L2Promotion: cudadrv.L2Promotion256B,
 	})
-}
-
-// launchGrid is the grid a launch of pk uses for the kernel's grid: the
-// grid itself, or for a persistent kernel one block per SM (fewer when
-// the grid has fewer blocks), in 1-D.
-func launchGrid(pk *ptxgen.Kernel, grid [3]int, sms int) [3]int {
-	if !pk.Persistent {
-		return grid
-	}
-	n := grid[0] * grid[1] * grid[2]
-	return [3]int{max(1, min(n, sms)), 1, 1}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tilec/tilec/ptxgen"
 )
 
 // ErrNoCUDA is returned by every CUDA method in a build without the cuda
@@ -56,6 +58,11 @@ type CompileInfo struct {
 	// Cached says that the PTX came from the disk cache of compiled
 	// kernels (KernelCache): lower and ptxgen did not run.
 	Cached bool
+
+	// Resident is, for a persistent kernel, the most blocks launched (the
+	// blocks the device holds at once); Cluster its blocks per cluster
+	// (0: no clusters).
+	Resident, Cluster int
 }
 
 // Summary is one line: target, block, shared memory, registers, spills,
@@ -70,6 +77,12 @@ func (c *CompileInfo) Summary() string {
 		c.Block[0], c.Block[1], c.Block[2], c.SharedBytes, c.Regs)
 	if c.LocalBytes > 0 {
 		fmt.Fprintf(&b, ", %d B local (spills)", c.LocalBytes)
+	}
+	if c.Resident > 0 {
+		fmt.Fprintf(&b, ", persistent on up to %d blocks", c.Resident)
+		if c.Cluster > 1 {
+			fmt.Fprintf(&b, " (%d clusters of %d)", c.Resident/c.Cluster, c.Cluster)
+		}
 	}
 	if c.Cached {
 		fmt.Fprintf(&b, "; PTX from the cache in %s, JIT %s", c.CompileTime.Round(time.Microsecond), c.JITTime.Round(time.Microsecond))
@@ -86,4 +99,20 @@ func TFLOPS(m, n, k int, ms float64) float64 {
 		return 0
 	}
 	return 2 * float64(m) * float64(n) * float64(k) / (ms * 1e-3) / 1e12
+}
+
+// launchGrid is the grid a launch of pk uses for the kernel's grid: the
+// grid itself, or for a persistent kernel as many blocks as are resident
+// at once (one per SM; fewer when the grid has fewer blocks), in 1-D, a
+// multiple of the cluster size (a block without a tile of its own then
+// keeps its partner company).
+func launchGrid(pk *ptxgen.Kernel, grid [3]int, resident int) [3]int {
+	if !pk.Persistent {
+		return grid
+	}
+	n := max(1, grid[0]*grid[1]*grid[2])
+	if c := pk.Cluster; c > 1 {
+		n = (n + c - 1) / c * c
+	}
+	return [3]int{min(n, resident), 1, 1}
 }

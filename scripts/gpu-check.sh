@@ -18,6 +18,9 @@
 #   hopper the sm_90a path: matmul-family cases that must take the TMA + wgmma fast variant (checked
 #          against the interpreter and for the variant named in the run's output), then
 #          compute-sanitizer memcheck and racecheck on the TMA path, the general path and attention
+#   ab     tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS with this binary and
+#          TILEC_BASE alternately, AB_ROUNDS rounds: the same-call A/B of a GEMM back-end change;
+#          the tables in $OUT/ab.log (named only)
 #   attn   attention D=64 kernel times (f16, S = 4096 and 16384), alternating this binary with
 #          TILEC_BASE (an older build, when given) in the same call: the A/B that says whether a
 #          back-end change made attention slower; medians of ATTN_REPS launches each
@@ -50,7 +53,7 @@
 # Environment (all optional):
 #   TILEC          the binary (default .dev/tilec); GOTEST the test binary (default .dev/runtime.test)
 #   TILEC_BASE     an older binary for the attn A/B (default .dev/tilec-base, skipped if missing)
-#   ATTN_REPS      launches per binary and size in attn (default 5)
+#   ATTN_REPS      launches per binary and size in attn (default 5); AB_ROUNDS rounds of ab (default 2)
 #   OUT            where results go (the device tool sets it; default ./gpu-check-out)
 #   DEADLINE       seconds the whole script may take (default 570: the device tool stops a command at 600);
 #                  cases that would start later are skipped, and `run` leaves BENCH_RESERVE for bench
@@ -84,6 +87,7 @@ BENCH_ARGS="${BENCH_ARGS:-}"
 CASES="${CASES:-}"
 TILEC_BASE="${TILEC_BASE:-$root/.dev/tilec-base}"
 ATTN_REPS="${ATTN_REPS:-5}"
+AB_ROUNDS="${AB_ROUNDS:-2}"
 TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
 TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
@@ -112,9 +116,9 @@ named() {
 }
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench | hopper | attn | tune | benchall | refs) ;;
+	all | gotest | ptxas | run | bench | hopper | ab | attn | tune | benchall | refs) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | attn | tune | benchall | refs ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | ab | attn | tune | benchall | refs ...]" >&2
 		exit 2
 		;;
 	esac
@@ -569,6 +573,33 @@ section_bench() {
 	cp "$log" "$OUT/bench.log"
 }
 
+# ---------------------------------------------------------------- ab
+# The GEMM bench with this binary and TILEC_BASE alternately (same process
+# order each round), so that a change is judged against the clocks and
+# cuBLAS of the same call.
+section_ab() {
+	local log="$OUT/ab.log" i name bin t0 rc tmo
+	: >"$log"
+	[ -x "$TILEC_BASE" ] || { record ab "matmul $BENCH_SIZES" SKIP 0 "no TILEC_BASE"; return; }
+	for i in $(seq "$AB_ROUNDS"); do
+		for name in new base; do
+			bin="$TILEC"
+			[ $name = base ] && bin="$TILEC_BASE"
+			tmo=$(($(left) - 5))
+			if [ "$tmo" -lt 40 ]; then
+				record ab "$name round $i" SKIP 0 "out of time"
+				continue
+			fi
+			t0=$SECONDS
+			echo "==== $name round $i: tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >>"$log"
+			# shellcheck disable=SC2086
+			timeout -k 5 "$tmo" "$bin" bench examples/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
+			rc=$?
+			record ab "$name round $i" "$(status $rc)" $((SECONDS - t0)) ""
+		done
+	done
+}
+
 # ---------------------------------------------------------------- attn
 # Kernel times (CUDA events, one launch per tilec run) of attention D=64,
 # this binary and TILEC_BASE alternately, ATTN_REPS runs each; prints the
@@ -832,6 +863,7 @@ PY
 want run && section_f32exact
 want attn && section_attn
 want bench && section_bench
+named ab && section_ab
 named tune && section_tune
 named benchall && section_benchall
 named refs && section_refs
