@@ -485,7 +485,7 @@ func (b *builder) constantParam(def *lang.FuncDef, p *lang.Param, s *lang.Subscr
 	}
 	b.bind(p.Name, v, p.Pos)
 	if raw, ok := b.opts.Consts[p.Name]; ok {
-		b.setRoot(p.Name, "-D "+p.Name+"="+strings.TrimSpace(raw))
+		b.setRoot(p.Name, "constant "+p.Name+"="+strings.TrimSpace(raw))
 	} else if p.Default != nil {
 		b.setRoot(p.Name, fmt.Sprintf("%s=%v, the default of kernel %s", p.Name, v, def.Name))
 	}
