@@ -11,6 +11,7 @@ package ir
 // poison value, so one file reports all its errors.
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -54,7 +55,7 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 			kernels = append(kernels, def)
 		}
 	}
-	if opts.Kernel != "" && len(kernels) == 0 {
+	if _, broken := file.Broken[opts.Kernel]; opts.Kernel != "" && len(kernels) == 0 && !broken {
 		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
 	}
 	b.checkConstNames(kernels)
@@ -70,6 +71,20 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 		return nil, b.errs
 	}
 	return m, nil
+}
+
+// AfterParseErrors returns perr, the errors of lang.Parse on file, joined
+// with the errors that Build finds in the top-level items that parsed
+// (file holds them; the broken ones are left out and their names are
+// silent): a syntax error in one function does not hide the type errors of
+// another. file may be nil (Parse read nothing); the result is a sorted
+// lang.ErrorList.
+func AfterParseErrors(file *lang.File, perr error, opts BuildOptions) error {
+	if file == nil {
+		return perr
+	}
+	_, berr := Build(file, opts)
+	return lang.JoinErrors(perr, berr)
 }
 
 // builder holds the state of one Build call.
@@ -98,6 +113,11 @@ type builder struct {
 	inlined   int
 	ninstrs   int
 	aborted   bool // a limit was hit: stop building the kernel
+	// missingSigs are the unannotated parameters of the kernel that
+	// BuildOptions.Args does not give: one error names them all.
+	missingSigs []*lang.Param
+	// rootsReported are the roots (binding.root) whose error is out.
+	rootsReported map[string]bool
 }
 
 type constKey struct {
@@ -119,6 +139,41 @@ type funcCtx struct {
 type binding struct {
 	val value
 	pos lang.Pos
+	// root is set on a kernel constant's binding, and carried to the names
+	// it is passed or assigned to as it is: it says where the value came
+	// from (`-D tm=17`), so that a bad value gives one error, not one per
+	// use (see rootErrorf).
+	root string
+}
+
+// rootOf returns the root of e's value when e is a name bound to a kernel
+// constant (directly, or through helper arguments and plain assignments),
+// "" otherwise.
+func (b *builder) rootOf(e lang.Expr) string {
+	if n, ok := e.(*lang.Name); ok && b.fn != nil {
+		return b.fn.scope[n.Name].root
+	}
+	return ""
+}
+
+// rootErrorf reports an error about the value of e at pos. When that value
+// is a kernel constant's, the message says so and the error is given once
+// per constant (and once per -D name across kernels): the user has one
+// value to fix, however many places use it.
+func (b *builder) rootErrorf(e lang.Expr, pos lang.Pos, format string, args ...any) {
+	root := b.rootOf(e)
+	if root == "" {
+		b.errorf(pos, format, args...)
+		return
+	}
+	if b.rootsReported[root] {
+		return
+	}
+	if b.rootsReported == nil {
+		b.rootsReported = map[string]bool{}
+	}
+	b.rootsReported[root] = true
+	b.errorf(pos, "%s (%s)", fmt.Sprintf(format, args...), root)
 }
 
 // errorf reports a user error at pos.
@@ -175,7 +230,21 @@ func (b *builder) collectModule() {
 		b.kernels[def] = kernel
 		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
 	}
+	// Names of top-level items that did not parse: their errors are out,
+	// so a use of one is poison (silent), not "name ... is not defined".
+	for name := range b.file.Broken {
+		if _, ok := b.globals[name]; !ok {
+			b.globals[name] = poison{}
+		}
+	}
 	b.moduleGlobals()
+}
+
+// fileBroken reports whether some top-level item of the file did not
+// parse: the -D and --arg names might then belong to a kernel that is not
+// there, so they cannot be checked.
+func (b *builder) fileBroken() bool {
+	return len(b.file.Broken) > 0 || b.file.BrokenUnknown
 }
 
 // isKernelDecorator reports whether d is `@ct.kernel` or `@ct.kernel(...)`.
@@ -208,8 +277,11 @@ func (b *builder) moduleAttr(e lang.Expr) string {
 
 // checkConstNames reports -D names that are not constants of the kernels
 // being built. When building every kernel, a name is fine if any kernel has it.
+//
+// An unknown name is one mistake, so it gives one error however many
+// kernels are built, at the first of them.
 func (b *builder) checkConstNames(kernels []*lang.FuncDef) {
-	if len(b.opts.Consts) == 0 || len(kernels) == 0 {
+	if len(b.opts.Consts) == 0 || len(kernels) == 0 || b.fileBroken() {
 		return
 	}
 	names := make([]string, 0, len(b.opts.Consts))
@@ -227,10 +299,21 @@ func (b *builder) checkConstNames(kernels []*lang.FuncDef) {
 		if found {
 			continue
 		}
-		for _, def := range kernels {
-			b.errorf(def.NamePos, "-D %s: kernel %s has no constant parameter %s", name, def.Name, name)
+		if len(kernels) == 1 {
+			b.errorf(kernels[0].NamePos, "-D %s: kernel %s has no constant parameter %s", name, kernels[0].Name, name)
+			continue
 		}
+		b.errorf(kernels[0].NamePos, "-D %s: none of the kernels (%s) has a constant parameter %s", name, defNames(kernels), name)
 	}
+}
+
+// defNames lists the names of defs, comma-separated, for messages.
+func defNames(defs []*lang.FuncDef) string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // constParam reports whether def declares name as a ct.Constant parameter.
@@ -318,6 +401,11 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 			arrays = append(arrays, launchParam{p})
 			continue
 		}
+		if n, ok := p.Annot.(*lang.Name); ok && isPoison(b.globals[n.Name]) {
+			// An alias whose definition did not parse: its error is out.
+			b.bind(p.Name, poison{}, p.Pos)
+			continue
+		}
 		if s, ok := b.resolveAnnot(p.Annot).(*lang.Subscript); ok {
 			switch b.moduleAttr(s.X) {
 			case "Constant":
@@ -331,6 +419,8 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 		arrays = append(arrays, p)
 	}
 	// Then arrays and scalars, in declaration order.
+	b.missingSigs = nil
+	defer b.reportMissingSigs()
 	for _, a := range arrays {
 		switch a := a.(type) {
 		case arrayParam:
@@ -394,6 +484,11 @@ func (b *builder) constantParam(def *lang.FuncDef, p *lang.Param, s *lang.Subscr
 		v = poison{}
 	}
 	b.bind(p.Name, v, p.Pos)
+	if raw, ok := b.opts.Consts[p.Name]; ok {
+		b.setRoot(p.Name, "constant "+p.Name+"="+strings.TrimSpace(raw))
+	} else if p.Default != nil {
+		b.setRoot(p.Name, fmt.Sprintf("%s=%v, the default of kernel %s", p.Name, v, def.Name))
+	}
 	if !isPoison(v) {
 		b.f.Consts = append(b.f.Consts, Const{Name: p.Name, Value: v})
 	}
@@ -591,6 +686,14 @@ func (b *builder) scalarParam(p *lang.Param) {
 // bind assigns a name in the current function's scope.
 func (b *builder) bind(name string, v value, pos lang.Pos) {
 	b.fn.scope[name] = binding{val: v, pos: pos}
+}
+
+// setRoot marks name's current binding as coming from root (binding.root).
+func (b *builder) setRoot(name, root string) {
+	if bd, ok := b.fn.scope[name]; ok {
+		bd.root = root
+		b.fn.scope[name] = bd
+	}
 }
 
 // dimValue returns the dim instruction of a symbolic dimension, emitting it

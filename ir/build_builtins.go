@@ -148,17 +148,29 @@ func (b *builder) tileShapeArg(c *callCtx, i int) ([]int, bool) {
 	if !ok {
 		return nil, false
 	}
-	return b.checkTileShape(dims, poss, c.argPos(i))
+	var exprs []lang.Expr
+	if te, isTuple := c.args[i].e.(*lang.Tuple); isTuple && len(te.Elems) == len(dims) {
+		exprs = te.Elems
+	} else if len(dims) == 1 {
+		exprs = []lang.Expr{c.args[i].e}
+	}
+	return b.checkTileShape(dims, poss, exprs, c.argPos(i))
 }
 
-// checkTileShape checks the dims of a tile shape.
-func (b *builder) checkTileShape(dims []int64, poss []lang.Pos, pos lang.Pos) ([]int, bool) {
+// checkTileShape checks the dims of a tile shape; exprs, when not nil, are
+// the expressions of the dims (an error about a constant's value is given
+// once: rootErrorf).
+func (b *builder) checkTileShape(dims []int64, poss []lang.Pos, exprs []lang.Expr, pos lang.Pos) ([]int, bool) {
 	shape := make([]int, len(dims))
 	ok := true
 	total := int64(1)
 	for j, n := range dims {
 		if !isPow2(n) {
-			b.errorf(poss[j], "tile dimension %d is not a power of two", n)
+			var e lang.Expr
+			if exprs != nil {
+				e = exprs[j]
+			}
+			b.rootErrorf(e, poss[j], "tile dimension %d is not a power of two", n)
 			ok = false
 			continue
 		}
@@ -486,7 +498,8 @@ func (b *builder) biArange(c *callCtx) value {
 		return poison{}
 	}
 	if !isPow2(n) {
-		return b.fail(c.argPos(0), "arange: n must be a power of two, got %d", n)
+		b.rootErrorf(c.args[0].e, c.argPos(0), "arange: n must be a power of two, got %d", n)
+		return poison{}
 	}
 	if n > maxTileElems {
 		return b.fail(c.argPos(0), "arange: n = %d is too large (at most 2^24)", n)
@@ -806,7 +819,7 @@ func (b *builder) biReshape(c *callCtx) value {
 	if known != n {
 		return b.fail(c.argPos(1), "reshape: cannot reshape %s (%d elements) to %s (%d elements)", t, n, formatDims(dims), known)
 	}
-	shape, ok := b.checkTileShape(dims, poss, c.argPos(1))
+	shape, ok := b.checkTileShape(dims, poss, nil, c.argPos(1))
 	if !ok {
 		return poison{}
 	}

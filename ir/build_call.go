@@ -246,7 +246,11 @@ func (b *builder) inline(def *lang.FuncDef, e *lang.Call, pos []arg, kws []kwArg
 			v = b.expr(p.Default)
 			b.fn = saved
 		}
-		ctx.scope[p.Name] = binding{val: v, pos: p.Pos}
+		bd := binding{val: v, pos: p.Pos}
+		if args[i].e != nil {
+			bd.root = b.rootOf(args[i].e)
+		}
+		ctx.scope[p.Name] = bd
 	}
 	saved := b.fn
 	b.fn = ctx

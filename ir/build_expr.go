@@ -85,6 +85,10 @@ func (b *builder) lookup(name string, pos lang.Pos) value {
 	if pyBuiltins[name] {
 		return builtinVal{name: name, py: true}
 	}
+	if b.file.BrokenUnknown {
+		// A top-level line that did not parse may have defined it.
+		return poison{}
+	}
 	return b.fail(pos, "name %s is not defined", name)
 }
 

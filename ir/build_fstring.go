@@ -10,8 +10,11 @@ package ir
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/tilec/tilec/lang"
 )
@@ -33,16 +36,19 @@ type fstringField struct {
 // maps onto a printf conversion: [[fill]align][sign][0][width][.precision][type].
 var fstringSpec = regexp.MustCompile(`^([<>^]?)([+ -]?)(0?)([0-9]*)(\.[0-9]+)?([dfFeEgGxXo%]?)$`)
 
-// biFString builds an f-string from lang.FStringFunc's arguments.
+// biFString builds an f-string from lang.FStringFunc's arguments: text,
+// then (value, conversion, spec, text) per field. A spec with nested
+// fields arrives as the string its own f-string made; it must be known at
+// compile time.
 func (b *builder) biFString(e *lang.Call, pos []arg) value {
 	// Only the lexer writes these calls; a program calling the name itself
 	// gets an error, not a crash.
-	malformed := len(pos)%3 != 1
-	for i := 0; i < len(pos) && !malformed; i += 3 {
+	malformed := len(pos)%4 != 1
+	for i := 0; i < len(pos) && !malformed; i += 4 {
 		_, ok := pos[i].v.(string)
-		if i+2 < len(pos) {
-			_, okSpec := pos[i+2].v.(string)
-			ok = ok && okSpec
+		if i+3 < len(pos) {
+			_, okConv := pos[i+2].v.(string)
+			ok = ok && okConv
 		}
 		malformed = !ok
 	}
@@ -51,16 +57,31 @@ func (b *builder) biFString(e *lang.Call, pos []arg) value {
 	}
 	f := fstringVal{}
 	runtime := false
-	for i := 0; i < len(pos); i += 3 {
+	for i := 0; i < len(pos); i += 4 {
 		f.lits = append(f.lits, pos[i].v.(string))
 		if i+1 >= len(pos) {
 			break
 		}
-		v, spec := pos[i+1].v, pos[i+2].v.(string)
-		if isPoison(v) {
+		v, conv := pos[i+1].v, pos[i+2].v.(string)
+		if isPoison(v) || isPoison(pos[i+3].v) {
 			return poison{}
 		}
-		f.fields = append(f.fields, fstringField{v: v, spec: spec, pos: pos[i+1].e.Position()})
+		spec, ok := pos[i+3].v.(string)
+		if !ok {
+			return b.fail(pos[i+3].e.Position(), "f-string: the fields of a format spec must be known at compile time, got %s", describe(pos[i+3].v))
+		}
+		fpos := pos[i+1].e.Position()
+		if conv != "" {
+			if isRuntime(v) {
+				return b.fail(fpos, "f-string: the conversion !%s needs a compile-time value; ct.print formats a run-time one with its spec", conv)
+			}
+			text, ok := PyConvert(v, conv)
+			if !ok {
+				return b.fail(fpos, "f-string: !%s of %s is not supported", conv, describe(v))
+			}
+			v = text
+		}
+		f.fields = append(f.fields, fstringField{v: v, spec: spec, pos: fpos})
 		if isRuntime(v) {
 			runtime = true
 		}
@@ -85,10 +106,20 @@ func (b *builder) biFString(e *lang.Call, pos []arg) value {
 // format() does for the subset fstringSpec accepts.
 func formatSpec(v value, spec string) (string, string) {
 	if spec == "" {
-		if s, ok := v.(string); ok {
+		if s, ok := PyStr(v); ok {
 			return s, ""
 		}
 		return formatConst(v), ""
+	}
+	if str, ok := v.(string); ok {
+		return formatString(str, spec)
+	}
+	if x, ok := v.(float64); ok {
+		if m := fstringSpec.FindStringSubmatch(spec); m != nil && m[1] != "^" && m[5] == "" && m[6] == "" {
+			// No type and no precision: Python formats the float as str()
+			// does (repr's digits), then pads it; printf has no such type.
+			return padNumber(PyFloat(x), x < 0 || math.Signbit(x), m[1], m[2], m[3] != "", m[4]), ""
+		}
 	}
 	conv, err := printfSpec(spec, v)
 	if err != "" {
@@ -197,6 +228,181 @@ func (b *builder) printFString(name string, f fstringVal, format *strings.Builde
 	}
 	format.WriteString(strings.ReplaceAll(f.lits[len(f.fields)], "%", "%%"))
 	return args, true
+}
+
+// padNumber applies a number spec's sign, alignment (right by default),
+// zero padding and width to text, a number rendered without sign
+// decoration (neg: text starts with '-').
+func padNumber(text string, neg bool, align, sign string, zero bool, width string) string {
+	if !neg && (sign == "+" || sign == " ") {
+		text = sign + text
+	}
+	w, _ := strconv.Atoi(width)
+	pad := w - len(text)
+	if pad <= 0 {
+		return text
+	}
+	switch {
+	case align == "<":
+		return text + strings.Repeat(" ", pad)
+	case zero:
+		// Zeros go after the sign, as in Python's "=" alignment.
+		if text[0] == '-' || text[0] == '+' || text[0] == ' ' {
+			return text[:1] + strings.Repeat("0", pad) + text[1:]
+		}
+		return strings.Repeat("0", pad) + text
+	}
+	return strings.Repeat(" ", pad) + text
+}
+
+// stringSpec is Python's format spec for strings: [[fill]align][width][.precision][s].
+var stringSpec = regexp.MustCompile(`^(?:(.)?([<>^]))?([0-9]*)(?:\.([0-9]+))?(s?)$`)
+
+// formatString formats a string with a format spec, as Python's
+// format(str, spec): fill and alignment (left by default) to the width,
+// the precision truncating it.
+func formatString(str, spec string) (string, string) {
+	m := stringSpec.FindStringSubmatch(spec)
+	if m == nil {
+		return "", fmt.Sprintf("format spec %q is not supported for a string (use [[fill]<|>|^][width][.precision][s])", spec)
+	}
+	fill, align, width, prec := m[1], m[2], m[3], m[4]
+	r := []rune(str)
+	if prec != "" {
+		if n, _ := strconv.Atoi(prec); n < len(r) {
+			r = r[:n]
+		}
+	}
+	if fill == "" {
+		fill = " "
+	}
+	w, _ := strconv.Atoi(width)
+	pad := w - len(r)
+	if pad <= 0 {
+		return string(r), ""
+	}
+	switch align {
+	case ">":
+		return strings.Repeat(fill, pad) + string(r), ""
+	case "^":
+		return strings.Repeat(fill, pad/2) + string(r) + strings.Repeat(fill, pad-pad/2), ""
+	}
+	return string(r) + strings.Repeat(fill, pad), ""
+}
+
+// PyStr renders a compile-time int, float, bool or string as Python's
+// str() does; ok is false for other values.
+func PyStr(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return PyFloat(x), true
+	case bool:
+		if x {
+			return "True", true
+		}
+		return "False", true
+	}
+	return "", false
+}
+
+// PyConvert applies an f-string conversion (!s, !r or !a) to a
+// compile-time int, float, bool or string, as Python's str, repr and
+// ascii do; ok is false for other values.
+func PyConvert(v any, conv string) (string, bool) {
+	text, ok := PyStr(v)
+	if !ok || conv == "s" {
+		return text, ok
+	}
+	if _, isStr := v.(string); isStr {
+		text = pyQuote(text)
+	}
+	if conv == "a" {
+		var b strings.Builder
+		for _, r := range text {
+			if r < 0x80 {
+				b.WriteRune(r)
+			} else {
+				escapeRune(&b, r)
+			}
+		}
+		text = b.String()
+	}
+	return text, true
+}
+
+// pyQuote is Python's repr of a string: single quotes unless the string
+// holds a single quote and no double one; backslash escapes for the quote,
+// backslash, \t \n \r and other control characters; printable non-ASCII
+// characters as they are.
+func pyQuote(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r >= 0x80 && !unicode.IsPrint(r):
+			escapeRune(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// escapeRune writes r as Python writes a character it escapes: \xNN,
+// \uNNNN or \UNNNNNNNN, the shortest that holds it.
+func escapeRune(b *strings.Builder, r rune) {
+	switch {
+	case r <= 0xff:
+		fmt.Fprintf(b, "\\x%02x", r)
+	case r <= 0xffff:
+		fmt.Fprintf(b, "\\u%04x", r)
+	default:
+		fmt.Fprintf(b, "\\U%08x", r)
+	}
+}
+
+// PyFloat renders a float as Python's repr (and str): the shortest digits
+// that read back to it, in fixed notation for decimal exponents -4..15
+// (with ".0" when integral), else as d.ddde+XX; inf, -inf and nan.
+func PyFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if exp < -4 || exp >= 16 {
+		return e
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
 }
 
 // FormatField formats a compile-time number, bool or string as the

@@ -347,6 +347,51 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*Value, 
 	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
 }
 
+// whileCondition builds the condition of `while cond:` in the current
+// block (the loop's condition region): a compile-time bool (static), or a
+// run-time bool, which is a scalar, or a rank-0 bool tile when cond is a
+// rank-0 tile (`while ct.sum(t) > 0:`, as cuTile allows: a tile with one
+// element is a condition; its value is the same in every thread, so the
+// GPU's branch on it stays uniform). A break in the body joins the
+// condition as `not broke and cond`.
+func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, cr *Value, ok bool) {
+	var notBroke value = true
+	if brk {
+		notBroke = b.expr(&lang.UnaryExpr{Pos: s.Pos, Op: "not", X: &lang.Name{Pos: s.Pos, Name: breakFlag}})
+	}
+	c := b.expr(s.Cond)
+	pos := s.Cond.Position()
+	if x, isVal := c.(*Value); isVal {
+		if t, isTile := x.Type.(*Tile); isTile && t.Rank() > 0 {
+			b.errorf(pos, "while: condition must be a scalar or a rank-0 tile (such as ct.sum(t) > 0), got %s", t)
+			return false, false, nil, false
+		}
+		if t, isTile := x.Type.(*Tile); isTile && t.Rank() == 0 {
+			if t.DType != Bool {
+				c = b.binop(pos, "!=", x, int64(0))
+			}
+			if brk {
+				c = b.binop(pos, "&", notBroke, c)
+			}
+			r, isRun := c.(*Value)
+			return false, false, r, isRun
+		}
+	}
+	s1, v1, r1, ok1 := b.condition(s.Pos, notBroke, "while")
+	s2, v2, r2, ok2 := b.condition(pos, c, "while")
+	switch {
+	case !ok1 || !ok2:
+		return false, false, nil, false
+	case s1 && !v1, s2 && !v2:
+		return true, false, nil, true
+	case s1:
+		return s2, v2, r2, true
+	case s2:
+		return false, false, r1, true
+	}
+	return false, false, b.emit(s.Pos, OpAnd, ScalarOf(Bool), r1, r2), true
+}
+
 // whileStmt builds `while cond:` as an OpWhile. A condition that is False
 // at compile time on entry builds nothing; one that stays True without a
 // break never ends, an error.
@@ -379,12 +424,7 @@ func (b *builder) whileStmt(s *lang.WhileStmt, live nameSet) {
 	for i, n := range carried {
 		b.bind(n, cparams[i], b.fn.scope[n].pos)
 	}
-	condE := s.Cond
-	if brk {
-		condE = &lang.BinaryExpr{Pos: s.Pos, OpPos: s.Pos, Op: "and",
-			X: &lang.UnaryExpr{Pos: s.Pos, Op: "not", X: &lang.Name{Pos: s.Pos, Name: breakFlag}}, Y: s.Cond}
-	}
-	static, cv, cr, ok := b.condition(s.Cond.Position(), b.expr(condE), "while")
+	static, cv, cr, ok := b.whileCondition(s, brk)
 	b.cur = outer
 	b.fn.scope = before
 	switch {

@@ -95,8 +95,7 @@ type launchParam struct{ p *lang.Param }
 func (b *builder) launchTypedParam(p *lang.Param) {
 	sig, ok := b.opts.Args[p.Name]
 	if !ok {
-		b.errorf(p.Pos, "parameter %s of kernel %s has no annotation, so its type comes from the launch: give its signature (tilec --arg %s=f16[M,K] for an array, --arg %s=f32 for a scalar; runtime: launch arguments)",
-			p.Name, b.kernel.Name, p.Name, p.Name)
+		b.missingSigs = append(b.missingSigs, p)
 		b.bind(p.Name, poison{}, p.Pos)
 		return
 	}
@@ -125,10 +124,35 @@ func (b *builder) launchTypedParam(p *lang.Param) {
 	}
 }
 
+// reportMissingSigs reports the kernel's unannotated parameters that have
+// no launch signature, in one error at the first: leaving out the
+// signatures is one mistake, however many parameters it leaves untyped.
+func (b *builder) reportMissingSigs() {
+	ps := b.missingSigs
+	b.missingSigs = nil
+	switch len(ps) {
+	case 0:
+		return
+	case 1:
+		p := ps[0]
+		b.errorf(p.Pos, "parameter %s of kernel %s has no annotation, so its type comes from the launch: give its signature (tilec --arg %s=f16[M,K] for an array, --arg %s=f32 for a scalar; runtime: launch arguments)",
+			p.Name, b.kernel.Name, p.Name, p.Name)
+		return
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	b.errorf(ps[0].Pos, "parameters %s of kernel %s have no annotation, so their types come from the launch: give their signatures (tilec --arg %s=f16[M,K] for an array, --arg %s=f32 for a scalar; runtime: launch arguments)",
+		strings.Join(names, ", "), b.kernel.Name, ps[0].Name, ps[len(ps)-1].Name)
+}
+
 // checkArgNames reports BuildOptions.Args entries that name no unannotated
 // parameter of the kernels being built.
+//
+// As with -D, one unknown name gives one error, at the first kernel.
 func (b *builder) checkArgNames(kernels []*lang.FuncDef) {
-	if len(b.opts.Args) == 0 || len(kernels) == 0 {
+	if len(b.opts.Args) == 0 || len(kernels) == 0 || b.fileBroken() {
 		return
 	}
 	names := make([]string, 0, len(b.opts.Args))
@@ -137,14 +161,15 @@ func (b *builder) checkArgNames(kernels []*lang.FuncDef) {
 	}
 	sortStrings(names)
 	for _, name := range names {
-		found, annotated := false, false
+		found := false
+		var annotated *lang.FuncDef
 		for _, def := range kernels {
 			for _, p := range def.Params {
 				if p.Name == name {
 					if p.Annot == nil {
 						found = true
-					} else {
-						annotated = true
+					} else if annotated == nil {
+						annotated = def
 					}
 				}
 			}
@@ -152,12 +177,14 @@ func (b *builder) checkArgNames(kernels []*lang.FuncDef) {
 		if found {
 			continue
 		}
-		for _, def := range kernels {
-			if annotated {
-				b.errorf(def.NamePos, "--arg %s: parameter %s of kernel %s is annotated; its type comes from the annotation", name, name, def.Name)
-			} else {
-				b.errorf(def.NamePos, "--arg %s: kernel %s has no parameter %s", name, def.Name, name)
-			}
+		def := kernels[0]
+		switch {
+		case annotated != nil:
+			b.errorf(annotated.NamePos, "--arg %s: parameter %s of kernel %s is annotated; its type comes from the annotation", name, name, annotated.Name)
+		case len(kernels) == 1:
+			b.errorf(def.NamePos, "--arg %s: kernel %s has no parameter %s", name, def.Name, name)
+		default:
+			b.errorf(def.NamePos, "--arg %s: none of the kernels (%s) has a parameter %s", name, defNames(kernels), name)
 		}
 	}
 }

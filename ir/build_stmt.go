@@ -57,7 +57,11 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 	case *lang.AssignStmt:
 		v := b.expr(s.Value)
 		if len(s.Targets) == 1 {
+			root := b.rootOf(s.Value)
 			b.assign(s.Targets[0], v, s.Value.Position())
+			if n, ok := s.Targets[0].(*lang.Name); ok && root != "" {
+				b.setRoot(n.Name, root)
+			}
 		} else {
 			b.assign(&lang.Tuple{Pos: s.Pos, Elems: s.Targets}, v, s.Value.Position())
 		}

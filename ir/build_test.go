@@ -101,7 +101,7 @@ func parseBuildFlags(text string) (BuildOptions, error) {
 func compile(name string, src []byte, opts BuildOptions) (*Module, error) {
 	f, err := lang.Parse(name, src)
 	if err != nil {
-		return nil, err
+		return nil, AfterParseErrors(f, err, opts)
 	}
 	return Build(f, opts)
 }

@@ -184,7 +184,7 @@ const (
 	// A loop on a run-time condition (Python's while; a for loop with a
 	// break is built as one too). Both regions take the carried values as
 	// parameters: region 0 computes the condition from them and yields one
-	// bool scalar; while it is true, region 1 (the body) runs and yields the
+	// bool scalar or rank-0 bool tile (tile<bool>); while it is true, region 1 (the body) runs and yields the
 	// next carried values. Results are the carried values when the
 	// condition is first false. break and continue are not ops: the builder
 	// turns them into carried bool flags that guard the rest of the body

@@ -1024,8 +1024,8 @@ func (v *irVerifier) typing(in *Instr) string {
 		cond := in.Regions[0]
 		if n := len(cond.Instrs); n > 0 && cond.Instrs[n-1] != nil && cond.Instrs[n-1].Op == OpYield {
 			y := cond.Instrs[n-1]
-			if len(y.Args) != 1 || y.Args[0] == nil || !TypesEqual(y.Args[0].Type, ScalarOf(Bool)) {
-				return "the condition region must yield one bool scalar"
+			if len(y.Args) != 1 || y.Args[0] == nil || !TypesEqual(y.Args[0].Type, ScalarOf(Bool)) && !TypesEqual(y.Args[0].Type, TileOf(Bool)) {
+				return "the condition region must yield one bool scalar or rank-0 bool tile"
 			}
 		}
 		return verifyYield(in.Regions[1], a)

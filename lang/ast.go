@@ -30,6 +30,16 @@ type File struct {
 	// `PAD = ct.PaddingMode.ZERO`, `BLOCK = 128`), in source order.
 	Globals []*AssignStmt
 	Funcs   []*FuncDef
+	// Broken names what the top-level items with errors would have defined
+	// (a def's name, an assignment's targets, an import's names), each at
+	// its item's first token. Parse drops those items and returns the rest,
+	// so that a later stage can still check the parts that are fine;
+	// a use of a broken name must say nothing more (its error is out).
+	Broken map[string]Pos
+	// BrokenUnknown is set when an item with errors defines names that
+	// cannot be told (a mangled line at top level): a later stage should
+	// then not report undefined module-level names at all.
+	BrokenUnknown bool
 }
 
 // Import is `import cuda.tile as ct` or `import tile as ct`.

@@ -42,6 +42,16 @@ func (s *Source) Errorf(pos Pos, format string, args ...any) *Error {
 // know an instruction's position but not the text, so the caller that read
 // the file adds it. Other errors come back unchanged.
 func (s *Source) Quote(err error) error {
+	if l, ok := err.(ErrorList); ok && s != nil {
+		out := make(ErrorList, len(l))
+		for i, e := range l {
+			out[i] = e
+			if q, ok := s.Quote(e).(*Error); ok {
+				out[i] = q
+			}
+		}
+		return out
+	}
 	var e *Error
 	if s == nil || !errors.As(err, &e) || e.LineText != "" || e.Pos.File != s.Name {
 		return err
@@ -118,14 +128,57 @@ func (l ErrorList) Err() error {
 	return l
 }
 
-// Error renders every error, one after another.
+// MaxShownErrors is how many errors ErrorList.Error renders: past it, a
+// wall of messages hides the first, which is usually the one to fix; the
+// count of the rest is still given.
+const MaxShownErrors = 20
+
+// Error renders the errors, one after another, at most MaxShownErrors of
+// them, then how many more there are.
 func (l ErrorList) Error() string {
 	var b strings.Builder
 	for i, e := range l {
+		if i == MaxShownErrors {
+			rest, more := len(l)-i, ""
+			if l[len(l)-1].Msg == tooManyErrors {
+				// Parse stopped counting: there are more than it kept.
+				rest, more = rest-1, "more than "
+			}
+			fmt.Fprintf(&b, "\nand %s%d more error", more, rest)
+			if rest > 1 {
+				b.WriteString("s")
+			}
+			break
+		}
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(e.Error())
 	}
 	return b.String()
+}
+
+// JoinErrors merges the errors of several phases of one file into one
+// sorted ErrorList, without duplicates. nil errors are skipped; an error
+// that is not an ErrorList or *Error (an I/O error) is returned as it is,
+// since it is not about a place in the source.
+func JoinErrors(errs ...error) error {
+	var out ErrorList
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var list ErrorList
+		var one *Error
+		switch {
+		case errors.As(err, &list):
+			out = append(out, list...)
+		case errors.As(err, &one):
+			out = append(out, one)
+		default:
+			return err
+		}
+	}
+	out.Sort()
+	return out.Err()
 }

@@ -546,16 +546,18 @@ func (s *scanner) string(p lexer.Position, start int) {
 }
 
 // FStringFunc is the name of the call an f-string is read as:
-// f"a{x:.2f}b" is __fstring__("a", (x), ".2f", "b"): the literal text
-// before each replacement field, the field's expression (its own tokens,
-// at their positions in the file) and its format spec, and the text after
-// the last field. The IR builder formats it (into ct.print's format when
-// a value is known only at run time).
+// f"a{x!r:.2f}b" is __fstring__("a", (x), "r", ".2f", "b"): per replacement
+// field, the literal text before it, the field's expression (its own
+// tokens, at their positions in the file), its conversion ("", "r", "s" or
+// "a") and its format spec; then the text after the last field. A spec
+// with nested fields (f"{x:{w}.{p}f}") is itself an FStringFunc call, of
+// the spec's text and fields, evaluated before the field is formatted, as
+// Python does. The IR builder formats it (into ct.print's format when a
+// value is known only at run time).
 const FStringFunc = "__fstring__"
 
 // fstring scans an f-string whose prefix started at p (s.off is at the
-// opening quote) into the tokens of an FStringFunc call. Conversions (!r)
-// and fields inside a format spec are errors.
+// opening quote) into the tokens of an FStringFunc call.
 func (s *scanner) fstring(p lexer.Position, raw bool) {
 	q := s.src[s.off]
 	n := 1
@@ -682,39 +684,81 @@ func (s *scanner) fstringField(p lexer.Position) bool {
 	}
 	s.src, s.brackets = full, brackets
 	s.emit(tokOp, ")", s.pos())
+	conv := ""
 	if s.src[s.off] == '!' {
-		s.errorf(s.pos(), "f-string: conversions (!r, !s, !a) are not supported")
-		for s.off < len(s.src) && s.src[s.off] != ':' && s.src[s.off] != '}' && s.src[s.off] != '\n' {
+		// A conversion: !r, !s or !a, then ':' or '}'.
+		if c := s.peek(1); (c == 'r' || c == 's' || c == 'a') && (s.peek(2) == ':' || s.peek(2) == '}') {
+			conv = string(c)
+			s.advance(2)
+		} else {
 			s.advance(1)
+			s.errorf(s.pos(), "f-string: invalid conversion character: expected 's', 'r', or 'a'")
+			return false
 		}
 	}
-	spec := ""
+	s.emit(tokOp, ",", s.pos())
+	s.emit(tokString, goQuote(conv), s.pos())
+	s.emit(tokOp, ",", s.pos())
 	if s.off < len(s.src) && s.src[s.off] == ':' {
 		s.advance(1)
-		start, depth := s.off, 0
-		for s.off < len(s.src) && (s.src[s.off] != '}' || depth > 0) && s.src[s.off] != '\n' {
-			switch s.src[s.off] {
-			case '{':
-				if depth == 0 {
-					s.errorf(s.pos(), "f-string: nested replacement fields in a format spec are not supported")
-				}
-				depth++
-			case '}':
-				depth--
-			}
-			s.advance(1)
+		if !s.fstringSpec(p) {
+			return false
 		}
-		spec = s.src[start:s.off]
+	} else {
+		s.emit(tokString, goQuote(""), s.pos())
 	}
 	if s.off >= len(s.src) || s.src[s.off] != '}' {
 		s.errorf(s.pos(), "f-string: expecting '}'")
 		return false
 	}
 	s.emit(tokOp, ",", s.pos())
-	s.emit(tokString, goQuote(spec), s.pos())
-	s.emit(tokOp, ",", s.pos())
 	s.advance(1)
 	return true
+}
+
+// fstringSpec scans a replacement field's format spec, up to its closing
+// '}' (not consumed): a string token, or, when the spec holds replacement
+// fields of its own (`{x:{w}.{p}f}`), an FStringFunc call of them. It
+// reports false when the spec does not end on this line.
+func (s *scanner) fstringSpec(p lexer.Position) bool {
+	start := s.off
+	end := start
+	for end < len(s.src) && s.src[end] != '}' && s.src[end] != '{' && s.src[end] != '\n' {
+		end++
+	}
+	if end >= len(s.src) || s.src[end] != '{' {
+		// No nested field: the spec is plain text.
+		s.advance(end - start)
+		s.emit(tokString, goQuote(s.src[start:end]), s.pos())
+		return true
+	}
+	s.emit(tokName, FStringFunc, s.pos())
+	s.emit(tokOp, "(", s.pos())
+	var lit strings.Builder
+	litPos := s.pos()
+	for {
+		if s.off >= len(s.src) || s.src[s.off] == '\n' {
+			s.errorf(s.pos(), "f-string: expecting '}'")
+			return false
+		}
+		switch c := s.src[s.off]; c {
+		case '}':
+			s.emit(tokString, goQuote(lit.String()), litPos)
+			s.emit(tokOp, ")", s.pos())
+			return true
+		case '{':
+			s.emit(tokString, goQuote(lit.String()), litPos)
+			lit.Reset()
+			s.advance(1)
+			if !s.fstringField(p) {
+				return false
+			}
+			litPos = s.pos()
+		default:
+			lit.WriteByte(c)
+			s.advance(1)
+		}
+	}
 }
 
 // goQuote writes text as a double-quoted string token that unquote reads

@@ -19,12 +19,17 @@ func TestLimits(t *testing.T) {
 		{"chain", "def f():\n    x = 1" + strings.Repeat("+1", 1100) + "\n", "expression nested too deeply"},
 		{"line", "def f():\n    x = 1" + strings.Repeat(",1", 3000) + "\n", "logical line too long"},
 		{"indent", indented(120), "too many levels of indentation"},
-		{"errors", strings.Repeat("$\n", 200), "f:51:1: too many errors"},
+		{"errors", strings.Repeat("$\n", 200), "f:20:1: invalid character '$' (U+0024)\n    $\n    ^\nand more than 30 more errors"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f", []byte(tc.src))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %.300v, want %q", err, tc.want)
+			}
+			if l, ok := err.(ErrorList); ok && tc.name == "errors" {
+				if last := l[len(l)-1]; last.Msg != tooManyErrors || last.Pos.Line != maxErrors+1 {
+					t.Errorf("last error %v, want %q at line %d", last, tooManyErrors, maxErrors+1)
+				}
 			}
 		})
 	}

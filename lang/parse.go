@@ -9,12 +9,16 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// Parse parses one source file. It returns the file's AST (with Src set), or
-// a non-nil ErrorList, sorted, holding every error it could find: all
-// lexical errors, and the first syntax error of each top-level definition
-// and, inside a def, of each statement that the parser could resynchronize
-// after. Parse never panics and its work is bounded (MaxSourceSize, and
-// nesting limits), whatever the input.
+// Parse parses one source file. It returns the file's AST (with Src set)
+// and, when the file has mistakes, a non-nil ErrorList, sorted, holding
+// every error it could find: all lexical errors, and the first syntax error
+// of each top-level definition and, inside a def, of each statement that
+// the parser could resynchronize after. With errors, the File still holds
+// the top-level items that had none, and File.Broken names the others, so
+// that the builder can report the independent errors of the rest of the
+// file (File is nil only for a file too large to read). Parse never panics
+// and its work is bounded (MaxSourceSize, and nesting limits), whatever
+// the input.
 func Parse(filename string, src []byte) (*File, error) {
 	p := &parser{src: &Source{Name: filename, Text: string(src)}, file: filename}
 	if len(src) > MaxSourceSize {
@@ -25,13 +29,17 @@ func Parse(filename string, src []byte) (*File, error) {
 	p.errs.Sort()
 	if len(p.errs) > maxErrors {
 		e := p.errs[maxErrors]
-		p.errs = append(p.errs[:maxErrors], &Error{Pos: e.Pos, Msg: "too many errors", LineText: e.LineText})
+		p.errs = append(p.errs[:maxErrors], &Error{Pos: e.Pos, Msg: tooManyErrors, LineText: e.LineText})
 	}
 	if len(p.errs) > 0 {
-		return nil, p.errs
+		return f, p.errs
 	}
 	return f, nil
 }
+
+// tooManyErrors is the message of the last error Parse keeps when it
+// found more than maxErrors.
+const tooManyErrors = "too many errors"
 
 type parser struct {
 	src  *Source
@@ -96,19 +104,121 @@ func (p *parser) parseFile() (f *File) {
 		p.errorf(toPos(e.pos), "%s", e.msg)
 	}
 	for _, c := range kept {
-		if overlapsErrors(c, lexErrs) {
+		nerrs := len(p.errs)
+		var part *File
+		if !overlapsErrors(c, lexErrs) {
+			endedEarly := p.endedEarly
+			p.endedEarly = false
+			if g := p.parseChunk(c); g != nil {
+				if endedEarly && len(g.Stmts) > 0 && g.Stmts[0].Simple != nil {
+					g.Stmts = g.Stmts[1:]
+				}
+				part = &File{}
+				p.convFile(part, g)
+			}
+		}
+		if part != nil && len(p.errs) == nerrs {
+			f.Imports = append(f.Imports, part.Imports...)
+			f.Globals = append(f.Globals, part.Globals...)
+			f.Funcs = append(f.Funcs, part.Funcs...)
 			continue
 		}
-		endedEarly := p.endedEarly
-		p.endedEarly = false
-		if g := p.parseChunk(c); g != nil {
-			if endedEarly && len(g.Stmts) > 0 && g.Stmts[0].Simple != nil {
-				g.Stmts = g.Stmts[1:]
+		// An item with errors (its own, or lexical ones inside it) is
+		// dropped whole: half of a def would give errors of its own.
+		names, known := definedNames(c.toks)
+		if !known {
+			f.BrokenUnknown = true
+		}
+		for _, n := range names {
+			if f.Broken == nil {
+				f.Broken = map[string]Pos{}
 			}
-			p.convFile(f, g)
+			if _, ok := f.Broken[n]; !ok {
+				f.Broken[n] = toPos(c.toks[0].Pos)
+			}
 		}
 	}
 	return f
+}
+
+// definedNames reads, from the tokens of a top-level item that has errors,
+// the names it would have bound: a def's name (after its decorators), the
+// names of an import, the targets of an assignment. known is false when the
+// item is none of these, or too mangled to tell.
+func definedNames(toks []lexer.Token) (names []string, known bool) {
+	i := 0
+	// Decorator lines.
+	for i < len(toks) && toks[i].Value == "@" {
+		for i < len(toks) && toks[i].Type != tokNewline {
+			i++
+		}
+		i++
+	}
+	at := func(j int) lexer.Token {
+		if j < len(toks) {
+			return toks[j]
+		}
+		return lexer.Token{Type: tokEOF}
+	}
+	switch t := at(i); {
+	case t.Type == tokKeyword && t.Value == "def":
+		if n := at(i + 1); n.Type == tokName {
+			return []string{n.Value}, true
+		}
+		return nil, false
+	case t.Type == tokKeyword && (t.Value == "import" || t.Value == "from"):
+		// import a.b as c, d  -> c, d;  from m import x as y, z  -> y, z
+		j := i + 1
+		if t.Value == "from" {
+			for j < len(toks) && at(j).Value != "import" && at(j).Type != tokNewline {
+				j++
+			}
+			j++
+		}
+		for j < len(toks) && at(j).Type != tokNewline {
+			if at(j).Value == "(" || at(j).Value == ")" {
+				j++
+				continue
+			}
+			if at(j).Type != tokName {
+				return names, false
+			}
+			name := at(j).Value
+			for j++; at(j).Value == "."; j += 2 {
+				if t.Value == "from" {
+					return names, false
+				}
+			}
+			if at(j).Value == "as" {
+				if at(j+1).Type != tokName {
+					return names, false
+				}
+				name = at(j + 1).Value
+				j += 2
+			}
+			names = append(names, name)
+			if at(j).Value == "," {
+				j++
+			}
+		}
+		return names, len(names) > 0
+	case t.Type == tokName:
+		// a = ..., a, b = ..., a: T = ...
+		for j := i; j < len(toks); j += 2 {
+			if at(j).Type != tokName {
+				return nil, false
+			}
+			names = append(names, at(j).Value)
+			switch at(j + 1).Value {
+			case "=", ":":
+				return names, true
+			case ",":
+			default:
+				return nil, false
+			}
+		}
+	}
+	return nil, false
 }
 
 // splitChunks cuts the token stream at every logical line that starts at

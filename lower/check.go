@@ -5,15 +5,23 @@ package lower
 // Guarantees: the kernel uses only ops, dtypes and shapes that ptxgen
 // handles for the target; otherwise an error naming the op and the target.
 
-import "github.com/tilec/tilec/ir"
+import (
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+)
 
-// Check is the check pass.
+// Check is the check pass. It reports every instruction the target cannot
+// run, not only the first (one error per instruction, sorted; see
+// checkErrors), so that a user sees at once what keeps a kernel off the GPU.
 func Check(f *ir.Func, t *Target) error {
-	var err error
+	var errs []error
 	f.Body.Walk(func(in *ir.Instr) {
-		if err != nil {
-			return
-		}
+		var err error
+		defer func() {
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}()
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
 			if d := v.Type.Elem(); d.IsFloat8() || in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
 				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
@@ -23,7 +31,7 @@ func Check(f *ir.Func, t *Target) error {
 		for _, r := range in.Results {
 			if tt, ok := r.Type.(*ir.Tile); ok {
 				if tt.NumElements() > 1<<20 {
-					err = unsupported(t, "%s: tile %s is too large", in.Op, tt)
+					err = unsupportedAt(t, in, "%s: tile %s is too large", in.Op, tt)
 					return
 				}
 			}
@@ -34,11 +42,11 @@ func Check(f *ir.Func, t *Target) error {
 			kind := in.Attrs.Str("kind")
 			switch {
 			case x.DType == ir.F64:
-				err = unsupported(t, "reduce %s of f64 is not supported yet", kind)
+				err = unsupportedAt(t, in, "reduce %s of f64 is not supported yet", kind)
 			case x.DType == ir.Bool:
-				err = unsupported(t, "reduce %s of bool is not supported yet", kind)
+				err = unsupportedAt(t, in, "reduce %s of bool is not supported yet", kind)
 			case x.DType == ir.I64 && (kind == ir.ReduceArgmax || kind == ir.ReduceArgmin):
-				err = unsupported(t, "%s of i64 is not supported yet", kind)
+				err = unsupportedAt(t, in, "%s of i64 is not supported yet", kind)
 			}
 		case ir.OpScan:
 			if d := in.Result().Type.Elem(); d == ir.F64 || d == ir.Bool {
@@ -67,13 +75,13 @@ func Check(f *ir.Func, t *Target) error {
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
 			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
 			if !ok {
-				err = unsupported(t, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
+				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
 				return
 			}
 			s := in.Result().Type.(*ir.Tile).Shape
 			ak := in.Args[0].Type.(*ir.Tile).Shape
 			if len(s) != 2 {
-				err = unsupported(t, "batched mma is not supported yet")
+				err = unsupportedAt(t, in, "batched mma is not supported yet")
 				return
 			}
 			kstep := 16
@@ -81,16 +89,42 @@ func Check(f *ir.Func, t *Target) error {
 				kstep = 8
 			}
 			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
-				err = unsupported(t, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
+				err = unsupportedAt(t, in, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
 			}
 		case ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh,
 			ir.OpLog2, ir.OpSin, ir.OpCos, ir.OpTan, ir.OpSinh, ir.OpCosh:
 			if d := in.Result().Type.Elem(); d == ir.F64 {
-				err = unsupported(t, "%s on f64 is not supported yet", in.Op)
+				err = unsupportedAt(t, in, "%s on f64 is not supported yet", in.Op)
 			}
 		}
 	})
-	return err
+	return checkErrors(errs)
+}
+
+// checkErrors combines the errors of Check: one error as it is, several
+// positioned ones as a sorted lang.ErrorList without duplicates (a helper
+// inlined twice gives the same error twice). An unpositioned error (IR read
+// from text) is returned alone, first.
+func checkErrors(errs []error) error {
+	if len(errs) <= 1 {
+		if len(errs) == 1 {
+			return errs[0]
+		}
+		return nil
+	}
+	var list lang.ErrorList
+	for _, err := range errs {
+		e, ok := err.(*lang.Error)
+		if !ok {
+			return err
+		}
+		list.Add(e)
+	}
+	list.Sort()
+	if len(list) == 1 {
+		return list[0]
+	}
+	return list
 }
 
 // checkAtomic rejects the atomics that PTX has no instruction for on the

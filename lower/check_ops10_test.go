@@ -1,9 +1,11 @@
 package lower_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 )
 
@@ -39,5 +41,31 @@ func TestCheckRejectsAtomics(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
+	}
+}
+
+// TestCheckReportsEveryInstruction: the check pass reports each instruction
+// the target cannot run, sorted, not only the first; the same error of a
+// helper inlined twice is given once.
+func TestCheckReportsEveryInstruction(t *testing.T) {
+	src := "import cuda.tile as ct\n\ndef show(x):\n    ct.printf(\"%f\\n\", x)\n\n@ct.kernel\ndef k(A: ct.Array[ct.float64, (64,)]):\n" +
+		"    x = ct.load(A, index=(0,), shape=(16,))\n    show(x)\n    show(x)\n    ct.store(A, index=(0,), tile=ct.exp(x))\n    ct.store(A, index=(1,), tile=ct.sin(x))\n"
+	f := buildSource(t, "k.py", src, nil)
+	_, err := lower.LowerVariants(f, lower.MustTarget("sm_80"), lower.Options{Verify: true})
+	var list lang.ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want a lang.ErrorList, got %T: %v", err, err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Pos.String()+": "+e.Msg)
+	}
+	want := []string{
+		"k.py:4:5: ptxgen sm_80: printf is not supported on the GPU yet (the interpreter runs it)",
+		"k.py:11:34: ptxgen sm_80: exp on f64 is not supported yet",
+		"k.py:12:34: ptxgen sm_80: sin on f64 is not supported yet",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -281,7 +281,13 @@ func (e *emitter) emitWhileLoop(in *ir.Instr) {
 	e.label(loopL)
 	e.block(cond)
 	y := cond.Instrs[len(cond.Instrs)-1]
-	p := e.vals[y.Args[0]].reg
+	cv := e.vals[y.Args[0]]
+	p := cv.reg
+	if len(cv.regs) > 0 {
+		// A rank-0 tile condition: its one element is in every thread
+		// (lower's rank-0 layout), so the branch below stays uniform.
+		p = cv.regs[0]
+	}
 	if p.Class != Pred {
 		q := e.newReg(Pred)
 		e.emit("setp.ne."+ptype(y.Args[0].Type.Elem()), q, p, Imm(0))

@@ -40,9 +40,29 @@ type CompileOptions struct {
 func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) {
 	file, err := lang.Parse(filename, src)
 	if err != nil {
-		return nil, err
+		if file == nil || isGeneric(file, opts) {
+			// A generic kernel's types come at launch: without them the
+			// builder could only say that they are missing.
+			return nil, err
+		}
+		return nil, ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args})
 	}
 	return CompileParsed(file, opts)
+}
+
+// isGeneric reports whether the kernel that opts selects has unannotated
+// parameters that opts.Args does not give: it is specialized at launch.
+func isGeneric(file *lang.File, opts CompileOptions) bool {
+	_, params, err := ir.KernelLaunchParams(file, opts.Kernel)
+	if err != nil {
+		return false
+	}
+	for _, p := range params {
+		if _, given := opts.Args[p.Name]; p.Typed && !given {
+			return true
+		}
+	}
+	return false
 }
 
 // CompileParsed is Compile on a file already parsed (the host launch
@@ -52,13 +72,10 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 	if file.Src != nil {
 		filename = file.Src.Name
 	}
-	if name, params, err := ir.KernelLaunchParams(file, opts.Kernel); err == nil {
-		for _, p := range params {
-			if _, given := opts.Args[p.Name]; p.Typed && !given {
-				return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
-					cache: map[string]*Kernel{}}}, nil
-			}
-		}
+	if isGeneric(file, opts) {
+		name, params, _ := ir.KernelLaunchParams(file, opts.Kernel)
+		return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
+			cache: map[string]*Kernel{}}}, nil
 	}
 	mod, err := ir.Build(file, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args})
 	if err != nil {

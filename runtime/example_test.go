@@ -56,7 +56,7 @@ func ExampleCompile_errors() {
 	// saxpy.tile:7:47: tile dimension 100 is not a power of two
 	//         x = ct.load(X, index=(ct.bid(0),), shape=(100,))
 	//                                                   ^
-	// saxpy.tile:8:47: tile dimension 96 is not a power of two
+	// saxpy.tile:8:47: tile dimension 96 is not a power of two (constant tile=96)
 	//         y = ct.load(Y, index=(ct.bid(0),), shape=(tile,))
 	//                                                   ^
 }

@@ -553,7 +553,7 @@ func execWhile(fr *frame, c *cinstr) error {
 		if err != nil {
 			return err
 		}
-		if term == nil || fr.regs[term.args[0]].i == 0 {
+		if term == nil || !condTrue(fr.regs[term.args[0]]) {
 			break
 		}
 		for j := 0; j < nc; j++ {
@@ -577,6 +577,15 @@ func execWhile(fr *frame, c *cinstr) error {
 		fr.regs[c.res[j]] = fr.regs[cond.params[j]]
 	}
 	return nil
+}
+
+// condTrue reads a while condition: a bool scalar, or a rank-0 bool tile
+// (its one element).
+func condTrue(v val) bool {
+	if v.t != nil {
+		return v.t.i[0] != 0
+	}
+	return v.i != 0
 }
 
 func execIf(fr *frame, c *cinstr) error {

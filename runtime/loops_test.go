@@ -162,3 +162,75 @@ func TestKernelWhileMMA(t *testing.T) {
 		}
 	}
 }
+
+// while loops on rank-0 tile conditions (testdata/kernels/while_tile_cond.tile:
+// a bool one from a comparison of a sum, an int one with a break) on the
+// interpreter, against a reference that runs the loops on float64 values.
+// The inputs are small integers, so every halving, step and sum is exact.
+func TestKernelWhileTileCondition(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const tn, limit = 32, 10.0
+	for _, n := range []int{100, 32, 5, 1} {
+		X := randTensor(r, ir.F32, -8, 8, n)
+		nb := (n + tn - 1) / tn
+		Y, H, S := NewTensor(ir.F32, n), NewTensor(ir.I32, nb), NewTensor(ir.I32, nb)
+		k := compileKernel(t, "while_tile_cond.tile", map[string]string{"tn": "32", "limit": "10.0"})
+		launchKernel(t, k, [3]int{nb, 1, 1}, X, Y, H, S)
+		for b := 0; b < nb; b++ {
+			lo, hi := b*tn, min((b+1)*tn, n)
+			x := make([]float64, hi-lo)
+			for i := range x {
+				x[i] = X.At(lo + i)
+			}
+			l1 := func() float64 {
+				s := 0.0
+				for _, v := range x {
+					s += math.Abs(v)
+				}
+				return s
+			}
+			halvings := int64(0)
+			for l1() > limit {
+				for i := range x {
+					x[i] *= 0.5
+				}
+				halvings++
+			}
+			steps := int64(0)
+			for {
+				above := 0
+				for _, v := range x {
+					if v > 0.25 {
+						above++
+					}
+				}
+				if above == 0 {
+					break
+				}
+				for i, v := range x {
+					if v > 0.25 {
+						x[i] = v - 0.25
+					}
+				}
+				steps++
+				if steps >= 3 {
+					break
+				}
+			}
+			if got := H.AtInt(b); got != halvings {
+				t.Errorf("n=%d block %d: %d halvings, want %d", n, b, got, halvings)
+			}
+			if got := S.AtInt(b); got != steps {
+				t.Errorf("n=%d block %d: %d steps, want %d", n, b, got, steps)
+			}
+			for i, v := range x {
+				if got := Y.At(lo + i); got != v {
+					t.Fatalf("n=%d: Y[%d] = %v, want %v", n, lo+i, got, v)
+				}
+			}
+		}
+		if H.AtInt(0) == 0 && n >= 32 {
+			t.Errorf("n=%d: the first loop never ran: the test checks nothing", n)
+		}
+	}
+}

@@ -455,6 +455,11 @@ for D in 64 128; do
 done
 run_cases+=("entry_split_k_matmul_1024|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=1024,K=1024,N=1024")
 run_cases+=("entry_split_k_matmul_bf16_split1|$c/split_k_matmul.py|--entry split_k_matmul --arg A=bf16[M,K] --arg B=bf16[K,N] --scalar num_sms=1 --shape M=1000,K=1030,N=999")
+# while loops on rank-0 tile conditions (a reduction compared, an int sum with a break); last, so
+# that the earlier cases keep their seeds. Not yet run on the GPU.
+for n in 5 100 1000; do
+	run_cases+=("while_tile_cond_$n|runtime/testdata/kernels/while_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Halvings=i32[B] --arg Steps=i32[B] -D limit=10.0 -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
+done
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1

@@ -55,7 +55,10 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	source := &lang.Source{Name: srcPath, Text: string(src)}
 	file, err := lang.Parse(srcPath, src)
 	if err != nil {
-		return err
+		if *emit == "ast" {
+			return err
+		}
+		return ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs})
 	}
 	if *emit == "ast" {
 		fmt.Fprint(stdout, lang.FormatAST(file))
@@ -75,11 +78,15 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, ir.PrintModule(mod))
 		return nil
 	}
+	// Each kernel is lowered even when an earlier one failed: the errors
+	// of every kernel come out together (lowerErrs), not one per run.
+	var lowerErrs []error
 	for _, f := range mod.Funcs {
 		if *emit == "lowered" || *dumpAfter != "" {
 			vs, err := lower.LowerVariants(f, t, lower.Options{DumpAfter: *dumpAfter, Dump: stderr})
 			if err != nil {
-				return source.Quote(err)
+				lowerErrs = append(lowerErrs, source.Quote(err))
+				continue
 			}
 			if *emit == "lowered" {
 				persistent := vs[0].Func.Body.Instrs[len(vs[0].Func.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
@@ -101,7 +108,8 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		k, _, err := cache.CompilePTXFor(f, t)
 		if err != nil {
-			return source.Quote(err)
+			lowerErrs = append(lowerErrs, source.Quote(err))
+			continue
 		}
 		printHintNotes(stderr, f, t, k.Persistent)
 		switch {
@@ -112,7 +120,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprint(stdout, k.PTX)
 		}
 	}
-	return nil
+	return lang.JoinErrors(lowerErrs...)
 }
 
 // variantNote says which launches a lowered variant is for, as a comment

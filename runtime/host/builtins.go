@@ -268,35 +268,48 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		}
 		in.fail(e.Pos, "tuple of %s: the host subset makes tuples of tuples (shapes) only", describe(a[0]))
 	case lang.FStringFunc:
-		// f"...": literal text, then (value, format spec, text) per field.
-		ok := len(c.args)%3 == 1
-		for i := 0; i < len(c.args) && ok; i += 3 {
+		// f"...": literal text, then (value, conversion, format spec,
+		// text) per field; a spec with fields of its own is a string by now.
+		ok := len(c.args)%4 == 1
+		for i := 0; i < len(c.args) && ok; i += 4 {
 			_, ok = c.args[i].(string)
-			if i+2 < len(c.args) {
-				_, okSpec := c.args[i+2].(string)
-				ok = ok && okSpec
+			if i+3 < len(c.args) {
+				_, okConv := c.args[i+2].(string)
+				_, okSpec := c.args[i+3].(string)
+				ok = ok && okConv && okSpec
 			}
 		}
 		if !ok || len(c.kw) > 0 {
 			in.fail(e.Pos, "%s is the f-string's internal form; write an f-string instead", name)
 		}
 		var s strings.Builder
-		for i, x := range c.args {
-			switch {
-			case i%3 == 0:
-				s.WriteString(x.(string))
-			case i%3 == 1:
-				spec := c.args[i+1].(string)
-				if spec == "" {
-					s.WriteString(in.str(x))
-					continue
-				}
-				text, msg := ir.FormatField(x, spec)
-				if msg != "" {
-					in.fail(c.argPos(i), "f-string: %s", msg)
-				}
-				s.WriteString(text)
+		for i := 0; i < len(c.args); i += 4 {
+			s.WriteString(c.args[i].(string))
+			if i+1 >= len(c.args) {
+				break
 			}
+			x, conv, spec := c.args[i+1], c.args[i+2].(string), c.args[i+3].(string)
+			switch conv {
+			case "s":
+				x = in.str(x)
+			case "r", "a":
+				text, ok := ir.PyConvert(x, conv)
+				if !ok {
+					// Tuples and dtypes: their str is their repr here
+					// (dtype names, tuples of ints).
+					text = in.str(x)
+				}
+				x = text
+			}
+			if spec == "" {
+				s.WriteString(in.str(x))
+				continue
+			}
+			text, msg := ir.FormatField(x, spec)
+			if msg != "" {
+				in.fail(c.argPos(i+1), "f-string: %s", msg)
+			}
+			s.WriteString(text)
 		}
 		return s.String()
 	case "print":

@@ -370,24 +370,8 @@ func (in *interp) str(v any) string {
 	return describe(v)
 }
 
-// pyFloat formats a float as Python's repr does for common values.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	for _, c := range s {
-		if c == '.' || c == 'e' {
-			return s
-		}
-	}
-	return s + ".0"
-}
+// pyFloat formats a float as Python's repr does (ir.PyFloat).
+func pyFloat(f float64) string { return ir.PyFloat(f) }
 
 // call evaluates a call: a builtin, a host def, or a bound method.
 func (in *interp) call(fr *frame, e *lang.Call) any {
