@@ -33,6 +33,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&shapes, "shape", "shapes: --shape M=1024:16384:x2,N=4096 (ranges LO:HI[:xF|:+S], lists M=1,2,3, ties N=M; repeatable)")
 	product := fs.Bool("product", false, "sweep the product of the swept dims' values (default: together, value i of each)")
 	target := fs.String("target", "", "GPU target (default: the best for the device)")
+	grid := fs.String("grid", "", "grid x[,y[,z]] of a kernel that declares none (the same at every shape)")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
 	iters := fs.Int("iters", 30, "timed launches (the median is reported)")
 	check := fs.Bool("check", true, "check each size against the interpreter on a sample of blocks before timing")
@@ -65,6 +66,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	explicitGrid, err := gridFlag(f, *grid, ", or time the host function that launches it with --entry FUNC")
+	if err != nil {
+		return err
+	}
 	sw, err := benchSweep(f, shapes, *sizes, *product)
 	if err != nil {
 		return err
@@ -77,7 +82,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tilec bench: %v", err)
 	}
-	cfg := &bench.Config{Func: f, File: srcPath, Sweep: sw, Scalars: scalars, Warmup: *warmup, Iters: *iters, Check: *check}
+	cfg := &bench.Config{Func: f, File: srcPath, Sweep: sw, Scalars: scalars, Grid: explicitGrid, Warmup: *warmup, Iters: *iters, Check: *check}
 	if *peakTFLOPS > 0 || *peakGBs > 0 {
 		p, _ := bench.LookupPeak(dev.Name(), dev.SM())
 		p.Device, p.Source = dev.Name(), "given on the command line"
@@ -89,7 +94,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Peak = &p
 	}
-	if *tuned {
+	// Tuned constants were chosen for the kernel's own grid, which --grid replaces.
+	if *tuned && *grid == "" {
 		cfg.Specialize = tunedSpecializer(dev, srcPath, *kernel, consts, sigs, f)
 	}
 	rep, err := bench.NewReport(dev, cfg)

@@ -20,6 +20,9 @@ type Config struct {
 	Sweep *Sweep
 	// Scalars are the values of scalar parameters, as text.
 	Scalars map[string]string
+	// Grid is the launch grid of a kernel that declares none (zero: the
+	// kernel's own grid at each shape).
+	Grid [3]int
 	// Specialize, when set, returns the kernel to run at the dims of a
 	// point (tuned constants) and a note saying so; nil f keeps Func.
 	Specialize func(dims map[string]int64) (f *ir.Func, note string, err error)
@@ -182,13 +185,13 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	}
 	runtime.PoisonOutputs(f, args)
 	k := runtime.NewKernel(f)
-	b, err := k.Bind(args, [3]int{})
+	b, err := k.Bind(args, cfg.Grid)
 	if err != nil {
 		return row, err
 	}
 	row.Grid = b.Grid
 	w, werr := Count(b)
-	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers}
+	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers, Grid: cfg.Grid}
 	gemmFLOPs := 0.0
 	if ai, bi, ci, ok := GEMMOperands(f); ok {
 		opts.GEMM = &[3]string{f.Params[ai].Name, f.Params[bi].Name, f.Params[ci].Name}

@@ -186,3 +186,52 @@ func TestLookupPeak(t *testing.T) {
 		t.Errorf("H100 SXM peaks %+v", p)
 	}
 }
+
+// A kernel that declares no grid (plain cuTile) runs on the grid the
+// benchmark gives, checked against the interpreter on that grid; without
+// one it is an error, not a launch.
+func TestRunGivenGrid(t *testing.T) {
+	k, err := runtime.CompileFile("../../examples/cutile/vector_add.py", runtime.CompileOptions{
+		Consts: map[string]string{"TILE": "256"},
+		Args: map[string]ir.ArgSig{
+			"a": mustSig(t, "f32[N]"), "b": mustSig(t, "f32[N]"), "c": mustSig(t, "f32[N]"),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := bench.ParseSweep([]string{"N=1024"}, "", nil, false)
+	var grids [][3]int
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.004 }}
+	rep, err := bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Grid: [3]int{4, 1, 1}, Warmup: 1, Iters: 20, Check: true,
+		Row: func(r bench.Row) { grids = append(grids, r.Grid) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[0]
+	if r.Grid != [3]int{4, 1, 1} || grids[0] != r.Grid || !strings.HasPrefix(r.Check, "ok (") {
+		t.Errorf("row %+v", r)
+	}
+	// 4 blocks of 256 elements: a and b read, c written, 4 bytes each.
+	if want := 3 * 1024 * 4.0; r.Bytes != want {
+		t.Errorf("bytes %g, want %g", r.Bytes, want)
+	}
+	// The grid is the user's: half of it covers half of c, and the
+	// interpreter, run on the same grid, agrees; the work counted halves.
+	rep, err = bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Grid: [3]int{2, 1, 1}, Warmup: 1, Iters: 20, Check: true})
+	if err != nil || rep.Rows[0].Bytes != 3*512*4.0 {
+		t.Errorf("a launch over half the grid: %v %+v", err, rep.Rows)
+	}
+	_, err = bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
+	if err == nil || !strings.Contains(err.Error(), "grid") {
+		t.Errorf("no grid: err = %v", err)
+	}
+}
+
+func mustSig(t *testing.T, s string) ir.ArgSig {
+	t.Helper()
+	sig, err := ir.ParseArgSig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sig
+}

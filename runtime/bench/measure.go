@@ -164,6 +164,9 @@ type MeasureOptions struct {
 	SampleBlocks int
 	Seed         uint64
 	Workers      int
+	// Grid overrides the kernel's declared grid (zero: its own), for
+	// kernels that declare none (tilec bench --grid).
+	Grid [3]int
 	// GEMM names the arrays A, B and C of a GEMM-shaped kernel: the
 	// baseline (cuBLAS) is timed on the same buffers when the device can.
 	GEMM *[3]string
@@ -209,7 +212,7 @@ const measureRounds = 3
 func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOptions) (*Measurement, error) {
 	m := &Measurement{Check: "skipped"}
 	devArgs := runtime.CloneArgs(args)
-	p, err := dev.Prepare(k, devArgs)
+	p, err := dev.Prepare(k, devArgs, opts.Grid)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +225,7 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 			return nil, err
 		}
 		res, err := runtime.CheckAgainstInterpreter(k, args, devArgs, runtime.CheckOptions{
-			Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
+			Grid: opts.Grid, Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
 		if err != nil {
 			return nil, err
 		}

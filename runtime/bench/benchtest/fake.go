@@ -53,18 +53,22 @@ func (d *Device) Target() (*lower.Target, error) {
 	return lower.LookupTarget(name)
 }
 
-func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg) (bench.Prepared, error) {
-	if _, err := k.Bind(args, [3]int{}); err != nil {
+func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (bench.Prepared, error) {
+	b, err := k.Bind(args, grid)
+	if err != nil {
 		return nil, err
 	}
 	d.Prepared++
-	return &prepared{d: d, k: k, args: args}, nil
+	// The specialization of a generic kernel, so that MS and Corrupt see
+	// the kernel that runs.
+	return &prepared{d: d, k: b.Kernel, args: args, grid: grid}, nil
 }
 
 type prepared struct {
 	d    *Device
 	k    *runtime.Kernel
 	args []runtime.Arg
+	grid [3]int
 	free bool
 }
 
@@ -73,7 +77,7 @@ func (p *prepared) Run() error {
 		return errors.New("benchtest: Run after Free")
 	}
 	p.d.Launches++
-	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{}); err != nil {
+	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{Grid: p.grid}); err != nil {
 		return err
 	}
 	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
