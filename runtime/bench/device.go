@@ -34,6 +34,11 @@ type Prepared interface {
 	Run() error
 	Download() error
 	Timer
+	// TimeCold times one launch on its own with a cold L2 cache (the CUDA
+	// backend clears a buffer larger than L2 first, as do_bench does), in
+	// milliseconds: how RunEntry times each launch of a host function,
+	// right after its arguments were uploaded.
+	TimeCold() (float64, error)
 	// Free releases the device buffers.
 	Free() error
 }

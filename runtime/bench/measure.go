@@ -201,6 +201,23 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// checkSummary describes a passed check for a report ("ok (max rel err
+// 1e-07, all blocks)") and returns its largest relative error.
+func checkSummary(res *runtime.CheckResult) (string, float64) {
+	blocks := "all blocks"
+	if res.Blocks != nil {
+		blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
+	}
+	if len(res.Outputs) == 0 {
+		return "ok (" + blocks + ")", 0
+	}
+	worst := 0.0
+	for _, r := range res.Outputs {
+		worst = max(worst, r.MaxRel)
+	}
+	return fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks), worst
+}
+
 // measureRounds is how many alternating rounds of tilec and baseline
 // launches Measure times when there is a baseline.
 const measureRounds = 3
@@ -232,18 +249,7 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		if !res.Pass {
 			return nil, &WrongResultError{res}
 		}
-		blocks := "all blocks"
-		if res.Blocks != nil {
-			blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
-		}
-		m.Check = "ok (" + blocks + ")"
-		worst := 0.0
-		for _, r := range res.Outputs {
-			worst = max(worst, r.MaxRel)
-		}
-		if len(res.Outputs) > 0 {
-			m.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks)
-		}
+		m.Check, _ = checkSummary(res)
 	}
 	g, hasBase := p.(GEMMBaseline)
 	hasBase = hasBase && opts.GEMM != nil

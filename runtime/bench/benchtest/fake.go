@@ -25,8 +25,9 @@ type Device struct {
 	// Corrupt, when set and true for f, makes f's results wrong (every
 	// stored array's first element is changed after the launch).
 	Corrupt func(f *ir.Func) bool
-	// Prepared counts Prepare calls; Launches the kernel runs.
-	Prepared, Launches int
+	// Prepared counts Prepare calls; Launches the kernel runs; Cold the
+	// launches timed with TimeCold.
+	Prepared, Launches, Cold int
 }
 
 var _ bench.Device = (*Device)(nil)
@@ -99,6 +100,16 @@ func (p *prepared) Times(warmup, iters int) ([]float64, error) {
 		out[i] = ms * (1 + 0.01*float64(i%3-1))
 	}
 	return out, nil
+}
+
+// TimeCold runs the kernel (a host function's next launch may read what it
+// stored) and returns MS exactly, whatever the host took around it.
+func (p *prepared) TimeCold() (float64, error) {
+	if err := p.Run(); err != nil {
+		return 0, err
+	}
+	p.d.Cold++
+	return p.d.MS(p.k.Func), nil
 }
 
 func (p *prepared) Free() error { p.free = true; return nil }
