@@ -59,13 +59,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *entry != "" {
-		switch {
-		case *kernel != "":
-			return usagef("--entry and --kernel: the host function chooses the kernels it launches")
-		case *grid != "":
-			return usagef("--entry and --grid: the host function gives each launch its grid")
-		case len(consts) > 0:
-			return usagef("--entry and -D: the host function passes the constants to ct.launch")
+		if err := entryConflicts(*kernel, *grid, consts); err != nil {
+			return err
 		}
 		if *timeout < 0 {
 			return usagef("--timeout %s: want a positive duration", *timeout)
