@@ -180,6 +180,9 @@ func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *ben
 	}
 	dims, batch := r.sigDims(params)
 	sw, err := benchSweep(dims, batch, shapes, sizes, product, func(d string) error {
+		if len(dims) == 0 {
+			return usagef("--shape %s: no --arg signature of %s has symbolic dims", d, r.entry)
+		}
 		return usagef("--shape %s: no --arg signature of %s has a dim %s (their dims: %s)", d, r.entry, d, strings.Join(dims, ", "))
 	})
 	if err != nil {

@@ -96,7 +96,10 @@ func RunEntry(dev Device, cfg *EntryConfig) (*Report, error) {
 		}
 		row, w, err := runEntryPoint(dev, cfg, rep, dims, uint64(i+1))
 		if err != nil {
-			return rep, fmt.Errorf("%s: %w", rep.Label(Row{Dims: dims}), err)
+			if label := rep.Label(Row{Dims: dims}); label != "" {
+				err = fmt.Errorf("%s: %w", label, err)
+			}
+			return rep, err
 		}
 		if i == 0 {
 			if w.FLOPs > 0 {
