@@ -228,7 +228,9 @@ func TestRunEntryErrors(t *testing.T) {
 	}
 	// Without dims, one point and no label.
 	_, err := bench.RunEntry(dev, &bench.EntryConfig{Program: prog, Entry: "nothing", Sweep: &bench.Sweep{Points: []map[string]int64{{}}},
-		Warmup: 1, Iters: 20, Args: func(map[string]int64, uint64) (map[string]any, error) { return map[string]any{"X": runtime.NewTensor(ir.F32, 4)}, nil }})
+		Warmup: 1, Iters: 20, Args: func(map[string]int64, uint64) (map[string]any, error) {
+			return map[string]any{"X": runtime.NewTensor(ir.F32, 4)}, nil
+		}})
 	if err == nil || err.Error() != "nothing launched no kernel: nothing to time" {
 		t.Errorf("err = %v", err)
 	}
