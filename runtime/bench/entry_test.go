@@ -115,6 +115,10 @@ func TestRunEntrySoftmax(t *testing.T) {
 		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (3, 1, 1): 0.0040 ms",
 		"     64     300     0.0040",
 		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (4, 1, 1): 0.0040 ms")
+	var svg bytes.Buffer
+	if err := bench.WritePlot(&svg, got, "svg"); err != nil || !strings.Contains(svg.String(), "softmax (host function) on NVIDIA H100") {
+		t.Errorf("plot: %v", err)
+	}
 }
 
 // split_k_matmul.py's two launches: the work is the sum over them, the
