@@ -82,8 +82,9 @@ func (p *Prepared) Sync() error {
 }
 
 // timedRun launches once between two CUDA events, waits, and returns the
-// kernel's milliseconds.
-func (p *Prepared) timedRun() (float64, error) {
+// kernel's milliseconds. With cold set, the L2 cache is flushed first
+// (TimeCold).
+func (p *Prepared) timedRun(cold bool) (float64, error) {
 	d := p.c.Dev
 	start, err := d.NewEvent()
 	if err != nil {
@@ -95,6 +96,11 @@ func (p *Prepared) timedRun() (float64, error) {
 		return 0, err
 	}
 	defer end.Destroy()
+	if cold {
+		if err := p.c.flushL2(); err != nil {
+			return 0, err
+		}
+	}
 	if err := start.Record(); err != nil {
 		return 0, err
 	}
@@ -108,6 +114,43 @@ func (p *Prepared) timedRun() (float64, error) {
 		return 0, err
 	}
 	return start.Elapsed(end)
+}
+
+// TimeCold times one launch with none of the kernel's data in the L2 cache,
+// as triton.testing.do_bench times a call: it clears a device buffer larger
+// than L2 (l2FlushBytes), then launches between two CUDA events. Both
+// matter for a launch timed on its own right after Prepare: the upload
+// leaves the last arrays it copied in L2, and events around a launch on an
+// idle stream count the host's launch latency (microseconds, a large part
+// of a memory-bound kernel on a few MB), which the clearing hides: the
+// device is still busy with it when the launch is enqueued.
+func (p *Prepared) TimeCold() (float64, error) {
+	ms, err := p.timedRun(true)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing %s: %w", p.ck.pk.Name, err)
+	}
+	return ms, nil
+}
+
+// l2FlushBytes is the buffer TimeCold clears: more than any supported
+// GPU's L2 (50 MB on an H100, 126 MB on a B200); do_bench clears 256 MB too.
+const l2FlushBytes = 256 << 20
+
+// flushL2 enqueues a memset of l2FlushBytes on the default stream (the
+// buffer is allocated on first use and freed by Close).
+func (c *CUDA) flushL2() error {
+	c.mu.Lock()
+	if c.l2Flush == 0 {
+		buf, err := c.Dev.Alloc(l2FlushBytes)
+		if err != nil {
+			c.mu.Unlock()
+			return fmt.Errorf("cuda: the L2 flush buffer: %w", err)
+		}
+		c.l2Flush = buf
+	}
+	buf := c.l2Flush
+	c.mu.Unlock()
+	return c.Dev.Memset(buf, 0, l2FlushBytes)
 }
 
 // Times launches the kernel warmup times untimed, then iters times, each

@@ -53,6 +53,8 @@ type CUDA struct {
 
 	mu    sync.Mutex
 	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
+	// l2Flush is the buffer Prepared.TimeCold clears (0 until its first use).
+	l2Flush cudadrv.DevicePtr
 }
 
 // cudaKernel is a kernel compiled for one target and loaded on the device.
@@ -114,6 +116,10 @@ func (c *CUDA) Close() error {
 		}
 		delete(c.cache, key)
 	}
+	if err := c.Dev.Free(c.l2Flush); err != nil && first == nil {
+		first = err
+	}
+	c.l2Flush = 0
 	if err := c.Dev.Close(); err != nil && first == nil {
 		first = err
 	}
@@ -149,7 +155,7 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 		return nil, err
 	}
 	defer p.Free()
-	ms, err := p.timedRun()
+	ms, err := p.timedRun(false)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@ func (p *Prepared) Run() error                                 { return ErrNoCUD
 func (p *Prepared) Sync() error                                { return ErrNoCUDA }
 func (p *Prepared) Times(warmup, iters int) ([]float64, error) { return nil, ErrNoCUDA }
 func (p *Prepared) Time(warmup, iters int) (float64, error)    { return 0, ErrNoCUDA }
+func (p *Prepared) TimeCold() (float64, error)                 { return 0, ErrNoCUDA }
 func (p *Prepared) Download() error                            { return ErrNoCUDA }
 func (p *Prepared) Upload() error                              { return ErrNoCUDA }
 func (p *Prepared) Free() error                                { return nil }

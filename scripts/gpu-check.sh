@@ -37,10 +37,11 @@
 #            GEMM at 1024..16384, torch.bmm 16x1024^3, addmm+relu, softmax/layer_norm/rms_norm at
 #            4096^2 and 8192^2 in f16 and f32, SDPA flash at B=4 H=16 S=4096,16384 D=64,128 causal
 #            and not), then the tilec kernels of the same operations and shapes in the same call
-#            (tilec bench --json on the .tile GEMMs and the old row kernels; tilec run --entry
-#            bench_* --scalar reps=REFS_REPS on examples/cutile, the median repetition after the
-#            first); the table of reference ms / tilec ms (above 1: tilec is faster) and every
-#            table in $OUT/refs.log
+#            (tilec bench --json on the .tile GEMMs and the old row kernels; tilec bench --entry
+#            --json on examples/cutile's softmax, layernorm, rmsnorm and split_k_matmul: the kernels
+#            their host functions launch, each timed alone; tilec run --entry bench_attention
+#            --scalar reps=REFS_REPS, the median repetition after the first); the table of
+#            reference ms / tilec ms (above 1: tilec is faster) and every table in $OUT/refs.log
 #
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
@@ -65,7 +66,9 @@
 #   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
 #                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: examples/mha.tile,
 #                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_REPS launches per
-#                  entry timing (default 10); REFS_GEMM_SIZES default 1024,2048,4096,8192,16384
+#                  attn timing (default 10); REFS_GEMM_SIZES default 1024,2048,4096,8192,16384;
+#                  REFS_ROW_SIZES the rows group's M = N (default 4096,8192); REFS_ENTRY_ARGS the flags
+#                  of its and splitk's tilec bench --entry (default "--warmup 3 --iters 20")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
 #   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
@@ -95,6 +98,8 @@ BENCHALL_ARGS="${BENCHALL_ARGS:-}"
 REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa}"
 REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk}"
 REFS_REPS="${REFS_REPS:-10}"
+REFS_ROW_SIZES="${REFS_ROW_SIZES:-4096,8192}"
+REFS_ENTRY_ARGS="${REFS_ENTRY_ARGS:---warmup 3 --iters 20}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
 
 sections=("$@")
@@ -771,10 +776,11 @@ section_refs() {
 		done
 	fi
 	if refs_want splitk; then
-		for n in 1024 2048; do
-			refs_entry "matmul/f16/$n" split_k_matmul.py $c/split_k_matmul.py --entry bench_split_k_matmul \
-				--arg A=f16[M,K] --arg B=f16[K,N] --shape M=$n,K=$n,N=$n
-		done
+		# The kernels split_k_matmul launches (partial + reduce at 1024, one matmul at 2048), timed
+		# by tilec bench --entry: the sum of the launches' kernel times, host code not timed.
+		# shellcheck disable=SC2086
+		refs_bench matmul/f16 split_k_matmul.py $c/split_k_matmul.py --entry split_k_matmul \
+			--arg A=f16[M,K] --arg B=f16[K,N] --shape M=1024,2048,N=M,K=M $REFS_ENTRY_ARGS
 	fi
 	if refs_want bmm; then
 		refs_bench bmm/f16 batched_matmul.tile examples/batched_matmul.tile -D T=f16 --shape Bt=16,M=1024,N=1024,K=1024
@@ -788,12 +794,17 @@ section_refs() {
 	fi
 	if refs_want rows; then
 		for T in f16 f32; do
-			for n in 4096 8192; do
-				refs_entry "softmax/$T/$n" softmax.py $c/softmax.py --entry bench_softmax --arg X=$T[M,N] --shape M=$n,N=$n
-				refs_entry "layernorm/$T/$n" layernorm.py $c/layernorm.py --entry bench_layernorm \
-					--arg X=$T[M,N] --arg W=$T[N] --arg Bias=$T[N] --shape M=$n,N=$n
-				refs_entry "rmsnorm/$T/$n" rmsnorm.py $c/rmsnorm.py --entry bench_rmsnorm --arg X=$T[M,N] --arg W=$T[N] --shape M=$n,N=$n
-			done
+			# examples/cutile's one-pass row kernels through their host functions (tilec bench
+			# --entry: each launch checked against the interpreter, then timed alone, L2 cleared).
+			# shellcheck disable=SC2086
+			refs_bench "softmax/$T" softmax.py $c/softmax.py --entry softmax --arg X=$T[M,N] \
+				--shape "M=$REFS_ROW_SIZES,N=M" $REFS_ENTRY_ARGS
+			# shellcheck disable=SC2086
+			refs_bench "layernorm/$T" layernorm.py $c/layernorm.py --entry layernorm \
+				--arg X=$T[M,N] --arg W=$T[N] --arg Bias=$T[N] --shape "M=$REFS_ROW_SIZES,N=M" $REFS_ENTRY_ARGS
+			# shellcheck disable=SC2086
+			refs_bench "rmsnorm/$T" rmsnorm.py $c/rmsnorm.py --entry rmsnorm --arg X=$T[M,N] --arg W=$T[N] \
+				--shape "M=$REFS_ROW_SIZES,N=M" $REFS_ENTRY_ARGS
 			# The looped .tile kernels (examples/softmax.tile, layernorm.tile) for comparison.
 			refs_bench "softmax/$T" softmax.tile examples/softmax.tile -D T=$T --sizes 4096,8192
 			refs_bench "layernorm/$T" layernorm.tile examples/layernorm.tile -D T=$T --sizes 4096,8192

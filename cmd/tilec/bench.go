@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -24,15 +26,20 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, " ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// openBenchDevice opens the device bench times on (a fake in tests).
+var openBenchDevice = bench.OpenCUDA
+
 func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
+	entry := fs.String("entry", "", "time the kernels that the file's host launch function of this name launches (each launch checked, then timed on the GPU alone)")
 	sizes := fs.String("sizes", "", "sizes to give every symbolic dim but batch axes, swept together (default "+defaultSizes+" when no --shape)")
 	var shapes stringList
 	fs.Var(&shapes, "shape", "shapes: --shape M=1024:16384:x2,N=4096 (ranges LO:HI[:xF|:+S], lists M=1,2,3, ties N=M; repeatable)")
 	product := fs.Bool("product", false, "sweep the product of the swept dims' values (default: together, value i of each)")
 	target := fs.String("target", "", "GPU target (default: the best for the device)")
+	grid := fs.String("grid", "", "grid x[,y[,z]] of a kernel that declares none (the same at every shape)")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
 	iters := fs.Int("iters", 30, "timed launches (the median is reported)")
 	check := fs.Bool("check", true, "check each size against the interpreter on a sample of blocks before timing")
@@ -45,7 +52,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
 	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] (repeatable)")
-	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
+	fs.Var(scalars, "scalar", "scalar arguments (of the kernel, or of the --entry function): --scalar eps=1e-5")
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
@@ -61,11 +68,27 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *entry != "" {
+		if err := entryConflicts(*kernel, *grid, consts); err != nil {
+			return err
+		}
+		r := &entryRun{path: srcPath, entry: *entry, sigs: sigs, scalars: scalars, stderr: stderr}
+		return benchEntry(r, shapes, *sizes, *product, &benchRun{
+			target: *target, warmup: *warmup, iters: *iters, check: *check, asJSON: *asJSON, plotPath: *plotPath,
+			peakTFLOPS: *peakTFLOPS, peakGBs: *peakGBs, stdout: stdout, stderr: stderr})
+	}
 	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {
 		return err
 	}
-	sw, err := benchSweep(f, shapes, *sizes, *product)
+	explicitGrid, err := gridFlag(f, *grid, ", or time the host function that launches it with --entry FUNC")
+	if err != nil {
+		return err
+	}
+	dims := bench.SymDims(f)
+	sw, err := benchSweep(dims, bench.BatchDims(f), shapes, *sizes, *product, func(d string) error {
+		return usagef("--shape %s: %s has no symbolic dim %s (its dims: %s)", d, f.Name, d, strings.Join(dims, ", "))
+	})
 	if err != nil {
 		return err
 	}
@@ -73,23 +96,14 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dev, err := bench.OpenCUDA(t)
+	dev, err := openBenchDevice(t)
 	if err != nil {
 		return fmt.Errorf("tilec bench: %v", err)
 	}
-	cfg := &bench.Config{Func: f, File: srcPath, Sweep: sw, Scalars: scalars, Warmup: *warmup, Iters: *iters, Check: *check}
-	if *peakTFLOPS > 0 || *peakGBs > 0 {
-		p, _ := bench.LookupPeak(dev.Name(), dev.SM())
-		p.Device, p.Source = dev.Name(), "given on the command line"
-		if *peakTFLOPS > 0 {
-			p.F16, p.TF32, p.F32 = *peakTFLOPS, *peakTFLOPS, *peakTFLOPS
-		}
-		if *peakGBs > 0 {
-			p.GBs = *peakGBs
-		}
-		cfg.Peak = &p
-	}
-	if *tuned {
+	cfg := &bench.Config{Func: f, File: srcPath, Sweep: sw, Scalars: scalars, Grid: explicitGrid, Warmup: *warmup, Iters: *iters, Check: *check,
+		Peak: peakOverride(dev, *peakTFLOPS, *peakGBs)}
+	// Tuned constants were chosen for the kernel's own grid, which --grid replaces.
+	if *tuned && *grid == "" {
 		cfg.Specialize = tunedSpecializer(dev, srcPath, *kernel, consts, sigs, f)
 	}
 	rep, err := bench.NewReport(dev, cfg)
@@ -104,27 +118,116 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return quoteSource(srcPath, err)
 	}
-	if *asJSON {
+	return writeBenchReport(rep, *asJSON, *plotPath, stdout, stderr)
+}
+
+// writeBenchReport prints the report as JSON (the table was printed row by
+// row otherwise) and draws the plot asked for.
+func writeBenchReport(rep *bench.Report, asJSON bool, plotPath string, stdout, stderr io.Writer) error {
+	if asJSON {
 		if err := bench.WriteJSON(stdout, rep); err != nil {
 			return err
 		}
 	}
-	if *plotPath != "" {
-		if err := bench.Plot(rep, *plotPath); err != nil {
+	if plotPath != "" {
+		if err := bench.Plot(rep, plotPath); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "tilec bench: wrote the plot to %s\n", *plotPath)
+		fmt.Fprintf(stderr, "tilec bench: wrote the plot to %s\n", plotPath)
 	}
 	return nil
 }
 
-// benchSweep parses the sweep flags against the kernel's dims.
-func benchSweep(f *ir.Func, shapes []string, sizes string, product bool) (*bench.Sweep, error) {
-	dims := bench.SymDims(f)
+// peakOverride is the device's peak with the figures given on the command
+// line (--peak-tflops, --peak-gbs; 0: not given) in place of the table's,
+// or nil when none is given.
+func peakOverride(dev bench.Device, tflops, gbs float64) *bench.Peak {
+	if tflops <= 0 && gbs <= 0 {
+		return nil
+	}
+	p, _ := bench.LookupPeak(dev.Name(), dev.SM())
+	p.Device, p.Source = dev.Name(), "given on the command line"
+	if tflops > 0 {
+		p.F16, p.TF32, p.F32 = tflops, tflops, tflops
+	}
+	if gbs > 0 {
+		p.GBs = gbs
+	}
+	return &p
+}
+
+// benchRun is what both kinds of bench (a kernel, a host function) take
+// from the command line besides what they time.
+type benchRun struct {
+	target              string
+	warmup, iters       int
+	check, asJSON       bool
+	plotPath            string
+	peakTFLOPS, peakGBs float64
+	stdout, stderr      io.Writer
+}
+
+// benchEntry times the kernels that a host launch function launches
+// (bench.RunEntry) over the sweep of the --arg signatures' dims. Every
+// flag is checked before the device is opened.
+func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *benchRun) error {
+	prog, params, err := loadEntry(r.path, r.entry)
+	if err != nil {
+		return err
+	}
+	if err := r.checkFlags(params); err != nil {
+		return err
+	}
+	dims, batch := r.sigDims(params)
+	sw, err := benchSweep(dims, batch, shapes, sizes, product, func(d string) error {
+		if len(dims) == 0 {
+			return usagef("--shape %s: no --arg signature of %s has symbolic dims", d, r.entry)
+		}
+		return usagef("--shape %s: no --arg signature of %s has a dim %s (their dims: %s)", d, r.entry, d, strings.Join(dims, ", "))
+	})
+	if err != nil {
+		return err
+	}
+	t, err := gpuTarget(b.target)
+	if err != nil {
+		return err
+	}
+	dev, err := openBenchDevice(t)
+	if err != nil {
+		return fmt.Errorf("tilec bench: %v", err)
+	}
+	cfg := &bench.EntryConfig{Program: prog, Entry: r.entry, File: r.path, Dims: dims, Batch: batch, Sweep: sw,
+		Warmup: b.warmup, Iters: b.iters, Check: b.check, Peak: peakOverride(dev, b.peakTFLOPS, b.peakGBs),
+		Stdout: b.stderr, // the host code's print(), apart from the table or JSON
+		Args: func(dims map[string]int64, seed uint64) (map[string]any, error) {
+			pt := *r
+			pt.seed = int64(seed)
+			pt.shapes = keyValues{}
+			for d, n := range dims {
+				pt.shapes[d] = strconv.FormatInt(n, 10)
+			}
+			args, _, err := pt.entryArgs(params)
+			return args, err
+		}}
+	if !b.asJSON {
+		var rep *bench.Report
+		cfg.Start = func(r *bench.Report) { rep = r; bench.WriteHeader(b.stdout, r) }
+		cfg.Row = func(row bench.Row) { bench.WriteRow(b.stdout, rep, row) }
+	}
+	rep, err := bench.RunEntry(dev, cfg)
+	if err != nil {
+		return quoteSource(r.path, err)
+	}
+	return writeBenchReport(rep, b.asJSON, b.plotPath, b.stdout, b.stderr)
+}
+
+// benchSweep parses the sweep flags (--shape, --sizes, --product) for the
+// symbolic dims dims, of which --sizes leaves batch at their defaults;
+// unknown is the error for a dim not among them.
+func benchSweep(dims []string, batch map[string]bool, shapes []string, sizes string, product bool, unknown func(dim string) error) (*bench.Sweep, error) {
 	if len(shapes) == 0 && sizes == "" && len(dims) > 0 {
 		sizes = defaultSizes
 	}
-	batch := bench.BatchDims(f)
 	var sizeDims []string
 	for _, d := range dims {
 		if !batch[d] {
@@ -135,14 +238,10 @@ func benchSweep(f *ir.Func, shapes []string, sizes string, product bool) (*bench
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	known := map[string]bool{}
-	for _, d := range dims {
-		known[d] = true
-	}
 	for _, pt := range sw.Points {
 		for d := range pt {
-			if !known[d] {
-				return nil, usagef("--shape %s: %s has no symbolic dim %s (its dims: %s)", d, f.Name, d, strings.Join(dims, ", "))
+			if !slices.Contains(dims, d) {
+				return nil, unknown(d)
 			}
 		}
 	}

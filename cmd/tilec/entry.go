@@ -37,20 +37,44 @@ type entryRun struct {
 	stdout, stderr       io.Writer
 }
 
-func runEntry(r *entryRun) error {
-	src, err := runtime.ReadSource(r.path)
-	if err != nil {
-		return err
+// entryConflicts rejects the flags that choose what a host function
+// chooses itself: the kernel (--kernel), its grid and constants.
+func entryConflicts(kernel, grid string, consts defines) error {
+	switch {
+	case kernel != "":
+		return usagef("--entry and --kernel: the host function chooses the kernels it launches")
+	case grid != "":
+		return usagef("--entry and --grid: the host function gives each launch its grid")
+	case len(consts) > 0:
+		return usagef("--entry and -D: the host function passes the constants to ct.launch")
 	}
-	file, err := lang.Parse(r.path, src)
+	return nil
+}
+
+// loadEntry loads the program of path and the parameters of its host
+// function entry.
+func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
+	src, err := runtime.ReadSource(path)
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	file, err := lang.Parse(path, src)
+	if err != nil {
+		return nil, nil, err
 	}
 	prog, err := host.Load(file)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	params, err := prog.Entry(r.entry)
+	params, err := prog.Entry(entry)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prog, params, nil
+}
+
+func runEntry(r *entryRun) error {
+	prog, params, err := loadEntry(r.path, r.entry)
 	if err != nil {
 		return err
 	}
@@ -150,10 +174,10 @@ func printResult(w io.Writer, name string, v any, into map[string]*runtime.Tenso
 	}
 }
 
-// entryArgs makes the entry's arguments: tensors of the --arg signatures
-// (random, seeded) or from --in files, scalars from --scalar; parameters
-// with defaults may be left out. It returns a line per input for the report.
-func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, error) {
+// checkFlags checks the inputs given on the command line against the
+// entry's parameters: every one named exists, given once, and every
+// parameter without a default has a value.
+func (r *entryRun) checkFlags(params []host.Param) error {
 	byName := map[string]bool{}
 	for _, p := range params {
 		byName[p.Name] = true
@@ -164,24 +188,81 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 	}{{"--scalar", r.scalars}, {"--in", r.ins}} {
 		for name := range flagSet.m {
 			if !byName[name] {
-				return nil, nil, usagef("%s %s: %s has no parameter %s", flagSet.flag, name, r.entry, name)
+				return usagef("%s %s: %s has no parameter %s", flagSet.flag, name, r.entry, name)
 			}
 		}
 	}
 	for name := range r.sigs {
 		if !byName[name] {
-			return nil, nil, usagef("--arg %s: %s has no parameter %s", name, r.entry, name)
+			return usagef("--arg %s: %s has no parameter %s", name, r.entry, name)
 		}
 	}
-	known := map[string]bool{}
-	for _, s := range r.sigs {
-		for _, d := range s.Dims {
-			if d.Sym != "" {
-				known[d.Sym] = true
+	var missing []string
+	for _, p := range params {
+		sig, hasSig := r.sigs[p.Name]
+		_, hasIn := r.ins[p.Name]
+		_, hasScalar := r.scalars[p.Name]
+		switch {
+		case hasIn && hasSig:
+			return usagef("--in %s and --arg %s: give one", p.Name, p.Name)
+		case (hasIn || hasSig) && hasScalar:
+			return usagef("--scalar %s: %s is given as an array too", p.Name, p.Name)
+		case hasSig && !sig.IsArray():
+			return usagef("--arg %s=%s: the entry's scalar parameters take --scalar %s=VALUE", p.Name, sig, p.Name)
+		case !hasIn && !hasSig && !hasScalar && !p.HasDefault:
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("%s needs a value for %s: give a tensor's signature (--arg %s=f16[M,K]), a .npy file (--in %s=a.npy) or a scalar (--scalar %s=1)",
+			r.entry, strings.Join(missing, ", "), missing[0], missing[0], missing[0])
+	}
+	return nil
+}
+
+// sigDims are the symbolic dims of the entry's --arg signatures in the
+// order of its parameters, and those of them that only lead arrays of rank
+// 3 or more (batch axes, which default to defaultBatch).
+func (r *entryRun) sigDims(params []host.Param) (dims []string, batch map[string]bool) {
+	batch, other := map[string]bool{}, map[string]bool{}
+	for _, p := range params {
+		sig, ok := r.sigs[p.Name]
+		if !ok {
+			continue
+		}
+		for ax, d := range sig.Dims {
+			if d.Sym == "" {
+				continue
+			}
+			if !batch[d.Sym] && !other[d.Sym] {
+				dims = append(dims, d.Sym)
+			}
+			if len(sig.Dims) >= 3 && ax < len(sig.Dims)-2 {
+				batch[d.Sym] = true
+			} else {
+				other[d.Sym] = true
 			}
 		}
 	}
-	dims := map[string]int64{}
+	for d := range other {
+		delete(batch, d)
+	}
+	return dims, batch
+}
+
+// entryArgs makes the entry's arguments: tensors of the --arg signatures
+// (random, seeded) or from --in files, scalars from --scalar; parameters
+// with defaults may be left out. It returns a line per input for the report.
+func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, error) {
+	if err := r.checkFlags(params); err != nil {
+		return nil, nil, err
+	}
+	dims, batch := r.sigDims(params)
+	known := map[string]bool{}
+	for _, d := range dims {
+		known[d] = true
+	}
+	bound := map[string]int64{}
 	for name, v := range r.shapes {
 		if !known[name] {
 			return nil, nil, usagef("--shape %s: no --arg signature has a dim %s", name, name)
@@ -190,21 +271,16 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 		if err != nil {
 			return nil, nil, usagef("--shape %s=%s: %v", name, v, err)
 		}
-		dims[name] = n
+		bound[name] = n
 	}
 	rng := rand.New(rand.NewPCG(uint64(r.seed), 0))
 	args := map[string]any{}
 	var lines []string
-	var missing []string
 	for _, p := range params {
 		sig, hasSig := r.sigs[p.Name]
 		path, hasIn := r.ins[p.Name]
 		sv, hasScalar := r.scalars[p.Name]
 		switch {
-		case hasIn && hasSig:
-			return nil, nil, usagef("--in %s and --arg %s: give one", p.Name, p.Name)
-		case (hasIn || hasSig) && hasScalar:
-			return nil, nil, usagef("--scalar %s: %s is given as an array too", p.Name, p.Name)
 		case hasIn:
 			t, err := npy.ReadFile(path)
 			if err != nil {
@@ -212,8 +288,6 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 			}
 			args[p.Name] = t
 			lines = append(lines, fmt.Sprintf("%s: %s %v from %s", p.Name, t.DType, t.Shape, path))
-		case hasSig && !sig.IsArray():
-			return nil, nil, usagef("--arg %s=%s: the entry's scalar parameters take --scalar %s=VALUE", p.Name, sig, p.Name)
 		case hasSig:
 			shape := make([]int, len(sig.Dims))
 			for ax, d := range sig.Dims {
@@ -221,14 +295,14 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 					shape[ax] = int(d.Size)
 					continue
 				}
-				if _, ok := dims[d.Sym]; !ok {
-					if len(sig.Dims) >= 3 && ax < len(sig.Dims)-2 {
-						dims[d.Sym] = defaultBatch
+				if _, ok := bound[d.Sym]; !ok {
+					if batch[d.Sym] {
+						bound[d.Sym] = defaultBatch
 					} else {
-						dims[d.Sym] = defaultDim
+						bound[d.Sym] = defaultDim
 					}
 				}
-				shape[ax] = int(dims[d.Sym])
+				shape[ax] = int(bound[d.Sym])
 			}
 			t, err := runtime.AllocTensor(sig.DType, shape...)
 			if err != nil {
@@ -240,13 +314,7 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 		case hasScalar:
 			args[p.Name] = parseHostScalar(sv)
 			lines = append(lines, fmt.Sprintf("%s = %s", p.Name, sv))
-		case !p.HasDefault:
-			missing = append(missing, p.Name)
 		}
-	}
-	if len(missing) > 0 {
-		return nil, nil, usagef("%s needs a value for %s: give a tensor's signature (--arg %s=f16[M,K]), a .npy file (--in %s=a.npy) or a scalar (--scalar %s=1)",
-			r.entry, strings.Join(missing, ", "), missing[0], missing[0], missing[0])
 	}
 	return args, lines, nil
 }

@@ -21,7 +21,8 @@ const usage = `usage:
   tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
   tilec run FILE --entry FUNC [--arg A=f16[M,K] ...] [--shape M=..,N=..] [--scalar x=1] [--in A=a.npy] [--out result=c.npy] [--backend cpu|cuda]
   tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy] [--timeout 30s] [--progress auto|off|1s]
-  tilec bench FILE [--shape M=1024:16384:x2,N=M | --sizes 1024,2048] [-D name=value ...] [--json] [--plot out.png]
+  tilec bench FILE [--shape M=1024:16384:x2,N=M | --sizes 1024,2048] [-D name=value ...] [--grid x,y,z] [--json] [--plot out.png]
+  tilec bench FILE --entry FUNC --arg X=f16[M,N] ... [--shape M=4096,8192,N=M] [--scalar x=1] [--json] [--plot out.png]
   tilec tune FILE [--space tm=64,128,256 ...] [--shape M=4096,N=4096] [-D name=value ...]
   tilec plot REPORT.json -o out.png
   tilec cache list|clear|dir

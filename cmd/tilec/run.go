@@ -59,13 +59,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *entry != "" {
-		switch {
-		case *kernel != "":
-			return usagef("--entry and --kernel: the host function chooses the kernels it launches")
-		case *grid != "":
-			return usagef("--entry and --grid: the host function gives each launch its grid")
-		case len(consts) > 0:
-			return usagef("--entry and -D: the host function passes the constants to ct.launch")
+		if err := entryConflicts(*kernel, *grid, consts); err != nil {
+			return err
 		}
 		if *timeout < 0 {
 			return usagef("--timeout %s: want a positive duration", *timeout)
@@ -82,13 +77,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var explicitGrid [3]int
-	if *grid != "" {
-		if explicitGrid, err = parseGrid(*grid); err != nil {
-			return usagef("--grid: %v", err)
-		}
-	} else if f.Grid == [3]*ir.HostExpr{} {
-		return usagef("kernel %s declares no grid: give it with --grid x[,y[,z]]", f.Name)
+	explicitGrid, err := gridFlag(f, *grid, "")
+	if err != nil {
+		return err
 	}
 	backend, err := openBackend(*backendName, *target, *workers)
 	if err != nil {
@@ -435,6 +426,22 @@ func paramIndex(f *ir.Func, name string) int {
 		}
 	}
 	return -1
+}
+
+// gridFlag reads --grid (value) for kernel f: a kernel that declares no
+// grid must be given one; hint adds what else the command offers.
+func gridFlag(f *ir.Func, value, hint string) ([3]int, error) {
+	if value != "" {
+		g, err := parseGrid(value)
+		if err != nil {
+			return g, usagef("--grid: %v", err)
+		}
+		return g, nil
+	}
+	if f.Grid == [3]*ir.HostExpr{} {
+		return [3]int{}, usagef("kernel %s declares no grid: give it with --grid x[,y[,z]]%s", f.Name, hint)
+	}
+	return [3]int{}, nil
 }
 
 func parseGrid(s string) ([3]int, error) {

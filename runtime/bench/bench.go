@@ -20,6 +20,9 @@ type Config struct {
 	Sweep *Sweep
 	// Scalars are the values of scalar parameters, as text.
 	Scalars map[string]string
+	// Grid is the launch grid of a kernel that declares none (zero: the
+	// kernel's own grid at each shape).
+	Grid [3]int
 	// Specialize, when set, returns the kernel to run at the dims of a
 	// point (tuned constants) and a note saying so; nil f keeps Func.
 	Specialize func(dims map[string]int64) (f *ir.Func, note string, err error)
@@ -36,7 +39,10 @@ type Config struct {
 
 // Report is a benchmark's result: what --json prints and `tilec plot` reads.
 type Report struct {
+	// Kernel is the kernel's name, or the host function's when Entry is
+	// set (tilec bench --entry: each row times the kernels it launches).
 	Kernel string `json:"kernel"`
+	Entry  bool   `json:"entry,omitempty"`
 	File   string `json:"file,omitempty"`
 	Consts string `json:"consts"`
 	Device string `json:"device"`
@@ -83,6 +89,9 @@ type Row struct {
 	CublasTFLOPS float64 `json:"cublas_tflops,omitempty"`
 	Ratio        float64 `json:"ratio,omitempty"`
 	Check        string  `json:"check"`
+	// Launches are a host function's launches of one repetition (Report.Entry),
+	// in order; MS is the median of their sums.
+	Launches []LaunchRow `json:"launches,omitempty"`
 	// Note says what else the reader needs: tuned constants, a work count
 	// that was sampled or impossible, a baseline that failed.
 	Note string `json:"note,omitempty"`
@@ -126,13 +135,21 @@ func NewReport(dev Device, cfg *Config) (*Report, error) {
 		r.Dims = reorder(r.Dims, []string{A[0].Sym, B[1].Sym, A[1].Sym})
 	}
 	r.Swept = reorder(r.Swept, r.Dims)
-	if cfg.Peak != nil {
-		p := *cfg.Peak
-		r.Peak = &p
-	} else if p, ok := LookupPeak(r.Device, dev.SM()); ok {
-		r.Peak = &p
-	}
+	r.Peak = devicePeak(dev, cfg.Peak)
 	return r, nil
+}
+
+// devicePeak is a copy of override, or else the device table's entry for
+// dev (nil: not in the table).
+func devicePeak(dev Device, override *Peak) *Peak {
+	if override != nil {
+		p := *override
+		return &p
+	}
+	if p, ok := LookupPeak(dev.Name(), dev.SM()); ok {
+		return &p
+	}
+	return nil
 }
 
 // Run measures cfg's kernel at every point of its sweep on dev.
@@ -182,13 +199,13 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	}
 	runtime.PoisonOutputs(f, args)
 	k := runtime.NewKernel(f)
-	b, err := k.Bind(args, [3]int{})
+	b, err := k.Bind(args, cfg.Grid)
 	if err != nil {
 		return row, err
 	}
 	row.Grid = b.Grid
 	w, werr := Count(b)
-	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers}
+	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers, Grid: cfg.Grid}
 	gemmFLOPs := 0.0
 	if ai, bi, ci, ok := GEMMOperands(f); ok {
 		opts.GEMM = &[3]string{f.Params[ai].Name, f.Params[bi].Name, f.Params[ci].Name}
@@ -206,21 +223,8 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	case werr != nil:
 		return row, werr
 	default:
-		row.FLOPs, row.Bytes, row.ArrayBytes = w.FLOPs, w.Bytes(), w.ArrayBytes
-		if !w.Exact() {
-			notes = append(notes, fmt.Sprintf("work counted on %d of %d blocks", w.Counted, w.Blocks))
-		}
-		if row.MS > 0 {
-			row.TFLOPS = w.FLOPs / (row.MS * 1e-3) / 1e12
-			row.GBs = w.Bytes() / (row.MS * 1e-3) / 1e9
-		}
-		if p := rep.Peak; p != nil {
-			if pk := p.TFLOPS(w.MMADType); pk > 0 && w.FLOPs > 0 {
-				row.PeakTFLOPS = row.TFLOPS / pk
-			}
-			if p.GBs > 0 {
-				row.PeakGBs = row.GBs / p.GBs
-			}
+		if note := row.setWork(w, rep.Peak); note != "" {
+			notes = append(notes, note)
 		}
 	}
 	if m.BaselineErr != nil {
@@ -233,6 +237,29 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	}
 	row.Note = strings.Join(notes, "; ")
 	return row, nil
+}
+
+// setWork fills the row's work and its rates from w and the row's time,
+// and the rates' fractions of peak (nil: unknown). It returns a note when
+// the work was counted on a sample of the blocks.
+func (row *Row) setWork(w Work, peak *Peak) (note string) {
+	row.FLOPs, row.Bytes, row.ArrayBytes = w.FLOPs, w.Bytes(), w.ArrayBytes
+	if !w.Exact() {
+		note = fmt.Sprintf("work counted on %d of %d blocks", w.Counted, w.Blocks)
+	}
+	if row.MS > 0 {
+		row.TFLOPS = w.FLOPs / (row.MS * 1e-3) / 1e12
+		row.GBs = w.Bytes() / (row.MS * 1e-3) / 1e9
+	}
+	if peak != nil {
+		if pk := peak.TFLOPS(w.MMADType); pk > 0 && w.FLOPs > 0 {
+			row.PeakTFLOPS = row.TFLOPS / pk
+		}
+		if peak.GBs > 0 {
+			row.PeakGBs = row.GBs / peak.GBs
+		}
+	}
+	return note
 }
 
 // reorder returns names with those of first in first's order ahead of the

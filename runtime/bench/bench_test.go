@@ -62,17 +62,11 @@ func TestRunMatmul(t *testing.T) {
 	if !strings.HasPrefix(r.Check, "ok (") {
 		t.Errorf("check %q", r.Check)
 	}
-	out := table.String()
-	for _, want := range []string{
+	tableHas(t, table.String(),
 		"matmul (matmul.tile) T=f16 tm=64 tn=64 tk=32 GROUP_SIZE_M=8 on NVIDIA H100 80GB HBM3, sm_90; median of 20 launches after 1 warm-up",
 		"peak H100 SXM: 989 TFLOP/s dense f16/bf16",
 		"      M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio     GB/s %peak check",
-		"    256     256     256     0.0010     33.6    3%     0.0005     67.1  0.500",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
-	}
+		"    256     256     256     0.0010     33.6    3%     0.0005     67.1  0.500")
 
 	// JSON round trip, and the plot of it.
 	var js bytes.Buffer
@@ -185,4 +179,63 @@ func TestLookupPeak(t *testing.T) {
 	if p, _ := bench.LookupPeak("NVIDIA H100 80GB HBM3", 90); p.F16 != 989.4 || p.GBs != 3350 || p.TFLOPS(ir.BF16) != 989.4 || p.TFLOPS(ir.TF32) != 494.7 {
 		t.Errorf("H100 SXM peaks %+v", p)
 	}
+}
+
+// A kernel that declares no grid (plain cuTile) runs on the grid the
+// benchmark gives, checked against the interpreter on that grid; without
+// one it is an error, not a launch.
+func TestRunGivenGrid(t *testing.T) {
+	k, err := runtime.CompileFile("../../examples/cutile/vector_add.py", runtime.CompileOptions{
+		Consts: map[string]string{"TILE": "256"},
+		Args: map[string]ir.ArgSig{
+			"a": mustSig(t, "f32[N]"), "b": mustSig(t, "f32[N]"), "c": mustSig(t, "f32[N]"),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, _ := bench.ParseSweep([]string{"N=1024"}, "", nil, false)
+	var grids [][3]int
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.004 }}
+	rep, err := bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Grid: [3]int{4, 1, 1}, Warmup: 1, Iters: 20, Check: true,
+		Row: func(r bench.Row) { grids = append(grids, r.Grid) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[0]
+	if r.Grid != [3]int{4, 1, 1} || grids[0] != r.Grid || !strings.HasPrefix(r.Check, "ok (") {
+		t.Errorf("row %+v", r)
+	}
+	// 4 blocks of 256 elements: a and b read, c written, 4 bytes each.
+	if want := 3 * 1024 * 4.0; r.Bytes != want {
+		t.Errorf("bytes %g, want %g", r.Bytes, want)
+	}
+	// The grid is the user's: half of it covers half of c, and the
+	// interpreter, run on the same grid, agrees; the work counted halves.
+	rep, err = bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Grid: [3]int{2, 1, 1}, Warmup: 1, Iters: 20, Check: true})
+	if err != nil || rep.Rows[0].Bytes != 3*512*4.0 {
+		t.Errorf("a launch over half the grid: %v %+v", err, rep.Rows)
+	}
+	_, err = bench.Run(dev, &bench.Config{Func: k.Func, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
+	if err == nil || !strings.Contains(err.Error(), "grid") {
+		t.Errorf("no grid: err = %v", err)
+	}
+}
+
+// tableHas fails t for each line of want that the printed table lacks.
+func tableHas(t *testing.T, table string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(table, w) {
+			t.Errorf("table lacks %q:\n%s", w, table)
+		}
+	}
+}
+
+func mustSig(t *testing.T, s string) ir.ArgSig {
+	t.Helper()
+	sig, err := ir.ParseArgSig(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sig
 }

@@ -21,8 +21,9 @@ type Device interface {
 	// Target is what kernels are compiled for on the device.
 	Target() (*lower.Target, error)
 	// Prepare compiles k, uploads args once and binds them: the launches
-	// of the returned Prepared use these buffers.
-	Prepare(k *runtime.Kernel, args []runtime.Arg) (Prepared, error)
+	// of the returned Prepared use these buffers. grid overrides the
+	// kernel's declared grid (zero: the kernel's own).
+	Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (Prepared, error)
 }
 
 // Prepared is a kernel bound to arguments on a device (*runtime.Prepared
@@ -33,6 +34,11 @@ type Prepared interface {
 	Run() error
 	Download() error
 	Timer
+	// TimeCold times one launch on its own with a cold L2 cache (the CUDA
+	// backend clears a buffer larger than L2 first, as do_bench does), in
+	// milliseconds: how RunEntry times each launch of a host function,
+	// right after its arguments were uploaded.
+	TimeCold() (float64, error)
 	// Free releases the device buffers.
 	Free() error
 }
@@ -101,8 +107,8 @@ func (d cudaDevice) SM() int {
 
 func (d cudaDevice) Target() (*lower.Target, error) { return d.gpu.CompileTarget() }
 
-func (d cudaDevice) Prepare(k *runtime.Kernel, args []runtime.Arg) (Prepared, error) {
-	p, err := d.gpu.Prepare(k, args, runtime.LaunchOptions{})
+func (d cudaDevice) Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (Prepared, error) {
+	p, err := d.gpu.Prepare(k, args, runtime.LaunchOptions{Grid: grid})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@
 // loads and stores move (Count), fractions of the device's peak (a table
 // of datasheet figures, LookupPeak), cuBLAS side by side for GEMM-shaped
 // kernels, over a sweep of shapes (ParseSweep), as a table, JSON or a plot.
+// RunEntry does the same for a cuTile program's host launch function: the
+// kernels it launches, each launch checked, then timed alone (entry.go).
 //
 // Timing goes through the Device, Prepared and Timer interfaces: the CUDA
 // backend in a cuda build (OpenCUDA), fakes in tests. Everything else (the

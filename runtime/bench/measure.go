@@ -164,6 +164,9 @@ type MeasureOptions struct {
 	SampleBlocks int
 	Seed         uint64
 	Workers      int
+	// Grid overrides the kernel's declared grid (zero: its own), for
+	// kernels that declare none (tilec bench --grid).
+	Grid [3]int
 	// GEMM names the arrays A, B and C of a GEMM-shaped kernel: the
 	// baseline (cuBLAS) is timed on the same buffers when the device can.
 	GEMM *[3]string
@@ -198,6 +201,23 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// checkSummary describes a passed check for a report ("ok (max rel err
+// 1e-07, all blocks)") and returns its largest relative error.
+func checkSummary(res *runtime.CheckResult) (string, float64) {
+	blocks := "all blocks"
+	if res.Blocks != nil {
+		blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
+	}
+	if len(res.Outputs) == 0 {
+		return "ok (" + blocks + ")", 0
+	}
+	worst := 0.0
+	for _, r := range res.Outputs {
+		worst = max(worst, r.MaxRel)
+	}
+	return fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks), worst
+}
+
 // measureRounds is how many alternating rounds of tilec and baseline
 // launches Measure times when there is a baseline.
 const measureRounds = 3
@@ -209,7 +229,7 @@ const measureRounds = 3
 func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOptions) (*Measurement, error) {
 	m := &Measurement{Check: "skipped"}
 	devArgs := runtime.CloneArgs(args)
-	p, err := dev.Prepare(k, devArgs)
+	p, err := dev.Prepare(k, devArgs, opts.Grid)
 	if err != nil {
 		return nil, err
 	}
@@ -222,25 +242,14 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 			return nil, err
 		}
 		res, err := runtime.CheckAgainstInterpreter(k, args, devArgs, runtime.CheckOptions{
-			Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
+			Grid: opts.Grid, Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
 		if err != nil {
 			return nil, err
 		}
 		if !res.Pass {
 			return nil, &WrongResultError{res}
 		}
-		blocks := "all blocks"
-		if res.Blocks != nil {
-			blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
-		}
-		m.Check = "ok (" + blocks + ")"
-		worst := 0.0
-		for _, r := range res.Outputs {
-			worst = max(worst, r.MaxRel)
-		}
-		if len(res.Outputs) > 0 {
-			m.Check = fmt.Sprintf("ok (max rel err %.2g, %s)", worst, blocks)
-		}
+		m.Check, _ = checkSummary(res)
 	}
 	g, hasBase := p.(GEMMBaseline)
 	hasBase = hasBase && opts.GEMM != nil

@@ -26,7 +26,11 @@ func newPlot(r *Report) (*plot.Plot, error) {
 		return nil, fmt.Errorf("plot: the report of %s has no rows", r.Kernel)
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (%s) on %s", r.Kernel, r.Consts, r.Device)
+	what := r.Consts
+	if r.Entry {
+		what = "host function"
+	}
+	p.Title.Text = fmt.Sprintf("%s (%s) on %s", r.Kernel, what, r.Device)
 	unit, peak := "GB/s", 0.0
 	if r.Metric == "tflops" {
 		unit = "TFLOP/s"

@@ -17,8 +17,14 @@ func WriteHeader(w io.Writer, r *Report) {
 	if r.File != "" {
 		file = " (" + r.File + ")"
 	}
-	fmt.Fprintf(w, "%s%s %s on %s, %s; median of %d launches after %d warm-up\n",
-		r.Kernel, file, r.Consts, r.Device, r.Target, r.Iters, r.Warmup)
+	if r.Entry {
+		fmt.Fprintf(w, "%s%s, host function, on %s, %s; median of %d repetitions after %d warm-up\n",
+			r.Kernel, file, r.Device, r.Target, r.Iters, r.Warmup)
+		fmt.Fprintf(w, "a repetition's time is the sum of its launches' kernel times (CUDA events around each launch, L2 cleared before it; host code and copies not timed)\n")
+	} else {
+		fmt.Fprintf(w, "%s%s %s on %s, %s; median of %d launches after %d warm-up\n",
+			r.Kernel, file, r.Consts, r.Device, r.Target, r.Iters, r.Warmup)
+	}
 	if r.Peak != nil {
 		fmt.Fprintf(w, "peak %s\n", r.Peak)
 	} else {
@@ -40,8 +46,9 @@ func WriteHeader(w io.Writer, r *Report) {
 	fmt.Fprintln(w, strings.Join(cols, " "))
 }
 
-// WriteRow prints one row of the table WriteHeader started, and its note
-// on a line of its own.
+// WriteRow prints one row of the table WriteHeader started, then on lines
+// of their own its constants (when tuned), a host function's launches and
+// the note.
 func WriteRow(w io.Writer, r *Report, row Row) {
 	var cols []string
 	for _, d := range r.Dims {
@@ -62,6 +69,9 @@ func WriteRow(w io.Writer, r *Report, row Row) {
 	fmt.Fprintln(w, strings.Join(cols, " "))
 	if row.Consts != r.Consts {
 		fmt.Fprintf(w, "        consts %s\n", row.Consts)
+	}
+	for _, l := range row.Launches {
+		fmt.Fprintf(w, "        launch %s %s grid (%d, %d, %d): %.4f ms\n", l.Kernel, l.Consts, l.Grid[0], l.Grid[1], l.Grid[2], l.MS)
 	}
 	if row.Note != "" {
 		fmt.Fprintf(w, "        note: %s\n", row.Note)

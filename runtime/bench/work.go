@@ -45,6 +45,20 @@ type Work struct {
 // Bytes is the total traffic of loads and stores.
 func (w Work) Bytes() float64 { return w.LoadBytes + w.StoreBytes }
 
+// Add adds the work of another launch to w (a host function's launches
+// of one repetition); the first mma dtype is kept.
+func (w *Work) Add(o Work) {
+	w.FLOPs += o.FLOPs
+	if w.MMADType == ir.InvalidDType {
+		w.MMADType = o.MMADType
+	}
+	w.LoadBytes += o.LoadBytes
+	w.StoreBytes += o.StoreBytes
+	w.ArrayBytes += o.ArrayBytes
+	w.Blocks += o.Blocks
+	w.Counted += o.Counted
+}
+
 // Exact reports whether every block was counted.
 func (w Work) Exact() bool { return w.Counted == w.Blocks }
 

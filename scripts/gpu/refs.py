@@ -7,11 +7,16 @@ equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
       when triton is missing) and prints a table; --json writes every result.
   python3 refs.py tilec-bench REPORT.json --op matmul/f16 --impl NAME
       reads a `tilec bench --json` report, prints one TSV line per row:
-      key, impl, milliseconds.
+      key, impl, milliseconds. Reports of `tilec bench FILE --entry FUNC`
+      (examples/cutile's softmax, layernorm, rmsnorm, split_k_matmul) read
+      the same: a row's milliseconds are the median repetition's sum of the
+      kernel times of the launches (each timed alone, L2 cleared first).
   python3 refs.py tilec-entry RUN.log --key softmax/f16/4096 --impl NAME
       reads the output of `tilec run --entry bench_... --scalar reps=R`: the
       median over repetitions 2..R (the first is cold) of the kernel times of
-      one repetition (the sum of its launches); prints one TSV line.
+      one repetition (the sum of its launches); prints one TSV line. (Each
+      launch there is timed right after its upload, on an idle stream: the
+      host's launch latency is in it. gpu-check uses it for attention only.)
   python3 refs.py ratios refs.json tilec.tsv
       joins the two by key: reference ms / tilec ms (above 1: tilec is faster).
   python3 refs.py selftest
@@ -501,6 +506,12 @@ def selftest():
             self.assertEqual(bench_rows(rep, "matmul/f16"), [("matmul/f16/1024", 0.02)])
             # A whole key (one shape, the kernel's own dims) is kept as given.
             self.assertEqual(bench_rows(rep, "sdpa/f16/B4H16S4096D64/full"), [("sdpa/f16/B4H16S4096D64/full", 0.02)])
+            # tilec bench --entry: rows carry their launches; the key is the row's shape.
+            entry = {"kernel": "split_k_matmul", "entry": True, "rows": [
+                {"dims": {"M": 1024, "K": 1024, "N": 1024}, "tilec_ms": 0.013,
+                 "launches": [{"kernel": "partial_kernel", "ms": 0.01}, {"kernel": "reduce_kernel", "ms": 0.003}]},
+                {"dims": {"M": 8192, "N": 8192}, "tilec_ms": 0.5, "launches": [{"kernel": "softmax_row_kernel", "ms": 0.5}]}]}
+            self.assertEqual(bench_rows(entry, "matmul/f16"), [("matmul/f16/1024", 0.013), ("matmul/f16/8192", 0.5)])
             tsv = "matmul/f16/1024\ttilec matmul.tile\t0.02\nbad line\nsoftmax/f16/4096\tsoftmax.py\t0.05\n"
             tilec = read_tsv(tsv)
             self.assertEqual(len(tilec), 2)

@@ -25,8 +25,9 @@ type Device struct {
 	// Corrupt, when set and true for f, makes f's results wrong (every
 	// stored array's first element is changed after the launch).
 	Corrupt func(f *ir.Func) bool
-	// Prepared counts Prepare calls; Launches the kernel runs.
-	Prepared, Launches int
+	// Prepared counts Prepare calls; Launches the kernel runs; Cold the
+	// launches timed with TimeCold.
+	Prepared, Launches, Cold int
 }
 
 var _ bench.Device = (*Device)(nil)
@@ -53,18 +54,22 @@ func (d *Device) Target() (*lower.Target, error) {
 	return lower.LookupTarget(name)
 }
 
-func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg) (bench.Prepared, error) {
-	if _, err := k.Bind(args, [3]int{}); err != nil {
+func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (bench.Prepared, error) {
+	b, err := k.Bind(args, grid)
+	if err != nil {
 		return nil, err
 	}
 	d.Prepared++
-	return &prepared{d: d, k: k, args: args}, nil
+	// The specialization of a generic kernel, so that MS and Corrupt see
+	// the kernel that runs.
+	return &prepared{d: d, k: b.Kernel, args: args, grid: grid}, nil
 }
 
 type prepared struct {
 	d    *Device
 	k    *runtime.Kernel
 	args []runtime.Arg
+	grid [3]int
 	free bool
 }
 
@@ -73,7 +78,7 @@ func (p *prepared) Run() error {
 		return errors.New("benchtest: Run after Free")
 	}
 	p.d.Launches++
-	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{}); err != nil {
+	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{Grid: p.grid}); err != nil {
 		return err
 	}
 	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
@@ -95,6 +100,16 @@ func (p *prepared) Times(warmup, iters int) ([]float64, error) {
 		out[i] = ms * (1 + 0.01*float64(i%3-1))
 	}
 	return out, nil
+}
+
+// TimeCold runs the kernel (a host function's next launch may read what it
+// stored) and returns MS exactly, whatever the host took around it.
+func (p *prepared) TimeCold() (float64, error) {
+	if err := p.Run(); err != nil {
+		return 0, err
+	}
+	p.d.Cold++
+	return p.d.MS(p.k.Func), nil
 }
 
 func (p *prepared) Free() error { p.free = true; return nil }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/bench/benchtest"
+)
+
+// withFakeDevice makes tilec bench time on dev while the test runs.
+func withFakeDevice(t *testing.T, dev bench.Device) {
+	t.Helper()
+	saved := openBenchDevice
+	openBenchDevice = func(*lower.Target) (bench.Device, error) { return dev, nil }
+	t.Cleanup(func() { openBenchDevice = saved })
+}
+
+// tilec bench --entry on the fake device: the host function's flags as
+// tilec run --entry takes them, a sweep of its signatures' dims, the table
+// with each row's launches, and the JSON report with them.
+func TestBenchEntry(t *testing.T) {
+	dev := &benchtest.Device{MS: func(f *ir.Func) float64 {
+		if f.Name == "softmax_loop_kernel" {
+			return 0.010
+		}
+		return 0.002
+	}}
+	withFakeDevice(t, dev)
+	var stdout, stderr bytes.Buffer
+	err := cmdBench([]string{"../../examples/cutile/softmax.py", "--entry", "softmax", "--arg", "X=f16[M,N]",
+		"--shape", "M=37,64", "--shape", "N=300", "--scalar", "max_tile=256", "--warmup", "1", "--iters", "20"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"softmax (../../examples/cutile/softmax.py), host function, on NVIDIA H100 80GB HBM3, sm_90; median of 20 repetitions after 1 warm-up\n",
+		"\n     37     300     0.0100      6.7    0% ok (max rel err ", // X read twice, Y written: 3*37*300*2 bytes
+		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (37, 1, 1): 0.0100 ms\n",
+		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (64, 1, 1): 0.0100 ms\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if dev.Cold != 2*21 {
+		t.Errorf("%d launches timed, want 42", dev.Cold)
+	}
+
+	// --json: the report alone on stdout, the launches in each row.
+	stdout.Reset()
+	err = cmdBench([]string{"../../examples/cutile/split_k_matmul.py", "--entry", "split_k_matmul",
+		"--arg", "A=f32[M,K]", "--arg", "B=f32[K,N]", "--shape", "M=64,N=64,K=256",
+		"--scalar", "split=2", "--scalar", "tm=32", "--scalar", "tn=32", "--scalar", "tk=32", "--json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	if !rep.Entry || rep.Kernel != "split_k_matmul" || rep.Metric != "tflops" || rep.MMADType != "tf32" || len(rep.Rows) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	r := rep.Rows[0]
+	if len(r.Launches) != 2 || r.Launches[0].Kernel != "partial_kernel" || r.Launches[1].Kernel != "reduce_kernel" ||
+		r.MS != 0.004 || r.FLOPs != 2*64*64*256 || r.Dims["K"] != 256 {
+		t.Errorf("row %+v", r)
+	}
+}
+
+// Mistakes in the flags of bench --entry are reported before any device
+// is opened.
+func TestBenchEntryErrors(t *testing.T) {
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 {
+		t.Error("a launch was timed")
+		return 1
+	}})
+	softmax := "../../examples/cutile/softmax.py"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{softmax, "--entry", "nope", "--arg", "X=f32[M,N]"},
+			"../../examples/cutile/softmax.py: no host function named nope (it has bench_softmax, next_power_of_2, softmax)"},
+		{[]string{softmax, "--entry", "softmax_row_kernel"},
+			"softmax_row_kernel is a kernel: the entry is the host function that launches it"},
+		{[]string{softmax, "--entry", "softmax"},
+			"softmax needs a value for X: give a tensor's signature (--arg X=f16[M,K])"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--shape", "K=4"},
+			"--shape K: no --arg signature of softmax has a dim K (their dims: M, N)"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--arg", "Y=f32[M,N]"},
+			"--arg Y: softmax has no parameter Y"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--scalar", "tile=4"},
+			"--scalar tile: softmax has no parameter tile"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--grid", "4"},
+			"--entry and --grid: the host function gives each launch its grid"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "-D", "tm=4"},
+			"--entry and -D: the host function passes the constants to ct.launch"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--kernel", "softmax_row_kernel"},
+			"--entry and --kernel"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32[M,N]", "--shape", "M=1,2,N=1,2,3"},
+			"dims swept together need as many values each"},
+		{[]string{softmax, "--entry", "softmax", "--arg", "X=f32", "--shape", "M=4"},
+			"--arg X=f32: the entry's scalar parameters take --scalar X=VALUE"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := cmdBench(c.args, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package bench_test
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/host"
+)
+
+func loadProgram(t *testing.T, path string, src []byte) *host.Program {
+	t.Helper()
+	if src == nil {
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, err := lang.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := host.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// randArgs returns an EntryConfig.Args that makes random arrays of dtype
+// dt with the given shapes (dim names) and adds the scalars.
+func randArgs(dt ir.DType, shapes map[string][]string, scalars map[string]any) func(map[string]int64, uint64) (map[string]any, error) {
+	return func(dims map[string]int64, seed uint64) (map[string]any, error) {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		args := map[string]any{}
+		for name, ds := range shapes {
+			shape := make([]int, len(ds))
+			for i, d := range ds {
+				shape[i] = int(dims[d])
+			}
+			x := runtime.NewTensor(dt, shape...)
+			x.FillRandNormal(rng)
+			args[name] = x
+		}
+		for name, v := range scalars {
+			args[name] = v
+		}
+		return args, nil
+	}
+}
+
+// softmax.py's host function over two shapes: its one launch checked
+// against the interpreter, then timed. The time is the device's kernel
+// time alone: the fake device's 4 µs per launch, exactly, though running
+// the host code, the uploads and the interpreter took far longer.
+func TestRunEntrySoftmax(t *testing.T) {
+	sw, err := bench.ParseSweep([]string{"M=37,64", "N=300"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &benchtest.Device{MS: func(f *ir.Func) float64 {
+		if f.Name != "softmax_row_kernel" {
+			t.Errorf("launched %s", f.Name)
+		}
+		return 0.004
+	}}
+	var table bytes.Buffer
+	var rep *bench.Report
+	cfg := &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/cutile/softmax.py", nil), Entry: "softmax", File: "softmax.py",
+		Dims: []string{"M", "N"}, Sweep: sw, Warmup: 2, Iters: 20, Check: true,
+		Args:  randArgs(ir.F32, map[string][]string{"X": {"M", "N"}}, nil),
+		Start: func(r *bench.Report) { rep = r; bench.WriteHeader(&table, r) },
+		Row: func(r bench.Row) {
+			if rep == nil {
+				t.Fatal("a row before Start")
+			}
+			bench.WriteRow(&table, rep, r)
+		},
+	}
+	got, err := bench.RunEntry(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != rep || !got.Entry || got.Kernel != "softmax" || got.Metric != "gbs" || len(got.Rows) != 2 {
+		t.Fatalf("report %+v", got)
+	}
+	if dev.Cold != 2*(2+20) {
+		t.Errorf("%d launches timed, want 44 (22 repetitions at 2 shapes)", dev.Cold)
+	}
+	r := got.Rows[0]
+	bytesMoved := 2 * 37 * 300 * 4.0 // X read, Y written
+	if r.MS != 0.004 || r.Bytes != bytesMoved || r.GBs != bytesMoved/0.004e-3/1e9 || r.PeakGBs != r.GBs/3350 {
+		t.Errorf("row %+v", r)
+	}
+	if len(r.Launches) != 1 || r.Launches[0] != (bench.LaunchRow{Kernel: "softmax_row_kernel", Consts: "tm=16 TILE_N=512",
+		Grid: [3]int{3, 1, 1}, MS: 0.004, Bytes: bytesMoved, Check: r.Check}) || r.Grid != [3]int{3, 1, 1} {
+		t.Errorf("launches %+v", r.Launches)
+	}
+	if !strings.HasPrefix(r.Check, "ok (max rel err ") {
+		t.Errorf("check %q", r.Check)
+	}
+	tableHas(t, table.String(),
+		"softmax (softmax.py), host function, on NVIDIA H100 80GB HBM3, sm_90; median of 20 repetitions after 2 warm-up",
+		"      M       N   tilec ms     GB/s %peak check",
+		"     37     300     0.0040     22.2    1% ok (max rel err ",
+		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (3, 1, 1): 0.0040 ms",
+		"     64     300     0.0040",
+		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (4, 1, 1): 0.0040 ms")
+	var svg bytes.Buffer
+	if err := bench.WritePlot(&svg, got, "svg"); err != nil || !strings.Contains(svg.String(), "softmax (host function) on NVIDIA H100") {
+		t.Errorf("plot: %v", err)
+	}
+}
+
+// split_k_matmul.py's two launches: the work is the sum over them, the
+// time the median over repetitions of their sum, each launch's own median
+// beside it.
+func TestRunEntrySplitK(t *testing.T) {
+	sw, _ := bench.ParseSweep([]string{"M=64,N=64,K=256"}, "", nil, false)
+	calls := 0
+	dev := &benchtest.Device{MS: func(f *ir.Func) float64 {
+		switch f.Name {
+		case "partial_kernel":
+			// Every third repetition is slow: a median, not a mean.
+			if calls++; calls%3 == 0 {
+				return 1
+			}
+			return 0.010
+		case "reduce_kernel":
+			return 0.003
+		}
+		t.Errorf("launched %s", f.Name)
+		return 0
+	}}
+	cfg := &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/cutile/split_k_matmul.py", nil), Entry: "split_k_matmul",
+		Dims: []string{"M", "K", "N"}, Sweep: sw, Warmup: 1, Iters: 20, Check: true,
+		Args: randArgs(ir.F16, map[string][]string{"A": {"M", "K"}, "B": {"K", "N"}},
+			map[string]any{"split": int64(2), "tm": int64(32), "tn": int64(32), "tk": int64(32)}),
+	}
+	rep, err := bench.RunEntry(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Metric != "tflops" || rep.MMADType != "f16" {
+		t.Errorf("metric %s %s", rep.Metric, rep.MMADType)
+	}
+	r := rep.Rows[0]
+	if len(r.Launches) != 2 || r.Launches[0].Kernel != "partial_kernel" || r.Launches[1].Kernel != "reduce_kernel" {
+		t.Fatalf("launches %+v", r.Launches)
+	}
+	p, red := r.Launches[0], r.Launches[1]
+	if p.Consts != "tm=32 tn=32 tk=32 SPLIT=2" || p.Grid != [3]int{4, 2, 1} || red.Grid != [3]int{2, 1, 1} {
+		t.Errorf("launches %+v", r.Launches)
+	}
+	// partial: A read once per column of tiles, B once per row of tiles
+	// (2 each), W (2, 64, 64) f32 written; reduce: W read, C written.
+	a, b, w, c := 64*256*2.0, 256*64*2.0, 2*64*64*4.0, 64*64*2.0
+	if p.Bytes != 2*a+2*b+w || red.Bytes != w+c || r.Bytes != p.Bytes+red.Bytes {
+		t.Errorf("bytes: partial %g, reduce %g, row %g", p.Bytes, red.Bytes, r.Bytes)
+	}
+	if flops := 2 * 64 * 64 * 256.0; p.FLOPs != flops || red.FLOPs != 0 || r.FLOPs != flops || r.TFLOPS != flops/(r.MS*1e-3)/1e12 {
+		t.Errorf("flops: partial %g, reduce %g, row %g (%g TFLOP/s)", p.FLOPs, red.FLOPs, r.FLOPs, r.TFLOPS)
+	}
+	if math.Abs(r.MS-0.013) > 1e-12 || p.MS != 0.010 || red.MS != 0.003 {
+		t.Errorf("ms %g (partial %g, reduce %g), want 0.013 (0.010 + 0.003)", r.MS, p.MS, red.MS)
+	}
+	if !strings.HasPrefix(r.Check, "ok (2 launches, max rel err ") || !strings.HasPrefix(red.Check, "ok (") {
+		t.Errorf("check %q, %q", r.Check, red.Check)
+	}
+}
+
+// A launch whose device result is wrong stops the benchmark before
+// anything is timed, and says which launch.
+func TestRunEntryWrongResult(t *testing.T) {
+	sw, _ := bench.ParseSweep([]string{"M=64,N=64,K=256"}, "", nil, false)
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 1 },
+		Corrupt: func(f *ir.Func) bool { return f.Name == "reduce_kernel" }}
+	_, err := bench.RunEntry(dev, &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/cutile/split_k_matmul.py", nil), Entry: "split_k_matmul",
+		Dims: []string{"M", "K", "N"}, Sweep: sw, Warmup: 1, Iters: 20, Check: true,
+		Args: randArgs(ir.F16, map[string][]string{"A": {"M", "K"}, "B": {"K", "N"}},
+			map[string]any{"split": int64(2), "tm": int64(32), "tn": int64(32), "tk": int64(32)}),
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "64x256x64: ../../examples/cutile/split_k_matmul.py:90:5: ct.launch of reduce_kernel: wrong result, not timed") {
+		t.Errorf("err = %v", err)
+	}
+	if dev.Cold != 0 {
+		t.Errorf("%d launches timed after a wrong result", dev.Cold)
+	}
+}
+
+const hostOnly = `import cuda.tile as ct
+import torch
+
+@ct.kernel
+def fill(Y, BLOCK: ct.Constant[int]):
+    ct.store(Y, index=(ct.bid(0),), tile=ct.full((BLOCK,), 1.0, dtype=Y.dtype))
+
+def nothing(X):
+    return X.shape[0]
+
+def no_blocks(X):
+    ct.launch(torch.cuda.current_stream(), (X.shape[0] // 2000,), fill, (X, 256))
+`
+
+// Host functions that launch nothing, or fail at their launch, are errors
+// of the shape they happened at.
+func TestRunEntryErrors(t *testing.T) {
+	sw, _ := bench.ParseSweep([]string{"N=1000"}, "", nil, false)
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 1 }}
+	prog := loadProgram(t, "host.py", []byte(hostOnly))
+	for entry, want := range map[string]string{
+		"nothing":   "N=1000: nothing launched no kernel: nothing to time",
+		"no_blocks": "N=1000: host.py:12:44: ct.launch: grid axis x is 0: a launch needs at least one block on every axis",
+		"missing":   "N=1000: host.py: no host function named missing (it has no_blocks, nothing)",
+	} {
+		_, err := bench.RunEntry(dev, &bench.EntryConfig{Program: prog, Entry: entry, Dims: []string{"N"}, Sweep: sw,
+			Warmup: 1, Iters: 20, Check: true, Args: randArgs(ir.F32, map[string][]string{"X": {"N"}}, nil)})
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %s...", entry, err, want)
+		}
+	}
+	// Without dims, one point and no label.
+	_, err := bench.RunEntry(dev, &bench.EntryConfig{Program: prog, Entry: "nothing", Sweep: &bench.Sweep{Points: []map[string]int64{{}}},
+		Warmup: 1, Iters: 20, Args: func(map[string]int64, uint64) (map[string]any, error) {
+			return map[string]any{"X": runtime.NewTensor(ir.F32, 4)}, nil
+		}})
+	if err == nil || err.Error() != "nothing launched no kernel: nothing to time" {
+		t.Errorf("err = %v", err)
+	}
+}
