@@ -252,6 +252,9 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 	if err != nil {
 		return err
 	}
+	if nwarps == 0 {
+		nwarps = elementwiseWarps(f)
+	}
 	if !warpgroups {
 		// the mma.sync grids above
 	} else if lp, _ := findWGMMALoop(f, t); lp != nil && len(accs) == 1 {
@@ -267,6 +270,29 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 		}
 		nwarps = al.tq / 16
 	}
+
+	// The narrowest element of a global load or store in each class: the
+	// vector width of a blocked layout is chosen for it.
+	accessBytes := map[*ir.Value]int{}
+	f.Body.Walk(func(in *ir.Instr) {
+		var v *ir.Value
+		switch in.Op {
+		case ir.OpLoad:
+			v = in.Result()
+		case ir.OpStore:
+			v = in.Args[len(in.Args)-1]
+		default:
+			return
+		}
+		at, ok := in.Args[0].Type.(*ir.Array)
+		if !ok || !isTile(v) || at.DType == ir.Bool {
+			return
+		}
+		r := u.find(v)
+		if b, seen := accessBytes[r]; !seen || at.DType.Bytes() < b {
+			accessBytes[r] = at.DType.Bytes()
+		}
+	})
 
 	// Layout per class root.
 	layouts := map[*ir.Value]*Layout{}
@@ -335,6 +361,11 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 		s := pick.Type.(*ir.Tile).Shape
 		n := pick.Type.(*ir.Tile).NumElements()
 		vec := 4
+		if b, ok := accessBytes[u.find(pick)]; ok && b < 4 {
+			// 16 bytes a thread per global access: 8 elements of a
+			// 16-bit array (ptxgen packs them in pairs), as 4 of f32.
+			vec = 8
+		}
 		for vec > 1 && (n < vec*32*nwarps || len(s) == 0 || s[len(s)-1]%vec != 0) {
 			vec /= 2
 		}

@@ -96,7 +96,7 @@ def big(X: ct.Array[ct.float32, (N,)], tile: ct.Constant[int] = 1048576):
     ct.store(X, index=(ct.bid(0),), tile=ct.load(X, index=(ct.bid(0),), shape=(tile,)) + 1.0)
 `
 	_, err := lower.Lower(buildSource(t, "big.tile", src, nil), lower.MustTarget("sm_80"))
-	want := "tile<1048576xf32> needs 8192 registers per thread (at most 512); use smaller tiles"
+	want := "tile<1048576xf32> needs 2048 registers per thread (at most 512); use smaller tiles"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
 	}

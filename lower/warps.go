@@ -52,7 +52,7 @@ type accumulator struct {
 func chooseMMAGrids(t *Target, accs []accumulator) (map[*ir.Value][2]int, int, error) {
 	grids := map[*ir.Value][2]int{}
 	if len(accs) == 0 {
-		return grids, 4, nil
+		return grids, 0, nil // elementwiseWarps decides
 	}
 	if len(accs) == 1 {
 		a := accs[0]
@@ -98,4 +98,29 @@ func chooseMMAGrids(t *Target, accs []accumulator) (map[*ir.Value][2]int, int, e
 		grids[a.root] = [2]int{wm, w / wm}
 	}
 	return grids, w, nil
+}
+
+// Warps of a kernel without mma (elementwiseWarps): enough that each
+// thread holds about elemsPerThread elements of the kernel's largest tile,
+// between 4 and 16. A row kernel that keeps an 8192-element row in one
+// tile then has 16 warps of 16 elements each (two 16-byte accesses of a
+// 16-bit row per thread) instead of 4 of 64: a quarter of the registers,
+// so that blocks overlap their loads, as Triton's softmax tutorial picks
+// 8 or 16 warps for rows of 2048 to 8192.
+const elemsPerThread = 16
+
+func elementwiseWarps(f *ir.Func) int {
+	largest := 0
+	f.Body.Walk(func(in *ir.Instr) {
+		for _, r := range in.Results {
+			if t, ok := r.Type.(*ir.Tile); ok {
+				largest = max(largest, t.NumElements())
+			}
+		}
+	})
+	w := 4
+	for w < 16 && largest >= 2*w*32*elemsPerThread {
+		w *= 2
+	}
+	return w
 }

@@ -272,8 +272,11 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 		}
 		if vec > 1 {
 			pv := and(elemPred(vec-1), aligned)
-			vs := fmt.Sprintf(".v%d", vec)
-			if store {
+			if vec > 4 {
+				// PTX vectors have at most 4 elements: 8 16-bit elements
+				// go as 4 b32 registers of pairs.
+				e.packedAccess(store, pv, addr, el)
+			} else if vs := fmt.Sprintf(".v%d", vec); store {
 				e.emitIf(pv, false, "st.global"+vs+"."+bt, Addr{Base: addr}, ops)
 			} else {
 				e.emitIf(pv, false, "ld.global"+vs+"."+bt, ops, Addr{Base: addr})
@@ -323,5 +326,31 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 	}
 	if !store {
 		e.vals[tv] = &value{regs: regs, lay: lay}
+	}
+}
+
+// packedAccess loads or stores the 16-bit registers el (8 of them: 16
+// bytes) at addr where p holds, as ld/st.global.v4.b32 of pairs. A load
+// leaves el as they were where p does not hold (the pad values the caller
+// put there), so that the element-wise fallback can fill them.
+func (e *emitter) packedAccess(store bool, p Reg, addr Reg, el []Reg) {
+	if len(el) != 8 || el[0].Class != B16 {
+		e.fail("internal: packed access of %d registers of class %v", len(el), el[0].Class)
+	}
+	// Packed from el for a load too: where p does not hold, the unpacking
+	// below gives el back unchanged.
+	words := make(Vec, 4)
+	for i := range words {
+		w := e.newReg(B32)
+		e.emit("mov.b32", w, Vec{el[2*i], el[2*i+1]})
+		words[i] = w
+	}
+	if store {
+		e.emitIf(p, false, "st.global.v4.b32", Addr{Base: addr}, words)
+		return
+	}
+	e.emitIf(p, false, "ld.global.v4.b32", words, Addr{Base: addr})
+	for i, w := range words {
+		e.emit("mov.b32", Vec{el[2*i], el[2*i+1]}, w)
 	}
 }

@@ -172,6 +172,35 @@ func TestElementwisePatterns(t *testing.T) {
 	}
 }
 
+// TestRowTilePatterns: a kernel keeping 8192-element rows of a 16-bit
+// array in one tile runs on 16 warps (lower's elementwiseWarps) and
+// moves each thread's 8 consecutive elements with one 16-byte access,
+// packed in pairs (no .v8 of b16 exists in PTX).
+func TestRowTilePatterns(t *testing.T) {
+	_, g, k := compileExample(t, "softmax.tile", map[string]string{"T": "f16", "tm": "1", "tn": "8192"}, lower.MustTarget("sm_80"))
+	if n := lower.NumWarps(g); n != 16 {
+		t.Errorf("softmax tm=1 tn=8192: %d warps, want 16", n)
+	}
+	if k.Block != [3]int{512, 1, 1} {
+		t.Errorf("block %v, want 512 threads", k.Block)
+	}
+	for _, want := range []string{`@%p\d+ ld\.global\.v4\.b32 \{%r\d+, %r\d+, %r\d+, %r\d+\}`, `mov\.b32 \{%h\d+, %h\d+\}, %r\d+;`,
+		`@%p\d+ st\.global\.v4\.b32 \[%rd\d+\], \{%r\d+, %r\d+, %r\d+, %r\d+\}`, `mov\.b32 %r\d+, \{%h\d+, %h\d+\};`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("softmax f16: no %s", want)
+		}
+	}
+	for _, bad := range []string{`\.v8\.`, `ld\.global\.v4\.b16`, `ld\.local`} {
+		if count(k.PTX, bad) != 0 {
+			t.Errorf("softmax f16: %s present", bad)
+		}
+	}
+	// Small tiles keep 4 warps.
+	if _, g, _ := compileExample(t, "softmax.tile", map[string]string{"T": "f16"}, lower.MustTarget("sm_80")); lower.NumWarps(g) != 4 {
+		t.Errorf("softmax 16x64: %d warps, want 4", lower.NumWarps(g))
+	}
+}
+
 // TestGolden compares the PTX of small examples with testdata/<name>.txtar
 // (go test ./ptxgen -update rewrites them).
 func TestGolden(t *testing.T) {
