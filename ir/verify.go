@@ -836,9 +836,10 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		dst := a[len(a)-3]
 		t, ok := dst.Type.(*Tile)
-		// A 3-D array's copy is one matrix: its first index picks it.
-		if !ok || t.DType != arr.DType || t.Rank() != 2 || (arr.Rank != 2 && arr.Rank != 3) {
-			return fmt.Sprintf("destination %v has type %v, want a 2-D %v tile of a 2-D or 3-D array", dst, dst.Type, arr.DType)
+		// A 3-D or 4-D array's copy is one matrix: the indices before the
+		// last two pick it.
+		if !ok || t.DType != arr.DType || t.Rank() != 2 || arr.Rank < 2 || arr.Rank > 4 {
+			return fmt.Sprintf("destination %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", dst, dst.Type, arr.DType)
 		}
 		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
 			return fmt.Sprintf("destination %v is not a smem_slot", dst)

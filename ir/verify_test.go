@@ -249,3 +249,35 @@ func TestVerifyRejectsStructure(t *testing.T) {
 		t.Error("Verify(nil) succeeded")
 	}
 }
+
+// TestVerifyTMALoadRanks: a TMA copy writes one matrix, of a 2-D array or
+// picked from a 3-D or 4-D one by its leading indices ((B, H, S, D)
+// attention arrays); a 5-D array has no tensor map.
+func TestVerifyTMALoadRanks(t *testing.T) {
+	for _, tc := range []struct {
+		dims, idx string
+		ok        bool
+	}{
+		{"?x?", "%1, %1", true},
+		{"?x?x?", "%1, %1, %1", true},
+		{"?x?x?x?", "%1, %1, %1, %1", true},
+		{"?x?x?x?x?", "%1, %1, %1, %1, %1", false},
+	} {
+		text := "kernel @k(%0 A: array<" + tc.dims + "xf16>, %1 n: i32) {\n" +
+			"%2 = smem_alloc {layout=smem, row_bytes=128, slab_bytes=8192, smem=0, stage_bytes=8192, stages=2} : tile<64x64xf16>\n" +
+			"%3 = mbar_alloc {count=1, smem=16384, stages=2} : i32\n" +
+			"%4 = smem_slot %2, %1 {layout=smem} : tile<64x64xf16>\n" +
+			"tma_load %0[" + tc.idx + "], %4, %3, %1\nreturn\n}\n"
+		f, err := ParseFunc(text)
+		if err != nil {
+			t.Fatalf("Parse: %v\n%s", err, text)
+		}
+		err = Verify(f)
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("array<%sxf16>: %v", tc.dims, err)
+		case !tc.ok && (err == nil || !strings.Contains(err.Error(), "want a 2-D f16 tile of a 2-D, 3-D or 4-D array")):
+			t.Errorf("array<%sxf16>: error %v, want the destination's", tc.dims, err)
+		}
+	}
+}

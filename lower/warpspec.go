@@ -71,7 +71,8 @@ type wgmmaLoop struct {
 	// (N, K), K contiguous (matmul_bt); nil when B is loaded (K, N).
 	permB *ir.Instr
 	// views are the reshapes of batched loads (a (1, R, C) tile of a 3-D
-	// array seen as (R, C)) between the loads and the mma.
+	// array, or (1, 1, R, C) of a 4-D one, seen as (R, C)) between the
+	// loads and the mma.
 	views   []*ir.Instr
 	m, n, k int
 	// store is the store after the loop that goes out through shared
@@ -194,8 +195,11 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 
 // tmaOperand returns the load in block where that an mma operand v comes
 // from when TMA can copy it: a zero-padded load (allow_tma not False) of a
-// 2-D f16/bf16 array with no other use, or one matrix of a 3-D array (a
-// (1, R, C) tile reshaped to (R, C): view is that reshape).
+// 2-D f16/bf16 array with no other use, or one matrix of a 3-D or 4-D
+// array (a (1, R, C) or (1, 1, R, C) tile reshaped to (R, C): view is that
+// reshape). The leading indices of such a load pick the matrix (a batch,
+// or a batch and a head of (B, H, S, D) attention arrays): they are
+// coordinates of boxes one element deep in the array's tensor map.
 func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (ld, view *ir.Instr) {
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	d := v.Def
@@ -212,6 +216,7 @@ func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (l
 	switch s := d.Result().Type.(*ir.Tile).Shape; {
 	case at.Rank == 2 && view == nil:
 	case at.Rank == 3 && view != nil && s[0] == 1:
+	case at.Rank == 4 && view != nil && s[0] == 1 && s[1] == 1:
 	default:
 		return nil, nil
 	}
@@ -461,11 +466,12 @@ func dependsOnBid(vals []*ir.Value) bool {
 func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * 128 }
 
 // tile2D is the shared tile of an operand load: its result, or for a
-// batched load of shape (1, R, C) the (R, C) matrix.
+// load of one matrix of a 3-D or 4-D array, shape (1, R, C) or (1, 1, R,
+// C), the (R, C) matrix.
 func tile2D(ld *ir.Instr) *ir.Tile {
 	t := ld.Result().Type.(*ir.Tile)
-	if t.Rank() == 3 {
-		return ir.TileOf(t.DType, t.Shape[1], t.Shape[2])
+	if r := t.Rank(); r > 2 {
+		return ir.TileOf(t.DType, t.Shape[r-2], t.Shape[r-1])
 	}
 	return t
 }

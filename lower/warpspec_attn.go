@@ -38,7 +38,8 @@ type attnLoop struct {
 	tq, tkv, d int
 	store      *ir.Instr // the store of O, through TMA when it qualifies
 	// views are the reshapes of (1, R, C) loads of 3-D arrays (one head of
-	// (H, S, D) arrays) to the (R, C) tiles the mmas take.
+	// (H, S, D) arrays) or (1, 1, R, C) loads of 4-D ones (one batch and
+	// head of (B, H, S, D) arrays) to the (R, C) tiles the mmas take.
 	views []*ir.Instr
 }
 
@@ -48,7 +49,8 @@ type attnLoop struct {
 // (tq, D) load made before the loop by the transpose of a (tkv, D) load in
 // the loop into a zero tile; the second multiplies a register tile
 // computed in the loop by a (tkv, D) load in the loop into a value of the
-// loop; loads of 2-D f16/bf16 arrays; tq 64 or 128, D a multiple of 64 up
+// loop; loads of 2-D f16/bf16 arrays, or of one matrix of 3-D or 4-D
+// ones (tmaOperand); tq 64 or 128, D a multiple of 64 up
 // to 256, tkv a multiple of 16 up to 256; nothing else in the loop that
 // reads memory, writes it or synchronizes the block; before and after the
 // loop, element-wise and scalar code, loads and stores.

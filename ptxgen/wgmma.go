@@ -225,9 +225,10 @@ func (e *emitter) emitGridSize(in *ir.Instr) {
 }
 
 // tmaCopy is what the TMA copies of a tma_load or tma_load_pair share:
-// the array, the tile's indices (row, column; the matrix of a 3-D array
-// goes in batch, the third coordinate of its map), the destination, its
-// shape and slab size, and the barrier the copies complete on.
+// the array, the tile's indices (row, column; the indices that pick the
+// matrix of a 3-D or 4-D array go in batch, the map's outer coordinates,
+// innermost first), the destination, its shape and slab size, and the
+// barrier the copies complete on.
 type tmaCopy struct {
 	arr        *ir.Value
 	idx        []*ir.Value
@@ -247,16 +248,19 @@ func (e *emitter) tmaCopyOf(in *ir.Instr, extra int) *tmaCopy {
 	tt := in.Args[n-3].Type.(*ir.Tile)
 	c.rows, c.cols = tt.Shape[0], tt.Shape[1]
 	c.slab = c.dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	if (len(c.idx) != 2 && len(c.idx) != 3) || c.slab == 0 {
+	if len(c.idx) < 2 || len(c.idx) > 4 || c.slab == 0 {
 		e.fail("internal: %s with %d indices into a ring without slabs", in.Op, len(c.idx))
 	}
 	c.bar = e.mbarAddr(in.Args[n-2], in.Args[n-1])
-	dim := "2d"
-	if len(c.idx) == 3 {
-		c.batch, dim = ", "+e.vals[c.idx[0]].reg.ptx(), "3d"
-		c.idx = c.idx[1:]
+	// The map's boxes are one element deep along the outer axes, so their
+	// tile indices are element coordinates: (b, h, row, col) of a 4-D
+	// array is {col, row, h, b}.
+	rank := len(c.idx)
+	for i := rank - 3; i >= 0; i-- {
+		c.batch += ", " + e.vals[c.idx[i]].reg.ptx()
 	}
-	c.op = "cp.async.bulk.tensor." + dim + ".shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+	c.idx = c.idx[rank-2:]
+	c.op = fmt.Sprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes", rank)
 	return c
 }
 

@@ -406,8 +406,8 @@ func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 				return fmt.Errorf("param slot %d (scalar) names %s, which is not a scalar", i, p.Name)
 			}
 		case ptxgen.SlotTensorMap:
-			if a, ok := p.Type.(*ir.Array); !ok || (a.Rank != 2 && a.Rank != 3) || pk.Variant != ptxgen.VariantFast {
-				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D or 3-D array of a fast variant", i, p.Name)
+			if a, ok := p.Type.(*ir.Array); !ok || a.Rank < 2 || a.Rank > 4 || pk.Variant != ptxgen.VariantFast {
+				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D, 3-D or 4-D array of a fast variant", i, p.Name)
 			}
 		case ptxgen.SlotGrid:
 			if s.Axis < 0 || s.Axis > 2 || !pk.Persistent {
@@ -639,9 +639,11 @@ func scalarParam(d ir.DType, v any) (any, error) {
 
 // tensorMap encodes the TMA descriptor of a row-major 2-D array for boxes
 // of box[0] columns by box[1] rows, 128-byte swizzled, zero-filled out of
-// bounds (PTX.md 3.5). The fast variant that takes it is launched only when
-// the array is Aligned16 (16-byte base and row stride, unit last stride),
-// which is what TMA needs.
+// bounds (PTX.md 3.5). A 3-D or 4-D array's map has boxes one element deep
+// along its outer axes (the copies take one matrix: a batch, or a batch
+// and a head of (B, H, S, D) attention arrays). The fast variant that takes
+// it is launched only when the array is Aligned16 (16-byte base and row
+// stride, unit last stride), which is what TMA needs.
 func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
 	var dt cudadrv.TensorMapDataType
 	switch t.DType {
@@ -652,24 +654,9 @@ func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.
 	default:
 		return cudadrv.TensorMap{}, fmt.Errorf("no TMA data type for %s", t.DType)
 	}
-	r := len(t.Shape)
-	if (r != 2 && r != 3) || t.Strides[r-1] != 1 {
-		return cudadrv.TensorMap{}, fmt.Errorf("shape %v strides %v is not a row-major 2-D or 3-D array", t.Shape, t.Strides)
-	}
-	// TMA wants every extent at least 1 and every stride at least the
-	// extent below it; an empty array is never read (its loops run no
-	// iteration) but still needs a valid map. Dimension 0 is the innermost.
-	dims := make([]uint64, r)
-	strides := make([]uint64, r-1)
-	boxes := []uint32{uint32(box[0]), uint32(box[1]), 1}[:r]
-	below := 1
-	for i := 0; i < r; i++ {
-		ax := r - 1 - i
-		dims[i] = uint64(max(t.Shape[ax], 1))
-		if i > 0 {
-			strides[i-1] = uint64(max(t.Strides[ax], below) * t.DType.Bytes())
-		}
-		below = max(t.Strides[ax], below) * int(dims[i])
+	dims, strides, boxes, err := tensorMapGeometry(t, box)
+	if err != nil {
+		return cudadrv.TensorMap{}, err
 	}
 	return c.Dev.EncodeTensorMap(cudadrv.TiledTensor{
 		DataType:    dt,

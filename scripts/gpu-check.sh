@@ -15,8 +15,9 @@
 #   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
 #   bench  tilec bench examples/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
-#   hopper the sm_90a path: matmul-family cases that must take the TMA + wgmma fast variant (checked
-#          against the interpreter and for the variant named in the run's output), then
+#   hopper the sm_90a path: matmul-family and attention cases (examples/cutile/attention.py through
+#          its host function included) that must take the TMA + wgmma fast variant (checked against
+#          the interpreter, and for the persistent fast variant named in the run's output), then
 #          compute-sanitizer memcheck and racecheck on the TMA path, the general path and attention
 #   ab     tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS with this binary and
 #          TILEC_BASE alternately, AB_ROUNDS rounds: the same-call A/B of a GEMM back-end change;
@@ -39,9 +40,9 @@
 #            and not), then the tilec kernels of the same operations and shapes in the same call
 #            (tilec bench --json on the .tile GEMMs and the old row kernels; tilec bench --entry
 #            --json on examples/cutile's softmax, layernorm, rmsnorm and split_k_matmul: the kernels
-#            their host functions launch, each timed alone; tilec run --entry bench_attention
-#            --scalar reps=REFS_REPS, the median repetition after the first); the table of
-#            reference ms / tilec ms (above 1: tilec is faster) and every table in $OUT/refs.log
+#            their host functions launch, each timed alone: examples/cutile's softmax, layernorm,
+#            rmsnorm, split_k_matmul and attention); the table of reference ms / tilec ms (above 1:
+#            tilec is faster) and every table in $OUT/refs.log
 #
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
@@ -65,10 +66,10 @@
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
 #   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
 #                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: examples/mha.tile,
-#                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_REPS launches per
-#                  attn timing (default 10); REFS_GEMM_SIZES default 1024,2048,4096,8192,16384;
-#                  REFS_ROW_SIZES the rows group's M = N (default 4096,8192); REFS_ENTRY_ARGS the flags
-#                  of its and splitk's tilec bench --entry (default "--warmup 3 --iters 20")
+#                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_GEMM_SIZES
+#                  default 1024,2048,4096,8192,16384; REFS_ROW_SIZES the rows group's M = N (default
+#                  4096,8192); REFS_ENTRY_ARGS the flags of the tilec bench --entry runs (rows, splitk,
+#                  attn; default "--warmup 3 --iters 20")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
 #   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
@@ -97,7 +98,6 @@ BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
 REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa}"
 REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk}"
-REFS_REPS="${REFS_REPS:-10}"
 REFS_ROW_SIZES="${REFS_ROW_SIZES:-4096,8192}"
 REFS_ENTRY_ARGS="${REFS_ENTRY_ARGS:---warmup 3 --iters 20}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
@@ -517,6 +517,14 @@ for T in f16 bf16; do
 	hopper_cases+=("tma_mha_${T}_S1000|examples/mha.tile|-D T=$T --shape BH=3,S=1000")
 	hopper_cases+=("tma_mha_${T}_causal_S1000|examples/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
 	hopper_cases+=("tma_mha_D128_${T}_causal_S333|examples/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
+	# examples/cutile/attention.py through its host function: (B, H, S, D) arrays, 4-D tensor maps.
+	for S in 333 1000; do
+		for D in 64 128; do
+			for causal in False True; do
+				hopper_cases+=("tma_cutile_attention_D${D}_${T}_causal${causal}_S${S}|examples/cutile/attention.py|--entry attention --arg Q=$T[B,H,S,D] --arg K=$T[B,H,S,D] --arg V=$T[B,H,S,D] --scalar causal=$causal --shape B=2,H=2,S=$S,D=$D")
+			done
+		done
+	done
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
@@ -541,9 +549,10 @@ section_hopper() {
 		# shellcheck disable=SC2086
 		timeout -k 5 "$RUN_TIMEOUT" "$TILEC" run "$file" $flags --target sm_90a --backend cuda >"$log" 2>&1
 		rc=$?
-		# (host functions print their launches without the variant)
-		if [ $rc -eq 0 ] && [ "${flags#*--entry}" = "$flags" ] && ! grep -q 'sm_90a (fast variant)' "$log"; then
-			echo "expected the fast (TMA, wgmma) variant" >>"$log"
+		# Every kernel run (a host function's launches each print theirs) must be the persistent fast
+		# variant: a fast variant that is not persistent is mma.sync (warpspec did not take it).
+		if [ $rc -eq 0 ] && { ! grep -q '^compiled ' "$log" || grep '^compiled ' "$log" | grep -v -q 'sm_90a (fast variant): .*, persistent on up to'; }; then
+			echo "expected the persistent fast (TMA, wgmma) variant in every 'compiled' line" >>"$log"
 			rc=1
 		fi
 		record hopper "$name" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
@@ -734,27 +743,9 @@ refs_bench() {
 	timeout -k 5 "$tmo" "$TILEC" bench "$file" "$@" --json >"$log" 2>>"$work/refs/tilec.log"
 	rc=$?
 	[ $rc -eq 0 ] && ! python3 "$refs_py" tilec-bench "$log" --op "$op" --impl "$impl" >>"$work/refs/tilec.tsv" 2>>"$work/refs/tilec.log" && rc=1
-	record refs "$name" "$(status $rc)" $((SECONDS - t0)) "$(grep -F "$op/" "$work/refs/tilec.tsv" | grep -F "$impl" | cut -f1,3 | tr '\t\n' '= ' | cut -c1-110)"
-}
-
-# refs_entry KEY IMPL FILE FLAGS...: tilec run --entry bench_* --scalar reps=REFS_REPS on the GPU
-# (every launch checked against the interpreter), the median repetition after the first.
-refs_entry() {
-	local key=$1 impl=$2 file=$3 log t0 rc tmo
-	shift 3
-	log="$work/refs/$(echo "$key" | tr '/' '_').log"
-	tmo=$(($(left) - 10))
-	if [ "$tmo" -lt 20 ]; then
-		record refs "$key" SKIP 0 "out of time"
-		return
-	fi
-	[ "$tmo" -gt "$RUN_TIMEOUT" ] && tmo=$RUN_TIMEOUT
-	t0=$SECONDS
-	echo "\$ tilec run $file $* --scalar reps=$REFS_REPS --backend cuda" >"$log"
-	timeout -k 5 "$tmo" "$TILEC" run "$file" "$@" --scalar reps="$REFS_REPS" --backend cuda >>"$log" 2>&1
-	rc=$?
-	[ $rc -eq 0 ] && ! python3 "$refs_py" tilec-entry "$log" --key "$key" --impl "$impl" >>"$work/refs/tilec.tsv" 2>>"$log" && rc=1
-	record refs "$key" "$(status $rc)" $((SECONDS - t0)) "$(if [ $rc -eq 0 ]; then tail -1 "$work/refs/tilec.tsv" | cut -f2,3 | tr '\t' ' '; else note "$log"; fi)"
+	# The rows of op: keys under it (matmul/f16/4096), or op itself when it is a whole key (sdpa/...).
+	record refs "$name" "$(status $rc)" $((SECONDS - t0)) "$(awk -F'\t' -v op="$op" -v impl="$impl" \
+		'($1 == op || index($1, op "/") == 1) && $2 == impl {printf "%s=%s ", $1, $3}' "$work/refs/tilec.tsv" | cut -c1-110)"
 }
 
 refs_want() { case ",$REFS_TILEC," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -819,9 +810,13 @@ section_refs() {
 					# examples/mha.tile: (B*H, S, D) arrays, on sm_90a the TMA + wgmma kernel.
 					refs_want mha && refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile examples/mha.tile -D D=$D -D CAUSAL=$causal \
 						--shape BH=64,S=$S --iters 20
-					refs_want attn && refs_entry "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry bench_attention \
+					# examples/cutile/attention.py through its host function (tilec bench --entry: the
+					# launch checked against the interpreter, then timed alone, L2 cleared); on sm_90a
+					# the TMA + wgmma kernel over 4-D tensor maps.
+					# shellcheck disable=SC2086
+					refs_want attn && refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" attention.py $c/attention.py --entry attention \
 						--arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal \
-						--shape B=4,H=16,S=$S,D=$D
+						--shape B=4,H=16,S=$S,D=$D $REFS_ENTRY_ARGS
 				done
 			done
 		done

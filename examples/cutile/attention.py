@@ -7,37 +7,21 @@
 # m_i (in log2 units: scores are scaled by scale * log2(e) so that exp2
 # stands in for exp), the running sum l_i and the unnormalized output acc.
 #
-# Only the key blocks that need a mask are masked. Causal: key tiles left
-# of the query block's first row are fully visible and run unmasked; the
-# tiles that cross the diagonal run with the mask; the tiles right of the
-# block's last row are not visited at all (the loop bound depends on the
-# query block), which halves the work. Blocks are taken heaviest first
-# (the last query block has the most keys) so that the grid's tail is
-# short. Non-causal: every tile but a partial last one runs unmasked.
+# One loop over the key tiles a query block can see. Causal: the loop
+# stops at the last tile that crosses the block's diagonal, so the tiles
+# right of its last row (fully masked) are never loaded, which halves the
+# work; blocks are taken heaviest first (the last query block has the most
+# keys) so that the grid's tail is short. The mask (columns past S, and
+# above the diagonal when causal) is one select per score; it keeps the
+# loop a single loop with two mmas, which is the form the sm_90a path runs
+# as a warp-specialized kernel (TMA copies of Q, K and V from 4-D tensor
+# maps, S = Q K^T and O += P V on wgmma; docs/hopper.md).
 import cuda.tile as ct
 import torch
 import math
 
 ConstInt = ct.Constant[int]
 INV_LN2 = 1.4426950408889634
-
-
-def attend(q, K, V, b, h, j, m_i, l_i, acc, qk_scale, rows, S, tq, tkv, D, MASK, CAUSAL):
-    k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
-    v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
-    s = ct.mma(q, k.transpose(), ct.zeros((tq, tkv), dtype=ct.float32))
-    if MASK:
-        cols = j * tkv + ct.arange(tkv)
-        keep = cols[None, :] < S
-        if CAUSAL:
-            keep = keep & (cols[None, :] <= rows[:, None])
-        s = ct.where(keep, s, float("-inf"))
-    m_new = ct.maximum(m_i, s.max(axis=1, keepdims=True) * qk_scale)
-    p = ct.exp2(s * qk_scale - m_new)
-    alpha = ct.exp2(m_i - m_new)
-    l_i = l_i * alpha + p.sum(axis=1, keepdims=True)
-    acc = ct.mma(p.astype(q.dtype), v, acc * alpha)
-    return m_new, l_i, acc
 
 
 @ct.kernel
@@ -56,26 +40,34 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
     m_i = ct.full((tq, 1), float("-inf"), dtype=ct.float32)
     l_i = ct.zeros((tq, 1), dtype=ct.float32)
     acc = ct.zeros((tq, D), dtype=ct.float32)
-    kv_tiles = ct.cdiv(S, tkv)
+    end = ct.cdiv(S, tkv)
     if CAUSAL:
-        # Tiles before `full` end at or before the block's first query.
-        full = (i * tq) // tkv
-        end = min(kv_tiles, ct.cdiv((i + 1) * tq, tkv))
-    else:
-        # Every tile but a partial last one lies inside S.
-        full = S // tkv
-        end = kv_tiles
-    for j in range(full):
-        m_i, l_i, acc = attend(q, K, V, b, h, j, m_i, l_i, acc, qk_scale, rows, S, tq, tkv, D, False, CAUSAL)
-    for j in range(full, end):
-        m_i, l_i, acc = attend(q, K, V, b, h, j, m_i, l_i, acc, qk_scale, rows, S, tq, tkv, D, True, CAUSAL)
+        # Tiles from `end` on start right of the block's last query.
+        end = min(end, ct.cdiv((i + 1) * tq, tkv))
+    for j in range(end):
+        k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
+        s = ct.mma(q, k.transpose(), ct.zeros((tq, tkv), dtype=ct.float32))
+        cols = j * tkv + ct.arange(tkv)
+        keep = cols[None, :] < S
+        if CAUSAL:
+            keep = keep & (cols[None, :] <= rows[:, None])
+        s = ct.where(keep, s, float("-inf"))
+        m_new = ct.maximum(m_i, s.max(axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(s * qk_scale - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + p.sum(axis=1, keepdims=True)
+        acc = ct.mma(p.astype(q.dtype), v, acc * alpha)
+        m_i = m_new
     out = acc * (1.0 / l_i)
     ct.store(O, index=(b, h, i, 0), tile=out.astype(O.dtype).reshape((1, 1, tq, D)))
 
 
 # Tiles: tq=128 queries (8 warps of 16 rows each) and tkv=64 keys at D=64
-# and D=128; ptxas assembles both without spills (about 175 and 235
-# registers a thread). tq=64 gives 4 warps and less shared memory.
+# and D=128; ptxas 12.4 assembles both without spills (mma.sync on sm_80:
+# about 245 registers a thread at D=64 causal, 200 at D=128; sm_90a: two
+# consumer warpgroups of 64 rows and a producer, 168 registers at entry).
+# tq=64 gives 4 warps (one consumer warpgroup) and less shared memory.
 def attention(Q, K, V, causal=False, tq=128, tkv=64):
     batch, heads, s, d = Q.shape
     assert K.shape == Q.shape and V.shape == Q.shape, "Q, K and V must have one shape (B, H, S, D)"

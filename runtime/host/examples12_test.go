@@ -170,6 +170,16 @@ var examples12 = func() []exampleCase {
 		{ir.BF16, 1, 2, 130, 128, false, nil},
 		{ir.BF16, 1, 2, 130, 128, true, nil},
 		{ir.F16, 1, 2, 64, 64, true, nil},
+		// Odd S (the sizes gpu-check's hopper section runs on the wgmma
+		// path): 333 is 2 3/5 query blocks and 5 13/64 key tiles, 1000 is
+		// 7 13/16 query blocks and 15 5/8 key tiles.
+		{ir.F16, 1, 2, 333, 64, false, nil},
+		{ir.F16, 1, 2, 333, 64, true, nil},
+		{ir.BF16, 1, 2, 333, 128, false, nil},
+		{ir.BF16, 1, 2, 333, 128, true, nil},
+		{ir.BF16, 1, 1, 1000, 64, false, nil},
+		{ir.F16, 1, 1, 1000, 64, true, nil},
+		{ir.BF16, 1, 1, 1000, 128, true, nil},
 		// Other tiles: tq < tkv (the diagonal spans part of a key tile) and tq > tkv.
 		{ir.F16, 1, 2, 150, 64, true, map[string]any{"tq": int64(32), "tkv": int64(64)}},
 		{ir.F16, 1, 2, 150, 64, true, map[string]any{"tq": int64(64), "tkv": int64(16)}},

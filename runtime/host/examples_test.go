@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
@@ -273,16 +274,7 @@ func TestCuTileExamples(t *testing.T) {
 // specialized on the launch's arguments, to sm_80 PTX.
 func TestCuTileExamplesCompileSM80(t *testing.T) {
 	for i, c := range exampleCases {
-		p := loadExample(t, c.file)
-		rng := rand.New(rand.NewPCG(7, uint64(i)))
-		args := map[string]any{}
-		for _, x := range c.inputs {
-			args[x.name] = runtime.RandNormal(rng, x.dt, x.shape...)
-		}
-		for k, v := range c.scalars {
-			args[k] = v
-		}
-		_, err := p.Run(c.entry, args, Options{Launch: func(l *Launch) error {
+		err := eachLaunch(t, i, c, func(l *Launch) error {
 			k, err := l.Kernel.Specialize(l.Args)
 			if err != nil {
 				return err
@@ -293,7 +285,7 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 			// The next launch may read this one's output: fill it.
 			_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
-		}})
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,4 +309,58 @@ func loadExample(t *testing.T, file string) *Program {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestAttentionHostSM90a: the kernel that examples/cutile/attention.py's
+// host function launches, specialized on the launch's (B, H, S, D) arrays
+// and constants (tq = 64 or 128), lowers for sm_90a to the warp-specialized
+// wgmma kernel (persistent, TMA copies of 4-D maps), causal or not, at D =
+// 64 and 128; its general variant stays on mma.sync.
+func TestAttentionHostSM90a(t *testing.T) {
+	n := 0
+	for i, c := range exampleCases {
+		if c.file != "attention.py" || c.entry != "attention" || c.scalars["tq"] != nil {
+			continue
+		}
+		n++
+		err := eachLaunch(t, i, c, func(l *Launch) error {
+			k, err := l.Kernel.Specialize(l.Args)
+			if err != nil {
+				return err
+			}
+			pk, err := runtime.CompilePTX(k.Func, "sm_90a")
+			if err != nil {
+				return err
+			}
+			if !pk.Persistent || !strings.Contains(pk.PTX, "cp.async.bulk.tensor.4d") || !strings.Contains(pk.PTX, "wgmma.mma_async") {
+				t.Errorf("case %d (%s, %v): the sm_90a kernel is not the warp-specialized wgmma one (persistent %v)", i, strings.Join(l.Consts, " "), c.scalars, pk.Persistent)
+			}
+			if pk.General == nil || strings.Contains(pk.General.PTX, "wgmma") {
+				t.Errorf("case %d: no mma.sync general variant", i)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d attention cases, want at least 8", n)
+	}
+}
+
+// eachLaunch runs case i's host function on seeded random inputs with
+// launch called in place of each of its launches.
+func eachLaunch(t *testing.T, i int, c exampleCase, launch func(*Launch) error) error {
+	p := loadExample(t, c.file)
+	rng := rand.New(rand.NewPCG(7, uint64(i)))
+	args := map[string]any{}
+	for _, x := range c.inputs {
+		args[x.name] = runtime.RandNormal(rng, x.dt, x.shape...)
+	}
+	for k, v := range c.scalars {
+		args[k] = v
+	}
+	_, err := p.Run(c.entry, args, Options{Launch: launch})
+	return err
 }

@@ -16,7 +16,8 @@ equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
       median over repetitions 2..R (the first is cold) of the kernel times of
       one repetition (the sum of its launches); prints one TSV line. (Each
       launch there is timed right after its upload, on an idle stream: the
-      host's launch latency is in it. gpu-check uses it for attention only.)
+      host's launch latency is in it. gpu-check no longer uses it: attention
+      is timed with tilec bench --entry as the other host functions are.)
   python3 refs.py ratios refs.json tilec.tsv
       joins the two by key: reference ms / tilec ms (above 1: tilec is faster).
   python3 refs.py selftest
