@@ -60,6 +60,8 @@ type Func struct {
 	// num_ctas, occupancy, opt_level, num_worker_warps. A ct.ByTarget value
 	// gives one entry per target, named "hint:target" ("occupancy:sm_90",
 	// "occupancy:default"). The backends record them; none is an error.
+	// One more, stages (the ring depth of pipelined loops), is tilec's:
+	// the tuner sets it, the source cannot (lower.Stages).
 	Hints []Const
 	// Grid is the launch grid, three host expressions over the symbolic dims.
 	Grid [3]*HostExpr

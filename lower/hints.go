@@ -10,6 +10,14 @@ package lower
 // persistent kernels, which run one block per SM by design) and
 // allow_tma=False (the load stays off the TMA path: findWGMMALoop and
 // findAttnLoop refuse it).
+//
+// One kernel hint is tilec's, not cuTile's: stages, the depth of every
+// pipelined loop's shared-memory ring. The source cannot write it (the
+// builder takes cuTile's four names only); `tilec tune` sets it on a
+// candidate (runtime/tune's knobs) and the cached winner carries it, so it
+// is part of the IR text that keys both caches. Unlike cuTile's hints it is
+// a demand: a ring that cannot hold that many stages is an error, which
+// prunes the candidate.
 
 import (
 	"fmt"
@@ -91,4 +99,59 @@ func HintNotes(f *ir.Func, t *Target, persistent bool) []string {
 func tmaAllowed(ld *ir.Instr) bool {
 	b, ok := ld.Attrs.Get("allow_tma").(bool)
 	return !ok || b
+}
+
+// StagesHint names the kernel hint that sets the ring depth (Stages).
+const StagesHint = "stages"
+
+// MaxStagesHint bounds the stages hint: deeper rings than this never pay
+// (the copies of 32 k-steps ahead are already in flight).
+const MaxStagesHint = 32
+
+// Stages is the ring depth the kernel's stages hint asks for on t, or 0
+// when it has none (the target's Tuning.MaxStages bounds the rings).
+func Stages(f *ir.Func, t *Target) int {
+	if v, ok := Hint(f, t, StagesHint); ok {
+		if n, ok := v.(int64); ok && n >= 2 && n <= MaxStagesHint {
+			return int(n)
+		}
+	}
+	return 0
+}
+
+// checkStages makes the stages hint a demand: lowered with
+// Tuning.MaxStages = s (t here), every ring of every variant must hold s
+// stages, and the kernel must have one. A ring the shared memory cut
+// shorter would make the kernel the same as a shallower candidate's, timed
+// twice under two names.
+func checkStages(f *ir.Func, t *Target, vs []*Variant) error {
+	s := Stages(f, t)
+	if s == 0 {
+		return nil
+	}
+	rings := 0
+	var short *ir.Instr
+	for _, v := range vs {
+		v.Func.Body.Walk(func(in *ir.Instr) {
+			if in.Op != ir.OpSmemAlloc {
+				return
+			}
+			n := in.Attrs.Int(ir.AttrKeyStages)
+			if n <= 1 {
+				return
+			}
+			rings++
+			if n < s && (short == nil || n < short.Attrs.Int(ir.AttrKeyStages)) {
+				short = in
+			}
+		})
+	}
+	if rings == 0 {
+		return unsupportedPos(t, f.Pos, "stages=%d: kernel %s has no pipelined loop: there is no shared-memory ring to deepen", s, f.Name)
+	}
+	if short != nil {
+		return unsupportedAt(t, short, "stages=%d: the shared-memory ring of this %s tile holds only %d stages within the %d bytes a block may use; use fewer stages or smaller tiles",
+			s, short.Result().Type, short.Attrs.Int(ir.AttrKeyStages), t.KernelSharedBytes())
+	}
+	return nil
 }

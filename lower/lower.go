@@ -116,6 +116,13 @@ func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 	if o.DumpAfter != "" && o.DumpAfter != "all" && PassByName(o.DumpAfter) == nil {
 		return nil, fmt.Errorf("lower: no pass named %q", o.DumpAfter)
 	}
+	if s := Stages(f, t); s > 0 {
+		// The tuner's ring depth replaces the target's bound for this
+		// kernel alone; the hint is in the IR, so every cache key has it.
+		tc := *t
+		tc.Tuning.MaxStages = s
+		t = &tc
+	}
 	vs := []*Variant{{Func: Clone(f)}}
 	for _, p := range Passes {
 		if p.split != nil {
@@ -139,8 +146,11 @@ func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 			}
 		}
 		if p.Name == o.StopAfter {
-			break
+			return vs, nil
 		}
+	}
+	if err := checkStages(f, t, vs); err != nil {
+		return nil, err
 	}
 	return vs, nil
 }
