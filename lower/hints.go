@@ -150,7 +150,7 @@ func checkStages(f *ir.Func, t *Target, vs []*Variant) error {
 		return unsupportedPos(t, f.Pos, "stages=%d: kernel %s has no pipelined loop: there is no shared-memory ring to deepen", s, f.Name)
 	}
 	if short != nil {
-		return unsupportedAt(t, short, "stages=%d: the shared-memory ring of this %s tile holds only %d stages within the %d bytes a block may use; use fewer stages or smaller tiles",
+		return unsupportedAt(t, short, "stages=%d: the shared-memory ring of this load (%s) holds only %d stages within the %d bytes a block may use; use fewer stages or smaller tiles",
 			s, short.Result().Type, short.Attrs.Int(ir.AttrKeyStages), t.KernelSharedBytes())
 	}
 	return nil

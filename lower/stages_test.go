@@ -75,7 +75,7 @@ func TestStagesHintErrors(t *testing.T) {
 	f := build(t, "matmul.tile", nil)
 	_, err := lower.LowerVariants(withStages(f, 4), lower.MustTarget("sm_80"), lower.Options{})
 	var pos *lang.Error
-	if !errors.As(err, &pos) || !strings.Contains(err.Error(), "stages=4: the shared-memory ring of this tile<") ||
+	if !errors.As(err, &pos) || !strings.Contains(err.Error(), "stages=4: the shared-memory ring of this load (tile<") ||
 		!strings.Contains(err.Error(), "holds only 3 stages") {
 		t.Errorf("sm_80 stages=4: %v", err)
 	}

@@ -226,6 +226,12 @@ func BestTarget(cc int) (*Target, error) {
 	return MustTarget(best.Name), nil
 }
 
+// SMSharedBytes is the shared memory of one SM, which the blocks resident
+// on it share: on every target in the table 1 KiB more than one block may
+// opt in to (H100 228 KiB, A100 164 KiB, the consumer parts 100 KiB). The
+// driver reserves 1 KiB of it per resident block.
+func (t *Target) SMSharedBytes() int { return t.SharedBytes + 1024 }
+
 // KernelSharedBytes is the shared memory a kernel may lay out: SharedBytes
 // less the 1 KiB the kernel spends rounding its base up to 1024 bytes (the
 // period of the shared tiles' swizzle).

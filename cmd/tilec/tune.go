@@ -1,7 +1,8 @@
 package main
 
-// tilec tune: search a space of a kernel's constants on the GPU (package
-// runtime/tune) and cache the winner for tilec run and tilec bench.
+// tilec tune: search a space of a kernel's constants and knobs (stages,
+// occupancy) on the GPU (package runtime/tune) and cache the winner for
+// tilec run and tilec bench.
 
 import (
 	"flag"
@@ -21,7 +22,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to tune (default: the file's only kernel)")
 	var spaces, shapes stringList
-	fs.Var(&spaces, "space", "constants to search: --space tm=64,128,256 (repeatable; default: the source's '# tilec: tune' block, else the kernel's power-of-two int constants at half, the default and twice it)")
+	fs.Var(&spaces, "space", "constants and knobs to search: --space tm=64,128,256 --space stages=2,3,4 occupancy=1,2 (repeatable; default: the source's '# tilec: tune' block, else the kernel's power-of-two int constants at half, the default and twice it)")
 	fs.Var(&shapes, "shape", "the shape to tune at: --shape M=4096,N=4096,K=4096 (dims left out: 512, batch axes 4)")
 	target := fs.String("target", "", "GPU target (default: the best for the device)")
 	warmup := fs.Int("warmup", 3, "untimed launches of each candidate before timing")
@@ -96,7 +97,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dev, err := bench.OpenCUDA(t)
+	dev, err := openBenchDevice(t)
 	if err != nil {
 		return fmt.Errorf("tilec tune: %v", err)
 	}

@@ -34,8 +34,9 @@ import (
 	"github.com/tilec/tilec/runtime"
 )
 
-// cacheFormat is the entry format; bump it when Entry changes meaning.
-const cacheFormat = 1
+// cacheFormat is the entry format; bump it when Entry changes meaning
+// (2: the knobs apart from the constants).
+const cacheFormat = 2
 
 // Entry is one tuning result.
 type Entry struct {
@@ -50,21 +51,28 @@ type Entry struct {
 	Device string           `json:"device"`
 	Target string           `json:"target"`
 	Build  string           `json:"build"`
-	// Consts are the winner's values of the space's constants, in the
-	// space's order (Names).
+	// Consts and Knobs are the winner's values of the space's constants
+	// and knobs (stages, occupancy: ApplyKnobs); Names are both, in the
+	// space's order.
 	Names  []string          `json:"names"`
 	Consts map[string]string `json:"consts"`
+	Knobs  map[string]string `json:"knobs,omitempty"`
 	// MS is the winner's median time; DefaultMS the defaults'.
 	MS        float64   `json:"ms"`
 	DefaultMS float64   `json:"default_ms"`
 	Created   time.Time `json:"created"`
 }
 
-// ConstsString prints the winner's constants: tm=64 tn=128.
+// ConstsString prints the winner's constants and knobs: tm=64 tn=128
+// stages=3.
 func (e *Entry) ConstsString() string {
 	parts := make([]string, len(e.Names))
 	for i, n := range e.Names {
-		parts[i] = n + "=" + e.Consts[n]
+		v, ok := e.Consts[n]
+		if !ok {
+			v = e.Knobs[n]
+		}
+		parts[i] = n + "=" + v
 	}
 	return strings.Join(parts, " ")
 }
@@ -221,7 +229,7 @@ func readEntry(path string) (*Entry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
-	if e.Format != cacheFormat || len(e.Consts) == 0 {
+	if e.Format != cacheFormat || len(e.Names) == 0 {
 		return nil, fmt.Errorf("%s: not a tuning result of format %d", path, cacheFormat)
 	}
 	return &e, nil
@@ -294,16 +302,20 @@ func (c *Cache) Clear() (int, error) {
 
 // Apply looks up the tuning result for base (the kernel built with the
 // user's constants) at dims on the device and target, and builds the
-// kernel with the winner's constants. It returns nil (and no note) when
-// there is none; note says what was applied ("tuned constants from cache:
-// tm=64 tn=128 (1.31x the defaults)"). A result whose build fails or
-// changes the kernel's parameters is ignored, with a note saying so.
+// kernel with the winner's constants and knobs. It returns nil (and no
+// note) when there is none; note says what was applied ("tuned constants
+// from cache: tm=64 tn=128 stages=3 (1.31x the defaults)"). A result whose
+// build fails or changes the kernel's parameters is ignored, with a note
+// saying so.
 func (c *Cache) Apply(build Build, base *ir.Func, dims map[string]int64, device, target string) (*ir.Func, string) {
 	e, ok := c.Lookup(Signature(base), device, target, ShapeClass(dims))
 	if !ok {
 		return nil, ""
 	}
 	f, err := build(e.Consts)
+	if err == nil {
+		f, err = ApplyKnobs(f, e.Knobs)
+	}
 	if err != nil {
 		return nil, fmt.Sprintf("tuned constants from cache not used (%s): %v", e.ConstsString(), err)
 	}

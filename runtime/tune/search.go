@@ -51,6 +51,7 @@ const (
 
 // Candidate is one point of the space.
 type Candidate struct {
+	// Consts are its values of the space's constants and knobs.
 	Consts map[string]string
 	Label  string // tm=64 tn=128
 	// Default marks the kernel's own constants (the speed-up's base).
@@ -103,7 +104,7 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 	}
 	base := cfg.Base
 	res := &Result{Kernel: base.Name, File: cfg.File, Device: dev.Name(), Target: target.Name, Space: cfg.Space, Dims: cfg.Dims}
-	baseConsts := bench.ConstsString(base)
+	baseKey := defaultKey(base)
 	for _, consts := range cfg.Space.Candidates() {
 		res.Candidates = append(res.Candidates, &Candidate{Consts: consts, Label: label(cfg.Space, consts)})
 	}
@@ -111,7 +112,7 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 	compileAll(cfg, target, res.Candidates)
 	res.Compile = time.Since(start)
 	for _, c := range res.Candidates {
-		if c.Func != nil && bench.ConstsString(c.Func) == baseConsts {
+		if c.Func != nil && defaultKey(c.Func) == baseKey {
 			c.Default = true
 			res.Default = c
 		}
@@ -123,6 +124,9 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 		vals := ConstValues(base)
 		for _, p := range cfg.Space {
 			d.Consts[p.Name] = vals[p.Name]
+			if isKnob(base, p.Name) {
+				d.Consts[p.Name] = KnobDefault
+			}
 		}
 		d.Label = label(cfg.Space, d.Consts) + " (defaults)"
 		d.Func = base
@@ -221,8 +225,12 @@ func compileOne(cfg *Config, target *lower.Target, c *Candidate) error {
 		return err
 	}
 	if c.Func == nil {
-		f, err := cfg.Build(c.Consts)
+		consts, knobValues := splitKnobs(cfg.Base, c.Consts)
+		f, err := cfg.Build(consts)
 		if err != nil {
+			return prune(err)
+		}
+		if f, err = ApplyKnobs(f, knobValues); err != nil {
 			return prune(err)
 		}
 		c.Func = f
@@ -230,10 +238,21 @@ func compileOne(cfg *Config, target *lower.Target, c *Candidate) error {
 	if !SameParams(cfg.Base, c.Func) {
 		return prune(errors.New("the constants change the kernel's parameters"))
 	}
-	if _, _, err := cfg.Compile.CompilePTXFor(c.Func, target); err != nil {
+	pk, _, err := cfg.Compile.CompilePTXFor(c.Func, target)
+	if err != nil {
 		return prune(err)
 	}
+	if why := knobPruned(c.Consts, cfg.Base, c.Func, target, pk); why != "" {
+		return prune(errors.New(why))
+	}
 	return nil
+}
+
+// defaultKey identifies what a candidate compiles from besides its body:
+// its constants and hints. The candidate whose key is the base kernel's
+// (the user's constants, no knob set) is the defaults.
+func defaultKey(f *ir.Func) string {
+	return bench.ConstsString(f) + "\x00" + fmt.Sprint(f.Hints)
 }
 
 // measure checks c on the device against the interpreter and times it.
@@ -271,9 +290,10 @@ func firstLine(s string) string {
 
 // Entry is the cache entry of a finished search.
 func (r *Result) Entry(base *ir.Func) *Entry {
+	consts, knobValues := splitKnobs(base, r.Winner.Consts)
 	e := &Entry{Kernel: r.Kernel, File: r.File, Signature: Signature(base), Space: r.Space.String(),
 		ShapeClass: ShapeClass(r.Dims), Dims: r.Dims, Device: r.Device, Target: r.Target,
-		Names: r.Space.Names(), Consts: r.Winner.Consts, MS: r.Winner.MS, Created: time.Now().UTC()}
+		Names: r.Space.Names(), Consts: consts, Knobs: knobValues, MS: r.Winner.MS, Created: time.Now().UTC()}
 	if r.Default != nil {
 		e.DefaultMS = r.Default.MS
 	}

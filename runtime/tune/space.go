@@ -11,15 +11,15 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-// Param is one constant of a search space and the values it takes, as
-// text (what -D takes).
+// Param is one constant (or knob: KnobNames) of a search space and the
+// values it takes, as text (what -D takes).
 type Param struct {
 	Name   string
 	Values []string
 }
 
-// Space is the constants a search varies, each over its values; the
-// candidates are every combination.
+// Space is the constants and knobs a search varies, each over its values;
+// the candidates are every combination.
 type Space []Param
 
 // String prints the space as --space flags take it: tm=64,128 tn=128,256.
@@ -166,7 +166,8 @@ func (s Space) Override(over Space) Space {
 }
 
 // Build compiles the kernel under tuning with constants on top of the
-// user's (-D): the tuner's only way to make a candidate.
+// user's (-D): the tuner's only way to make a candidate (whose knobs
+// ApplyKnobs then sets).
 type Build func(consts map[string]string) (*ir.Func, error)
 
 // DefaultSpace derives a space from a kernel built with the user's
@@ -200,19 +201,28 @@ func DefaultSpace(build Build, base *ir.Func, fixed map[string]string) (Space, e
 }
 
 // CheckNames reports a space constant that the kernel does not have or that
-// the user fixed with -D.
+// the user fixed with -D, a knob value out of range, and cuTile hints that
+// cannot be tuned (num_ctas: the back end does not honour it).
 func (s Space) CheckNames(base *ir.Func, fixed map[string]string) error {
 	for _, p := range s {
-		found := false
-		for _, c := range base.Consts {
-			found = found || c.Name == p.Name
+		if k, ok := lookupKnob(p.Name); ok && !hasConst(base, p.Name) {
+			for _, v := range p.Values {
+				if err := k.checkValue(v); err != nil {
+					return err
+				}
+			}
+			continue
 		}
-		if !found {
+		if why, ok := notKnobs[p.Name]; ok && !hasConst(base, p.Name) {
+			return fmt.Errorf("%s cannot be tuned: %s", p.Name, why)
+		}
+		if !hasConst(base, p.Name) {
 			var names []string
 			for _, c := range base.Consts {
 				names = append(names, c.Name)
 			}
-			return fmt.Errorf("%s has no constant %s (its constants: %s)", base.Name, p.Name, strings.Join(names, ", "))
+			return fmt.Errorf("%s has no constant %s (its constants: %s; knobs: %s)", base.Name, p.Name,
+				strings.Join(names, ", "), strings.Join(KnobNames(), ", "))
 		}
 		if v, ok := fixed[p.Name]; ok {
 			return fmt.Errorf("%s is fixed by -D %s=%s and also in the search space", p.Name, p.Name, v)

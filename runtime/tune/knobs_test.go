@@ -1,0 +1,194 @@
+package tune_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/tune"
+)
+
+// hint is f's value of a kernel hint, or 0.
+func hint(f *ir.Func, name string) int64 {
+	for _, h := range f.Hints {
+		if h.Name == name {
+			return h.Value.(int64)
+		}
+	}
+	return 0
+}
+
+// Knob names and values are checked against the kernel before anything
+// compiles; num_ctas, which the back end does not honour, is refused.
+func TestKnobSpaceErrors(t *testing.T) {
+	b := builder("../../examples/matmul.tile", nil)
+	base := mustBuild(t, b)
+	for space, want := range map[string]string{
+		"stages=2,3":          "",
+		"stages=default,4":    "",
+		"occupancy=1,2 tm=64": "",
+		"stages=1":            "stages=1: want an int from 2 to 32, or default",
+		"stages=3,x":          "stages=x: want an int from 2 to 32, or default",
+		"occupancy=0":         "occupancy=0: want an int from 1 to 64, or default",
+		"num_ctas=1,2":        "num_ctas cannot be tuned: tilec does not honour the num_ctas hint",
+		"opt_level=3":         "opt_level cannot be tuned",
+		"stage=2,3":           "matmul has no constant stage (its constants: T, tm, tn, tk, GROUP_SIZE_M; knobs: stages, occupancy)",
+	} {
+		s, err := tune.ParseSpace([]string{space})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.CheckNames(base, nil)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", space, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", space, err, want)
+		}
+	}
+	if _, err := tune.ApplyKnobs(base, map[string]string{"num_ctas": "2"}); err == nil ||
+		!strings.Contains(err.Error(), "num_ctas is not a tuning knob (knobs: stages, occupancy)") {
+		t.Errorf("ApplyKnobs num_ctas: %v", err)
+	}
+}
+
+// ApplyKnobs sets the hints that lowering and ptxgen act on: the ring
+// depth in the lowered IR, .minnctapersm in the PTX; the kernel cache's
+// key changes with them.
+func TestApplyKnobs(t *testing.T) {
+	base := mustBuild(t, builder("../../examples/matmul.tile", map[string]string{"tk": "32"}))
+	f, err := tune.ApplyKnobs(base, map[string]string{"stages": "2", "occupancy": "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(base.Hints) != 0 || hint(f, "stages") != 2 || hint(f, "occupancy") != 3 {
+		t.Fatalf("hints: base %v, applied %v", base.Hints, f.Hints)
+	}
+	lowered, err := lower.Lower(f, lower.MustTarget("sm_80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := ir.Print(lowered); !strings.Contains(txt, "stages=2}") || strings.Contains(txt, "stages=4") {
+		t.Errorf("lowered IR without 2-stage rings:\n%s", txt)
+	}
+	pk, err := runtime.CompilePTX(f, "sm_80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pk.PTX, "\n.minnctapersm 3\n") {
+		t.Errorf("PTX lacks .minnctapersm 3")
+	}
+	pb, err := runtime.CompilePTX(base, "sm_80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(pb.PTX, ".minnctapersm") {
+		t.Errorf("the base kernel's PTX has .minnctapersm")
+	}
+	kc := &runtime.KernelCache{Dir: t.TempDir(), Version: "test"}
+	if kc.Key(f, lower.MustTarget("sm_80")) == kc.Key(base, lower.MustTarget("sm_80")) {
+		t.Error("the kernel cache key ignores the knobs")
+	}
+	// default leaves a hint as the kernel has it.
+	g, err := tune.ApplyKnobs(f, map[string]string{"stages": "default", "occupancy": "1"})
+	if err != nil || hint(g, "stages") != 2 || hint(g, "occupancy") != 1 || len(g.Hints) != 2 {
+		t.Errorf("default: %v %v", g.Hints, err)
+	}
+}
+
+// knobMS times a candidate by its hints: 3 stages and no occupancy hint
+// are fastest.
+func knobMS(f *ir.Func) float64 {
+	ms := 1.0
+	if s := hint(f, "stages"); s != 3 {
+		ms += 0.5
+	}
+	if hint(f, "occupancy") != 0 {
+		ms += 0.25
+	}
+	return ms
+}
+
+// A search over knobs on sm_80: rings deeper than the shared memory holds
+// and occupancies whose blocks' shared memory exceeds an SM's are pruned;
+// the winner's knobs go to the cache and come back with Apply.
+func TestSearchKnobs(t *testing.T) {
+	b := builder("../../examples/matmul.tile", map[string]string{"tk": "32"})
+	base := mustBuild(t, b)
+	space, _ := tune.ParseSpace([]string{"stages=2,3,8 occupancy=default,3"})
+	if err := space.CheckNames(base, nil); err != nil {
+		t.Fatal(err)
+	}
+	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_80"}
+	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range res.Candidates {
+		got[c.Label] = c.Status + ": " + c.Reason
+	}
+	for l, want := range map[string]string{
+		"stages=2 occupancy=default":                  "timed: ",
+		"stages=2 occupancy=3":                        "timed: ",
+		"stages=3 occupancy=default":                  "timed: ",
+		"stages=3 occupancy=3":                        "pruned: occupancy=3: 3 blocks of ",
+		"stages=8 occupancy=default":                  "pruned: ",
+		"stages=8 occupancy=3":                        "pruned: ",
+		"stages=default occupancy=default (defaults)": "timed: ",
+	} {
+		if !strings.HasPrefix(got[l], want) {
+			t.Errorf("%s: %q, want %q...", l, got[l], want)
+		}
+	}
+	if r := got["stages=8 occupancy=default"]; !strings.Contains(r, "stages=8: the shared-memory ring of this load (tile<") ||
+		!strings.Contains(r, "holds only 6 stages") {
+		t.Errorf("stages=8: %s", r)
+	}
+	if len(res.Candidates) != 7 || res.Winner.Label != "stages=3 occupancy=default" || res.Speedup != 1.5 {
+		t.Fatalf("%d candidates, winner %s, speed-up %g", len(res.Candidates), res.Winner.Label, res.Speedup)
+	}
+
+	cache := &tune.Cache{Dir: t.TempDir(), Version: "test"}
+	e := res.Entry(base)
+	if len(e.Consts) != 0 || e.Knobs["stages"] != "3" || e.Knobs["occupancy"] != "default" {
+		t.Errorf("entry consts %v knobs %v", e.Consts, e.Knobs)
+	}
+	if _, err := cache.Put(e); err != nil {
+		t.Fatal(err)
+	}
+	f, note := cache.Apply(b, base, dims, dev.Name(), "sm_80")
+	if f == nil || hint(f, "stages") != 3 || hint(f, "occupancy") != 0 {
+		t.Fatalf("Apply: %v %q", f, note)
+	}
+	if !strings.HasPrefix(note, "tuned constants from cache: stages=3 occupancy=default (1.50x the defaults at ") {
+		t.Errorf("note %q", note)
+	}
+}
+
+// On sm_90a the matmul is a persistent kernel, one block per SM: an
+// occupancy hint would not be applied, so it is pruned, not timed as if it
+// were.
+func TestSearchOccupancyPersistent(t *testing.T) {
+	b := builder("../../examples/matmul.tile", nil)
+	base := mustBuild(t, b)
+	space, _ := tune.ParseSpace([]string{"occupancy=2"})
+	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_90a"}
+	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Candidates[0]
+	if c.Status != tune.Pruned || c.Reason != "occupancy=2: not applied: this sm_90a kernel is persistent, one block per SM" {
+		t.Errorf("occupancy=2 on sm_90a: %s: %s", c.Status, c.Reason)
+	}
+	if res.Winner == nil || !res.Winner.Default {
+		t.Errorf("winner %v", res.Winner)
+	}
+}
