@@ -32,6 +32,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/bench"
 )
 
 // cacheFormat is the entry format; bump it when Entry changes meaning
@@ -340,4 +341,55 @@ func dimsString(dims map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, dims[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// CompileFile is runtime.CompileFile with the tuning cached for the kernel
+// on dev at the shapes of args: the kernel built with the winner's
+// constants and knobs, as `tilec run` and `tilec bench` launch it, or the
+// kernel as opts build it when there is no result (or c is nil: the cache
+// is off). note says what was applied, or why a result was not ("" when
+// there was none). The lookup keys on the kernel as opts build it, so
+// opts must be what tilec tune was given: the same -D constants (Consts)
+// and, for a kernel with unannotated parameters, the same --arg
+// signatures (Args); args are the launch's arguments, whose shapes pick the
+// class. For the CUDA backend, dev is bench.CUDADevice(gpu).
+func (c *Cache) CompileFile(dev bench.Device, path string, opts runtime.CompileOptions, args []runtime.Arg) (k *runtime.Kernel, note string, err error) {
+	k, err = runtime.CompileFile(path, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	if c == nil {
+		return k, "", nil
+	}
+	if k.IsGeneric() {
+		return nil, "", fmt.Errorf("%s: kernel %s has parameters without types: give CompileOptions.Args the signatures it was tuned with (tilec tune --arg)", path, k.Name())
+	}
+	b, err := k.Bind(args, [3]int{})
+	if err != nil {
+		return nil, "", err
+	}
+	t, err := dev.Target()
+	if err != nil {
+		return nil, "", err
+	}
+	build := func(consts map[string]string) (*ir.Func, error) {
+		o := opts
+		o.Consts = map[string]string{}
+		for n, v := range opts.Consts {
+			o.Consts[n] = v
+		}
+		for n, v := range consts {
+			o.Consts[n] = v
+		}
+		g, err := runtime.CompileFile(path, o)
+		if err != nil {
+			return nil, err
+		}
+		return g.Func, nil
+	}
+	f, note := c.Apply(build, k.Func, b.Dims, dev.Name(), t.Name)
+	if f == nil {
+		return k, note, nil
+	}
+	return runtime.NewKernel(f), note, nil
 }

@@ -192,3 +192,71 @@ func TestSearchOccupancyPersistent(t *testing.T) {
 		t.Errorf("winner %v", res.Winner)
 	}
 }
+
+// The Go API: Cache.CompileFile builds the kernel with the cached winner's
+// constants and knobs for the launch's shapes, and the plain kernel when
+// the cache has nothing for them.
+func TestCompileFileTuned(t *testing.T) {
+	const path = "../../examples/matmul.tile"
+	opts := runtime.CompileOptions{Consts: map[string]string{"tk": "32"}}
+	b := builder(path, opts.Consts)
+	base := mustBuild(t, b)
+	space, _ := tune.ParseSpace([]string{"tm=64,128 stages=2,3"})
+	dev := &benchtest.Device{MS: func(f *ir.Func) float64 {
+		return fakeMS(f) + knobMS(f)
+	}, TargetName: "sm_80"}
+	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &tune.Cache{Dir: t.TempDir(), Version: "test"}
+	if _, err := cache.Put(res.Entry(base)); err != nil {
+		t.Fatal(err)
+	}
+
+	args := func(m, n, k int) []runtime.Arg {
+		return []runtime.Arg{runtime.NewTensor(ir.F16, m, k), runtime.NewTensor(ir.F16, k, n), runtime.NewTensor(ir.F16, m, n)}
+	}
+	k, note, err := cache.CompileFile(dev, path, opts, args(100, 200, 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tune.ConstValues(k.Func)
+	if v["tm"] != "64" || v["tk"] != "32" || hint(k.Func, "stages") != 3 ||
+		!strings.HasPrefix(note, "tuned constants from cache: tm=64 stages=3 (") {
+		t.Fatalf("tuned kernel: %v %v %q", v, k.Func.Hints, note)
+	}
+	// It launches like any kernel (here on the fake device's interpreter).
+	p, err := dev.Prepare(k, args(100, 200, 40), [3]int{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another class of shapes, no cache, another device: the kernel as
+	// opts build it.
+	for _, c := range []struct {
+		cache *tune.Cache
+		dev   *benchtest.Device
+		args  []runtime.Arg
+	}{
+		{cache, dev, args(1000, 200, 40)},
+		{nil, dev, args(100, 200, 40)},
+		{cache, &benchtest.Device{MS: knobMS, TargetName: "sm_90"}, args(100, 200, 40)},
+	} {
+		k, note, err := c.cache.CompileFile(c.dev, path, opts, c.args)
+		if err != nil || note != "" || tune.ConstValues(k.Func)["tm"] != "128" || len(k.Func.Hints) != 0 {
+			t.Errorf("untuned: %v %q %v", k, note, err)
+		}
+	}
+	if _, _, err := cache.CompileFile(dev, path, opts, args(100, 200, 40)[:2]); err == nil {
+		t.Error("two arguments for three parameters: no error")
+	}
+	_, _, err = cache.CompileFile(dev, "../../examples/cutile/vector_add.py", runtime.CompileOptions{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "give CompileOptions.Args the signatures it was tuned with") {
+		t.Errorf("generic kernel: %v", err)
+	}
+}
