@@ -96,7 +96,7 @@ cases=(
 	"cutile_layernorm_loop|examples/cutile/layernorm.py|--kernel layernorm_loop_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Bias=f16[N] --arg Y=f16[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] -D eps=1e-5 -D tm=1 -D tn=1024"
 	"cutile_rmsnorm_row|examples/cutile/rmsnorm.py|--kernel rmsnorm_row_kernel --arg X=f16[M,N] --arg W=f16[N] --arg Y=f16[M,N] -D eps=1e-6 -D tm=1 -D TILE_N=8192"
 	"cutile_rmsnorm_loop|examples/cutile/rmsnorm.py|--kernel rmsnorm_loop_kernel --arg X=f32[M,N] --arg W=f32[N] --arg Y=f32[M,N] -D eps=1e-6 -D tm=1 -D tn=2048"
-	"cutile_attention_D64_causal|examples/cutile/attention.py|--arg Q=f16[B,H,S,64] --arg K=f16[B,H,S,64] --arg V=f16[B,H,S,64] --arg O=f16[B,H,S,64] -D sm_scale=0.125 -D D=64 -D tq=128 -D tkv=64 -D CAUSAL=True"
+	"cutile_attention_D64_causal|examples/cutile/attention.py|--arg Q=f16[B,H,S,64] --arg K=f16[B,H,S,64] --arg V=f16[B,H,S,64] --arg O=f16[B,H,S,64] -D sm_scale=0.125 -D D=64 -D tq=128 -D tkv=128 -D CAUSAL=True"
 	"cutile_attention_D128|examples/cutile/attention.py|--arg Q=bf16[B,H,S,128] --arg K=bf16[B,H,S,128] --arg V=bf16[B,H,S,128] --arg O=bf16[B,H,S,128] -D sm_scale=0.088 -D D=128 -D tq=128 -D tkv=64 -D CAUSAL=False"
 	"cutile_split_k_partial|examples/cutile/split_k_matmul.py|--kernel partial_kernel --arg A=f16[M,K] --arg B=f16[K,N] --arg W=f32[S,M,N] -D tm=128 -D tn=128 -D tk=64 -D SPLIT=2"
 	"cutile_split_k_reduce|examples/cutile/split_k_matmul.py|--kernel reduce_kernel --arg W=f32[S,M,N] --arg C=f16[M,N] -D tm=32 -D tn=128 -D SPLIT=2"

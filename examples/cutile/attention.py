@@ -63,14 +63,16 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
     ct.store(O, index=(b, h, i, 0), tile=out.astype(O.dtype).reshape((1, 1, tq, D)))
 
 
-# Tiles: tq=128 queries (8 warps of 16 rows each) and tkv=64 keys at D=64
-# and D=128; ptxas 12.4 assembles both without spills (mma.sync on sm_80:
-# about 245 registers a thread at D=64 causal, 200 at D=128; sm_90a: two
-# consumer warpgroups of 64 rows and a producer, 168 registers at entry).
+# Tiles: tq=128 queries (8 warps of 16 rows each); tkv (0: chosen here) 128
+# keys at D=64, where a step's two mmas are short and fewer, longer steps
+# ran 1.32x faster on the H100 (1.12x causal; docs/perf.md), and 64 at
+# D=128, whose larger key tiles would not leave shared memory for the ring.
 # tq=64 gives 4 warps (one consumer warpgroup) and less shared memory.
-def attention(Q, K, V, causal=False, tq=128, tkv=64):
+def attention(Q, K, V, causal=False, tq=128, tkv=0):
     batch, heads, s, d = Q.shape
     assert K.shape == Q.shape and V.shape == Q.shape, "Q, K and V must have one shape (B, H, S, D)"
+    if tkv == 0:
+        tkv = 128 if d <= 64 else 64
     O = torch.empty_like(Q)
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(s, tq), batch * heads, 1), attention_kernel,
               (Q, K, V, O, 1.0 / math.sqrt(d), d, tq, tkv, causal))
