@@ -22,6 +22,12 @@ typedef int (*tilec_cublasGemmEx_fn)(void *handle, int transa, int transb,
 	const void *B, int Btype, int ldb,
 	const void *beta, void *C, int Ctype, int ldc,
 	int computeType, int algo);
+typedef int (*tilec_cublasGemmStridedBatchedEx_fn)(void *handle, int transa, int transb,
+	int m, int n, int k, const void *alpha,
+	const void *A, int Atype, int lda, long long strideA,
+	const void *B, int Btype, int ldb, long long strideB,
+	const void *beta, void *C, int Ctype, int ldc, long long strideC,
+	int batchCount, int computeType, int algo);
 
 typedef struct {
 	void *lib;
@@ -31,6 +37,9 @@ typedef struct {
 	tilec_cublasSetStream_fn set_stream;
 	tilec_cublasGetVersion_fn get_version;
 	tilec_cublasGemmEx_fn gemm_ex;
+	// NULL when the library lacks it: GemmStridedBatched then fails with
+	// an error that says so, while Gemm still works.
+	tilec_cublasGemmStridedBatchedEx_fn gemm_strided_batched_ex;
 } tilec_cublas;
 
 // tilec_cublas_open loads path and resolves the entry points. On failure it
@@ -48,6 +57,7 @@ static int tilec_cublas_open(const char *path, tilec_cublas *b, char *err, size_
 	b->set_stream = (tilec_cublasSetStream_fn)dlsym(b->lib, "cublasSetStream_v2");
 	b->get_version = (tilec_cublasGetVersion_fn)dlsym(b->lib, "cublasGetVersion_v2");
 	b->gemm_ex = (tilec_cublasGemmEx_fn)dlsym(b->lib, "cublasGemmEx");
+	b->gemm_strided_batched_ex = (tilec_cublasGemmStridedBatchedEx_fn)dlsym(b->lib, "cublasGemmStridedBatchedEx");
 	if (!b->create || !b->destroy || !b->set_stream || !b->get_version || !b->gemm_ex) {
 		strncpy(err, "missing cublasCreate_v2, cublasDestroy_v2, cublasSetStream_v2, cublasGetVersion_v2 or cublasGemmEx", cap - 1);
 		dlclose(b->lib);
@@ -85,6 +95,22 @@ static int tilec_cublas_gemm(tilec_cublas *b, int transa, int transb,
 	return b->gemm_ex(b->handle, transa, transb, m, n, k, &alpha,
 		(const void *)A, Atype, lda, (const void *)B, Btype, ldb,
 		&beta, (void *)C, Ctype, ldc, computeType, algo);
+}
+
+static int tilec_cublas_has_gemm_strided_batched(tilec_cublas *b) {
+	return b->gemm_strided_batched_ex != 0;
+}
+
+// The strided-batched GEMM, with host alpha and beta as tilec_cublas_gemm.
+static int tilec_cublas_gemm_strided_batched(tilec_cublas *b, int transa, int transb,
+		int m, int n, int k, float alpha,
+		unsigned long long A, int Atype, int lda, long long strideA,
+		unsigned long long B, int Btype, int ldb, long long strideB,
+		float beta, unsigned long long C, int Ctype, int ldc, long long strideC,
+		int batchCount, int computeType, int algo) {
+	return b->gemm_strided_batched_ex(b->handle, transa, transb, m, n, k, &alpha,
+		(const void *)A, Atype, lda, strideA, (const void *)B, Btype, ldb, strideB,
+		&beta, (void *)C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 */
 import "C"
@@ -262,41 +288,92 @@ func (d *Device) BLASInfo() (path string, version int, err error) {
 	return path, version, err
 }
 
+// gemmTypes maps dt to cuBLAS's data and compute types: f32
+// accumulation for every input type; f32 inputs on the TF32 tensor cores
+// (CUBLAS_COMPUTE_32F_FAST_TF32), since tilec's f32 and tf32 mma baselines
+// are tensor-core GEMMs and exact f32 on the CUDA cores would flatter them.
+func gemmTypes(call string, dt DType) (ty, compute C.int, err error) {
+	switch dt {
+	case F16:
+		return cudaR16F, cublasCompute32F, nil
+	case BF16:
+		return cudaR16BF, cublasCompute32F, nil
+	case F32:
+		return cudaR32F, cublasCompute32FFastTF32, nil
+	}
+	return 0, 0, fmt.Errorf("cudadrv: %s: unsupported %v", call, dt)
+}
+
 // Gemm computes C = A * B with cuBLAS for row-major A (m x k), B (k x n) and
 // C (m x n), all of type dt, accumulating in f32 (f32 inputs use TF32 tensor
 // cores, CUBLAS_COMPUTE_32F_FAST_TF32). It is the baseline generated GEMM
 // kernels are checked and timed against. It only enqueues the work on the
 // default stream.
 //
-// cuBLAS is column-major, and a row-major matrix is its transpose in
-// column-major, so this asks cuBLAS for C^T (n x m) = B^T (n x k) * A^T (k x m)
-// with no transposes: B is passed first, with leading dimension n.
+// cuBLAS is column-major; rowMajorGemm says how the row-major product is
+// asked for (B first, no transposes).
 func (d *Device) Gemm(dt DType, m, n, k int, a, b, c DevicePtr) error {
-	var ty, compute C.int
-	switch dt {
-	case F16:
-		ty, compute = cudaR16F, cublasCompute32F
-	case BF16:
-		ty, compute = cudaR16BF, cublasCompute32F
-	case F32:
-		ty, compute = cudaR32F, cublasCompute32FFastTF32
-	default:
-		return fmt.Errorf("cudadrv: Gemm: unsupported %v", dt)
+	ty, compute, err := gemmTypes("Gemm", dt)
+	if err != nil {
+		return err
 	}
-	const maxInt32 = 1<<31 - 1
-	if m <= 0 || n <= 0 || k <= 0 || m > maxInt32 || n > maxInt32 || k > maxInt32 {
-		return fmt.Errorf("cudadrv: Gemm: bad shape %dx%dx%d", m, n, k)
+	g, err := rowMajorGemm(1, m, n, k)
+	if err != nil {
+		return fmt.Errorf("cudadrv: Gemm: %v", err)
+	}
+	x, y := a, b
+	if g.SwapAB {
+		x, y = b, a
 	}
 	return d.withBlas(func(bl *cublas) error {
 		s := C.tilec_cublas_gemm(bl.c, cublasOpN, cublasOpN,
-			C.int(n), C.int(m), C.int(k), 1,
-			C.ulonglong(b), ty, C.int(n),
-			C.ulonglong(a), ty, C.int(k),
-			0, C.ulonglong(c), ty, C.int(n),
+			C.int(g.M), C.int(g.N), C.int(g.K), 1,
+			C.ulonglong(x), ty, C.int(g.LDA),
+			C.ulonglong(y), ty, C.int(g.LDB),
+			0, C.ulonglong(c), ty, C.int(g.LDC),
 			compute, cublasGemmDefault)
 		if s != 0 {
 			return &Error{Call: "cublasGemmEx", Code: int(s), Name: cublasStatusName(int(s)),
 				Msg: fmt.Sprintf("%v %dx%dx%d", dt, m, n, k)}
+		}
+		return nil
+	})
+}
+
+// GemmStridedBatched computes C[i] = A[i] * B[i] for i < batch with one
+// cuBLAS call (cublasGemmStridedBatchedEx): row-major A (batch x m x k),
+// B (batch x k x n) and C (batch x m x n), each packed (product i starts
+// at element i*m*k of A, i*k*n of B, i*m*n of C), of type dt, with f32
+// accumulation as Gemm. It is the baseline of batched matmul kernels: one
+// launch over the whole batch, as torch.bmm makes, rather than batch
+// launches of Gemm whose launch gaps would flatter tilec at small shapes.
+// It only enqueues the work on the default stream.
+func (d *Device) GemmStridedBatched(dt DType, batch, m, n, k int, a, b, c DevicePtr) error {
+	ty, compute, err := gemmTypes("GemmStridedBatched", dt)
+	if err != nil {
+		return err
+	}
+	g, err := rowMajorGemm(batch, m, n, k)
+	if err != nil {
+		return fmt.Errorf("cudadrv: GemmStridedBatched: %v", err)
+	}
+	x, y := a, b
+	if g.SwapAB {
+		x, y = b, a
+	}
+	return d.withBlas(func(bl *cublas) error {
+		if C.tilec_cublas_has_gemm_strided_batched(bl.c) == 0 {
+			return fmt.Errorf("cudadrv: GemmStridedBatched: %s has no cublasGemmStridedBatchedEx (set TILEC_CUBLAS to a newer cuBLAS)", bl.path)
+		}
+		s := C.tilec_cublas_gemm_strided_batched(bl.c, cublasOpN, cublasOpN,
+			C.int(g.M), C.int(g.N), C.int(g.K), 1,
+			C.ulonglong(x), ty, C.int(g.LDA), C.longlong(g.StrideA),
+			C.ulonglong(y), ty, C.int(g.LDB), C.longlong(g.StrideB),
+			0, C.ulonglong(c), ty, C.int(g.LDC), C.longlong(g.StrideC),
+			C.int(g.Batch), compute, cublasGemmDefault)
+		if s != 0 {
+			return &Error{Call: "cublasGemmStridedBatchedEx", Code: int(s), Name: cublasStatusName(int(s)),
+				Msg: fmt.Sprintf("%v %dx%dx%d, batch %d", dt, m, n, k, batch)}
 		}
 		return nil
 	})

@@ -5,8 +5,8 @@
 // driver's JIT (returning the JIT logs, and on failure the offending PTX
 // lines), launches kernels with marshalled arguments, moves bytes to and from
 // device memory, times launches with CUDA events, encodes TMA tensor maps, and
-// runs cuBLAS GEMMs as the reference that generated kernels are measured
-// against.
+// runs cuBLAS GEMMs (single and strided-batched) as the reference that
+// generated kernels are measured against.
 //
 // Why a package of its own: cgo is confined here, so the compiler (lang, ir,
 // lower, ptxgen) and the CPU interpreter build with CGO_ENABLED=0. Every file

@@ -480,6 +480,56 @@ func TestGemmAccuracy(t *testing.T) {
 	}
 }
 
+// The strided-batched GEMM against a float64 reference, per product, with
+// non-square shapes so that a swapped m and n or a wrong stride is caught;
+// a bad shape is an error, not a launch.
+func TestGemmStridedBatchedAccuracy(t *testing.T) {
+	d := openDevice(t)
+	const Bt, M, N, K = 3, 192, 64, 96
+	for _, dt := range []DType{F16, BF16, F32} {
+		t.Run(dt.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, uint64(dt)))
+			ab, av := randomMatrix(rng, dt, Bt*M*K)
+			bb, bv := randomMatrix(rng, dt, Bt*K*N)
+			pa, pb, pc := mustAlloc(t, d, len(ab)), mustAlloc(t, d, len(bb)), mustAlloc(t, d, Bt*M*N*dt.Size())
+			if err := d.CopyHtoD(pa, ab); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.CopyHtoD(pb, bb); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.GemmStridedBatched(dt, Bt, M, N, K, pa, pb, pc); err != nil {
+				t.Fatal(err)
+			}
+			cb := make([]byte, Bt*M*N*dt.Size())
+			if err := d.CopyDtoH(cb, pc); err != nil {
+				t.Fatal(err)
+			}
+			got := decode(dt, cb)
+			for b := range Bt {
+				var diff2, ref2 float64
+				for i := range M {
+					for j := range N {
+						var ref float64
+						for k := range K {
+							ref += av[(b*M+i)*K+k] * bv[(b*K+k)*N+j]
+						}
+						e := got[(b*M+i)*N+j] - ref
+						diff2 += e * e
+						ref2 += ref * ref
+					}
+				}
+				if rel := math.Sqrt(diff2 / ref2); rel > 1e-2 {
+					t.Errorf("%v batch %d: relative Frobenius error %.2e", dt, b, rel)
+				}
+			}
+		})
+	}
+	if err := d.GemmStridedBatched(F16, 0, M, N, K, 0, 0, 0); err == nil || !strings.Contains(err.Error(), "bad shape") {
+		t.Errorf("batch 0: err = %v", err)
+	}
+}
+
 func TestGemmThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
