@@ -254,29 +254,88 @@ func (p *Prepared) array(name string) (int, *Tensor, error) {
 // milliseconds of iters runs after warmup. It overwrites c's device buffer:
 // Download tilec's result first if it is needed.
 func (p *Prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error) {
+	op, err := p.gemmOperands(2, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	return p.c.TimeCublasGemm(op.dt, op.m, op.n, op.k, op.ptrs[0], op.ptrs[1], op.ptrs[2], warmup, iters)
+}
+
+// TimeCublasBatched times cuBLAS's strided-batched GEMM computing
+// C[i] = A[i] @ B[i] for every i of the leading axis, on the Prepared's
+// device buffers of the array parameters named a, b and c: row-major
+// contiguous 3-D arrays of one dtype (as TimeCublas) with shapes
+// (Bt, M, K), (Bt, K, N), (Bt, M, N). One cuBLAS call covers the batch, as
+// torch.bmm's does. It returns the median milliseconds of iters runs after
+// warmup, and overwrites c's device buffer as TimeCublas does.
+func (p *Prepared) TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error) {
+	op, err := p.gemmOperands(3, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	return p.c.TimeCublasGemmBatched(op.dt, op.batch, op.m, op.n, op.k, op.ptrs[0], op.ptrs[1], op.ptrs[2], warmup, iters)
+}
+
+// gemmOperands are the device buffers and the shape of a GEMM (batch 1) or
+// a batched GEMM on a Prepared's arrays.
+type gemmOperands struct {
+	dt             ir.DType
+	batch, m, n, k int
+	ptrs           [3]uint64
+}
+
+// gemmOperands checks that the arrays named a, b and c are row-major
+// contiguous of the given rank (2: a GEMM, 3: a batch of them along the
+// leading axis), of one dtype, and form (Bt,) M x K @ (Bt,) K x N ->
+// (Bt,) M x N; cuBLAS reads them with exactly these strides, so anything
+// else would time a different product or read out of bounds.
+func (p *Prepared) gemmOperands(rank int, a, b, c string) (gemmOperands, error) {
+	var op gemmOperands
 	var ts [3]*Tensor
-	var ptrs [3]uint64
 	for j, name := range []string{a, b, c} {
 		_, t, err := p.array(name)
 		if err != nil {
-			return 0, err
+			return op, err
 		}
-		if t.Rank() != 2 || !(t.Strides[1] == 1 && t.Strides[0] == t.Shape[1]) {
-			return 0, fmt.Errorf("cuda: cuBLAS needs row-major contiguous 2-D arrays; %s is %v", name, t)
+		if t.Rank() != rank || !rowMajorContiguous(t) {
+			return op, fmt.Errorf("cuda: cuBLAS needs row-major contiguous %d-D arrays; %s is %v", rank, name, t)
 		}
-		if ptrs[j], err = p.Ptr(name); err != nil {
-			return 0, err
+		if op.ptrs[j], err = p.Ptr(name); err != nil {
+			return op, err
 		}
 		ts[j] = t
 	}
-	m, k, n := ts[0].Shape[0], ts[0].Shape[1], ts[1].Shape[1]
-	if ts[1].Shape[0] != k || ts[2].Shape[0] != m || ts[2].Shape[1] != n {
-		return 0, fmt.Errorf("cuda: cuBLAS: shapes %v @ %v -> %v do not form a matmul", ts[0].Shape, ts[1].Shape, ts[2].Shape)
+	A, B, C := ts[0].Shape, ts[1].Shape, ts[2].Shape
+	op.batch = 1
+	if rank == 3 {
+		op.batch = A[0]
+		if B[0] != op.batch || C[0] != op.batch {
+			return op, fmt.Errorf("cuda: cuBLAS: batches %d, %d, %d of %v @ %v -> %v differ", A[0], B[0], C[0], A, B, C)
+		}
+		A, B, C = A[1:], B[1:], C[1:]
+	}
+	op.m, op.k, op.n = A[0], A[1], B[1]
+	if B[0] != op.k || C[0] != op.m || C[1] != op.n {
+		return op, fmt.Errorf("cuda: cuBLAS: shapes %v @ %v -> %v do not form a matmul", ts[0].Shape, ts[1].Shape, ts[2].Shape)
 	}
 	if ts[1].DType != ts[0].DType || ts[2].DType != ts[0].DType {
-		return 0, fmt.Errorf("cuda: cuBLAS: dtypes %s, %s, %s differ", ts[0].DType, ts[1].DType, ts[2].DType)
+		return op, fmt.Errorf("cuda: cuBLAS: dtypes %s, %s, %s differ", ts[0].DType, ts[1].DType, ts[2].DType)
 	}
-	return p.c.TimeCublasGemm(ts[0].DType, m, n, k, ptrs[0], ptrs[1], ptrs[2], warmup, iters)
+	op.dt = ts[0].DType
+	return op, nil
+}
+
+// rowMajorContiguous reports whether t's elements are packed in row-major
+// order (the last axis fastest, no gaps).
+func rowMajorContiguous(t *Tensor) bool {
+	want := 1
+	for ax := t.Rank() - 1; ax >= 0; ax-- {
+		if t.Strides[ax] != want {
+			return false
+		}
+		want *= t.Shape[ax]
+	}
+	return true
 }
 
 // gemmType maps a tensor dtype to cuBLAS's.
@@ -313,6 +372,31 @@ func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup,
 	ts, err := c.Dev.TimeLaunches(func() error { return c.CublasGemm(dt, m, n, k, a, b, cc) }, warmup, iters)
 	if err != nil {
 		return 0, fmt.Errorf("cuda: timing cuBLAS %s %dx%dx%d: %w", dt, m, n, k, err)
+	}
+	return cudadrv.Median(ts), nil
+}
+
+// CublasGemmBatched enqueues C[i] = A[i] @ B[i] for i < batch with one
+// cuBLAS strided-batched call on device buffers: row-major packed
+// A (batch x m x k), B (batch x k x n), C (batch x m x n) of dtype dt, as
+// CublasGemm.
+func (c *CUDA) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
+	gt, err := gemmType(dt)
+	if err != nil {
+		return err
+	}
+	return c.Dev.GemmStridedBatched(gt, batch, m, n, k, cudadrv.DevicePtr(a), cudadrv.DevicePtr(b), cudadrv.DevicePtr(cc))
+}
+
+// TimeCublasGemmBatched times CublasGemmBatched as TimeCublasGemm times
+// CublasGemm.
+func (c *CUDA) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+	if _, err := gemmType(dt); err != nil {
+		return 0, err
+	}
+	ts, err := c.Dev.TimeLaunches(func() error { return c.CublasGemmBatched(dt, batch, m, n, k, a, b, cc) }, warmup, iters)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing cuBLAS batched %s %d x %dx%dx%d: %w", dt, batch, m, n, k, err)
 	}
 	return cudadrv.Median(ts), nil
 }

@@ -43,6 +43,12 @@ func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error { ret
 func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
+func (c *CUDA) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
+	return ErrNoCUDA
+}
+func (c *CUDA) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+	return 0, ErrNoCUDA
+}
 func (c *CUDA) BLASInfo() (path string, version int, err error) { return "", 0, ErrNoCUDA }
 
 // Prepared is a kernel bound to device-resident arguments; in this build
@@ -62,5 +68,8 @@ func (p *Prepared) Grid() [3]int                               { return [3]int{}
 func (p *Prepared) Dims() map[string]int64                     { return nil }
 func (p *Prepared) Ptr(name string) (uint64, error)            { return 0, ErrNoCUDA }
 func (p *Prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error) {
+	return 0, ErrNoCUDA
+}
+func (p *Prepared) TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
