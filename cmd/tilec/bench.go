@@ -1,7 +1,8 @@
 package main
 
 // tilec bench: time any kernel over a sweep of shapes (package
-// runtime/bench), with cuBLAS side by side for GEMM-shaped kernels.
+// runtime/bench), with cuBLAS side by side for GEMM-shaped kernels (its
+// strided-batched GEMM for batched matmuls).
 
 import (
 	"flag"

@@ -74,6 +74,59 @@ func TestBenchEntry(t *testing.T) {
 	}
 }
 
+// tilec bench on a batched matmul: --sizes leaves the batch at 4 and sets
+// M, N and K; the baseline is cuBLAS's strided-batched GEMM over the whole
+// batch (the fake has the plain GEMM too, which must not be timed), in the
+// table and in --json.
+func TestBenchBatchedMatmul(t *testing.T) {
+	var shapes [][4]int
+	dev := &benchtest.Device{
+		MS: func(*ir.Func) float64 { return 0.002 },
+		CublasMS: func(m, n, k int) float64 {
+			t.Errorf("plain cuBLAS timed for a batched matmul")
+			return 1
+		},
+		CublasBatchedMS: func(batch, m, n, k int) float64 {
+			shapes = append(shapes, [4]int{batch, m, n, k})
+			return 0.001
+		},
+	}
+	withFakeDevice(t, dev)
+	var stdout, stderr bytes.Buffer
+	common := []string{"../../examples/batched_matmul.tile", "-D", "tm=64", "-D", "tn=64", "-D", "tk=32", "--tuned=false", "--warmup", "1", "--iters", "20"}
+	if err := cmdBench(append(common, "--sizes", "64"), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{
+		"cuBLAS: one strided-batched GEMM over Bt (cublasGemmStridedBatchedEx)",
+		"\n     Bt       M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio ",
+		"\n      4      64      64      64     0.0020 ",
+		" 0.0010      2.1  0.500 ",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if len(shapes) != 3 || shapes[0] != [4]int{4, 64, 64, 64} {
+		t.Errorf("batched cuBLAS timed at %v", shapes)
+	}
+
+	stdout.Reset()
+	if err := cmdBench(append(common, "--shape", "Bt=2,M=128,N=64,K=96", "--json"), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm_strided_batched" || strings.Join(rep.BaselineDims, ",") != "Bt,M,N,K" || len(rep.Rows) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if r := rep.Rows[0]; r.CublasMS != 0.001 || r.Ratio != 0.5 || r.Dims["Bt"] != 2 || shapes[len(shapes)-1] != [4]int{2, 128, 64, 96} {
+		t.Errorf("row %+v, cuBLAS at %v", r, shapes)
+	}
+}
+
 // Mistakes in the flags of bench --entry are reported before any device
 // is opened.
 func TestBenchEntryErrors(t *testing.T) {

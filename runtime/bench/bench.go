@@ -56,8 +56,15 @@ type Report struct {
 	Metric string `json:"metric"`
 	// Baseline names the library timed side by side ("cuBLAS"), if any.
 	Baseline string `json:"baseline,omitempty"`
-	Warmup   int    `json:"warmup"`
-	Iters    int    `json:"iters"`
+	// BaselineOp is the library call: "gemm" (cublasGemmEx) for a GEMM,
+	// "gemm_strided_batched" (cublasGemmStridedBatchedEx, one call over
+	// the batch) for a batched GEMM. BaselineDims are the dims whose
+	// product, times 2, is the baseline's work: M, N, K, with the batch
+	// dim first for a batched GEMM.
+	BaselineOp   string   `json:"baseline_op,omitempty"`
+	BaselineDims []string `json:"baseline_dims,omitempty"`
+	Warmup       int      `json:"warmup"`
+	Iters        int      `json:"iters"`
 	// Dims are the kernel's symbolic dims; Swept those that vary.
 	Dims  []string `json:"dims"`
 	Swept []string `json:"swept"`
@@ -83,7 +90,7 @@ type Row struct {
 	PeakTFLOPS float64 `json:"peak_tflops_frac,omitempty"`
 	PeakGBs    float64 `json:"peak_gbs_frac,omitempty"`
 	// The baseline (cuBLAS) on the same buffers (its TFLOP/s are 2*M*N*K
-	// of the GEMM's shape), and Ratio = its time / tilec's (above 1: tilec
+	// of the GEMM's shape, 2*Bt*M*N*K of a batched GEMM's), and Ratio = its time / tilec's (above 1: tilec
 	// is faster).
 	CublasMS     float64 `json:"cublas_ms,omitempty"`
 	CublasTFLOPS float64 `json:"cublas_tflops,omitempty"`
@@ -128,15 +135,51 @@ func NewReport(dev Device, cfg *Config) (*Report, error) {
 			r.Metric = "tflops"
 		}
 	})
-	if ai, bi, _, ok := GEMMOperands(f); ok {
-		r.Baseline = "cuBLAS"
-		// M, N, K first, as GEMMs are named.
-		A, B := f.Params[ai].Dims, f.Params[bi].Dims
-		r.Dims = reorder(r.Dims, []string{A[0].Sym, B[1].Sym, A[1].Sym})
+	if g, ok := findGEMM(f); ok {
+		r.Baseline, r.BaselineOp = "cuBLAS", g.op()
+		// (Bt,) M, N, K first, as GEMMs are named.
+		r.BaselineDims = g.dims(f)
+		r.Dims = reorder(r.Dims, r.BaselineDims)
 	}
 	r.Swept = reorder(r.Swept, r.Dims)
 	r.Peak = devicePeak(dev, cfg.Peak)
 	return r, nil
+}
+
+// gemmShape is a GEMM-shaped kernel's A, B and C (parameter indexes),
+// plain or batched.
+type gemmShape struct {
+	a, b, c int
+	batched bool
+}
+
+// findGEMM finds the operands of a plain GEMM, else of a batched one.
+func findGEMM(f *ir.Func) (gemmShape, bool) {
+	if a, b, c, ok := GEMMOperands(f); ok {
+		return gemmShape{a, b, c, false}, true
+	}
+	if a, b, c, ok := BatchedGEMMOperands(f); ok {
+		return gemmShape{a, b, c, true}, true
+	}
+	return gemmShape{}, false
+}
+
+func (g gemmShape) op() string {
+	if g.batched {
+		return "gemm_strided_batched"
+	}
+	return "gemm"
+}
+
+// dims are the names of the GEMM's (Bt,) M, N and K.
+func (g gemmShape) dims(f *ir.Func) []string {
+	A, B := f.Params[g.a].Dims, f.Params[g.b].Dims
+	var out []string
+	if g.batched {
+		out = append(out, A[0].Sym)
+		A, B = A[1:], B[1:]
+	}
+	return append(out, A[0].Sym, B[1].Sym, A[1].Sym)
 }
 
 // devicePeak is a copy of override, or else the device table's entry for
@@ -207,10 +250,15 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	w, werr := Count(b)
 	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers, Grid: cfg.Grid}
 	gemmFLOPs := 0.0
-	if ai, bi, ci, ok := GEMMOperands(f); ok {
-		opts.GEMM = &[3]string{f.Params[ai].Name, f.Params[bi].Name, f.Params[ci].Name}
-		A, B := b.Tensors[ai].Shape, b.Tensors[bi].Shape
-		gemmFLOPs = 2 * float64(A[0]) * float64(A[1]) * float64(B[1])
+	if g, ok := findGEMM(f); ok {
+		opts.GEMM = &[3]string{f.Params[g.a].Name, f.Params[g.b].Name, f.Params[g.c].Name}
+		opts.BatchedGEMM = g.batched
+		// 2 * (Bt *) M * K * N, from the bound arrays.
+		A, B := b.Tensors[g.a].Shape, b.Tensors[g.b].Shape
+		gemmFLOPs = 2 * float64(B[len(B)-1])
+		for _, n := range A {
+			gemmFLOPs *= float64(n)
+		}
 	}
 	m, err := Measure(dev, k, args, opts)
 	if err != nil {

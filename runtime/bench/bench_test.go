@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,13 @@ func TestRunMatmul(t *testing.T) {
 	if len(rep.Rows) != 2 || rep.Metric != "tflops" || rep.Baseline != "cuBLAS" || rep.Peak == nil || rep.Peak.Device != "H100 SXM" {
 		t.Fatalf("report %+v", rep)
 	}
+	if rep.BaselineOp != "gemm" || strings.Join(rep.BaselineDims, " ") != "M N K" {
+		t.Errorf("baseline %s over %v, want gemm over M N K", rep.BaselineOp, rep.BaselineDims)
+	}
+	// Plain cuBLAS alternates with tilec in three rounds per shape.
+	if got := strings.Join(dev.Timed, " "); got != strings.Repeat("tilec cublas ", 6)[:len(got)] || len(dev.Timed) != 12 {
+		t.Errorf("timed %v", dev.Timed)
+	}
 	r := rep.Rows[1]
 	flops := 2.0 * 256 * 256 * 256
 	if r.FLOPs != flops || r.TFLOPS != flops/1e-6/1e12 || r.Ratio != 0.5 || r.CublasTFLOPS != 2*r.TFLOPS {
@@ -94,6 +102,138 @@ func TestRunMatmul(t *testing.T) {
 	}
 	if err := bench.Plot(back, "r.jpg"); err == nil {
 		t.Error("plot to .jpg: no error")
+	}
+}
+
+// A batched matmul (3-D arrays) is timed against cuBLAS's strided-batched
+// GEMM, alternating with tilec in the same rounds as a plain GEMM's
+// baseline, never against the plain GEMM, whose call on these arrays would
+// time one product of the batch or none. Non-square shapes, so that the
+// fake's shapes catch a mix-up of M, N and K.
+func TestRunBatchedMatmul(t *testing.T) {
+	f := compile(t, "../../examples/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	sw, err := bench.ParseSweep([]string{"Bt=3,2,M=128,64,N=64,128,K=96,32"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batched [][4]int
+	dev := &benchtest.Device{
+		MS: func(*ir.Func) float64 { return 0.001 },
+		CublasMS: func(m, n, k int) float64 {
+			t.Errorf("the plain GEMM baseline was timed for a batched kernel (%dx%dx%d)", m, n, k)
+			return 0.0005
+		},
+		CublasBatchedMS: func(batch, m, n, k int) float64 {
+			batched = append(batched, [4]int{batch, m, n, k})
+			return 0.0004
+		},
+	}
+	cfg := &bench.Config{Func: f, File: "batched_matmul.tile", Sweep: sw, Warmup: 1, Iters: 20, Check: true}
+	rep, err := bench.NewReport(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	bench.WriteHeader(&table, rep)
+	cfg.Row = func(r bench.Row) { bench.WriteRow(&table, rep, r) }
+	rep, err = bench.Run(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm_strided_batched" || strings.Join(rep.BaselineDims, " ") != "Bt M N K" ||
+		strings.Join(rep.Dims, " ") != "Bt M N K" || len(rep.Rows) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	if got := strings.Join(dev.Timed, " "); got != strings.TrimSpace(strings.Repeat("tilec cublas_batched ", 6)) {
+		t.Errorf("timed %s, want tilec and the batched cuBLAS alternating, 3 rounds per shape", got)
+	}
+	want := [][4]int{{3, 128, 64, 96}, {3, 128, 64, 96}, {3, 128, 64, 96}, {2, 64, 128, 32}, {2, 64, 128, 32}, {2, 64, 128, 32}}
+	if len(batched) != len(want) {
+		t.Fatalf("batched cuBLAS timed at %v, want %v", batched, want)
+	}
+	for i := range want {
+		if batched[i] != want[i] {
+			t.Errorf("batched cuBLAS timed at %v, want %v", batched, want)
+			break
+		}
+	}
+	for i, bt := range []float64{3 * 128 * 64 * 96, 2 * 64 * 128 * 32} {
+		r := rep.Rows[i]
+		flops := 2 * bt
+		if r.FLOPs != flops || r.CublasMS != 0.0004 || r.Ratio != 0.4 || math.Abs(r.CublasTFLOPS/(flops/0.0004e-3/1e12)-1) > 1e-12 || r.Note != "" {
+			t.Errorf("row %d: %+v (want %g FLOPs, cuBLAS 0.0004 ms, ratio 0.4)", i, r, flops)
+		}
+		if !strings.HasPrefix(r.Check, "ok (") {
+			t.Errorf("row %d: check %q", i, r.Check)
+		}
+	}
+	tableHas(t, table.String(),
+		"cuBLAS: one strided-batched GEMM over Bt (cublasGemmStridedBatchedEx) on the same buffers, alternating with tilec; its TFLOP/s count 2*Bt*M*N*K",
+		"     Bt       M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio",
+		"      3     128      64      96     0.0010      4.7    0%     0.0004     11.8  0.400")
+
+	var js bytes.Buffer
+	if err := bench.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"baseline": "cuBLAS"`, `"baseline_op": "gemm_strided_batched"`, `"cublas_ms": 0.0004`, `"ratio": 0.4`} {
+		if !strings.Contains(js.String(), w) {
+			t.Errorf("JSON lacks %s:\n%s", w, js.String())
+		}
+	}
+	if !strings.Contains(js.String(), "\"baseline_dims\": [\n    \"Bt\",") {
+		t.Errorf("JSON lacks baseline_dims Bt, ...:\n%s", js.String())
+	}
+	if rep.BaselineLabel() != "cuBLAS strided-batched" {
+		t.Errorf("plot label %q", rep.BaselineLabel())
+	}
+}
+
+// A device with only the plain GEMM gives a batched kernel no baseline, and
+// the row's note says why, rather than timing the plain GEMM.
+func TestRunBatchedMatmulNoBatchedBaseline(t *testing.T) {
+	f := compile(t, "../../examples/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	sw, _ := bench.ParseSweep([]string{"Bt=2,M=64,N=64,K=32"}, "", nil, false)
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.001 }, CublasMS: func(m, n, k int) float64 { return 0.0005 }}
+	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Rows[0]
+	if r.CublasMS != 0 || r.Ratio != 0 || !strings.Contains(r.Note, "not the batched GEMM") {
+		t.Errorf("row %+v", r)
+	}
+	if got := strings.Join(dev.Timed, " "); got != "tilec" {
+		t.Errorf("timed %s, want tilec alone", got)
+	}
+}
+
+// Which examples are GEMM-shaped, plain or batched: only the matmuls with
+// (M, K) @ (K, N) -> (M, N) and the (Bt, M, K) @ (Bt, K, N) batched one;
+// not transposed B, attention's (BH, S, D) arrays, or one-pass kernels.
+func TestGEMMOperandsOfExamples(t *testing.T) {
+	for file, want := range map[string]string{
+		"matmul.tile":           "gemm A B C",
+		"matmul_bias_relu.tile": "gemm A B C",
+		"batched_matmul.tile":   "batched A B C",
+		"matmul_bt.tile":        "",
+		"mha.tile":              "",
+		"attention.tile":        "",
+		"softmax.tile":          "",
+		"vector_add.tile":       "",
+		"broadcast.tile":        "",
+	} {
+		f := compile(t, "../../examples/"+file, nil)
+		got := ""
+		if a, b, c, ok := bench.GEMMOperands(f); ok {
+			got = "gemm " + f.Params[a].Name + " " + f.Params[b].Name + " " + f.Params[c].Name
+		}
+		if a, b, c, ok := bench.BatchedGEMMOperands(f); ok {
+			got += "batched " + f.Params[a].Name + " " + f.Params[b].Name + " " + f.Params[c].Name
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", file, got, want)
+		}
 	}
 }
 

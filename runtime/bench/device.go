@@ -56,6 +56,17 @@ type GEMMBaseline interface {
 	TimeCublas(a, b, c string, warmup, iters int) (float64, error)
 }
 
+// BatchedGEMMBaseline is a Prepared that can also time a vendor batched
+// GEMM (cuBLAS strided-batched, one call over the batch as torch.bmm makes)
+// C[i] = A[i] @ B[i] along the leading axis of its 3-D arrays named a, b
+// and c (overwriting c): the median milliseconds of iters runs after
+// warmup. It is an interface of its own, not TimeCublas on 3-D arrays, so
+// that a device that only has the plain GEMM offers no batched baseline
+// rather than a wrong one.
+type BatchedGEMMBaseline interface {
+	TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error)
+}
+
 // ErrNeedsGPU is the error of tilec bench and tune in a build without the
 // CUDA backend or on a machine without a GPU.
 var ErrNeedsGPU = errors.New("timing kernels needs a GPU and a cuda build of tilec (go build -tags cuda ./cmd/tilec, " +
@@ -78,8 +89,9 @@ func OpenCUDA(target *lower.Target) (Device, error) {
 // The CUDA backend's Prepared (in every build: the stand-in's methods fail
 // with runtime.ErrNoCUDA) times kernels and cuBLAS.
 var (
-	_ Prepared     = (*runtime.Prepared)(nil)
-	_ GEMMBaseline = (*runtime.Prepared)(nil)
+	_ Prepared            = (*runtime.Prepared)(nil)
+	_ GEMMBaseline        = (*runtime.Prepared)(nil)
+	_ BatchedGEMMBaseline = (*runtime.Prepared)(nil)
 )
 
 // CUDADevice is the CUDA backend as a Device.

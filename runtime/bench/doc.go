@@ -2,7 +2,9 @@
 // TFLOP/s from the mma work in the kernel's IR, GB/s from the bytes its
 // loads and stores move (Count), fractions of the device's peak (a table
 // of datasheet figures, LookupPeak), cuBLAS side by side for GEMM-shaped
-// kernels, over a sweep of shapes (ParseSweep), as a table, JSON or a plot.
+// kernels (GEMMOperands; the strided-batched GEMM for batched ones,
+// BatchedGEMMOperands), over a sweep of shapes (ParseSweep), as a table,
+// JSON or a plot.
 // RunEntry does the same for a cuTile program's host launch function: the
 // kernels it launches, each launch checked, then timed alone (entry.go).
 //

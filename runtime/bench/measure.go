@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -170,6 +171,10 @@ type MeasureOptions struct {
 	// GEMM names the arrays A, B and C of a GEMM-shaped kernel: the
 	// baseline (cuBLAS) is timed on the same buffers when the device can.
 	GEMM *[3]string
+	// BatchedGEMM says GEMM's arrays are 3-D, a batch of products along
+	// their leading axis: the baseline is the device's batched GEMM
+	// (BatchedGEMMBaseline), never the plain one.
+	BatchedGEMM bool
 }
 
 // Measurement is one kernel timed at one shape.
@@ -251,8 +256,11 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		}
 		m.Check, _ = checkSummary(res)
 	}
-	g, hasBase := p.(GEMMBaseline)
-	hasBase = hasBase && opts.GEMM != nil
+	timeBase, err := baselineTimer(p, opts)
+	if err != nil {
+		m.BaselineErr = err
+	}
+	hasBase := timeBase != nil
 	// With a baseline, tilec and the baseline alternate in rounds, so that
 	// the GPU's clock and thermal drift over the seconds of a run reach
 	// both alike (docs/perf.md: cuBLAS alone moved 666-757 TFLOP/s at 8192
@@ -276,7 +284,7 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		m.Times = append(m.Times, ts...)
 		if hasBase && m.BaselineErr == nil {
 			n := opts.GEMM
-			ms, err := g.TimeCublas(n[0], n[1], n[2], warm, iters)
+			ms, err := timeBase(n[0], n[1], n[2], warm, iters)
 			if err != nil {
 				m.BaselineErr = fmt.Errorf("cuBLAS: %w", err)
 				continue
@@ -291,14 +299,54 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 	return m, nil
 }
 
+// baselineTimer is the device's way to time the baseline opts asks for:
+// nil when there is none (not a GEMM, or a device without cuBLAS), with an
+// error when the kernel is a batched GEMM and the device only offers the
+// plain one (the row's note then says why its baseline is missing).
+func baselineTimer(p Prepared, opts MeasureOptions) (func(a, b, c string, warmup, iters int) (float64, error), error) {
+	if opts.GEMM == nil {
+		return nil, nil
+	}
+	if opts.BatchedGEMM {
+		if g, ok := p.(BatchedGEMMBaseline); ok {
+			return g.TimeCublasBatched, nil
+		}
+		if _, ok := p.(GEMMBaseline); ok {
+			return nil, errors.New("cuBLAS: this device times plain GEMMs only, not the batched GEMM this kernel computes")
+		}
+		return nil, nil
+	}
+	if g, ok := p.(GEMMBaseline); ok {
+		return g.TimeCublas, nil
+	}
+	return nil, nil
+}
+
 // GEMMOperands finds the arrays A (M, K), B (K, N) and an output C (M, N)
 // of a matmul-shaped kernel (2-D arrays; A and B only read, C stored), so
 // that a GEMM library can run on the same buffers. ok is false for other
 // kernels.
 func GEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
+	return gemmOperands(f, 2)
+}
+
+// BatchedGEMMOperands finds the arrays A (Bt, M, K), B (Bt, K, N) and an
+// output C (Bt, M, N) of a batched-matmul-shaped kernel (3-D arrays with
+// the same leading dim; A and B only read, C stored), so that a batched
+// GEMM library call can run on the same buffers. ok is false for other
+// kernels, 2-D GEMMs included.
+func BatchedGEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
+	return gemmOperands(f, 3)
+}
+
+// gemmOperands finds A, B and C of rank 2 (a GEMM) or 3 (a batch of them
+// along the leading axis, which must be the same dim in all three). The
+// dims must be symbolic, as a benchmark sweeps them and a report names
+// them (Report.BaselineDims).
+func gemmOperands(f *ir.Func, rank int) (a, b, c int, ok bool) {
 	var arrays []int
 	for i, p := range f.Params {
-		if _, isArr := p.Type.(*ir.Array); isArr && len(p.Dims) == 2 {
+		if _, isArr := p.Type.(*ir.Array); isArr && len(p.Dims) == rank {
 			arrays = append(arrays, i)
 		}
 	}
@@ -312,6 +360,12 @@ func GEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
 				A, B, C := f.Params[ai].Dims, f.Params[bi].Dims, f.Params[ci].Dims
 				if ai == bi || bi == ci || ai == ci || !stored[ci] || stored[ai] || stored[bi] {
 					continue
+				}
+				if rank == 3 {
+					if A[0].Sym == "" || A[0] != B[0] || A[0] != C[0] {
+						continue
+					}
+					A, B, C = A[1:], B[1:], C[1:]
 				}
 				if A[1].Sym != "" && A[1] == B[0] && A[0] == C[0] && B[1] == C[1] && A[0].Sym != "" && B[1].Sym != "" {
 					return ai, bi, ci, true

@@ -100,7 +100,7 @@ func newPlot(r *Report) (*plot.Plot, error) {
 		return nil, err
 	}
 	if len(base) > 0 && r.Baseline != "" {
-		if err := add(r.Baseline, base, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}); err != nil {
+		if err := add(r.BaselineLabel(), base, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, draw.TriangleGlyph{}); err != nil {
 			return nil, err
 		}
 	}

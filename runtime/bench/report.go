@@ -10,7 +10,8 @@ import (
 
 // WriteHeader prints the benchmark's description and the table's column
 // names: the kernel's dims, tilec's time, TFLOP/s and its fraction of the
-// peak (kernels with mma), cuBLAS side by side (GEMM-shaped kernels), GB/s
+// peak (kernels with mma), cuBLAS side by side (GEMM-shaped kernels, and a
+// line that names the strided-batched call for batched ones), GB/s
 // and its fraction of the peak, and the check against the interpreter.
 func WriteHeader(w io.Writer, r *Report) {
 	file := ""
@@ -31,6 +32,12 @@ func WriteHeader(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "peak unknown for %s (not in runtime/bench/devices.go; give --peak-tflops and --peak-gbs)\n", r.Device)
 	}
 	fmt.Fprintf(w, "TFLOP/s counts 2*M*N*K per mma; GB/s the bytes of every load and store (tiles re-read by several blocks count each time)\n")
+	if r.BaselineOp == "gemm_strided_batched" && len(r.BaselineDims) > 0 {
+		// A plain GEMM's baseline goes without saying; a batched one could
+		// be a loop of GEMMs, whose launch gaps would flatter tilec.
+		fmt.Fprintf(w, "cuBLAS: one strided-batched GEMM over %s (cublasGemmStridedBatchedEx) on the same buffers, alternating with tilec; its TFLOP/s count 2*%s\n",
+			r.BaselineDims[0], strings.Join(r.BaselineDims, "*"))
+	}
 	var cols []string
 	for _, d := range r.Dims {
 		cols = append(cols, fmt.Sprintf("%7s", d))
@@ -83,6 +90,15 @@ func pct(f float64) string {
 		return fmt.Sprintf("%5s", "-")
 	}
 	return fmt.Sprintf("%4.0f%%", 100*f)
+}
+
+// BaselineLabel names the baseline in a plot's legend: the library, and
+// the call when it is the batched one.
+func (r *Report) BaselineLabel() string {
+	if r.BaselineOp == "gemm_strided_batched" {
+		return r.Baseline + " strided-batched"
+	}
+	return r.Baseline
 }
 
 // WriteJSON writes the report as indented JSON.

@@ -6,6 +6,7 @@ package benchtest
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
@@ -20,14 +21,23 @@ type Device struct {
 	TargetName string // default "sm_90"
 	// MS is the time of one launch of f (required).
 	MS func(f *ir.Func) float64
-	// CublasMS, when set, makes GEMM baselines available.
+	// CublasMS, when set, makes GEMM baselines available (on 2-D arrays,
+	// as the CUDA backend's TimeCublas).
 	CublasMS func(m, n, k int) float64
+	// CublasBatchedMS, when set, makes batched GEMM baselines available
+	// (on 3-D arrays, as TimeCublasBatched). Without it, a batched kernel
+	// gets no baseline: the fake's Prepared does not offer the interface.
+	CublasBatchedMS func(batch, m, n, k int) float64
 	// Corrupt, when set and true for f, makes f's results wrong (every
 	// stored array's first element is changed after the launch).
 	Corrupt func(f *ir.Func) bool
 	// Prepared counts Prepare calls; Launches the kernel runs; Cold the
 	// launches timed with TimeCold.
 	Prepared, Launches, Cold int
+	// Timed records, in order, what was timed: "tilec" for each Times
+	// call, "cublas" and "cublas_batched" for each baseline's, so that a
+	// test sees which baseline ran and that it alternated with tilec.
+	Timed []string
 }
 
 var _ bench.Device = (*Device)(nil)
@@ -62,7 +72,11 @@ func (d *Device) Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (be
 	d.Prepared++
 	// The specialization of a generic kernel, so that MS and Corrupt see
 	// the kernel that runs.
-	return &prepared{d: d, k: b.Kernel, args: args, grid: grid}, nil
+	p := &prepared{d: d, k: b.Kernel, args: args, grid: grid}
+	if d.CublasBatchedMS != nil {
+		return batchedPrepared{p}, nil
+	}
+	return p, nil
 }
 
 type prepared struct {
@@ -93,6 +107,7 @@ func (p *prepared) Run() error {
 func (p *prepared) Download() error { return nil }
 
 func (p *prepared) Times(warmup, iters int) ([]float64, error) {
+	p.d.Timed = append(p.d.Timed, "tilec")
 	ms := p.d.MS(p.k.Func)
 	out := make([]float64, iters)
 	for i := range out {
@@ -118,6 +133,31 @@ func (p *prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error
 	if p.d.CublasMS == nil {
 		return 0, errors.New("benchtest: no cuBLAS")
 	}
+	s, err := p.shapes(2, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	p.d.Timed = append(p.d.Timed, "cublas")
+	return p.d.CublasMS(s[0][0], s[1][1], s[0][1]), nil
+}
+
+// batchedPrepared is a prepared that also offers the batched baseline.
+type batchedPrepared struct{ *prepared }
+
+var _ bench.BatchedGEMMBaseline = batchedPrepared{}
+
+func (p batchedPrepared) TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error) {
+	s, err := p.shapes(3, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	p.d.Timed = append(p.d.Timed, "cublas_batched")
+	return p.d.CublasBatchedMS(s[0][0], s[0][1], s[1][2], s[0][2]), nil
+}
+
+// shapes are the shapes of the arrays named a, b, c, which must have the
+// given rank (the CUDA backend refuses other ranks too).
+func (p *prepared) shapes(rank int, a, b, c string) ([3][]int, error) {
 	var shapes [3][]int
 	for j, name := range []string{a, b, c} {
 		for i, par := range p.k.Func.Params {
@@ -125,6 +165,9 @@ func (p *prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error
 				shapes[j] = p.args[i].(*runtime.Tensor).Shape
 			}
 		}
+		if len(shapes[j]) != rank {
+			return shapes, fmt.Errorf("benchtest: cuBLAS needs %d-D arrays; %s is %v", rank, name, shapes[j])
+		}
 	}
-	return p.d.CublasMS(shapes[0][0], shapes[1][1], shapes[0][1]), nil
+	return shapes, nil
 }
