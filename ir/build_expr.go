@@ -15,6 +15,7 @@ import (
 var pyBuiltins = map[string]bool{
 	"range": true, "min": true, "max": true, "abs": true,
 	"int": true, "float": true, "bool": true, "len": true, "print": true,
+	"enumerate": true, "zip": true,
 	lang.FStringFunc: true,
 }
 

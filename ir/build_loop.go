@@ -220,7 +220,7 @@ func liveIn(live, reads nameSet, carried []string) nameSet {
 func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	target, ok := s.Target.(*lang.Name)
 	if !ok {
-		b.errorf(s.Target.Position(), "the loop variable must be a name")
+		b.errorf(s.Target.Position(), "a for loop over range(...) has one loop variable, a name (unpacking an item needs ct.static_iter)")
 		return
 	}
 	if b.reservedName(target.Name) {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,6 +232,43 @@ func TestKernelWhileTileCondition(t *testing.T) {
 		}
 		if H.AtInt(0) == 0 && n >= 32 {
 			t.Errorf("n=%d: the first loop never ran: the test checks nothing", n)
+		}
+	}
+}
+
+// ct.static_iter loops (testdata/kernels/static_iter.tile: a tuple of rows
+// grown item by item, enumerate with a start, zip of coefficients of mixed
+// types inside a run-time loop) on the interpreter, against a reference
+// that runs the same arithmetic on float64. The inputs are small integers
+// and the coefficients 2, 0.5 and 1, so every value is exact in float32.
+func TestKernelStaticIter(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const tn = 32
+	for _, c := range []struct{ R, N int }{{3, 100}, {4, 32}, {2, 5}, {1, 1}} {
+		X := randTensor(r, ir.F32, -4, 4, c.R, c.N)
+		S, Y := NewTensor(ir.F32, c.N), NewTensor(ir.F32, c.R, c.N)
+		k := compileKernel(t, "static_iter.tile", map[string]string{"R": strconv.Itoa(c.R), "tn": strconv.Itoa(tn)})
+		launchKernel(t, k, [3]int{(c.N + tn - 1) / tn, 1, 1}, X, S, Y)
+		coef := []float64{2, 0.5, 1}
+		for j := 0; j < c.N; j++ {
+			s := 0.0
+			for i := 0; i < c.R; i++ {
+				s += float64(i+1) * X.At(i, j)
+			}
+			if got := S.At(j); got != s {
+				t.Fatalf("R=%d N=%d: S[%d] = %v, want %v", c.R, c.N, j, got, s)
+			}
+			y := 0.0
+			for range 2 {
+				for i := 0; i < min(len(coef), c.R); i++ {
+					y = y*coef[i] + X.At(i, j)
+				}
+			}
+			for i := 0; i < c.R; i++ {
+				if got, want := Y.At(i, j), y+X.At(i, j); got != want {
+					t.Fatalf("R=%d N=%d: Y[%d,%d] = %v, want %v", c.R, c.N, i, j, got, want)
+				}
+			}
 		}
 	}
 }
