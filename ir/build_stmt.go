@@ -269,7 +269,11 @@ func (b *builder) coerceTo(v value, t Type, pos lang.Pos) (*Value, bool) {
 // in returns.
 func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 	c := b.expr(s.Cond)
-	static, cv, cr, ok := b.condition(s.Cond.Position(), c, "if")
+	var static, cv bool
+	cr, isTile, ok := b.tileCondition(s.Cond.Position(), c, "if")
+	if !isTile {
+		static, cv, cr, ok = b.condition(s.Cond.Position(), c, "if")
+	}
 	if ok && static {
 		if cv {
 			b.stmts(s.Then, live, last)

@@ -471,6 +471,10 @@ for rn in 3,1000 4,5 1,64; do
 	R="${rn%,*}" n="${rn#*,}"
 	run_cases+=("static_iter_${R}x$n|runtime/testdata/kernels/static_iter.tile|--arg X=f32[R0,N] --arg S=f32[N] --arg Y=f32[R0,N] -D R=$R -D tn=32 --shape R0=$R,N=$n --grid $(((n + 31) / 32))")
 done
+# if statements and conditional expressions on rank-0 tile conditions. Not yet run on the GPU.
+for n in 7 100 1000; do
+	run_cases+=("if_tile_cond_$n|runtime/testdata/kernels/if_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Flags=i32[B] -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
+done
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1
