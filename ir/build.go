@@ -113,6 +113,9 @@ type builder struct {
 	inlined   int
 	ninstrs   int
 	aborted   bool // a limit was hit: stop building the kernel
+	// staticIterable is set while a ct.static_iter iterable is evaluated,
+	// where range, enumerate and zip give tuples.
+	staticIterable int
 	// missingSigs are the unannotated parameters of the kernel that
 	// BuildOptions.Args does not give: one error names them all.
 	missingSigs []*lang.Param

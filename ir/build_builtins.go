@@ -975,8 +975,20 @@ var pySigs = map[string][]sigParam{
 
 func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) value {
 	switch name {
-	case "range":
-		return b.fail(e.Pos, "range() can only be the iterator of a for loop")
+	case "range", "enumerate", "zip":
+		if b.staticIterable > 0 {
+			switch name {
+			case "range":
+				return b.staticRange(e, pos, kws)
+			case "enumerate":
+				return b.staticEnumerate(e, pos, kws)
+			}
+			return b.staticZip(e, pos, kws)
+		}
+		if name == "range" {
+			return b.fail(e.Pos, "range() can only be the iterator of a for loop")
+		}
+		return b.fail(e.Pos, "%s() can only be used in the iterable of a ct.static_iter loop", name)
 	case "print":
 		return b.biPrint("print", e, pos, kws)
 	case lang.FStringFunc:
@@ -1150,6 +1162,12 @@ func init() {
 			return b.fail(c.argPos(0), "ensure_constant: the value is not a compile-time constant")
 		}
 		return c.args[0].v
+	})
+	// Reached only through the callee's own evaluation: b.call reports a
+	// static_iter call that is not a for loop's iterable before evaluating
+	// its argument, and staticFor handles the others.
+	def("static_iter(iterable)", func(b *builder, c *callCtx) value {
+		return b.fail(c.pos, "ct.static_iter is only allowed as the iterable of a for loop")
 	})
 	def("static_eval(expr)", func(b *builder, c *callCtx) value {
 		if isRuntime(c.args[0].v) {

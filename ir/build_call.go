@@ -69,6 +69,12 @@ func (c *callCtx) given(i int) bool { return c.args[i].e != nil }
 // call evaluates a call: a builtin or an inlined helper.
 func (b *builder) call(e *lang.Call) value {
 	fn := b.expr(e.Fun)
+	if bv, ok := fn.(builtinVal); ok && !bv.py && bv.name == "static_iter" {
+		// Its argument is not an expression of run-time code (range is
+		// read differently there): not evaluated, so that the one mistake
+		// gives one error.
+		return b.fail(e.Pos, "ct.static_iter is only allowed as the iterable of a for loop (for x in ct.static_iter(...):)")
+	}
 	pos := make([]arg, len(e.Args))
 	for i, a := range e.Args {
 		pos[i] = arg{b.expr(a), a}

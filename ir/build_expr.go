@@ -15,6 +15,7 @@ import (
 var pyBuiltins = map[string]bool{
 	"range": true, "min": true, "max": true, "abs": true,
 	"int": true, "float": true, "bool": true, "len": true, "print": true,
+	"enumerate": true, "zip": true,
 	lang.FStringFunc: true,
 }
 
@@ -630,7 +631,11 @@ func (b *builder) logical(e *lang.BinaryExpr) value {
 // otherwise as a select of both.
 func (b *builder) condExpr(e *lang.CondExpr) value {
 	c := b.expr(e.Cond)
-	static, cv, cr, ok := b.condition(e.Cond.Position(), c, "conditional expression")
+	var static, cv bool
+	cr, isTile, ok := b.tileCondition(e.Cond.Position(), c, "conditional expression")
+	if !isTile {
+		static, cv, cr, ok = b.condition(e.Cond.Position(), c, "conditional expression")
+	}
 	if !ok {
 		b.expr(e.X)
 		b.expr(e.Y)

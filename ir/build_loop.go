@@ -220,7 +220,7 @@ func liveIn(live, reads nameSet, carried []string) nameSet {
 func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	target, ok := s.Target.(*lang.Name)
 	if !ok {
-		b.errorf(s.Target.Position(), "the loop variable must be a name")
+		b.errorf(s.Target.Position(), "a for loop over range(...) has one loop variable, a name (unpacking an item needs ct.static_iter)")
 		return
 	}
 	if b.reservedName(target.Name) {
@@ -361,21 +361,16 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 	}
 	c := b.expr(s.Cond)
 	pos := s.Cond.Position()
-	if x, isVal := c.(*Value); isVal {
-		if t, isTile := x.Type.(*Tile); isTile && t.Rank() > 0 {
-			b.errorf(pos, "while: condition must be a scalar or a rank-0 tile (such as ct.sum(t) > 0), got %s", t)
+	if t, isTile, ok := b.tileCondition(pos, c, "while"); isTile {
+		if !ok {
 			return false, false, nil, false
 		}
-		if t, isTile := x.Type.(*Tile); isTile && t.Rank() == 0 {
-			if t.DType != Bool {
-				c = b.binop(pos, "!=", x, int64(0))
-			}
-			if brk {
-				c = b.binop(pos, "&", notBroke, c)
-			}
-			r, isRun := c.(*Value)
-			return false, false, r, isRun
+		var c value = t
+		if brk {
+			c = b.binop(pos, "&", notBroke, t)
 		}
+		r, isRun := c.(*Value)
+		return false, false, r, isRun
 	}
 	s1, v1, r1, ok1 := b.condition(s.Pos, notBroke, "while")
 	s2, v2, r2, ok2 := b.condition(pos, c, "while")
@@ -390,6 +385,30 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 		return false, false, r1, true
 	}
 	return false, false, b.emit(s.Pos, OpAnd, ScalarOf(Bool), r1, r2), true
+}
+
+// tileCondition reads a condition that is a tile (isTile): cuTile's `if`,
+// `while` and `x if c else y` take a rank-0 one (`if ct.sum(t) > 0:`),
+// which becomes a rank-0 bool tile (a non-bool one compared with 0), the
+// same in every thread of a block; a tile with more elements, one of shape
+// (1,) included, is an error, as in cuTile.
+func (b *builder) tileCondition(pos lang.Pos, c value, what string) (r *Value, isTile, ok bool) {
+	x, isVal := c.(*Value)
+	if !isVal {
+		return nil, false, true
+	}
+	t, isTile := x.Type.(*Tile)
+	switch {
+	case !isTile:
+		return nil, false, true
+	case t.Rank() > 0:
+		b.errorf(pos, "%s: condition must be a scalar or a rank-0 tile (such as ct.sum(t) > 0), got %s", what, t)
+		return nil, true, false
+	case t.DType == Bool:
+		return x, true, true
+	}
+	r, ok = b.binop(pos, "!=", x, int64(0)).(*Value)
+	return r, true, ok
 }
 
 // whileStmt builds `while cond:` as an OpWhile. A condition that is False

@@ -81,6 +81,12 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 	case *lang.ReturnStmt:
 		b.returnStmt(s, last)
 	case *lang.ForStmt:
+		if call, ok := b.staticIterCall(s.Iter); ok {
+			// Not a loop at run time: break and continue cannot leave it,
+			// and a raise in it is decided at compile time.
+			b.staticFor(s, call, live)
+			return
+		}
 		b.fn.loops++
 		b.forStmt(s, live)
 		b.fn.loops--
@@ -263,7 +269,11 @@ func (b *builder) coerceTo(v value, t Type, pos lang.Pos) (*Value, bool) {
 // in returns.
 func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 	c := b.expr(s.Cond)
-	static, cv, cr, ok := b.condition(s.Cond.Position(), c, "if")
+	var static, cv bool
+	cr, isTile, ok := b.tileCondition(s.Cond.Position(), c, "if")
+	if !isTile {
+		static, cv, cr, ok = b.condition(s.Cond.Position(), c, "if")
+	}
 	if ok && static {
 		if cv {
 			b.stmts(s.Then, live, last)
@@ -503,38 +513,49 @@ func assignedList(stmts []lang.Stmt) []string {
 	}
 	// nested is set inside loops nested in stmts, whose break and continue
 	// set their own flags.
+	eachStmt(stmts, func(s lang.Stmt, nested bool) {
+		switch s := s.(type) {
+		case *lang.AssignStmt:
+			for _, t := range s.Targets {
+				add(t)
+			}
+		case *lang.AugAssignStmt:
+			add(s.Target)
+		case *lang.ReturnStmt:
+			add(&lang.Name{Name: retName})
+		case *lang.BreakStmt:
+			if !nested {
+				add(&lang.Name{Name: breakFlag})
+			}
+		case *lang.ContinueStmt:
+			if !nested {
+				add(&lang.Name{Name: continueFlag})
+			}
+		}
+	})
+	return out
+}
+
+// eachStmt calls visit on every statement of list and of the bodies nested
+// in it, depth first in source order; nested is set for those inside a
+// loop of list (whose break and continue are the inner loop's own).
+func eachStmt(list []lang.Stmt, visit func(s lang.Stmt, nested bool)) {
 	var walk func(list []lang.Stmt, nested bool)
 	walk = func(list []lang.Stmt, nested bool) {
 		for _, s := range list {
+			visit(s, nested)
 			switch s := s.(type) {
-			case *lang.AssignStmt:
-				for _, t := range s.Targets {
-					add(t)
-				}
-			case *lang.AugAssignStmt:
-				add(s.Target)
-			case *lang.ReturnStmt:
-				add(&lang.Name{Name: retName})
-			case *lang.ForStmt:
-				walk(s.Body, true)
 			case *lang.IfStmt:
 				walk(s.Then, nested)
 				walk(s.Else, nested)
+			case *lang.ForStmt:
+				walk(s.Body, true)
 			case *lang.WhileStmt:
 				walk(s.Body, true)
-			case *lang.BreakStmt:
-				if !nested {
-					add(&lang.Name{Name: breakFlag})
-				}
-			case *lang.ContinueStmt:
-				if !nested {
-					add(&lang.Name{Name: continueFlag})
-				}
 			}
 		}
 	}
-	walk(stmts, false)
-	return out
+	walk(list, false)
 }
 
 // assignedSet is the set of names a function body assigns, its loop
@@ -549,8 +570,8 @@ func assignedSet(body []lang.Stmt) map[string]bool {
 		for _, s := range list {
 			switch s := s.(type) {
 			case *lang.ForStmt:
-				if n, ok := s.Target.(*lang.Name); ok {
-					set[n.Name] = true
+				for _, n := range assignedList([]lang.Stmt{&lang.AssignStmt{Targets: []lang.Expr{s.Target}}}) {
+					set[n] = true
 				}
 				walk(s.Body)
 			case *lang.IfStmt:

@@ -92,6 +92,8 @@ const (
 	OpFor
 	// %r = if %c : tile<...> { ... yield %a } else { ... yield %b }
 	// Two regions without parameters, each ending in a yield of the results.
+	// The condition is a bool scalar or a rank-0 bool tile (tile<bool>: an
+	// `if` on a reduction, which every thread of a block holds alike).
 	OpIf
 	// yield %a, %b                          ends a for/if region
 	OpYield

@@ -1070,8 +1070,8 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 
 	case OpIf:
-		if !TypesEqual(a[0].Type, ScalarOf(Bool)) {
-			return fmt.Sprintf("condition %v has type %v, want bool", a[0], a[0].Type)
+		if !TypesEqual(a[0].Type, ScalarOf(Bool)) && !TypesEqual(a[0].Type, TileOf(Bool)) {
+			return fmt.Sprintf("condition %v has type %v, want bool or tile<bool>", a[0], a[0].Type)
 		}
 		for i, r := range in.Regions {
 			if len(r.Params) != 0 {

@@ -96,8 +96,10 @@ type ExprStmt struct {
 	X   Expr
 }
 
-// ForStmt is `for i in range(...):` (Iter is the call expression; the
-// builder checks that it is range). Target is a *Name.
+// ForStmt is `for i in range(...):` or `for i, x in ct.static_iter(...):`
+// (Iter is the call expression; the builder checks what it is). Target is a
+// *Name or a *Tuple of names (the builder allows a tuple only in a
+// static_iter loop).
 type ForStmt struct {
 	Pos    Pos
 	Target Expr

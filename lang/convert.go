@@ -143,16 +143,40 @@ func (p *parser) stmt(s *gStmt) []Stmt {
 
 func (p *parser) forStmt(g *gFor) Stmt {
 	fs := &ForStmt{Pos: toPos(g.Pos)}
-	if len(g.Target.Elems) != 1 || g.Target.Trailing {
-		p.errorf(toPos(g.Target.Pos), "for loop target must be a single name")
+	if len(g.Target.Elems) == 1 && !g.Target.Trailing {
+		fs.Target = p.binary(g.Target.Elems[0])
+	} else {
+		// `for i, x in ...` unpacks each item: ct.static_iter's items may be
+		// tuples (enumerate), and host loops iterate over tuples.
+		t := &Tuple{Pos: toPos(g.Target.Pos)}
+		for _, e := range g.Target.Elems {
+			t.Elems = append(t.Elems, p.binary(e))
+		}
+		fs.Target = t
 	}
-	fs.Target = p.binary(g.Target.Elems[0])
-	if _, ok := fs.Target.(*Name); !ok && len(g.Target.Elems) == 1 && !g.Target.Trailing {
-		p.errorf(fs.Target.Position(), "for loop target must be a name")
+	if bad := nonNameTarget(fs.Target); bad != nil {
+		p.errorf(bad.Position(), "for loop target must be a name or a tuple of names")
 	}
 	fs.Iter = p.testList(g.Iter)
 	fs.Body = p.suite(g.Body)
 	return fs
+}
+
+// nonNameTarget returns the first part of a for loop's target that is not a
+// name or a (nested) tuple of names, or nil.
+func nonNameTarget(e Expr) Expr {
+	switch e := e.(type) {
+	case *Name:
+		return nil
+	case *Tuple:
+		for _, x := range e.Elems {
+			if bad := nonNameTarget(x); bad != nil {
+				return bad
+			}
+		}
+		return nil
+	}
+	return e
 }
 
 func (p *parser) ifStmt(g *gIf) Stmt {

@@ -95,7 +95,7 @@ func (e *emitter) valuesOf(vs []*ir.Value) []*value {
 
 // emitIfOp emits an if with a uniform scalar condition.
 func (e *emitter) emitIfOp(in *ir.Instr) {
-	c := e.vals[in.Args[0]].reg
+	c := e.condReg(in.Args[0])
 	if c.Class != Pred {
 		p := e.newReg(Pred)
 		e.emit("setp.ne"+"."+ptype(in.Args[0].Type.Elem()), p, c, Imm(0))
@@ -126,6 +126,17 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 	for i, r := range in.Results {
 		e.vals[r] = res[i]
 	}
+}
+
+// condReg is the register of an if or while condition: a scalar's, or a
+// rank-0 tile's one element, which every thread holds (lower's rank-0
+// layout), so a branch on it stays uniform.
+func (e *emitter) condReg(c *ir.Value) Reg {
+	cv := e.vals[c]
+	if len(cv.regs) > 0 {
+		return cv.regs[0]
+	}
+	return cv.reg
 }
 
 // definedIn reports whether v is defined in block b or a block nested in it.
@@ -281,13 +292,7 @@ func (e *emitter) emitWhileLoop(in *ir.Instr) {
 	e.label(loopL)
 	e.block(cond)
 	y := cond.Instrs[len(cond.Instrs)-1]
-	cv := e.vals[y.Args[0]]
-	p := cv.reg
-	if len(cv.regs) > 0 {
-		// A rank-0 tile condition: its one element is in every thread
-		// (lower's rank-0 layout), so the branch below stays uniform.
-		p = cv.regs[0]
-	}
+	p := e.condReg(y.Args[0])
 	if p.Class != Pred {
 		q := e.newReg(Pred)
 		e.emit("setp.ne."+ptype(y.Args[0].Type.Elem()), q, p, Imm(0))

@@ -579,8 +579,8 @@ func execWhile(fr *frame, c *cinstr) error {
 	return nil
 }
 
-// condTrue reads a while condition: a bool scalar, or a rank-0 bool tile
-// (its one element).
+// condTrue reads a while or if condition: a bool scalar, or a rank-0 bool
+// tile (its one element).
 func condTrue(v val) bool {
 	if v.t != nil {
 		return v.t.i[0] != 0
@@ -590,7 +590,7 @@ func condTrue(v val) bool {
 
 func execIf(fr *frame, c *cinstr) error {
 	r := c.regions[1]
-	if fr.regs[c.args[0]].i != 0 {
+	if condTrue(fr.regs[c.args[0]]) {
 		r = c.regions[0]
 	}
 	term, err := fr.run(r)

@@ -3,6 +3,8 @@ package runtime
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,5 +234,116 @@ func TestKernelWhileTileCondition(t *testing.T) {
 		if H.AtInt(0) == 0 && n >= 32 {
 			t.Errorf("n=%d: the first loop never ran: the test checks nothing", n)
 		}
+	}
+}
+
+// ct.static_iter loops (testdata/kernels/static_iter.tile: a tuple of rows
+// grown item by item, enumerate with a start, zip of coefficients of mixed
+// types inside a run-time loop) on the interpreter, against a reference
+// that runs the same arithmetic on float64. The inputs are small integers
+// and the coefficients 2, 0.5 and 1, so every value is exact in float32.
+func TestKernelStaticIter(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const tn = 32
+	for _, c := range []struct{ R, N int }{{3, 100}, {4, 32}, {2, 5}, {1, 1}} {
+		X := randTensor(r, ir.F32, -4, 4, c.R, c.N)
+		S, Y := NewTensor(ir.F32, c.N), NewTensor(ir.F32, c.R, c.N)
+		k := compileKernel(t, "static_iter.tile", map[string]string{"R": strconv.Itoa(c.R), "tn": strconv.Itoa(tn)})
+		launchKernel(t, k, [3]int{(c.N + tn - 1) / tn, 1, 1}, X, S, Y)
+		coef := []float64{2, 0.5, 1}
+		for j := 0; j < c.N; j++ {
+			s := 0.0
+			for i := 0; i < c.R; i++ {
+				s += float64(i+1) * X.At(i, j)
+			}
+			if got := S.At(j); got != s {
+				t.Fatalf("R=%d N=%d: S[%d] = %v, want %v", c.R, c.N, j, got, s)
+			}
+			y := 0.0
+			for range 2 {
+				for i := 0; i < min(len(coef), c.R); i++ {
+					y = y*coef[i] + X.At(i, j)
+				}
+			}
+			for i := 0; i < c.R; i++ {
+				if got, want := Y.At(i, j), y+X.At(i, j); got != want {
+					t.Fatalf("R=%d N=%d: Y[%d,%d] = %v, want %v", c.R, c.N, i, j, got, want)
+				}
+			}
+		}
+	}
+}
+
+// if statements and conditional expressions on rank-0 tile conditions
+// (testdata/kernels/if_tile_cond.tile: a bool one with an else, an int one
+// with an elif, selects of tiles and of scalars) on the interpreter,
+// against a reference that takes the same branches on float64 values of
+// the block's padded tile. The inputs are small integers, so every sum,
+// doubling and comparison is exact; their ranges make blocks take each
+// branch.
+func TestKernelIfTileCondition(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	const tn = 32
+	seen := map[int64]bool{}
+	for _, c := range []struct{ n, lo, hi int }{{200, -4, 4}, {32, -3, 1}, {7, 0, 0}, {40, 1, 3}, {1, -4, 4}} {
+		n := c.n
+		X := randTensor(r, ir.F32, c.lo, c.hi, n)
+		nb := (n + tn - 1) / tn
+		Y, F := NewTensor(ir.F32, n), NewTensor(ir.I32, nb)
+		k := compileKernel(t, "if_tile_cond.tile", map[string]string{"tn": strconv.Itoa(tn)})
+		launchKernel(t, k, [3]int{nb, 1, 1}, X, Y, F)
+		for b := 0; b < nb; b++ {
+			x := make([]float64, tn) // zero-padded, as the kernel loads it
+			for i := range x {
+				if j := b*tn + i; j < n {
+					x[i] = X.At(j)
+				}
+			}
+			sum, above := 0.0, 0
+			for _, v := range x {
+				sum += v
+			}
+			for i := range x {
+				if sum > 0 {
+					x[i] *= 2
+				} else {
+					x[i] = -x[i]
+				}
+				if x[i] > 4 {
+					above++
+				}
+			}
+			lo, hi := slices.Min(x), slices.Max(x)
+			f := int64(3)
+			switch {
+			case above != 0:
+				f = 1
+			case hi < 1:
+				f = 2
+			}
+			g := int64(20)
+			if hi > 3 {
+				g = 10
+			}
+			if got := F.AtInt(b); got != f+g {
+				t.Errorf("n=%d block %d: flags %d, want %d", n, b, got, f+g)
+			}
+			seen[f+g] = true
+			for i := 0; i < tn && b*tn+i < n; i++ {
+				want := x[i] - 1
+				if lo < 0 {
+					want = x[i] + 1
+				}
+				if got := Y.At(b*tn + i); got != want {
+					t.Fatalf("n=%d: Y[%d] = %v, want %v", n, b*tn+i, got, want)
+				}
+			}
+		}
+	}
+	// f+g: f=1 means an element above 4, so g=10 (11); f=2 means max < 1,
+	// so g=20 (22); f=3 takes either (13, 23). The ranges above reach all
+	// four.
+	if len(seen) < 4 {
+		t.Errorf("the blocks reached only the flags %v: the test checks too little", seen)
 	}
 }

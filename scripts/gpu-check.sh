@@ -465,6 +465,16 @@ run_cases+=("entry_split_k_matmul_bf16_split1|$c/split_k_matmul.py|--entry split
 for n in 5 100 1000; do
 	run_cases+=("while_tile_cond_$n|runtime/testdata/kernels/while_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Halvings=i32[B] --arg Steps=i32[B] -D limit=10.0 -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
 done
+# ct.static_iter loops (unrolled by the builder: straight-line code on the GPU). Not yet run on
+# the GPU.
+for rn in 3,1000 4,5 1,64; do
+	R="${rn%,*}" n="${rn#*,}"
+	run_cases+=("static_iter_${R}x$n|runtime/testdata/kernels/static_iter.tile|--arg X=f32[R0,N] --arg S=f32[N] --arg Y=f32[R0,N] -D R=$R -D tn=32 --shape R0=$R,N=$n --grid $(((n + 31) / 32))")
+done
+# if statements and conditional expressions on rank-0 tile conditions. Not yet run on the GPU.
+for n in 7 100 1000; do
+	run_cases+=("if_tile_cond_$n|runtime/testdata/kernels/if_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Flags=i32[B] -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
+done
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1

@@ -68,6 +68,8 @@ cases=(
 	"while_mma|runtime/testdata/kernels/while_mma.tile|"
 	"surface_ops|runtime/testdata/kernels/surface_ops.tile|"
 	"while_tile_cond|runtime/testdata/kernels/while_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Halvings=i32[B] --arg Steps=i32[B] -D limit=10.0 -D tn=32"
+	"static_iter|runtime/testdata/kernels/static_iter.tile|--arg X=f32[R0,N] --arg S=f32[N] --arg Y=f32[R0,N] -D R=3 -D tn=32"
+	"if_tile_cond|runtime/testdata/kernels/if_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Flags=i32[B] -D tn=32"
 	"cutile_gather_add2d|examples/cutile/gather_add2d.py|--arg A=f32[M,N] --arg B=f32[M,N] --arg C=f32[M,N] -D tm=32 -D tn=64"
 	"cutile_permute_scatter|examples/cutile/permute_scatter.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=256"
 	"cutile_atomic_split_k|examples/cutile/atomic_split_k.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f32[M,N] -D tm=64 -D tn=64 -D tk=32 -D SPLIT=4"

@@ -101,22 +101,16 @@ func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
 			for _, a := range c.Args {
 				xs = append(xs, in.intArg(a.Position(), "range", in.expr(fr, a)))
 			}
-			start, stop, step := int64(0), xs[0], int64(1)
-			if len(xs) >= 2 {
-				start, stop = xs[0], xs[1]
-			}
-			if len(xs) == 3 {
-				step = xs[2]
-			}
-			if step == 0 {
+			if len(xs) == 3 && xs[2] == 0 {
 				in.fail(c.Pos, "range() step must not be zero")
 			}
-			var out []any
-			for i := start; step > 0 && i < stop || step < 0 && i > stop; i += step {
-				if len(out) >= maxSteps {
-					in.fail(c.Pos, "range of more than %d iterations in host code", maxSteps)
-				}
-				out = append(out, i)
+			ints, ok := ir.PyRange(xs, maxSteps)
+			if !ok {
+				in.fail(c.Pos, "range of more than %d iterations in host code", maxSteps)
+			}
+			out := make([]any, len(ints))
+			for i, x := range ints {
+				out[i] = x
 			}
 			return out
 		}
