@@ -920,11 +920,7 @@ func (w *warpspec) fillStage(b *seq, m map[*ir.Value]*ir.Value, pair *pairing, s
 		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 		if sp := w.split[c.ld]; pair != nil && sp != "" {
 			share := sameIndices(b, c.ld, m, pair.m)
-			args := []*ir.Value{c.ld.Args[0]}
-			for _, x := range c.ld.Args[1:] {
-				args = append(args, copyOf(m, x))
-			}
-			b.op(ir.OpTMALoadPair, append(args, slot, w.full, st, share, pair.rank), nil, "split", sp)
+			b.op(ir.OpTMALoadPair, append(tmaArgs(m, c.ld), slot, w.full, st, share, pair.rank), nil, "split", sp)
 			continue
 		}
 		tmaLoad(b, m, c.ld, slot, w.full, st)
@@ -956,9 +952,15 @@ func sameIndices(b *seq, ld *ir.Instr, m, mp map[*ir.Value]*ir.Value) *ir.Value 
 // tmaLoad appends the TMA copy of load ld (its indices' copies in m) into
 // slot, completing on barrier barSlot of ring bar.
 func tmaLoad(b *seq, m map[*ir.Value]*ir.Value, ld *ir.Instr, slot, bar, barSlot *ir.Value) {
+	b.op(ir.OpTMALoad, append(tmaArgs(m, ld), slot, bar, barSlot), nil)
+}
+
+// tmaArgs are the array and the copies in m of load ld's indices: the
+// leading operands of a TMA copy of its tile.
+func tmaArgs(m map[*ir.Value]*ir.Value, ld *ir.Instr) []*ir.Value {
 	args := []*ir.Value{ld.Args[0]}
 	for _, x := range ld.Args[1:] {
 		args = append(args, copyOf(m, x))
 	}
-	b.op(ir.OpTMALoad, append(args, slot, bar, barSlot), nil)
+	return args
 }

@@ -217,6 +217,42 @@ func TestExampleLayernorm(t *testing.T) {
 	}
 }
 
+// attentionRows is the float64 reference of one head: softmax(q k^T /
+// sqrt(D)) v over S rows, keys right of the query masked when causal; q,
+// k and v read element (row, d).
+func attentionRows(S, D int, causal bool, q, k, v func(i, d int) float64) []float64 {
+	out := make([]float64, S*D)
+	scores := make([]float64, S)
+	for i := 0; i < S; i++ {
+		m := math.Inf(-1)
+		for j := 0; j < S; j++ {
+			s := 0.0
+			for d := 0; d < D; d++ {
+				s += q(i, d) * k(j, d)
+			}
+			s /= math.Sqrt(float64(D))
+			if causal && j > i {
+				s = math.Inf(-1)
+			}
+			scores[j] = s
+			m = math.Max(m, s)
+		}
+		sum := 0.0
+		for j := range scores {
+			scores[j] = math.Exp(scores[j] - m)
+			sum += scores[j]
+		}
+		for d := 0; d < D; d++ {
+			o := 0.0
+			for j := 0; j < S; j++ {
+				o += scores[j] * v(j, d)
+			}
+			out[i*D+d] = o / sum
+		}
+	}
+	return out
+}
+
 func TestExampleAttention(t *testing.T) {
 	for _, causal := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(18, 0))
@@ -228,35 +264,10 @@ func TestExampleAttention(t *testing.T) {
 			consts["CAUSAL"] = "True"
 		}
 		runExample(t, compileExample(t, "attention", "attention", consts), Q, K, V, O)
-		want := make([]float64, S*D)
-		scores := make([]float64, S)
-		for i := 0; i < S; i++ {
-			m := math.Inf(-1)
-			for j := 0; j < S; j++ {
-				s := 0.0
-				for d := 0; d < D; d++ {
-					s += Q.At(i, d) * K.At(j, d)
-				}
-				s /= math.Sqrt(float64(D))
-				if causal && j > i {
-					s = math.Inf(-1)
-				}
-				scores[j] = s
-				m = math.Max(m, s)
-			}
-			sum := 0.0
-			for j := range scores {
-				scores[j] = math.Exp(scores[j] - m)
-				sum += scores[j]
-			}
-			for d := 0; d < D; d++ {
-				o := 0.0
-				for j := 0; j < S; j++ {
-					o += scores[j] * V.At(j, d)
-				}
-				want[i*D+d] = o / sum
-			}
-		}
+		want := attentionRows(S, D, causal,
+			func(i, d int) float64 { return Q.At(i, d) },
+			func(j, d int) float64 { return K.At(j, d) },
+			func(j, d int) float64 { return V.At(j, d) })
 		name := "attention"
 		if causal {
 			name += " causal"
@@ -279,36 +290,12 @@ func TestExampleMHA(t *testing.T) {
 			consts["CAUSAL"] = "True"
 		}
 		runExample(t, compileExample(t, "mha", "mha", consts), Q, K, V, O)
-		want := make([]float64, BH*S*D)
-		scores := make([]float64, S)
+		var want []float64
 		for h := 0; h < BH; h++ {
-			for i := 0; i < S; i++ {
-				m := math.Inf(-1)
-				for j := 0; j < S; j++ {
-					s := 0.0
-					for d := 0; d < D; d++ {
-						s += Q.At(h, i, d) * K.At(h, j, d)
-					}
-					s /= math.Sqrt(float64(D))
-					if causal && j > i {
-						s = math.Inf(-1)
-					}
-					scores[j] = s
-					m = math.Max(m, s)
-				}
-				sum := 0.0
-				for j := range scores {
-					scores[j] = math.Exp(scores[j] - m)
-					sum += scores[j]
-				}
-				for d := 0; d < D; d++ {
-					o := 0.0
-					for j := 0; j < S; j++ {
-						o += scores[j] * V.At(h, j, d)
-					}
-					want[(h*S+i)*D+d] = o / sum
-				}
-			}
+			want = append(want, attentionRows(S, D, causal,
+				func(i, d int) float64 { return Q.At(h, i, d) },
+				func(j, d int) float64 { return K.At(h, j, d) },
+				func(j, d int) float64 { return V.At(h, j, d) })...)
 		}
 		checkClose(t, fmt.Sprintf("mha causal=%v", causal), O.Float64s(), want, 1e-2)
 	}
