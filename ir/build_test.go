@@ -19,7 +19,7 @@ import (
 
 // Build tests read txtar archives:
 //
-//	testdata/build/NAME.txtar    -- example -- (a file under examples/) or -- in.tile --,
+//	testdata/build/NAME.txtar    -- example -- (a file under testdata/kernels/) or -- in.tile --,
 //	                             optional -- flags --, and -- ir -- (ir.PrintModule's output)
 //	testdata/errors/NAME.txtar   -- in.tile --, optional -- flags --, and -- errors --
 //	                             (one `file:line:col: message` per error, sorted)
@@ -43,7 +43,7 @@ func readBuildCase(t *testing.T, a *golden.Archive) buildCase {
 	switch {
 	case ex != "":
 		name := strings.TrimSpace(ex)
-		src, err := os.ReadFile(filepath.Join("..", "examples", name))
+		src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestBuildGoldens(t *testing.T) {
 // TestBuildExamples checks that every example has a golden archive (or,
 // with -update, creates one).
 func TestBuildExamples(t *testing.T) {
-	examples, err := filepath.Glob(filepath.Join("..", "examples", "*.tile"))
+	examples, err := filepath.Glob(filepath.Join("..", "testdata", "kernels", "*.tile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestBuildExamples(t *testing.T) {
 			continue
 		}
 		a := golden.Read(t, path)
-		a.Comment = []byte("Golden IR of examples/" + base + ".\n")
+		a.Comment = []byte("Golden IR of testdata/kernels/" + base + ".\n")
 		a.Check(t, "example", base+"\n")
 		a.Check(t, "ir", PrintModule(m))
 	}
@@ -249,7 +249,7 @@ def k(A: ct.Array[T, (N,)], T: ct.Constant[ct.DType] = ct.float32, n: ct.Constan
 
 // TestBuildKernelSelection builds one kernel of a file by name.
 func TestBuildKernelSelection(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "examples", "reduction.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "reduction.tile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestIRDependencies(t *testing.T) {
 }
 
 func BenchmarkBuildMatmul(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "examples", "matmul.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "matmul.tile"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func BenchmarkBuildMatmul(b *testing.B) {
 
 // BenchmarkBuildMatmulASTToIR is the builder alone, from a parsed file.
 func BenchmarkBuildMatmulASTToIR(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "examples", "matmul.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "matmul.tile"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func BenchmarkBuildMatmulASTToIR(b *testing.B) {
 }
 
 func FuzzBuild(f *testing.F) {
-	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*.tile"))
+	examples, _ := filepath.Glob(filepath.Join("..", "testdata", "kernels", "*.tile"))
 	for _, ex := range examples {
 		if src, err := os.ReadFile(ex); err == nil {
 			f.Add(string(src))

@@ -38,7 +38,7 @@ func (k *kb) i32(x int64) *Value {
 	return k.op(OpConst, ScalarOf(I32), Attrs{{"value", x}})
 }
 
-// buildMatmul builds the seed kernel (examples/matmul.tile with swizzle_2d
+// buildMatmul builds the seed kernel (testdata/kernels/matmul.tile with swizzle_2d
 // inlined), as the builder would.
 func buildMatmul() *Func {
 	f := NewFunc("matmul")

@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add(pythonBlock(f, "../docs/language.md"))
-	if src, err := os.ReadFile("../examples/matmul.tile"); err == nil {
+	if src, err := os.ReadFile("../testdata/kernels/matmul.tile"); err == nil {
 		f.Add(src)
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -17,7 +17,7 @@ import (
 // build compiles the first kernel of an example to IR.
 func build(t testing.TB, file string, consts map[string]string) *ir.Func {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "examples", file))
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 			got := all.String()
 			a := golden.Read(t, filepath.Join("testdata", name+".txtar"))
 			if len(a.Files) == 0 {
-				a.Comment = []byte("Lowered IR of examples/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n")
+				a.Comment = []byte("Lowered IR of testdata/kernels/" + name + ".tile for sm_80 (go test ./lower -update rewrites it).\n")
 			}
 			a.Check(t, "lowered", got)
 		})

@@ -10,7 +10,7 @@ import (
 )
 
 // TestAttentionWarpGrids checks the FlashAttention-2 split of
-// examples/attention.tile: both mmas (S = Q@K^T, tq x tkv, and O += P@V,
+// testdata/kernels/attention.tile: both mmas (S = Q@K^T, tq x tkv, and O += P@V,
 // tq x D) spread their rows over the same warps, so the row reductions stay
 // in a warp and the row statistics reach both accumulators without moving
 // between threads: the kernel needs no scratch at all.

@@ -7,7 +7,7 @@ import (
 	"github.com/tilec/tilec/lower"
 )
 
-// TestAttentionPatterns compiles examples/attention.tile at head dims 64,
+// TestAttentionPatterns compiles testdata/kernels/attention.tile at head dims 64,
 // 128 and 256 (with the tkv the example recommends for 256), f16 and bf16,
 // causal and not, and checks the FlashAttention-2 shape of the code: 4
 // warps, each running a quarter of both mmas (S = Q@K^T and O += P@V,

@@ -94,7 +94,7 @@ func TestSpreadCopies(t *testing.T) {
 func TestSmemCopyPadding(t *testing.T) {
 	// mma operands with a non-zero padding mode take the element-wise copy
 	// (cp.async zero-fills), which must fill the padding value, not zero.
-	f := buildFile(t, filepath.Join("..", "examples", "matmul.tile"), map[string]string{"T": "tfloat32", "tm": "64", "tn": "64", "tk": "32", "GROUP_SIZE_M": "8"})
+	f := buildFile(t, filepath.Join("..", "testdata", "kernels", "matmul.tile"), map[string]string{"T": "tfloat32", "tm": "64", "tn": "64", "tk": "32", "GROUP_SIZE_M": "8"})
 	for _, in := range f.Body.Instrs {
 		for _, r := range in.Regions {
 			for _, x := range r.Instrs {

@@ -39,7 +39,7 @@ func TestPrinter(t *testing.T) {
 // compileExample parses, builds, lowers and emits one example kernel.
 func compileExample(tb testing.TB, file string, consts map[string]string, t *lower.Target) (*ir.Func, *ir.Func, *Kernel) {
 	tb.Helper()
-	return compileFile(tb, filepath.Join("..", "examples", file), consts, t)
+	return compileFile(tb, filepath.Join("..", "testdata", "kernels", file), consts, t)
 }
 
 // compileFile parses, builds, lowers and emits the first kernel of a .tile file.
@@ -209,7 +209,7 @@ func TestGolden(t *testing.T) {
 			_, _, k := compileExample(t, name+".tile", nil, lower.MustTarget("sm_80"))
 			a := golden.Read(t, filepath.Join("testdata", name+".txtar"))
 			if len(a.Files) == 0 {
-				a.Comment = []byte("PTX of examples/" + name + ".tile for sm_80 (go test ./ptxgen -update rewrites it).\n")
+				a.Comment = []byte("PTX of testdata/kernels/" + name + ".tile for sm_80 (go test ./ptxgen -update rewrites it).\n")
 			}
 			a.Check(t, "ptx", k.PTX)
 		})
@@ -218,7 +218,7 @@ func TestGolden(t *testing.T) {
 
 // TestHandIRMatchesExample checks that the seed matmul written by hand as
 // IR text (testdata/matmul_hand.txtar) lowers to the same schedule as the
-// IR the builder makes from examples/matmul.tile.
+// IR the builder makes from testdata/kernels/matmul.tile.
 func TestHandIRMatchesExample(t *testing.T) {
 	f, err := ir.ParseFunc(golden.Read(t, filepath.Join("testdata", "matmul_hand.txtar")).MustSection(t, "ir"))
 	if err != nil {
@@ -255,7 +255,7 @@ func TestNoRuntimeNoCgo(t *testing.T) {
 }
 
 func BenchmarkSourceToPTXMatmul(b *testing.B) {
-	src, err := os.ReadFile("../examples/matmul.tile")
+	src, err := os.ReadFile("../testdata/kernels/matmul.tile")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -191,7 +191,7 @@ func TestCUDAPrepared(t *testing.T) {
 // batched baseline computes the same product), and 2-D names are refused.
 func TestCUDAPreparedBatched(t *testing.T) {
 	c := testGPU(t)
-	k, err := CompileFile("../examples/batched_matmul.tile", CompileOptions{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
+	k, err := CompileFile("../testdata/kernels/batched_matmul.tile", CompileOptions{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
 	if err != nil {
 		t.Fatal(err)
 	}

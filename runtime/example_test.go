@@ -63,7 +63,7 @@ func ExampleCompile_errors() {
 
 // Launch arguments are checked against the declared shapes before anything runs.
 func ExampleKernel_Bind() {
-	k, _ := runtime.CompileFile("../examples/matmul.tile", runtime.CompileOptions{})
+	k, _ := runtime.CompileFile("../testdata/kernels/matmul.tile", runtime.CompileOptions{})
 	rng := rand.New(rand.NewPCG(1, 2))
 	A := runtime.RandNormal(rng, ir.F16, 256, 512)
 	B := runtime.RandNormal(rng, ir.F16, 256, 128)
@@ -76,7 +76,7 @@ func ExampleKernel_Bind() {
 
 // CompilePTX gives the PTX and launch ABI for a target without a GPU.
 func ExampleCompilePTX() {
-	k, _ := runtime.CompileFile("../examples/matmul.tile", runtime.CompileOptions{})
+	k, _ := runtime.CompileFile("../testdata/kernels/matmul.tile", runtime.CompileOptions{})
 	pk, err := runtime.CompilePTX(k.Func, "sm_80")
 	if err != nil {
 		fmt.Println(err)

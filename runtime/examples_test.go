@@ -18,7 +18,7 @@ import (
 // constants consts.
 func compileExample(t testing.TB, file, name string, consts map[string]string) *Kernel {
 	t.Helper()
-	path := filepath.Join("..", "examples", file+".tile")
+	path := filepath.Join("..", "testdata", "kernels", file+".tile")
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +365,7 @@ func TestExampleBroadcast(t *testing.T) {
 
 // Every example compiles for the interpreter with its defaults.
 func TestExamplesCompile(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "examples", "*.tile"))
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "kernels", "*.tile"))
 	if len(files) == 0 {
 		t.Fatal("no examples")
 	}

@@ -18,7 +18,7 @@ import (
 // seeds are the example kernels, so mutations stay close to real programs
 // and reach lower and ptxgen, not only the parser.
 func FuzzCompilePTX(f *testing.F) {
-	paths, err := filepath.Glob("../examples/*.tile")
+	paths, err := filepath.Glob("../testdata/kernels/*.tile")
 	if err != nil || len(paths) == 0 {
 		f.Fatalf("no examples: %v", err)
 	}
@@ -64,7 +64,7 @@ func FuzzCompilePTX(f *testing.F) {
 // context deadline, which stops loops too); kernels with tiles above 2^16
 // elements are skipped, since a single op on them may outlast any budget.
 func FuzzInterpret(f *testing.F) {
-	paths, err := filepath.Glob("../examples/*.tile")
+	paths, err := filepath.Glob("../testdata/kernels/*.tile")
 	if err != nil || len(paths) == 0 {
 		f.Fatalf("no examples: %v", err)
 	}

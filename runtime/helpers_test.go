@@ -112,7 +112,7 @@ func (k *kb) cdivIR(x *ir.Value, c int64) *ir.Value {
 	return k.bin(ir.OpFloorDiv, k.bin(ir.OpAdd, x, k.cint(c-1)), k.cint(c))
 }
 
-// buildMatmul mirrors examples/matmul.tile: swizzled 2-D tiles of C, a K
+// buildMatmul mirrors testdata/kernels/matmul.tile: swizzled 2-D tiles of C, a K
 // loop of load/load/mma in f32, convert, store.
 func buildMatmul(dt ir.DType, tm, tn, tk, group int) *ir.Func {
 	k := newKB("matmul")

@@ -21,7 +21,7 @@ import (
 // exampleFunc compiles an example kernel with the given constants.
 func exampleFunc(t *testing.T, file string, consts map[string]string) *ir.Func {
 	t.Helper()
-	k, err := CompileFile(filepath.Join("..", "examples", file), CompileOptions{Consts: consts})
+	k, err := CompileFile(filepath.Join("..", "testdata", "kernels", file), CompileOptions{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestMatmulHandBuilt(t *testing.T) {
 	}
 }
 
-// BenchmarkInterpMatmul runs examples/matmul.tile (f16, default tiles
+// BenchmarkInterpMatmul runs testdata/kernels/matmul.tile (f16, default tiles
 // 128x256x64) at 512x512x512: 8 blocks of 8 mma steps each.
 func BenchmarkInterpMatmul(b *testing.B) {
 	benchMatmul(b, compileExample(b, "matmul", "matmul", nil))

@@ -6,7 +6,7 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-// TestMatmulF32Exact is issue 10's acceptance case: examples/matmul.tile on
+// TestMatmulF32Exact is issue 10's acceptance case: testdata/kernels/matmul.tile on
 // float32 inputs A (all 1+2^-12) and B (all 2^-5), K = 32, whose exact
 // product is 1+2^-12 everywhere (every partial sum k*(1+2^-12)/32 is a
 // float32, so float32 arithmetic gives it exactly). tfloat32 inputs round

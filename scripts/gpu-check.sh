@@ -14,12 +14,12 @@
 #          registers, spills, errors
 #   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
-#   bench  tilec bench examples/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
+#   bench  tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
 #   hopper the sm_90a path: matmul-family and attention cases (examples/cutile/attention.py through
 #          its host function included) that must take the TMA + wgmma fast variant (checked against
 #          the interpreter, and for the persistent fast variant named in the run's output), then
 #          compute-sanitizer memcheck and racecheck on the TMA path, the general path and attention
-#   ab     tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS with this binary and
+#   ab     tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS with this binary and
 #          TILEC_BASE alternately, AB_ROUNDS rounds: the same-call A/B of a GEMM back-end change;
 #          the tables in $OUT/ab.log (named only)
 #   attn   attention D=64 kernel times (f16, S = 4096 and 16384), alternating this binary with
@@ -27,11 +27,11 @@
 #          back-end change made attention slower; medians of ATTN_REPS launches each
 #
 # Sections run only when named (not part of all):
-#   tune     tilec tune examples/matmul.tile over TUNE_SPACE at TUNE_SHAPE (every candidate checked
+#   tune     tilec tune testdata/kernels/matmul.tile over TUNE_SPACE at TUNE_SHAPE (every candidate checked
 #            against the interpreter, then timed; the winner cached), then tilec run at the same
 #            shape, which must print "tuned constants from cache: ..."; both in a fresh cache
 #            directory; logs in $OUT/tune.log
-#   benchall tilec bench examples/softmax.tile and examples/layernorm.tile over BENCHALL_SHAPE
+#   benchall tilec bench testdata/kernels/softmax.tile and testdata/kernels/layernorm.tile over BENCHALL_SHAPE
 #            (GB/s and the fraction of the device's peak), plots in $OUT/softmax.png and
 #            $OUT/layernorm.png, tables in $OUT/benchall.log
 #   refs     PyTorch and Triton references (scripts/gpu/refs.py: torch.matmul f16/bf16 and a Triton
@@ -65,7 +65,7 @@
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
 #   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
-#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: examples/mha.tile,
+#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: testdata/kernels/mha.tile,
 #                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_GEMM_SIZES
 #                  default 1024,2048,4096,8192,16384; REFS_ROW_SIZES the rows group's M = N (default
 #                  4096,8192); REFS_ENTRY_ARGS the flags of the tilec bench --entry runs (rows, splitk,
@@ -218,21 +218,21 @@ find_ptxas() {
 
 # kernels whose PTX is checked: name|file|compile flags
 ptx_kernels=(
-	"matmul_f16|examples/matmul.tile|-D T=f16"
-	"matmul_bf16|examples/matmul.tile|-D T=bf16"
-	"matmul_tf32|examples/matmul.tile|-D T=tf32"
-	"matmul_bias_relu|examples/matmul_bias_relu.tile|"
-	"matmul_bt|examples/matmul_bt.tile|"
-	"vector_add|examples/vector_add.tile|"
-	"broadcast|examples/broadcast.tile|"
-	"batched_matmul|examples/batched_matmul.tile|"
-	"softmax|examples/softmax.tile|"
-	"layernorm|examples/layernorm.tile|"
-	"attention|examples/attention.tile|"
-	"attention_D128|examples/attention.tile|-D D=128"
-	"attention_D256|examples/attention.tile|-D D=256 -D tkv=32"
-	"reduction_row|examples/reduction.tile|--kernel row_reduce"
-	"reduction_col|examples/reduction.tile|--kernel col_max"
+	"matmul_f16|testdata/kernels/matmul.tile|-D T=f16"
+	"matmul_bf16|testdata/kernels/matmul.tile|-D T=bf16"
+	"matmul_tf32|testdata/kernels/matmul.tile|-D T=tf32"
+	"matmul_bias_relu|testdata/kernels/matmul_bias_relu.tile|"
+	"matmul_bt|testdata/kernels/matmul_bt.tile|"
+	"vector_add|testdata/kernels/vector_add.tile|"
+	"broadcast|testdata/kernels/broadcast.tile|"
+	"batched_matmul|testdata/kernels/batched_matmul.tile|"
+	"softmax|testdata/kernels/softmax.tile|"
+	"layernorm|testdata/kernels/layernorm.tile|"
+	"attention|testdata/kernels/attention.tile|"
+	"attention_D128|testdata/kernels/attention.tile|-D D=128"
+	"attention_D256|testdata/kernels/attention.tile|-D D=256 -D tkv=32"
+	"reduction_row|testdata/kernels/reduction.tile|--kernel row_reduce"
+	"reduction_col|testdata/kernels/reduction.tile|--kernel col_max"
 )
 
 section_ptxas() {
@@ -294,11 +294,11 @@ run_cases=()
 # tfloat32 arrays (f32 inputs are a positioned error for the GPU).
 for T in f16 bf16 tf32; do
 	for s in 1024 2048 4096 8192; do
-		run_cases+=("matmul_${T}_${s}|examples/matmul.tile|-D T=$T --shape M=$s,N=$s,K=$s")
+		run_cases+=("matmul_${T}_${s}|testdata/kernels/matmul.tile|-D T=$T --shape M=$s,N=$s,K=$s")
 	done
 	for mnk in 1000x1030x999 1x4096x4096 4096x1x4096 127x129x65; do
 		IFS=x read -r m n k <<<"$mnk"
-		run_cases+=("matmul_${T}_${mnk}|examples/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+		run_cases+=("matmul_${T}_${mnk}|testdata/kernels/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
 	done
 done
 for kern in matmul_bias_relu matmul_bt; do
@@ -320,24 +320,24 @@ done
 for kern in row_reduce col_max; do
 	for mn in 1x1 1000x1030 4096x4096; do
 		IFS=x read -r m n <<<"$mn"
-		run_cases+=("${kern}_${mn}|examples/reduction.tile|--kernel $kern --shape M=$m,N=$n")
+		run_cases+=("${kern}_${mn}|testdata/kernels/reduction.tile|--kernel $kern --shape M=$m,N=$n")
 	done
 done
 for T in f16 bf16; do
 	for shape in 2x128x128x64 5x77x93x41 4x1024x1024x1024; do
 		IFS=x read -r b m n k <<<"$shape"
-		run_cases+=("batched_matmul_${T}_${shape}|examples/batched_matmul.tile|-D T=$T --shape Bt=$b,M=$m,N=$n,K=$k")
+		run_cases+=("batched_matmul_${T}_${shape}|testdata/kernels/batched_matmul.tile|-D T=$T --shape Bt=$b,M=$m,N=$n,K=$k")
 	done
 done
 for T in f16 bf16 tf32; do
 	for S in 1 200 1000 4096; do
-		run_cases+=("attention_${T}_S${S}|examples/attention.tile|-D T=$T --shape S=$S")
+		run_cases+=("attention_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T --shape S=$S")
 	done
-	run_cases+=("attention_${T}_causal_S333|examples/attention.tile|-D T=$T -D CAUSAL=True --shape S=333")
+	run_cases+=("attention_${T}_causal_S333|testdata/kernels/attention.tile|-D T=$T -D CAUSAL=True --shape S=333")
 done
 for T in f32 f16; do
 	for n in 1000003 4096 1; do
-		run_cases+=("vector_add_${T}_$n|examples/vector_add.tile|-D T=$T --shape N=$n")
+		run_cases+=("vector_add_${T}_$n|testdata/kernels/vector_add.tile|-D T=$T --shape N=$n")
 	done
 done
 # The plain-cuTile programs of examples/cutile (and the seed post's), run through their host
@@ -404,11 +404,11 @@ done
 # float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
 for mnk in 127x129x65 256x256x128; do
 	IFS=x read -r m n k <<<"$mnk"
-	run_cases+=("matmul_f32_exact_${mnk}|examples/matmul.tile|-D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=$m,N=$n,K=$k")
+	run_cases+=("matmul_f32_exact_${mnk}|testdata/kernels/matmul.tile|-D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=$m,N=$n,K=$k")
 done
-run_cases+=("matmul_f32_exact_1000x1030x999|examples/matmul.tile|-D T=f32 --shape M=1000,N=1030,K=999")
-run_cases+=("attention_f32_exact_S200|examples/attention.tile|-D T=f32 --shape S=200")
-run_cases+=("attention_f32_exact_causal_S333|examples/attention.tile|-D T=f32 -D CAUSAL=True --shape S=333")
+run_cases+=("matmul_f32_exact_1000x1030x999|testdata/kernels/matmul.tile|-D T=f32 --shape M=1000,N=1030,K=999")
+run_cases+=("attention_f32_exact_S200|testdata/kernels/attention.tile|-D T=f32 --shape S=200")
+run_cases+=("attention_f32_exact_causal_S333|testdata/kernels/attention.tile|-D T=f32 -D CAUSAL=True --shape S=333")
 # Attention at head dims 128 and 256 (S and O of different widths; D=256 with the tkv=32 the example
 # recommends, and once with the default tkv=64). Last, so that the earlier cases keep their seeds.
 for D in 128 256; do
@@ -416,12 +416,12 @@ for D in 128 256; do
 	[ "$D" = 256 ] && dflags="$dflags -D tkv=32"
 	for T in f16 bf16; do
 		for S in 1 333 4096; do
-			run_cases+=("attention_D${D}_${T}_S${S}|examples/attention.tile|-D T=$T $dflags --shape S=$S")
-			run_cases+=("attention_D${D}_${T}_causal_S${S}|examples/attention.tile|-D T=$T $dflags -D CAUSAL=True --shape S=$S")
+			run_cases+=("attention_D${D}_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T $dflags --shape S=$S")
+			run_cases+=("attention_D${D}_${T}_causal_S${S}|testdata/kernels/attention.tile|-D T=$T $dflags -D CAUSAL=True --shape S=$S")
 		done
 	done
 done
-run_cases+=("attention_D256_tkv64_f16_S333|examples/attention.tile|-D T=f16 -D D=256 --shape S=333")
+run_cases+=("attention_D256_tkv64_f16_S333|testdata/kernels/attention.tile|-D T=f16 -D D=256 --shape S=333")
 # The cuTile surface of issue 9 (appended last, so that the earlier cases keep their seeds).
 # while loops, break/continue in while and for loops (a for with a break is a while), nested loops,
 # a run-time assert (holds: no trap); mma inside a while loop and a for loop with a break.
@@ -508,25 +508,25 @@ hopper_cases=()
 for T in f16 bf16; do
 	for mnk in 512x512x512 1000x1032x1000 1x4096x4096 4096x8x4096 2048x2048x64 129x264x72; do
 		IFS=x read -r m n k <<<"$mnk"
-		hopper_cases+=("tma_matmul_${T}_${mnk}|examples/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+		hopper_cases+=("tma_matmul_${T}_${mnk}|testdata/kernels/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
 	done
-	hopper_cases+=("tma_matmul_tm64_${T}|examples/matmul.tile|-D T=$T -D tm=64 -D tn=128 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_tk128_${T}|examples/matmul.tile|-D T=$T -D tn=128 -D tk=128 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_bt_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_bt_n16_${T}|examples/matmul_bt.tile|-D T=$T -D tk=64 -D tn=16 --shape M=200,N=40,K=128")
-	hopper_cases+=("tma_bias_relu_${T}|examples/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_bmm_${T}|examples/batched_matmul.tile|-D T=$T -D tm=128 -D tn=256 -D tk=64 --shape Bt=3,M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_bmm_small_${T}|examples/batched_matmul.tile|-D T=$T -D tm=64 -D tn=64 -D tk=64 --shape Bt=5,M=77,N=96,K=64")
+	hopper_cases+=("tma_matmul_tm64_${T}|testdata/kernels/matmul.tile|-D T=$T -D tm=64 -D tn=128 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_tk128_${T}|testdata/kernels/matmul.tile|-D T=$T -D tn=128 -D tk=128 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_bt_${T}|testdata/kernels/matmul_bt.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_matmul_bt_n16_${T}|testdata/kernels/matmul_bt.tile|-D T=$T -D tk=64 -D tn=16 --shape M=200,N=40,K=128")
+	hopper_cases+=("tma_bias_relu_${T}|testdata/kernels/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_bmm_${T}|testdata/kernels/batched_matmul.tile|-D T=$T -D tm=128 -D tn=256 -D tk=64 --shape Bt=3,M=1000,N=1032,K=1000")
+	hopper_cases+=("tma_bmm_small_${T}|testdata/kernels/batched_matmul.tile|-D T=$T -D tm=64 -D tn=64 -D tk=64 --shape Bt=5,M=77,N=96,K=64")
 	# Attention on wgmma (Q K^T from shared memory, P V with P in registers).
 	for S in 1 333 4096; do
-		hopper_cases+=("tma_attention_${T}_S${S}|examples/attention.tile|-D T=$T --shape S=$S")
-		hopper_cases+=("tma_attention_${T}_causal_S${S}|examples/attention.tile|-D T=$T -D CAUSAL=True --shape S=$S")
+		hopper_cases+=("tma_attention_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T --shape S=$S")
+		hopper_cases+=("tma_attention_${T}_causal_S${S}|testdata/kernels/attention.tile|-D T=$T -D CAUSAL=True --shape S=$S")
 	done
-	hopper_cases+=("tma_attention_D128_${T}_S1000|examples/attention.tile|-D T=$T -D D=128 --shape S=1000")
-	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|examples/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
-	hopper_cases+=("tma_mha_${T}_S1000|examples/mha.tile|-D T=$T --shape BH=3,S=1000")
-	hopper_cases+=("tma_mha_${T}_causal_S1000|examples/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
-	hopper_cases+=("tma_mha_D128_${T}_causal_S333|examples/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
+	hopper_cases+=("tma_attention_D128_${T}_S1000|testdata/kernels/attention.tile|-D T=$T -D D=128 --shape S=1000")
+	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|testdata/kernels/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
+	hopper_cases+=("tma_mha_${T}_S1000|testdata/kernels/mha.tile|-D T=$T --shape BH=3,S=1000")
+	hopper_cases+=("tma_mha_${T}_causal_S1000|testdata/kernels/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
+	hopper_cases+=("tma_mha_D128_${T}_causal_S333|testdata/kernels/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
 	# examples/cutile/attention.py through its host function: (B, H, S, D) arrays, 4-D tensor maps.
 	for S in 333 1000; do
 		for D in 64 128; do
@@ -538,9 +538,9 @@ for T in f16 bf16; do
 done
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
-	"matmul_tma_1000x1032x1000|examples/matmul.tile --shape M=1000,N=1032,K=1000"
-	"matmul_general_1000x1030x999|examples/matmul.tile --shape M=1000,N=1030,K=999"
-	"attention_S333|examples/attention.tile -D T=f16 -D CAUSAL=True --shape S=333"
+	"matmul_tma_1000x1032x1000|testdata/kernels/matmul.tile --shape M=1000,N=1032,K=1000"
+	"matmul_general_1000x1030x999|testdata/kernels/matmul.tile --shape M=1000,N=1030,K=999"
+	"attention_S333|testdata/kernels/attention.tile -D T=f16 -D CAUSAL=True --shape S=333"
 )
 
 section_hopper() {
@@ -594,9 +594,9 @@ section_bench() {
 		return
 	fi
 	t0=$SECONDS
-	echo "\$ tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >"$log"
+	echo "\$ tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >"$log"
 	# shellcheck disable=SC2086
-	timeout -k 5 "$tmo" "$TILEC" bench examples/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
+	timeout -k 5 "$tmo" "$TILEC" bench testdata/kernels/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
 	rc=$?
 	record bench "matmul $BENCH_SIZES" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
 	cp "$log" "$OUT/bench.log"
@@ -620,9 +620,9 @@ section_ab() {
 				continue
 			fi
 			t0=$SECONDS
-			echo "==== $name round $i: tilec bench examples/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >>"$log"
+			echo "==== $name round $i: tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS" >>"$log"
 			# shellcheck disable=SC2086
-			timeout -k 5 "$tmo" "$bin" bench examples/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
+			timeout -k 5 "$tmo" "$bin" bench testdata/kernels/matmul.tile --sizes "$BENCH_SIZES" $BENCH_ARGS >>"$log" 2>&1
 			rc=$?
 			record ab "$name round $i" "$(status $rc)" $((SECONDS - t0)) ""
 		done
@@ -649,7 +649,7 @@ section_attn() {
 					record attn "attention_D64_S$S" SKIP 0 "out of time"
 					return
 				fi
-				t=$(timeout -k 5 60 "$bin" run examples/attention.tile -D T=f16 --shape S=$S --backend cuda 2>>"$log" |
+				t=$(timeout -k 5 60 "$bin" run testdata/kernels/attention.tile -D T=f16 --shape S=$S --backend cuda 2>>"$log" |
 					tee -a "$log" | sed -n 's/.*(kernel \([0-9.]*\)\(µs\|us\|ms\|s\)).*/\1 \2/p')
 				rc=$?
 				case "$t" in
@@ -682,16 +682,16 @@ section_tune() {
 		return
 	fi
 	t0=$SECONDS
-	echo "\$ tilec tune examples/matmul.tile --space \"$TUNE_SPACE\" --shape $TUNE_SHAPE" >"$log"
-	timeout -k 5 "$tmo" "$TILEC" tune examples/matmul.tile --space "$TUNE_SPACE" --shape "$TUNE_SHAPE" >>"$log" 2>&1
+	echo "\$ tilec tune testdata/kernels/matmul.tile --space \"$TUNE_SPACE\" --shape $TUNE_SHAPE" >"$log"
+	timeout -k 5 "$tmo" "$TILEC" tune testdata/kernels/matmul.tile --space "$TUNE_SPACE" --shape "$TUNE_SHAPE" >>"$log" 2>&1
 	rc=$?
 	n="$(grep '^winner' "$log" | cut -c1-110)"
 	[ -z "$n" ] && n="$(note "$log")"
 	record tune "tune matmul $TUNE_SHAPE" "$(status $rc)" $((SECONDS - t0)) "$n"
 	t0=$SECONDS
 	tmo=$(($(left) - 5))
-	echo "\$ tilec run examples/matmul.tile --shape $TUNE_SHAPE --backend cuda" >"$runlog"
-	timeout -k 5 "$tmo" "$TILEC" run examples/matmul.tile --shape "$TUNE_SHAPE" --backend cuda >>"$runlog" 2>&1
+	echo "\$ tilec run testdata/kernels/matmul.tile --shape $TUNE_SHAPE --backend cuda" >"$runlog"
+	timeout -k 5 "$tmo" "$TILEC" run testdata/kernels/matmul.tile --shape "$TUNE_SHAPE" --backend cuda >>"$runlog" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ] && ! grep -q '^tuned constants from cache: ' "$runlog"; then
 		rc=1
@@ -773,7 +773,7 @@ section_refs() {
 	record refs "torch/triton references" "$(status $rc)" $((SECONDS - t0)) "$(tail -1 "$d/torch.log" | cut -c1-110)"
 	if refs_want gemm; then
 		for T in f16 bf16; do
-			refs_bench "matmul/$T" matmul.tile examples/matmul.tile -D T=$T --sizes "$REFS_GEMM_SIZES"
+			refs_bench "matmul/$T" matmul.tile testdata/kernels/matmul.tile -D T=$T --sizes "$REFS_GEMM_SIZES"
 		done
 	fi
 	if refs_want splitk; then
@@ -784,13 +784,13 @@ section_refs() {
 			--arg A=f16[M,K] --arg B=f16[K,N] --shape M=1024,2048,N=M,K=M $REFS_ENTRY_ARGS
 	fi
 	if refs_want bmm; then
-		refs_bench bmm/f16 batched_matmul.tile examples/batched_matmul.tile -D T=f16 --shape Bt=16,M=1024,N=1024,K=1024
-		refs_bench bmm/f16 "batched_matmul.tile 128x256x64" examples/batched_matmul.tile -D T=f16 -D tm=128 -D tn=256 -D tk=64 \
+		refs_bench bmm/f16 batched_matmul.tile testdata/kernels/batched_matmul.tile -D T=f16 --shape Bt=16,M=1024,N=1024,K=1024
+		refs_bench bmm/f16 "batched_matmul.tile 128x256x64" testdata/kernels/batched_matmul.tile -D T=f16 -D tm=128 -D tn=256 -D tk=64 \
 			--shape Bt=16,M=1024,N=1024,K=1024
 	fi
 	if refs_want addmm; then
-		refs_bench addmm_relu/f16 matmul_bias_relu.tile examples/matmul_bias_relu.tile -D T=f16 --sizes 4096,8192
-		refs_bench addmm_relu/f16 "matmul_bias_relu.tile 128x256x64" examples/matmul_bias_relu.tile -D T=f16 \
+		refs_bench addmm_relu/f16 matmul_bias_relu.tile testdata/kernels/matmul_bias_relu.tile -D T=f16 --sizes 4096,8192
+		refs_bench addmm_relu/f16 "matmul_bias_relu.tile 128x256x64" testdata/kernels/matmul_bias_relu.tile -D T=f16 \
 			-D tm=128 -D tn=256 -D tk=64 --sizes 4096,8192
 	fi
 	if refs_want rows; then
@@ -806,9 +806,9 @@ section_refs() {
 			# shellcheck disable=SC2086
 			refs_bench "rmsnorm/$T" rmsnorm.py $c/rmsnorm.py --entry rmsnorm --arg X=$T[M,N] --arg W=$T[N] \
 				--shape "M=$REFS_ROW_SIZES,N=M" $REFS_ENTRY_ARGS
-			# The looped .tile kernels (examples/softmax.tile, layernorm.tile) for comparison.
-			refs_bench "softmax/$T" softmax.tile examples/softmax.tile -D T=$T --sizes 4096,8192
-			refs_bench "layernorm/$T" layernorm.tile examples/layernorm.tile -D T=$T --sizes 4096,8192
+			# The looped .tile kernels (testdata/kernels/softmax.tile, layernorm.tile) for comparison.
+			refs_bench "softmax/$T" softmax.tile testdata/kernels/softmax.tile -D T=$T --sizes 4096,8192
+			refs_bench "layernorm/$T" layernorm.tile testdata/kernels/layernorm.tile -D T=$T --sizes 4096,8192
 		done
 	fi
 	if refs_want attn || refs_want mha; then
@@ -817,8 +817,8 @@ section_refs() {
 				for causal in False True; do
 					m=full
 					[ $causal = True ] && m=causal
-					# examples/mha.tile: (B*H, S, D) arrays, on sm_90a the TMA + wgmma kernel.
-					refs_want mha && refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile examples/mha.tile -D D=$D -D CAUSAL=$causal \
+					# testdata/kernels/mha.tile: (B*H, S, D) arrays, on sm_90a the TMA + wgmma kernel.
+					refs_want mha && refs_bench "sdpa/f16/B4H16S${S}D${D}/$m" mha.tile testdata/kernels/mha.tile -D D=$D -D CAUSAL=$causal \
 						--shape BH=64,S=$S --iters 20
 					# examples/cutile/attention.py through its host function (tilec bench --entry: the
 					# launch checked against the interpreter, then timed alone, L2 cleared); on sm_90a
@@ -867,7 +867,7 @@ d = sys.argv[1]
 np.save(d + "/a.npy", np.full((64, 32), 1 + 2**-12, dtype=np.float32))
 np.save(d + "/b.npy", np.full((32, 64), 2**-5, dtype=np.float32))
 PY
-	timeout -k 5 60 "$TILEC" run examples/matmul.tile -D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=64,N=64,K=32 \
+	timeout -k 5 60 "$TILEC" run testdata/kernels/matmul.tile -D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=64,N=64,K=32 \
 		--in A="$d/a.npy" --in B="$d/b.npy" --out C="$d/c.npy" --backend cuda >>"$log" 2>&1 &&
 		python3 - "$d" >>"$log" 2>&1 <<'PY'
 import sys, numpy as np

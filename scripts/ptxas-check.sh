@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/tilec" ./cmd/tilec || exit 1
 
 fail=0
-for src in examples/*.tile; do
+for src in testdata/kernels/*.tile; do
 	for kernel in $(sed -n 's/^def \([A-Za-z_0-9]*\)(.*/\1/p' "$src"); do
 		grep -B1 "^def $kernel(" "$src" | grep -q '@ct.kernel' || continue
 		# Both variants of a kernel that has two (the general one only when

@@ -93,7 +93,7 @@ func TestBenchBatchedMatmul(t *testing.T) {
 	}
 	withFakeDevice(t, dev)
 	var stdout, stderr bytes.Buffer
-	common := []string{"../../examples/batched_matmul.tile", "-D", "tm=64", "-D", "tn=64", "-D", "tk=32", "--tuned=false", "--warmup", "1", "--iters", "20"}
+	common := []string{"../../testdata/kernels/batched_matmul.tile", "-D", "tm=64", "-D", "tn=64", "-D", "tk=32", "--tuned=false", "--warmup", "1", "--iters", "20"}
 	if err := cmdBench(append(common, "--sizes", "64"), &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

@@ -17,9 +17,14 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the CLI scenarios in testdata/script: each archive holds
 // the commands, the files they read and the output they must print.
-// The example kernels are available under $EXAMPLES.
+// The examples are available under $EXAMPLES, and the kernels written with
+// tilec's extensions (annotated arrays, declared grids) under $KERNELS.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels, err := filepath.Abs("../../testdata/kernels")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,6 +32,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("KERNELS", kernels)
 			return nil
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",

@@ -29,7 +29,7 @@ func TestTuneKnobsRoundTrip(t *testing.T) {
 	t.Setenv("TILEC_CACHE", "")
 	withFakeDevice(t, &benchtest.Device{MS: stagesMS, TargetName: "sm_80"})
 	var stdout, stderr bytes.Buffer
-	err := cmdTune([]string{"../../examples/matmul.tile", "-D", "tk=32", "--space", "stages=2,3,8",
+	err := cmdTune([]string{"../../testdata/kernels/matmul.tile", "-D", "tk=32", "--space", "stages=2,3,8",
 		"--shape", "M=128,N=256,K=64", "--warmup", "1", "--iters", "5"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s%s", err, stdout.String(), stderr.String())
@@ -49,7 +49,7 @@ func TestTuneKnobsRoundTrip(t *testing.T) {
 	}
 
 	stdout.Reset()
-	err = cmdBench([]string{"../../examples/matmul.tile", "-D", "tk=32", "--shape", "M=100,N=200,K=64",
+	err = cmdBench([]string{"../../testdata/kernels/matmul.tile", "-D", "tk=32", "--shape", "M=100,N=200,K=64",
 		"--warmup", "1", "--iters", "20"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -59,7 +59,7 @@ func TestTuneKnobsRoundTrip(t *testing.T) {
 		t.Errorf("bench did not use the cached stages:\n%s", out)
 	}
 	stdout.Reset()
-	if err := cmdBench([]string{"../../examples/matmul.tile", "-D", "tk=32", "--shape", "M=100,N=200,K=64",
+	if err := cmdBench([]string{"../../testdata/kernels/matmul.tile", "-D", "tk=32", "--shape", "M=100,N=200,K=64",
 		"--warmup", "1", "--iters", "20", "--tuned=false"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func compile(t *testing.T, path string, consts map[string]string) *ir.Func {
 // interpreter, TFLOP/s from the IR's mma work, cuBLAS side by side, the
 // fractions of the H100's peak.
 func TestRunMatmul(t *testing.T) {
-	f := compile(t, "../../examples/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compile(t, "../../testdata/kernels/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, err := bench.ParseSweep(nil, "128,256", bench.SymDims(f), false)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestRunMatmul(t *testing.T) {
 // time one product of the batch or none. Non-square shapes, so that the
 // fake's shapes catch a mix-up of M, N and K.
 func TestRunBatchedMatmul(t *testing.T) {
-	f := compile(t, "../../examples/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compile(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, err := bench.ParseSweep([]string{"Bt=3,2,M=128,64,N=64,128,K=96,32"}, "", nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestRunBatchedMatmul(t *testing.T) {
 // A device with only the plain GEMM gives a batched kernel no baseline, and
 // the row's note says why, rather than timing the plain GEMM.
 func TestRunBatchedMatmulNoBatchedBaseline(t *testing.T) {
-	f := compile(t, "../../examples/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compile(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, _ := bench.ParseSweep([]string{"Bt=2,M=64,N=64,K=32"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.001 }, CublasMS: func(m, n, k int) float64 { return 0.0005 }}
 	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20})
@@ -223,7 +223,7 @@ func TestGEMMOperandsOfExamples(t *testing.T) {
 		"vector_add.tile":       "",
 		"broadcast.tile":        "",
 	} {
-		f := compile(t, "../../examples/"+file, nil)
+		f := compile(t, "../../testdata/kernels/"+file, nil)
 		got := ""
 		if a, b, c, ok := bench.GEMMOperands(f); ok {
 			got = "gemm " + f.Params[a].Name + " " + f.Params[b].Name + " " + f.Params[c].Name
@@ -239,7 +239,7 @@ func TestGEMMOperandsOfExamples(t *testing.T) {
 
 // A kernel without mma is judged by GB/s; an unknown device has no peak.
 func TestRunSoftmaxGBs(t *testing.T) {
-	f := compile(t, "../../examples/softmax.tile", nil)
+	f := compile(t, "../../testdata/kernels/softmax.tile", nil)
 	sw, err := bench.ParseSweep([]string{"M=64:128,N=300"}, "", nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func TestRunSoftmaxGBs(t *testing.T) {
 
 // A kernel whose device result differs from the interpreter's is not timed.
 func TestRunWrongResult(t *testing.T) {
-	f := compile(t, "../../examples/vector_add.tile", nil)
+	f := compile(t, "../../testdata/kernels/vector_add.tile", nil)
 	sw, _ := bench.ParseSweep([]string{"N=5000"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 1 }, Corrupt: func(*ir.Func) bool { return true }}
 	_, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
@@ -276,8 +276,8 @@ func TestRunWrongResult(t *testing.T) {
 
 // Specialize swaps in another kernel per shape (tuned constants) and says so.
 func TestRunSpecialize(t *testing.T) {
-	f := compile(t, "../../examples/vector_add.tile", nil)
-	g := compile(t, "../../examples/vector_add.tile", map[string]string{"tile": "256"})
+	f := compile(t, "../../testdata/kernels/vector_add.tile", nil)
+	g := compile(t, "../../testdata/kernels/vector_add.tile", map[string]string{"tile": "256"})
 	sw, _ := bench.ParseSweep([]string{"N=1000,5000"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(f *ir.Func) float64 { return 1 }}
 	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20,

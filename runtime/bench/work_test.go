@@ -28,7 +28,7 @@ func bind(t *testing.T, path string, consts map[string]string, dims map[string]i
 }
 
 func TestCountMatmul(t *testing.T) {
-	b := bind(t, "../../examples/matmul.tile", nil, map[string]int64{"M": 512, "N": 1024, "K": 256})
+	b := bind(t, "../../testdata/kernels/matmul.tile", nil, map[string]int64{"M": 512, "N": 1024, "K": 256})
 	w, err := Count(b)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestCountMatmul(t *testing.T) {
 // Partial tiles: loads and stores count the elements inside the arrays;
 // mmas count whole tiles (the work the tensor cores do).
 func TestCountPartialTiles(t *testing.T) {
-	b := bind(t, "../../examples/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"},
+	b := bind(t, "../../testdata/kernels/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"},
 		map[string]int64{"M": 100, "N": 70, "K": 40})
 	w, err := Count(b)
 	if err != nil {
@@ -76,7 +76,7 @@ func TestCountPartialTiles(t *testing.T) {
 }
 
 func TestCountSoftmax(t *testing.T) {
-	b := bind(t, "../../examples/softmax.tile", nil, map[string]int64{"M": 1000, "N": 300})
+	b := bind(t, "../../testdata/kernels/softmax.tile", nil, map[string]int64{"M": 1000, "N": 300})
 	w, err := Count(b)
 	if err != nil {
 		t.Fatal(err)
@@ -89,12 +89,12 @@ func TestCountSoftmax(t *testing.T) {
 
 // A causal mask that ends each block's loop early is counted per block.
 func TestCountCausalAttention(t *testing.T) {
-	b := bind(t, "../../examples/attention.tile", map[string]string{"CAUSAL": "True"}, map[string]int64{"S": 256})
+	b := bind(t, "../../testdata/kernels/attention.tile", map[string]string{"CAUSAL": "True"}, map[string]int64{"S": 256})
 	w, err := Count(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := bind(t, "../../examples/attention.tile", nil, map[string]int64{"S": 256})
+	full := bind(t, "../../testdata/kernels/attention.tile", nil, map[string]int64{"S": 256})
 	wf, err := Count(full)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestCountCausalAttention(t *testing.T) {
 // Grids over countAllBlocks blocks are counted on a sample and scaled:
 // exact for a uniform kernel.
 func TestCountSampled(t *testing.T) {
-	b := bind(t, "../../examples/vector_add.tile", map[string]string{"tile": "16"}, map[string]int64{"N": 16 * 10000})
+	b := bind(t, "../../testdata/kernels/vector_add.tile", map[string]string{"tile": "16"}, map[string]int64{"N": 16 * 10000})
 	w, err := Count(b)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 )
 
 // Launch a kernel on the GPU with the constants and knobs that
-// `tilec tune examples/matmul.tile --shape M=4096,N=4096,K=4096 --space
+// `tilec tune testdata/kernels/matmul.tile --shape M=4096,N=4096,K=4096 --space
 // "tm=64,128 stages=3,4"` cached for this device and class of shapes, as
 // `tilec run` does (the kernel as the options build it when nothing was
 // cached). Needs a cuda build and a GPU.
@@ -27,7 +27,7 @@ func ExampleCache_CompileFile() {
 		runtime.RandNormal(rng, ir.F16, 4096, 4096),
 		runtime.NewTensor(ir.F16, 4096, 4096),
 	}
-	k, note, err := tune.OpenCache().CompileFile(bench.CUDADevice(gpu), "examples/matmul.tile", runtime.CompileOptions{}, args)
+	k, note, err := tune.OpenCache().CompileFile(bench.CUDADevice(gpu), "testdata/kernels/matmul.tile", runtime.CompileOptions{}, args)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func hint(f *ir.Func, name string) int64 {
 // Knob names and values are checked against the kernel before anything
 // compiles; num_ctas, which the back end does not honour, is refused.
 func TestKnobSpaceErrors(t *testing.T) {
-	b := builder("../../examples/matmul.tile", nil)
+	b := builder("../../testdata/kernels/matmul.tile", nil)
 	base := mustBuild(t, b)
 	for space, want := range map[string]string{
 		"stages=2,3":          "",
@@ -60,7 +60,7 @@ func TestKnobSpaceErrors(t *testing.T) {
 // depth in the lowered IR, .minnctapersm in the PTX; the kernel cache's
 // key changes with them.
 func TestApplyKnobs(t *testing.T) {
-	base := mustBuild(t, builder("../../examples/matmul.tile", map[string]string{"tk": "32"}))
+	base := mustBuild(t, builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"}))
 	f, err := tune.ApplyKnobs(base, map[string]string{"stages": "2", "occupancy": "3"})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func knobMS(f *ir.Func) float64 {
 // and occupancies whose blocks' shared memory exceeds an SM's are pruned;
 // the winner's knobs go to the cache and come back with Apply.
 func TestSearchKnobs(t *testing.T) {
-	b := builder("../../examples/matmul.tile", map[string]string{"tk": "32"})
+	b := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"})
 	base := mustBuild(t, b)
 	space, _ := tune.ParseSpace([]string{"stages=2,3,8 occupancy=default,3"})
 	if err := space.CheckNames(base, nil); err != nil {
@@ -175,7 +175,7 @@ func TestSearchKnobs(t *testing.T) {
 // occupancy hint would not be applied, so it is pruned, not timed as if it
 // were.
 func TestSearchOccupancyPersistent(t *testing.T) {
-	b := builder("../../examples/matmul.tile", nil)
+	b := builder("../../testdata/kernels/matmul.tile", nil)
 	base := mustBuild(t, b)
 	space, _ := tune.ParseSpace([]string{"occupancy=2"})
 	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_90a"}
@@ -197,7 +197,7 @@ func TestSearchOccupancyPersistent(t *testing.T) {
 // constants and knobs for the launch's shapes, and the plain kernel when
 // the cache has nothing for them.
 func TestCompileFileTuned(t *testing.T) {
-	const path = "../../examples/matmul.tile"
+	const path = "../../testdata/kernels/matmul.tile"
 	opts := runtime.CompileOptions{Consts: map[string]string{"tk": "32"}}
 	b := builder(path, opts.Consts)
 	base := mustBuild(t, b)

@@ -82,13 +82,13 @@ func TestFromSource(t *testing.T) {
 }
 
 func TestDefaultSpace(t *testing.T) {
-	b := builder("../../examples/matmul.tile", nil)
+	b := builder("../../testdata/kernels/matmul.tile", nil)
 	s, err := tune.DefaultSpace(b, mustBuild(t, b), nil)
 	if err != nil || s.String() != "tm=64,128,256 tn=128,256,512 tk=32,64,128 GROUP_SIZE_M=4,8,16" {
 		t.Errorf("matmul: %v %v", s, err)
 	}
 	// -D fixes a constant; D sizes attention's arrays: neither is tuned.
-	b = builder("../../examples/attention.tile", map[string]string{"tq": "64"})
+	b = builder("../../testdata/kernels/attention.tile", map[string]string{"tq": "64"})
 	s, err = tune.DefaultSpace(b, mustBuild(t, b), map[string]string{"tq": "64"})
 	if err != nil || s.String() != "tkv=32,64,128" {
 		t.Errorf("attention: %v %v", s, err)
@@ -122,7 +122,7 @@ func abs(x int) int {
 // 512x512 accumulator needs more registers than a thread has), one wrong (not timed),
 // the winner the fastest of the rest; its speed-up over the defaults.
 func TestSearch(t *testing.T) {
-	b := builder("../../examples/matmul.tile", map[string]string{"tk": "32"})
+	b := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"})
 	base := mustBuild(t, b)
 	space, _ := tune.ParseSpace([]string{"tm=32,64,512 tn=64,512"})
 	dev := &benchtest.Device{MS: fakeMS, Corrupt: func(f *ir.Func) bool {
@@ -198,7 +198,7 @@ func TestSearch(t *testing.T) {
 		func() (*ir.Func, string) { return cache.Apply(b, base, dims, "NVIDIA A100-SXM4-80GB", "sm_90") },
 		func() (*ir.Func, string) { return cache.Apply(b, base, dims, dev.Name(), "sm_80") },
 		func() (*ir.Func, string) { // another kernel signature (-D T=bf16)
-			bb := builder("../../examples/matmul.tile", map[string]string{"tk": "32", "T": "bf16"})
+			bb := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32", "T": "bf16"})
 			return cache.Apply(bb, mustBuild(t, bb), dims, dev.Name(), "sm_90")
 		},
 		func() (*ir.Func, string) { // another build of tilec

@@ -44,7 +44,7 @@ type devKernel struct {
 	Name      string
 	Ref       string // the Python reference to compare with
 	DType     string
-	File      string            // examples/ file, or "" for IR
+	File      string            // testdata/kernels/ file, or "" for IR
 	Consts    map[string]string // -D overrides
 	IR        string            // IR text (ir.ParseFunc) when File is ""
 	Target    string            // lower.LookupTarget name ("": sm_90, what the H100 runs)
@@ -131,12 +131,12 @@ func pyExpr(e *ir.HostExpr) string {
 	return "1"
 }
 
-// compile builds (from an examples/ file under root, or from IR text),
+// compile builds (from a testdata/kernels/ file under root, or from IR text),
 // lowers and emits one variant.
 func compile(dk devKernel, root string, tg *lower.Target) (*ir.Func, *ptxgen.Kernel, error) {
 	var f *ir.Func
 	if dk.File != "" {
-		src, err := os.ReadFile(filepath.Join(root, "examples", dk.File))
+		src, err := os.ReadFile(filepath.Join(root, "testdata", "kernels", dk.File))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -166,7 +166,7 @@ func compile(dk devKernel, root string, tg *lower.Target) (*ir.Func, *ptxgen.Ker
 }
 
 // write writes every variant's PTX and kernels.json into dir; root is the
-// repository root (where examples/ is).
+// repository root (where testdata/kernels/ is).
 func write(dir, root string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
