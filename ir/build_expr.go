@@ -191,6 +191,8 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
 	case nsMath, nsNumpy, nsTorch:
 		return b.hostAttr(ns, e)
+	case "torch.nn", "torch.nn.functional", "torch.testing":
+		return b.fail(e.Pos, "%s.%s is host code (a script's driver uses it): kernels compute with ct's operations", string(ns), e.Name)
 	case nsCuda:
 		if e.Name == "tile" {
 			return nsTile

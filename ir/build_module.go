@@ -76,6 +76,14 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 		bindAs("numpy", nsNumpy)
 	case "torch":
 		bindAs("torch", nsTorch)
+	case "torch.nn", "torch.nn.functional", "torch.testing":
+		// A script's driver computes its reference with these; `import
+		// torch.nn.functional` binds torch, as Python's import does.
+		if imp.Alias == "" {
+			b.globals["torch"] = nsTorch
+		} else {
+			b.globals[imp.Alias] = nsVal(imp.Path)
+		}
 	default:
 		if mod, name, ok := cutLast(imp.Path); ok && mod == "math" {
 			if v := b.mathMember(name); v != nil {
@@ -85,7 +93,7 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			b.errorf(imp.Pos, "cannot import %s from math: tilec has math's constants (pi, e, tau, inf, nan) and ceil, floor, trunc, sqrt, exp, log, log2, isqrt", name)
 			return false
 		}
-		b.errorf(imp.Pos, "cannot import %s: a kernel file may import cuda.tile, math, numpy and torch", imp.Path)
+		b.errorf(imp.Pos, "cannot import %s: a kernel file may import cuda.tile, math, numpy and torch (and, for its driver, torch.nn, torch.nn.functional and torch.testing)", imp.Path)
 	}
 	return false
 }

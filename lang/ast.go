@@ -40,6 +40,15 @@ type File struct {
 	// cannot be told (a mangled line at top level): a later stage should
 	// then not report undefined module-level names at all.
 	BrokenUnknown bool
+	// Main is the script's `if __name__ == "__main__":` block (its driver:
+	// inputs, the launch, a check against a reference), read as the body of
+	// a def named __main__ so that host code can run it (tilec run FILE).
+	// Compiling kernels ignores it, and its errors are kept apart in
+	// MainErr: a driver that uses what tilec does not have must not stop
+	// the kernels from compiling. Nil when the file has no such block or
+	// the block has errors.
+	Main    *FuncDef
+	MainErr error
 }
 
 // Import is `import cuda.tile as ct` or `import tile as ct`.

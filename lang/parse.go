@@ -92,13 +92,18 @@ func (p *parser) parseFile() (f *File) {
 			kept = append(kept, c)
 			continue
 		}
-		var rest []*lexError
+		var rest, inside []*lexError
 		for _, e := range lexErrs {
 			if e.pos.Offset < c.start || e.pos.Offset >= c.end {
 				rest = append(rest, e)
+			} else {
+				inside = append(inside, e)
 			}
 		}
 		lexErrs = rest
+		if f.Main == nil && f.MainErr == nil {
+			f.Main, f.MainErr = p.parseMain(c, inside)
+		}
 	}
 	for _, e := range lexErrs {
 		p.errorf(toPos(e.pos), "%s", e.msg)
@@ -647,6 +652,39 @@ func expected(expect string) string {
 		return ", expected 'def' after decorator"
 	}
 	return ""
+}
+
+// parseMain reads the body of an `if __name__ == "__main__":` chunk as
+// the body of `def __main__():`, its header tokens replaced one for one so
+// that every position stays the source's. Its errors (lexErrs are those
+// inside the chunk) are its own: a separate parser collects them.
+func (p *parser) parseMain(c chunk, lexErrs []*lexError) (*FuncDef, error) {
+	q := &parser{src: p.src, file: p.file}
+	for _, e := range lexErrs {
+		q.errorf(toPos(e.pos), "%s", e.msg)
+	}
+	header, _ := lex(p.file, "def __main__():")
+	toks := append([]lexer.Token(nil), c.toks...)
+	for i := range 5 {
+		pos := toks[i].Pos
+		toks[i] = header[i]
+		toks[i].Pos = pos
+	}
+	var def *FuncDef
+	if len(lexErrs) == 0 {
+		if g := q.parseChunk(chunk{toks: toks, start: c.start, end: c.end, next: c.next}); g != nil {
+			part := &File{}
+			q.convFile(part, g)
+			if len(part.Funcs) == 1 {
+				def = part.Funcs[0]
+			}
+		}
+	}
+	q.errs.Sort()
+	if err := q.errs.Err(); err != nil {
+		return nil, err
+	}
+	return def, nil
 }
 
 // isMainGuard reports whether a top-level chunk is an

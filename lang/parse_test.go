@@ -96,3 +96,36 @@ func pythonBlock(t testing.TB, file string) []byte {
 	}
 	return block
 }
+
+// TestMainBlock: a script's `if __name__ == "__main__":` block is read as
+// the body of a def named __main__ at the source's own positions; its
+// syntax errors are kept apart (MainErr) so that the kernels still parse.
+func TestMainBlock(t *testing.T) {
+	const kernel = "import cuda.tile as ct\n\n\ndef k(x):\n    return x\n\n\n"
+	f, err := Parse("s.py", []byte(kernel+"if __name__ == \"__main__\":\n    a = k(1)\n    print(a)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.MainErr != nil || f.Main == nil || f.Main.Name != "__main__" || len(f.Main.Body) != 2 {
+		t.Fatalf("Main %+v, MainErr %v", f.Main, f.MainErr)
+	}
+	if p := f.Main.Body[0].Position(); p.Line != 9 || p.Col != 5 {
+		t.Errorf("first statement at %d:%d, want 9:5", p.Line, p.Col)
+	}
+	if len(f.Funcs) != 1 || f.Funcs[0].Name != "k" {
+		t.Errorf("the main block is not a function of the file: %d funcs", len(f.Funcs))
+	}
+
+	f, err = Parse("s.py", []byte(kernel+"if \"__main__\" == __name__:\n    d = {1: 2}\n    e = 3 +\n"))
+	if err != nil {
+		t.Fatalf("an error in the main block stopped the kernels: %v", err)
+	}
+	if f.Main != nil || f.MainErr == nil || !strings.Contains(f.MainErr.Error(), "s.py:9:") {
+		t.Fatalf("Main %v, MainErr %v: want a positioned error at line 9", f.Main, f.MainErr)
+	}
+
+	_, err = Parse("s.py", []byte("def k(x):\n    return x +\n\n\nif __name__ == \"__main__\":\n    k(1)\n"))
+	if err == nil || !strings.Contains(err.Error(), "s.py:2:") {
+		t.Errorf("a kernel's syntax error with a good main block: %v", err)
+	}
+}

@@ -73,6 +73,29 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 	return prog, params, nil
 }
 
+// loadScript returns the program of a script with a __main__ block (nil
+// for a file without one). Errors of the file's kernels are not reported
+// here: they surface when the driver launches one, as they would in
+// cuTile.
+func loadScript(path string) (*host.Program, error) {
+	src, err := runtime.ReadSource(path)
+	if err != nil {
+		return nil, err
+	}
+	file, err := lang.Parse(path, src)
+	if file == nil || (file.Main == nil && file.MainErr == nil) {
+		return nil, nil // not a script: the kernel path reports what is wrong
+	}
+	if err != nil {
+		return nil, err
+	}
+	prog, err := host.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
 func runEntry(r *entryRun) error {
 	prog, params, err := loadEntry(r.path, r.entry)
 	if err != nil {
@@ -87,8 +110,58 @@ func runEntry(r *entryRun) error {
 		fmt.Fprintf(r.stdout, "input    %s\n", line)
 	}
 	fmt.Fprintf(r.stdout, "backend  %s\n", r.backend.Name())
+	start := time.Now()
+	result, err := prog.Run(r.entry, args, r.hostOptions())
+	if err != nil {
+		return quoteSource(r.path, err)
+	}
+	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
+	results := map[string]*runtime.Tensor{}
+	printResult(r.stdout, "result", result, results)
+	for name, t := range args {
+		if t, ok := t.(*runtime.Tensor); ok {
+			results[name] = t
+		}
+	}
+	names := make([]string, 0, len(r.outs))
+	for name := range r.outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t, ok := results[name]
+		if !ok {
+			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+		if err := npy.WriteFile(r.outs[name], t); err != nil {
+			return err
+		}
+		fmt.Fprintf(r.stdout, "wrote    %s to %s\n", name, r.outs[name])
+	}
+	return nil
+}
+
+// runScript runs a script's `if __name__ == "__main__":` block (tilec run
+// FILE with no --entry or --kernel): its inputs, launches and checks, as
+// python3 FILE would under cuTile.
+func runScript(r *entryRun, prog *host.Program) error {
+	fmt.Fprintf(r.stdout, "script   %s (its __main__ block)\n", r.path)
+	fmt.Fprintf(r.stdout, "backend  %s\n", r.backend.Name())
+	start := time.Now()
+	opts := r.hostOptions()
+	opts.Seed = uint64(r.seed) // torch.randn's inputs, until the script calls torch.manual_seed
+	if err := prog.RunMain(opts); err != nil {
+		return quoteSource(r.path, err)
+	}
+	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+// hostOptions runs each ct.launch of host code on the backend, printing
+// it, and on a GPU checks it against the interpreter.
+func (r *entryRun) hostOptions() host.Options {
 	gpu := r.backend.Name() != "cpu"
-	opts := host.Options{Stdout: r.stdout, Launch: func(l *host.Launch) error {
+	return host.Options{Stdout: r.stdout, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)
 		if err != nil {
 			return err
@@ -126,35 +199,6 @@ func runEntry(r *entryRun) error {
 		}
 		return nil
 	}}
-	start := time.Now()
-	result, err := prog.Run(r.entry, args, opts)
-	if err != nil {
-		return quoteSource(r.path, err)
-	}
-	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
-	results := map[string]*runtime.Tensor{}
-	printResult(r.stdout, "result", result, results)
-	for name, t := range args {
-		if t, ok := t.(*runtime.Tensor); ok {
-			results[name] = t
-		}
-	}
-	names := make([]string, 0, len(r.outs))
-	for name := range r.outs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t, ok := results[name]
-		if !ok {
-			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
-		}
-		if err := npy.WriteFile(r.outs[name], t); err != nil {
-			return err
-		}
-		fmt.Fprintf(r.stdout, "wrote    %s to %s\n", name, r.outs[name])
-	}
-	return nil
 }
 
 // printResult prints the entry's result: tensors summarized, tuples by element.

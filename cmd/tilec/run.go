@@ -73,6 +73,34 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
 			stdout: stdout, stderr: stderr})
 	}
+	if *kernel == "" && len(sigs) == 0 {
+		prog, err := loadScript(srcPath)
+		if err != nil {
+			return err
+		}
+		if prog != nil {
+			var given []string
+			fs.Visit(func(fl *flag.Flag) {
+				switch fl.Name {
+				case "backend", "target", "workers", "timeout", "seed":
+				default:
+					given = append(given, "-"+fl.Name)
+				}
+			})
+			if len(given) > 0 {
+				return usagef("%s runs its __main__ block, which makes its own inputs and launches: %s apply to a kernel (--kernel) or a host function (--entry)", srcPath, strings.Join(given, ", "))
+			}
+			if *timeout < 0 {
+				return usagef("--timeout %s: want a positive duration", *timeout)
+			}
+			backend, err := openBackend(*backendName, *target, *workers)
+			if err != nil {
+				return err
+			}
+			return runScript(&entryRun{path: srcPath, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+				stdout: stdout, stderr: stderr}, prog)
+		}
+	}
 	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {
 		return err

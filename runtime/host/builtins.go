@@ -6,6 +6,7 @@ package host
 import (
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,12 +60,7 @@ var moduleFuncs = map[module][]string{
 }
 
 func hasFunc(m module, name string) bool {
-	for _, f := range moduleFuncs[m] {
-		if f == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(moduleFuncs[m], name) || slices.Contains(scriptFuncs[m], name)
 }
 
 // attrOf evaluates x.name.
@@ -93,7 +89,10 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		case "size", "dim", "numel", "element_size", "stride", "contiguous", "t", "transpose", "permute":
 			return method{x, name}
 		}
-		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute())", name)
+		if slices.Contains(tensorMethods, name) {
+			return method{x, name}
+		}
+		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute(), and for a script's driver %s())", name, strings.Join(tensorMethods, "(), "))
 	case dtypeVal:
 		switch name {
 		case "itemsize":
@@ -137,8 +136,13 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 		if d, ok := torchDTypes[name]; ok {
 			return d
 		}
-		if name == "cuda" {
-			return module("torch.cuda")
+		switch name {
+		case "cuda", "nn", "testing":
+			return module("torch." + name)
+		}
+	case "torch.nn":
+		if name == "functional" {
+			return module("torch.nn.functional")
 		}
 	case "numpy":
 		if d, ok := numpyDTypes[name]; ok {
@@ -157,7 +161,7 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 }
 
 func moduleSummary(m module) string {
-	names := append([]string{}, moduleFuncs[m]...)
+	names := append(append([]string{}, moduleFuncs[m]...), scriptFuncs[m]...)
 	switch m {
 	case "torch", "numpy":
 		names = append(names, "dtypes")
@@ -349,12 +353,15 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		}
 		return device{s}
 	}
-	if mod, fn, ok := strings.Cut(name, "."); ok {
-		switch mod {
-		case "math":
+	if i := strings.LastIndex(name, "."); i > 0 {
+		mod, fn := name[:i], name[i+1:]
+		switch {
+		case mod == "math":
 			return in.callMath(c, fn)
-		case "torch", "numpy":
+		case (mod == "torch" || mod == "numpy") && slices.Contains(moduleFuncs[module(mod)], fn):
 			return in.alloc(c, module(mod), fn)
+		case strings.HasPrefix(mod, "torch"):
+			return in.torchCall(c, mod, fn)
 		}
 	}
 	in.fail(e.Pos, "%s is not part of the host subset", name)
@@ -603,6 +610,5 @@ func (in *interp) callMethod(c *callSite, m method) any {
 		}
 		return t.Transpose(perm...)
 	}
-	in.fail(c.e.Pos, "tensor.%s() is not part of the host subset", m.name)
-	return nil
+	return in.tensorMethod(c, t, m.name)
 }

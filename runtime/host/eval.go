@@ -182,6 +182,9 @@ func (in *interp) global(name string, pos lang.Pos) any {
 		delete(p.busy, name)
 		return p.values[name]
 	}
+	if v, ok := in.mainVars[name]; ok {
+		return v
+	}
 	if pyBuiltins[name] {
 		return builtin(name)
 	}
@@ -243,6 +246,8 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 			return !in.truth(e.X.Position(), x)
 		case "-":
 			switch x := num(x).(type) {
+			case *runtime.Tensor:
+				return in.tensorBinop(e.Pos, "*", x, int64(-1))
 			case int64:
 				if x == math.MinInt64 {
 					in.fail(e.Pos, "integer overflow: -(%d) does not fit 64 bits", x)
@@ -360,6 +365,8 @@ func (in *interp) str(v any) string {
 		return s + ")"
 	case dtypeVal:
 		return "torch." + torchName(v)
+	case *runtime.Tensor:
+		return tensorRepr(v)
 	}
 	return describe(v)
 }

@@ -15,22 +15,25 @@ import (
 // reference is float64, written here from the definitions.
 
 func softmaxRef(t map[string]*runtime.Tensor) [][]float64 {
-	return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 {
-		mx := math.Inf(-1)
-		for _, v := range x {
-			mx = math.Max(mx, v)
-		}
-		s := 0.0
-		out := make([]float64, len(x))
-		for j, v := range x {
-			out[j] = math.Exp(v - mx)
-			s += out[j]
-		}
-		for j := range out {
-			out[j] /= s
-		}
-		return out
-	})}
+	return [][]float64{rows(t["X"], func(_ int, x []float64) []float64 { return softmaxRow(x) })}
+}
+
+// softmaxRow is exp(x - max) / sum(exp(x - max)) of one row.
+func softmaxRow(x []float64) []float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
+	}
+	s := 0.0
+	out := make([]float64, len(x))
+	for j, v := range x {
+		out[j] = math.Exp(v - mx)
+		s += out[j]
+	}
+	for j := range out {
+		out[j] /= s
+	}
+	return out
 }
 
 func layernormRef(t map[string]*runtime.Tensor) [][]float64 {

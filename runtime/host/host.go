@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -53,6 +54,9 @@ type Options struct {
 	Launch func(*Launch) error
 	// Stdout receives print(); nil discards it.
 	Stdout io.Writer
+	// Seed starts a script's random generator (RunMain) as
+	// torch.manual_seed(Seed) would.
+	Seed uint64
 }
 
 // Limits that keep host code bounded on any input.
@@ -85,7 +89,8 @@ func Load(file *lang.File) (*Program, error) {
 				}
 				v = module("ct")
 			}
-		case imp.Path == "math", imp.Path == "numpy", imp.Path == "torch":
+		case imp.Path == "math", imp.Path == "numpy", imp.Path == "torch", imp.Path == "torch.nn",
+			imp.Path == "torch.nn.functional", imp.Path == "torch.testing":
 			if name == "" {
 				name = imp.Path
 			}
@@ -233,6 +238,43 @@ func (p *Program) Run(entry string, args map[string]any, opts Options) (result a
 	return unhost(in.body(fr, def.Body)), nil
 }
 
+// HasMain reports whether the file is a script with a driver: an
+// `if __name__ == "__main__":` block (which may have errors, that RunMain
+// reports).
+func (p *Program) HasMain() bool { return p.file.Main != nil || p.file.MainErr != nil }
+
+// RunMain runs the script's `if __name__ == "__main__":` block as Python
+// would run the file: its names are module globals, its ct.launch calls
+// go through opts.Launch, and its torch calls are the driver subset
+// (random inputs, references, torch.testing.assert_close). A failed
+// assertion or check is a positioned error.
+func (p *Program) RunMain(opts Options) error {
+	_, err := p.runMain(opts)
+	return err
+}
+
+// runMain is RunMain, also returning the block's variables (for tests).
+func (p *Program) runMain(opts Options) (vars map[string]any, err error) {
+	if p.file.MainErr != nil {
+		return nil, p.file.MainErr
+	}
+	if p.file.Main == nil {
+		return nil, fmt.Errorf("%s has no `if __name__ == \"__main__\":` block to run: name the host function to run with --entry", p.src.Name)
+	}
+	in := &interp{prog: p, opts: opts, kernels: map[string]*runtime.Kernel{}, mainVars: map[string]any{}}
+	defer func() {
+		if r := recover(); r != nil {
+			if he, ok := r.(hostError); ok {
+				err = he.err
+				return
+			}
+			err = fmt.Errorf("internal error in the host interpreter: %v\n%s", r, debug.Stack())
+		}
+	}()
+	in.body(&frame{vars: in.mainVars, def: p.file.Main}, p.file.Main.Body)
+	return in.mainVars, nil
+}
+
 // hostValue converts a Go argument to the interpreter's value.
 func hostValue(v any) any {
 	switch v := v.(type) {
@@ -305,6 +347,10 @@ type interp struct {
 	depth   int
 	steps   int
 	kernels map[string]*runtime.Kernel // kernel name + constants -> compiled
+	rng     *rand.Rand                 // the driver's torch.randn/rand (random)
+	// mainVars are the names the script's main block binds: module
+	// globals in Python, so functions it calls see them too.
+	mainVars map[string]any
 }
 
 type frame struct {

@@ -8,9 +8,15 @@ import (
 	"math/bits"
 
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
 )
 
 func (in *interp) binop(pos lang.Pos, op string, x, y any) any {
+	_, xt := x.(*runtime.Tensor)
+	_, yt := y.(*runtime.Tensor)
+	if xt || yt {
+		return in.tensorBinop(pos, op, x, y)
+	}
 	switch op {
 	case "==", "!=":
 		eq := in.equal(x, y)

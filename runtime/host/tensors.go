@@ -1,0 +1,1113 @@
+package host
+
+// Tensor arithmetic for a script's driver (its `if __name__ == "__main__":`
+// block): random inputs, and the reference a cuTile sample compares its
+// kernel with, in torch's spelling (A @ B, torch.softmax, F.layer_norm,
+// F.scaled_dot_product_attention, torch.testing.assert_close).
+//
+// Every result is computed in float64 from the operands' stored values and
+// rounded once to the result's dtype, so a reference is at least as exact
+// as torch's on the GPU (which accumulates f16 matmuls in f32). Dtypes
+// follow torch's promotion: two tensors of one dtype keep it; a float and
+// an integer tensor give the float; two floats of one size but different
+// formats (f16, bf16) give f32; a Python number takes the tensor's dtype
+// (float32 for a float and an integer tensor); comparisons give bool.
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
+)
+
+// maxScriptElements bounds one tensor a driver makes (2^28 elements, 2 GiB
+// of float64 while computing), so a typo in a size is an error, not an
+// exhausted machine.
+const maxScriptElements = 1 << 28
+
+// Functions of torch, torch.nn.functional and torch.testing that drivers
+// use, beyond allocation (moduleFuncs).
+var scriptFuncs = map[module][]string{
+	"torch": {"randn", "rand", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
+		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
+		"amin", "argmax", "allclose", "float_power"},
+	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm",
+		"scaled_dot_product_attention"},
+	"torch.testing": {"assert_close"},
+}
+
+// tensorMethods are the tensor methods of the driver subset (beyond the
+// shape queries in attrOf).
+var tensorMethods = []string{"float", "half", "bfloat16", "double", "to", "cuda", "cpu", "clone", "item",
+	"sum", "mean", "amax", "amin", "max", "min", "argmax", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
+	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_"}
+
+// rng is the driver's random generator: torch.manual_seed(s) restarts it;
+// a run starts as if torch.manual_seed(opts.Seed) had been called.
+func (in *interp) random() *rand.Rand {
+	if in.rng == nil {
+		in.rng = rand.New(rand.NewPCG(in.opts.Seed, in.opts.Seed))
+	}
+	return in.rng
+}
+
+// newTensor allocates a contiguous tensor for a driver, bounded.
+func (in *interp) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) *runtime.Tensor {
+	n := 1
+	for _, s := range shape {
+		if s < 0 {
+			in.fail(pos, "%s: negative dimension %d", what, s)
+		}
+		if s > 0 && n > maxScriptElements/s {
+			in.fail(pos, "%s: %v is more than the %d elements a driver's tensor may have", what, shape, maxScriptElements)
+		}
+		n *= s
+	}
+	t, err := runtime.AllocTensor(d, shape...)
+	if err != nil {
+		in.fail(pos, "%s: %v", what, err)
+	}
+	return t
+}
+
+// values are a tensor's elements in float64, row-major.
+func values(t *runtime.Tensor) []float64 {
+	if len(t.Shape) == 0 {
+		return []float64{t.At()}
+	}
+	return t.Float64s()
+}
+
+// fromValues makes a tensor of dtype d and shape with the values xs,
+// rounded to d.
+func (in *interp) fromValues(pos lang.Pos, what string, d ir.DType, shape []int, xs []float64) *runtime.Tensor {
+	t := in.newTensor(pos, what, d, shape)
+	if len(shape) == 0 {
+		t.Set(xs[0])
+		return t
+	}
+	for i, x := range xs {
+		if d.IsInt() || d == ir.Bool {
+			t.SetInt(int64(x), unravel(i, shape)...)
+		} else {
+			t.Set(x, unravel(i, shape)...)
+		}
+	}
+	return t
+}
+
+// promote is the dtype of an arithmetic result of a and b (torch's rules).
+func promote(a, b ir.DType) ir.DType {
+	switch {
+	case a == b:
+		return a
+	case a.IsFloat() && !b.IsFloat():
+		return a
+	case b.IsFloat() && !a.IsFloat():
+		return b
+	case a.Bytes() != b.Bytes():
+		if a.Bytes() > b.Bytes() {
+			return a
+		}
+		return b
+	case a.IsFloat():
+		return ir.F32 // f16 with bf16
+	}
+	if a == ir.Bool {
+		return b
+	}
+	if b == ir.Bool {
+		return a
+	}
+	return ir.I64
+}
+
+// broadcastShapes is numpy's broadcast of two shapes.
+func (in *interp) broadcastShapes(pos lang.Pos, a, b []int) []int {
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := range n {
+		da, db := 1, 1
+		if j := len(a) - n + i; j >= 0 {
+			da = a[j]
+		}
+		if j := len(b) - n + i; j >= 0 {
+			db = b[j]
+		}
+		switch {
+		case da == db || db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			in.fail(pos, "the shapes %v and %v do not broadcast (dimension %d: %d and %d)", a, b, i, da, db)
+		}
+	}
+	return out
+}
+
+// broadcastTo returns t's values laid out over shape (t broadcast to it).
+func broadcastTo(t *runtime.Tensor, shape []int) []float64 {
+	src := values(t)
+	if slices.Equal(t.Shape, shape) {
+		return src
+	}
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	out := make([]float64, n)
+	off := len(shape) - len(t.Shape)
+	strides := runtime.RowMajorStrides(t.Shape)
+	for i := range out {
+		idx := unravel(i, shape)
+		k := 0
+		for ax, d := range t.Shape {
+			if d != 1 {
+				k += idx[off+ax] * strides[ax]
+			}
+		}
+		out[i] = src[k]
+	}
+	return out
+}
+
+// scalarTensor makes a 0-d float64 tensor of a Python number next to a
+// tensor of dtype other, and the dtype the number counts as in promotion:
+// other's (f32 for a float with an integer tensor, i64 for an int with a
+// bool tensor).
+func (in *interp) scalarTensor(pos lang.Pos, v any, other ir.DType) (*runtime.Tensor, ir.DType, bool) {
+	var x float64
+	d := other
+	switch v := num(v).(type) {
+	case int64:
+		x = float64(v)
+		if other == ir.Bool {
+			d = ir.I64
+		}
+	case float64:
+		x = v
+		if !other.IsFloat() {
+			d = ir.F32
+		}
+	case bool:
+		if v {
+			x = 1
+		}
+	default:
+		return nil, 0, false
+	}
+	t := in.newTensor(pos, "a number", ir.F64, nil)
+	t.Set(x)
+	return t, d, true
+}
+
+// operands reads two operands of which at least one is a tensor, a
+// number standing for the other, with the dtypes they promote as.
+func (in *interp) operands(pos lang.Pos, what string, x, y any) (tx, ty *runtime.Tensor, dx, dy ir.DType) {
+	tx, xt := x.(*runtime.Tensor)
+	ty, yt := y.(*runtime.Tensor)
+	ok := true
+	switch {
+	case xt && yt:
+		dx, dy = tx.DType, ty.DType
+	case xt:
+		dx = tx.DType
+		ty, dy, ok = in.scalarTensor(pos, y, dx)
+	case yt:
+		dy = ty.DType
+		tx, dx, ok = in.scalarTensor(pos, x, dy)
+	default:
+		ok = false
+	}
+	if !ok {
+		in.fail(pos, "unsupported operand types for %s: %s and %s", what, describe(x), describe(y))
+	}
+	return tx, ty, dx, dy
+}
+
+// tensorBinop applies op to two operands at least one of which is a tensor.
+func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
+	if op == "@" {
+		tx, xt := x.(*runtime.Tensor)
+		ty, yt := y.(*runtime.Tensor)
+		if !xt || !yt {
+			in.fail(pos, "@ takes two tensors, got %s and %s", describe(x), describe(y))
+		}
+		return in.matmul(pos, "@", tx, ty)
+	}
+	tx, ty, dx, dy := in.operands(pos, op, x, y)
+	var f func(a, b float64) float64
+	d := promote(dx, dy)
+	cmp := func(c bool) float64 {
+		if c {
+			return 1
+		}
+		return 0
+	}
+	switch op {
+	case "+":
+		f = func(a, b float64) float64 { return a + b }
+	case "-":
+		f = func(a, b float64) float64 { return a - b }
+	case "*":
+		f = func(a, b float64) float64 { return a * b }
+	case "/":
+		f = func(a, b float64) float64 { return a / b }
+		if !d.IsFloat() {
+			d = ir.F32
+		}
+	case "**":
+		f = math.Pow
+	case "<":
+		f = func(a, b float64) float64 { return cmp(a < b) }
+	case "<=":
+		f = func(a, b float64) float64 { return cmp(a <= b) }
+	case ">":
+		f = func(a, b float64) float64 { return cmp(a > b) }
+	case ">=":
+		f = func(a, b float64) float64 { return cmp(a >= b) }
+	case "==":
+		f = func(a, b float64) float64 { return cmp(a == b) }
+	case "!=":
+		f = func(a, b float64) float64 { return cmp(a != b) }
+	default:
+		in.fail(pos, "%s on tensors is not part of the driver subset (it has + - * / ** @ and comparisons)", op)
+	}
+	if strings.ContainsAny(op, "<>=!") {
+		d = ir.Bool
+	}
+	shape := in.broadcastShapes(pos, tx.Shape, ty.Shape)
+	a, b := broadcastTo(tx, shape), broadcastTo(ty, shape)
+	out := make([]float64, len(a))
+	for i := range out {
+		out[i] = f(a[i], b[i])
+	}
+	return in.fromValues(pos, op, d, shape, out)
+}
+
+// mapTensor applies f to every element; the result is a float tensor
+// (f32 for an integer input), as torch's unary math is.
+func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
+	d := t.DType
+	if !d.IsFloat() {
+		d = ir.F32
+	}
+	xs := values(t)
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return in.fromValues(pos, name, d, t.Shape, out)
+}
+
+var unaryFuncs = map[string]func(float64) float64{
+	"exp": math.Exp, "log": math.Log, "abs": math.Abs, "sqrt": math.Sqrt, "tanh": math.Tanh,
+	"rsqrt":   func(x float64) float64 { return 1 / math.Sqrt(x) },
+	"sigmoid": func(x float64) float64 { return 1 / (1 + math.Exp(-x)) },
+	"relu":    func(x float64) float64 { return math.Max(x, 0) },
+	"silu":    func(x float64) float64 { return x / (1 + math.Exp(-x)) },
+	"gelu":    func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) },
+}
+
+// matmul multiplies 2-D matrices, or batches of them (3-D and more, the
+// batch dims equal), with float64 sums.
+func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runtime.Tensor {
+	ra, rb := len(a.Shape), len(b.Shape)
+	if ra < 2 || ra != rb || !slices.Equal(a.Shape[:ra-2], b.Shape[:rb-2]) {
+		in.fail(pos, "%s: the driver subset multiplies matrices or batches of them of one batch shape, got %v and %v", name, a.Shape, b.Shape)
+	}
+	m, k, k2, n := a.Shape[ra-2], a.Shape[ra-1], b.Shape[rb-2], b.Shape[rb-1]
+	if k != k2 {
+		in.fail(pos, "%s: shapes %v and %v cannot be multiplied (%d != %d)", name, a.Shape, b.Shape, k, k2)
+	}
+	batch := 1
+	for _, s := range a.Shape[:ra-2] {
+		batch *= s
+	}
+	shape := append(slices.Clone(a.Shape[:ra-2]), m, n)
+	if float64(batch)*float64(m)*float64(n)*float64(k) > 1<<36 {
+		in.fail(pos, "%s: %v @ %v is too much work for the CPU reference", name, a.Shape, b.Shape)
+	}
+	av, bv := values(a), values(b)
+	out := make([]float64, batch*m*n)
+	for z := range batch {
+		for i := range m {
+			row := out[(z*m+i)*n : (z*m+i+1)*n]
+			for p := range k {
+				x := av[(z*m+i)*k+p]
+				brow := bv[(z*k+p)*n : (z*k+p+1)*n]
+				for j := range n {
+					row[j] += x * brow[j]
+				}
+			}
+		}
+	}
+	return in.fromValues(pos, name, promote(a.DType, b.DType), shape, out)
+}
+
+// axisArg reads a dim argument (negative from the end) of a tensor of rank r.
+func (in *interp) axisArg(pos lang.Pos, name string, v any, r int) int {
+	n := in.intArg(pos, name, v)
+	if n < 0 {
+		n += int64(r)
+	}
+	if n < 0 || n >= int64(r) {
+		in.fail(pos, "%s: dim %d is out of range for a tensor of rank %d", name, n, r)
+	}
+	return int(n)
+}
+
+// reduce folds t along dim (every element when dim is nil) with f from
+// init; keepdim keeps the reduced axis as 1. mean divides the sum; argmax
+// returns the index of the first maximum (int64).
+func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) *runtime.Tensor {
+	xs := values(t)
+	outer, n, inner := 1, len(xs), 1
+	var shape []int
+	ax := -1
+	if dim != nil {
+		if _, isNone := dim.(none); !isNone {
+			ax = in.axisArg(pos, name, dim, len(t.Shape))
+		}
+	}
+	if ax >= 0 {
+		n = t.Shape[ax]
+		for _, s := range t.Shape[:ax] {
+			outer *= s
+		}
+		for _, s := range t.Shape[ax+1:] {
+			inner *= s
+		}
+		shape = slices.Clone(t.Shape)
+		if keepdim {
+			shape[ax] = 1
+		} else {
+			shape = slices.Delete(shape, ax, ax+1)
+		}
+	} else if keepdim {
+		for range t.Shape {
+			shape = append(shape, 1)
+		}
+	}
+	if n == 0 && name != "sum" && name != "mean" {
+		in.fail(pos, "%s of an empty dimension", name)
+	}
+	out := make([]float64, outer*inner)
+	for o := range outer {
+		for i := range inner {
+			at := func(j int) float64 { return xs[(o*n+j)*inner+i] }
+			var r float64
+			switch name {
+			case "sum", "mean":
+				for j := range n {
+					r += at(j)
+				}
+				if name == "mean" {
+					r /= float64(n)
+				}
+			case "amax", "max", "amin", "min", "argmax":
+				best, arg := at(0), 0
+				for j := 1; j < n; j++ {
+					x := at(j)
+					less := x < best
+					if name != "amin" && name != "min" {
+						less = x > best
+					}
+					if math.IsNaN(best) {
+						continue
+					}
+					if less || math.IsNaN(x) {
+						best, arg = x, j
+					}
+				}
+				r = best
+				if name == "argmax" {
+					r = float64(arg)
+				}
+			}
+			out[o*inner+i] = r
+		}
+	}
+	d := t.DType
+	switch {
+	case name == "argmax":
+		d = ir.I64
+	case name == "sum" && !d.IsFloat():
+		d = ir.I64
+	case name == "mean" && !d.IsFloat():
+		in.fail(pos, "mean of an integer tensor: convert it first (.float())")
+	}
+	return in.fromValues(pos, name, d, shape, out)
+}
+
+// softmax along dim, in float64, rounded to t's dtype.
+func (in *interp) softmax(pos lang.Pos, t *runtime.Tensor, dim any) *runtime.Tensor {
+	if dim == nil {
+		in.fail(pos, "softmax: give dim= (torch requires it)")
+	}
+	ax := in.axisArg(pos, "softmax", dim, len(t.Shape))
+	xs := values(t)
+	n, inner := t.Shape[ax], 1
+	for _, s := range t.Shape[ax+1:] {
+		inner *= s
+	}
+	out := make([]float64, len(xs))
+	for base := 0; base < len(xs); base += n * inner {
+		for i := range inner {
+			m := math.Inf(-1)
+			for j := range n {
+				m = math.Max(m, xs[base+j*inner+i])
+			}
+			var s float64
+			for j := range n {
+				e := math.Exp(xs[base+j*inner+i] - m)
+				out[base+j*inner+i] = e
+				s += e
+			}
+			for j := range n {
+				out[base+j*inner+i] /= s
+			}
+		}
+	}
+	return in.fromValues(pos, "softmax", floatDType(t.DType), t.Shape, out)
+}
+
+func floatDType(d ir.DType) ir.DType {
+	if d.IsFloat() {
+		return d
+	}
+	return ir.F32
+}
+
+// normalize is F.layer_norm (rms false) or F.rms_norm over the last
+// len(normShape) dims, with optional weight and bias.
+func (in *interp) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) *runtime.Tensor {
+	var ns []int
+	switch s := num(normShape).(type) {
+	case int64:
+		ns = []int{int(s)}
+	case Tuple:
+		for _, x := range s {
+			ns = append(ns, int(in.intArg(pos, name, x)))
+		}
+	default:
+		in.fail(pos, "%s: normalized_shape is an int or a tuple, got %s", name, describe(normShape))
+	}
+	r := len(t.Shape)
+	if len(ns) > r || !slices.Equal(t.Shape[r-len(ns):], ns) {
+		in.fail(pos, "%s: normalized_shape %v is not the last dims of %v", name, ns, t.Shape)
+	}
+	n := 1
+	for _, s := range ns {
+		n *= s
+	}
+	vec := func(v any, what string) []float64 {
+		if v == nil {
+			return nil
+		}
+		if _, isNone := v.(none); isNone {
+			return nil
+		}
+		w, ok := v.(*runtime.Tensor)
+		if !ok || !slices.Equal(w.Shape, ns) {
+			in.fail(pos, "%s: %s must be a tensor of shape %v, got %s", name, what, ns, describe(v))
+		}
+		return values(w)
+	}
+	w, b := vec(weight, "weight"), vec(bias, "bias")
+	xs := values(t)
+	out := make([]float64, len(xs))
+	for base := 0; base < len(xs); base += max(n, 1) {
+		row := xs[base : base+n]
+		var mean, sq float64
+		if !rms {
+			for _, x := range row {
+				mean += x
+			}
+			mean /= float64(n)
+		}
+		for _, x := range row {
+			sq += (x - mean) * (x - mean)
+		}
+		rstd := 1 / math.Sqrt(sq/float64(n)+eps)
+		for j, x := range row {
+			y := (x - mean) * rstd
+			if w != nil {
+				y *= w[j]
+			}
+			if b != nil {
+				y += b[j]
+			}
+			out[base+j] = y
+		}
+	}
+	return in.fromValues(pos, name, floatDType(t.DType), t.Shape, out)
+}
+
+// attention is F.scaled_dot_product_attention over (..., S, D) operands:
+// softmax(Q K^T * scale (+ causal mask)) V, the causal mask aligned to the
+// top left as torch's is_causal.
+func (in *interp) attention(pos lang.Pos, q, k, v *runtime.Tensor, causal bool, scale any) *runtime.Tensor {
+	r := len(q.Shape)
+	if r < 2 || len(k.Shape) != r || len(v.Shape) != r || !slices.Equal(q.Shape[:r-2], k.Shape[:r-2]) ||
+		!slices.Equal(k.Shape, v.Shape) || q.Shape[r-1] != k.Shape[r-1] {
+		in.fail(pos, "scaled_dot_product_attention: the driver subset takes q, k, v of shapes (..., Sq, D), (..., Sk, D), (..., Sk, D), got %v, %v, %v", q.Shape, k.Shape, v.Shape)
+	}
+	sq, sk, d := q.Shape[r-2], k.Shape[r-2], q.Shape[r-1]
+	sc := 1 / math.Sqrt(float64(d))
+	if scale != nil {
+		if _, isNone := scale.(none); !isNone {
+			f, ok := toFloat(num(scale))
+			if !ok {
+				in.fail(pos, "scaled_dot_product_attention: scale is a float, got %s", describe(scale))
+			}
+			sc = f
+		}
+	}
+	batch := 1
+	for _, s := range q.Shape[:r-2] {
+		batch *= s
+	}
+	if float64(batch)*float64(sq)*float64(sk)*float64(d) > 1<<35 {
+		in.fail(pos, "scaled_dot_product_attention: %v is too much work for the CPU reference", q.Shape)
+	}
+	qv, kv, vv := values(q), values(k), values(v)
+	out := make([]float64, batch*sq*d)
+	p := make([]float64, sk)
+	for z := range batch {
+		for i := range sq {
+			m := math.Inf(-1)
+			for j := range sk {
+				p[j] = math.Inf(-1)
+				if causal && j > i {
+					continue
+				}
+				var s float64
+				for c := range d {
+					s += qv[(z*sq+i)*d+c] * kv[(z*sk+j)*d+c]
+				}
+				p[j] = s * sc
+				m = math.Max(m, p[j])
+			}
+			var l float64
+			for j := range sk {
+				p[j] = math.Exp(p[j] - m)
+				l += p[j]
+			}
+			o := out[(z*sq+i)*d : (z*sq+i+1)*d]
+			for j := range sk {
+				if p[j] == 0 {
+					continue
+				}
+				for c := range d {
+					o[c] += p[j] / l * vv[(z*sk+j)*d+c]
+				}
+			}
+		}
+	}
+	return in.fromValues(pos, "scaled_dot_product_attention", q.DType, q.Shape, out)
+}
+
+// defaultTolerance is torch.testing.assert_close's (rtol, atol) for a dtype.
+func defaultTolerance(d ir.DType) (rtol, atol float64) {
+	switch d {
+	case ir.F16:
+		return 1e-3, 1e-5
+	case ir.BF16:
+		return 1.6e-2, 1e-5
+	case ir.F32, ir.TF32:
+		return 1.3e-6, 1e-5
+	case ir.F64:
+		return 1e-7, 1e-7
+	}
+	return 0, 0
+}
+
+// assertClose is torch.testing.assert_close(actual, expected, rtol=, atol=):
+// |a - e| <= atol + rtol * |e| elementwise (NaN never close), shapes and
+// (unless check_dtype=False) dtypes equal; the failure says how many
+// elements differ and where the worst one is, as torch does.
+func (in *interp) assertClose(c *callSite) {
+	const name = "torch.testing.assert_close"
+	a := c.bind(name, "actual", "expected", "rtol=", "atol=", "check_dtype=", "equal_nan=", "msg=")
+	act, ok1 := a[0].(*runtime.Tensor)
+	exp, ok2 := a[1].(*runtime.Tensor)
+	if !ok1 || !ok2 {
+		in.fail(c.e.Pos, "%s: the driver subset compares two tensors, got %s and %s", name, describe(a[0]), describe(a[1]))
+	}
+	if !slices.Equal(act.Shape, exp.Shape) {
+		in.fail(c.e.Pos, "%s: the shapes differ: %v and %v", name, act.Shape, exp.Shape)
+	}
+	checkDType := a[4] == nil || in.truth(c.e.Pos, a[4])
+	if checkDType && act.DType != exp.DType {
+		in.fail(c.e.Pos, "%s: the dtypes differ: torch.%s and torch.%s (convert one, or pass check_dtype=False)", name, torchName(act.DType), torchName(exp.DType))
+	}
+	rtol, atol := defaultTolerance(promote(act.DType, exp.DType))
+	if (a[2] == nil) != (a[3] == nil) {
+		in.fail(c.e.Pos, "%s: give both rtol and atol, or neither", name)
+	}
+	if a[2] != nil {
+		var ok bool
+		if rtol, ok = toFloat(num(a[2])); !ok {
+			in.fail(c.argPos(2), "%s: rtol is a number, got %s", name, describe(a[2]))
+		}
+		if atol, ok = toFloat(num(a[3])); !ok {
+			in.fail(c.argPos(3), "%s: atol is a number, got %s", name, describe(a[3]))
+		}
+	}
+	equalNaN := a[5] != nil && in.truth(c.e.Pos, a[5])
+	av, ev := values(act), values(exp)
+	bad, worstAbs, worstRel, atAbs, atRel := 0, -1.0, -1.0, 0, 0
+	for i := range av {
+		x, y := av[i], ev[i]
+		if math.IsNaN(x) || math.IsNaN(y) {
+			if equalNaN && math.IsNaN(x) && math.IsNaN(y) {
+				continue
+			}
+			bad++
+			if worstAbs < math.Inf(1) {
+				worstAbs, atAbs, worstRel, atRel = math.NaN(), i, math.NaN(), i
+			}
+			continue
+		}
+		diff := math.Abs(x - y)
+		if x == y {
+			diff = 0 // equal infinities
+		}
+		if diff > atol+rtol*math.Abs(y) {
+			bad++
+		}
+		rel := diff / math.Abs(y)
+		if diff == 0 {
+			rel = 0
+		}
+		if !math.IsNaN(worstAbs) && diff > worstAbs {
+			worstAbs, atAbs = diff, i
+		}
+		if !math.IsNaN(worstRel) && rel > worstRel {
+			worstRel, atRel = rel, i
+		}
+	}
+	if bad == 0 {
+		return
+	}
+	index := func(i int) string {
+		var parts []string
+		for _, x := range unravel(i, act.Shape) {
+			parts = append(parts, fmt.Sprint(x))
+		}
+		if len(parts) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	msg := fmt.Sprintf("Tensor-likes are not close!\n\nMismatched elements: %d / %d (%.1f%%)\n"+
+		"Greatest absolute difference: %s at index %s (up to %s allowed)\nGreatest relative difference: %s at index %s (up to %s allowed)",
+		bad, len(av), 100*float64(bad)/float64(max(len(av), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
+		pyFloat(worstRel), index(atRel), pyFloat(rtol))
+	if a[6] != nil {
+		msg = in.str(a[6])
+	}
+	in.fail(c.e.Pos, "%s", msg)
+}
+
+// tensorArg reads argument i of a call as a tensor.
+func (in *interp) tensorArg(c *callSite, name string, i int, v any) *runtime.Tensor {
+	t, ok := v.(*runtime.Tensor)
+	if !ok {
+		in.fail(c.argPos(i), "%s takes a tensor, got %s", name, describe(v))
+	}
+	return t
+}
+
+// randTensor is torch.randn/torch.rand(*size, dtype=, device=).
+func (in *interp) randTensor(c *callSite, fn string) *runtime.Tensor {
+	name := "torch." + fn
+	dims := c.args
+	if len(dims) == 1 {
+		if t, ok := dims[0].(Tuple); ok {
+			dims = t
+		}
+	}
+	kw := &callSite{in: in, e: c.e, kw: c.kw}
+	a := kw.bind(name, "dtype=", "device=", "requires_grad=", "generator=")
+	d := ir.F32
+	if a[0] != nil {
+		dt, ok := a[0].(dtypeVal)
+		if !ok || !dt.IsFloat() {
+			in.fail(c.e.Pos, "%s: dtype= is a float dtype, got %s", name, describe(a[0]))
+		}
+		d = dt
+	}
+	shape := make([]int, len(dims))
+	for i, x := range dims {
+		shape[i] = int(in.intArg(c.argPos(i), name, x))
+	}
+	t := in.newTensor(c.e.Pos, name, d, shape)
+	xs := make([]float64, t.NumElements())
+	rng := in.random()
+	for i := range xs {
+		if fn == "randn" {
+			xs[i] = rng.NormFloat64()
+		} else {
+			xs[i] = rng.Float64()
+		}
+	}
+	return in.fromValues(c.e.Pos, name, d, shape, xs)
+}
+
+// convert is t.to(dtype) and its short forms; a device argument (or
+// .cuda(), .cpu()) leaves the tensor where it is: host tensors serve both.
+func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tensor {
+	d, ok := v.(dtypeVal)
+	if !ok {
+		switch v.(type) {
+		case string, device:
+			return t
+		}
+		in.fail(pos, "tensor.to takes a dtype or a device, got %s", describe(v))
+	}
+	if d == t.DType {
+		return t
+	}
+	return in.fromValues(pos, "to", d, t.Shape, values(t))
+}
+
+// reshape is t.reshape/t.view(*shape), one dim may be -1.
+func (in *interp) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.Tensor {
+	dims := c.args
+	if len(dims) == 1 {
+		if tup, ok := dims[0].(Tuple); ok {
+			dims = tup
+		}
+	}
+	n := t.NumElements()
+	shape := make([]int, len(dims))
+	infer, known := -1, 1
+	for i, x := range dims {
+		s := int(in.intArg(c.argPos(i), name, x))
+		switch {
+		case s == -1 && infer < 0:
+			infer = i
+		case s < 0:
+			in.fail(c.argPos(i), "%s: bad dimension %d", name, s)
+		default:
+			known *= s
+		}
+		shape[i] = s
+	}
+	if infer >= 0 && known > 0 {
+		shape[infer] = n / known
+		known *= shape[infer]
+	}
+	if known != n {
+		in.fail(c.e.Pos, "%s: shape %v is invalid for a tensor of %d elements", name, shape, n)
+	}
+	return in.fromValues(c.e.Pos, name, t.DType, shape, values(t))
+}
+
+// torchCall runs a function of the driver subset of torch,
+// torch.nn.functional or torch.testing.
+func (in *interp) torchCall(c *callSite, mod, fn string) any {
+	name := mod + "." + fn
+	pos := c.e.Pos
+	switch {
+	case mod == "torch" && (fn == "randn" || fn == "rand"):
+		return in.randTensor(c, fn)
+	case mod == "torch" && fn == "manual_seed":
+		s := in.intArg(c.argPos(0), name, c.bind(name, "seed")[0])
+		in.rng = rand.New(rand.NewPCG(uint64(s), uint64(s)))
+		return none{}
+	case mod == "torch" && fn == "arange":
+		a := c.bind(name, "end", "dtype=", "device=")
+		n := in.intArg(c.argPos(0), name, a[0])
+		d := ir.I64
+		if dt, ok := a[1].(dtypeVal); ok {
+			d = dt
+		}
+		xs := make([]float64, max(n, 0))
+		for i := range xs {
+			xs[i] = float64(i)
+		}
+		return in.fromValues(pos, name, d, []int{len(xs)}, xs)
+	case mod == "torch" && (fn == "matmul" || fn == "bmm"):
+		a := c.bind(name, "input", "other")
+		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
+		if fn == "bmm" && len(x.Shape) != 3 {
+			in.fail(pos, "torch.bmm takes 3-D tensors, got %v", x.Shape)
+		}
+		return in.matmul(pos, name, x, y)
+	case mod == "torch" && fn == "where":
+		a := c.bind(name, "condition", "input", "other")
+		cond := in.tensorArg(c, name, 0, a[0])
+		tx, ty, dx, dy := in.operands(pos, name, a[1], a[2])
+		shape := in.broadcastShapes(pos, in.broadcastShapes(pos, cond.Shape, tx.Shape), ty.Shape)
+		cv, xv, yv := broadcastTo(cond, shape), broadcastTo(tx, shape), broadcastTo(ty, shape)
+		out := make([]float64, len(cv))
+		for i := range out {
+			out[i] = yv[i]
+			if cv[i] != 0 {
+				out[i] = xv[i]
+			}
+		}
+		return in.fromValues(pos, name, promote(dx, dy), shape, out)
+	case mod == "torch" && (fn == "maximum" || fn == "minimum"):
+		a := c.bind(name, "input", "other")
+		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
+		shape := in.broadcastShapes(pos, x.Shape, y.Shape)
+		xv, yv := broadcastTo(x, shape), broadcastTo(y, shape)
+		out := make([]float64, len(xv))
+		for i := range out {
+			if fn == "maximum" {
+				out[i] = math.Max(xv[i], yv[i])
+			} else {
+				out[i] = math.Min(xv[i], yv[i])
+			}
+		}
+		return in.fromValues(pos, name, promote(x.DType, y.DType), shape, out)
+	case mod == "torch" && fn == "allclose":
+		a := c.bind(name, "input", "other", "rtol=", "atol=", "equal_nan=")
+		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
+		rtol, atol := 1e-5, 1e-8
+		if a[2] != nil {
+			rtol, _ = toFloat(num(a[2]))
+		}
+		if a[3] != nil {
+			atol, _ = toFloat(num(a[3]))
+		}
+		shape := in.broadcastShapes(pos, x.Shape, y.Shape)
+		xv, yv := broadcastTo(x, shape), broadcastTo(y, shape)
+		for i := range xv {
+			if !(math.Abs(xv[i]-yv[i]) <= atol+rtol*math.Abs(yv[i]) || xv[i] == yv[i]) {
+				return false
+			}
+		}
+		return true
+	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "argmax"}, fn):
+		a := c.bind(name, "input", "dim=", "keepdim=")
+		return in.reduce(pos, fn, in.tensorArg(c, name, 0, a[0]), a[1], a[2] != nil && in.truth(pos, a[2]))
+	case fn == "softmax":
+		a := c.bind(name, "input", "dim=", "dtype=")
+		t := in.tensorArg(c, name, 0, a[0])
+		if d, ok := a[2].(dtypeVal); ok {
+			t = in.convert(pos, t, d)
+		}
+		return in.softmax(pos, t, a[1])
+	case mod == "torch.nn.functional" && (fn == "layer_norm" || fn == "rms_norm"):
+		a := c.bind(name, "input", "normalized_shape", "weight=", "bias=", "eps=")
+		if fn == "rms_norm" && c.kw["bias"] != nil {
+			in.fail(pos, "%s takes no bias", name)
+		}
+		eps := 1e-5
+		if fn == "rms_norm" {
+			eps = 1.1920928955078125e-07 // torch.finfo(torch.float32).eps, rms_norm's default
+		}
+		if a[4] != nil {
+			if _, isNone := a[4].(none); !isNone {
+				var ok bool
+				if eps, ok = toFloat(num(a[4])); !ok {
+					in.fail(pos, "%s: eps is a float, got %s", name, describe(a[4]))
+				}
+			}
+		}
+		bias := a[3]
+		if fn == "rms_norm" {
+			bias = nil
+		}
+		return in.normalize(pos, name, in.tensorArg(c, name, 0, a[0]), a[1], a[2], bias, eps, fn == "rms_norm")
+	case fn == "scaled_dot_product_attention":
+		a := c.bind(name, "query", "key", "value", "attn_mask=", "dropout_p=", "is_causal=", "scale=")
+		if a[3] != nil {
+			if _, isNone := a[3].(none); !isNone {
+				in.fail(pos, "%s: attn_mask is not part of the driver subset (is_causal=True is)", name)
+			}
+		}
+		if a[4] != nil {
+			if p, _ := toFloat(num(a[4])); p != 0 {
+				in.fail(pos, "%s: dropout_p must be 0 in a reference", name)
+			}
+		}
+		q, k, v := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1]), in.tensorArg(c, name, 2, a[2])
+		return in.attention(pos, q, k, v, a[5] != nil && in.truth(pos, a[5]), a[6])
+	case mod == "torch.testing" && fn == "assert_close":
+		in.assertClose(c)
+		return none{}
+	}
+	if f, ok := unaryFuncs[fn]; ok {
+		a := c.bind(name, "input")
+		return in.mapTensor(pos, fn, in.tensorArg(c, name, 0, a[0]), f)
+	}
+	in.fail(pos, "%s is not part of the host subset", name)
+	return nil
+}
+
+// tensorMethod calls one of tensorMethods.
+func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any {
+	pos := c.e.Pos
+	switch name {
+	case "float", "half", "bfloat16", "double":
+		c.bind("tensor." + name)
+		return in.convert(pos, t, map[string]ir.DType{"float": ir.F32, "half": ir.F16, "bfloat16": ir.BF16, "double": ir.F64}[name])
+	case "to":
+		a := c.bind("tensor.to", "dtype", "device=", "non_blocking=")
+		return in.convert(pos, t, a[0])
+	case "cuda", "cpu":
+		c.bind("tensor."+name, "device=")
+		return t
+	case "clone":
+		c.bind("tensor.clone")
+		return t.Clone()
+	case "item":
+		c.bind("tensor.item")
+		if t.NumElements() != 1 {
+			in.fail(pos, "item(): a tensor of %d elements cannot be converted to a Python number", t.NumElements())
+		}
+		x := values(t)[0]
+		switch {
+		case t.DType == ir.Bool:
+			return x != 0
+		case t.DType.IsInt():
+			return int64(x)
+		}
+		return x
+	case "sum", "mean", "amax", "amin", "max", "min", "argmax":
+		a := c.bind("tensor."+name, "dim=", "keepdim=")
+		if (name == "max" || name == "min") && a[0] != nil {
+			in.fail(pos, "tensor.%s(dim) returns (values, indices), which the driver subset does not have: use a%s(dim)", name, name)
+		}
+		return in.reduce(pos, name, t, a[0], a[1] != nil && in.truth(pos, a[1]))
+	case "softmax":
+		a := c.bind("tensor.softmax", "dim")
+		return in.softmax(pos, t, a[0])
+	case "reshape", "view":
+		return in.reshape(c, t, "tensor."+name)
+	case "unsqueeze":
+		a := c.bind("tensor.unsqueeze", "dim")
+		ax := in.axisArg(pos, "unsqueeze", a[0], len(t.Shape)+1)
+		return in.fromValues(pos, name, t.DType, slices.Insert(slices.Clone(t.Shape), ax, 1), values(t))
+	case "squeeze":
+		a := c.bind("tensor.squeeze", "dim=")
+		var shape []int
+		for i, s := range t.Shape {
+			if s != 1 || (a[0] != nil && i != in.axisArg(pos, "squeeze", a[0], len(t.Shape))) {
+				shape = append(shape, s)
+			}
+		}
+		return in.fromValues(pos, name, t.DType, shape, values(t))
+	case "fill_", "normal_", "uniform_":
+		// In place, as torch's: the kernel arguments made with torch.empty
+		// are filled before a launch.
+		var xs []float64
+		rng := in.random()
+		switch name {
+		case "fill_":
+			v, ok := toFloat(num(c.bind("tensor.fill_", "value")[0]))
+			if !ok {
+				in.fail(pos, "fill_ takes a number")
+			}
+			xs = slices.Repeat([]float64{v}, t.NumElements())
+		case "normal_", "uniform_":
+			a := c.bind("tensor."+name, "a=", "b=")
+			lo, hi := 0.0, 1.0
+			if a[0] != nil {
+				lo, _ = toFloat(num(a[0]))
+			}
+			if a[1] != nil {
+				hi, _ = toFloat(num(a[1]))
+			}
+			xs = make([]float64, t.NumElements())
+			for i := range xs {
+				if name == "normal_" {
+					xs[i] = lo + hi*rng.NormFloat64()
+				} else {
+					xs[i] = lo + (hi-lo)*rng.Float64()
+				}
+			}
+		}
+		for i, x := range xs {
+			t.Set(x, unravel(i, t.Shape)...)
+		}
+		return t
+	}
+	if f, ok := unaryFuncs[name]; ok {
+		c.bind("tensor." + name)
+		return in.mapTensor(pos, name, t, f)
+	}
+	in.fail(pos, "tensor.%s() is not part of the host subset", name)
+	return nil
+}
+
+// tensorRepr prints a tensor as torch does, in short: nested lists of its
+// values (4 decimals for floats), the first and last 3 of each dim of a
+// tensor of more than 1000 elements, and the dtype unless it is torch's
+// default for the values (float32, int64, bool).
+func tensorRepr(t *runtime.Tensor) string {
+	xs := values(t)
+	summarize := len(xs) > 1000
+	format := func(x float64) string {
+		switch {
+		case t.DType == ir.Bool:
+			if x != 0 {
+				return "True"
+			}
+			return "False"
+		case !t.DType.IsFloat():
+			return fmt.Sprint(int64(x))
+		case math.IsNaN(x):
+			return "nan"
+		case math.IsInf(x, 0):
+			if x > 0 {
+				return "inf"
+			}
+			return "-inf"
+		}
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	// torch right-aligns the elements to the widest one shown.
+	width := 0
+	for i, x := range xs {
+		if summarize && i > 3000 && i < len(xs)-3000 {
+			continue
+		}
+		width = max(width, len(format(x)))
+	}
+	var rec func(ax, off int) string
+	rec = func(ax, off int) string {
+		if ax == len(t.Shape) {
+			f := format(xs[off])
+			return strings.Repeat(" ", width-len(f)) + f
+		}
+		n, inner := t.Shape[ax], 1
+		for _, s := range t.Shape[ax+1:] {
+			inner *= s
+		}
+		var parts []string
+		for i := 0; i < n; i++ {
+			if summarize && n > 6 && i == 3 {
+				parts = append(parts, "...")
+				i = n - 4
+				continue
+			}
+			parts = append(parts, rec(ax+1, off+i*inner))
+		}
+		sep := ", "
+		if ax < len(t.Shape)-1 {
+			sep = ",\n" + strings.Repeat(" ", 8+ax)
+		}
+		return "[" + strings.Join(parts, sep) + "]"
+	}
+	s := "tensor(" + rec(0, 0)
+	switch t.DType {
+	case ir.F32, ir.I64, ir.Bool:
+	default:
+		s += ", dtype=torch." + torchName(t.DType)
+	}
+	return s + ")"
+}
