@@ -305,7 +305,7 @@ for kern in matmul_bias_relu matmul_bt; do
 	for T in f16 bf16; do
 		for mnk in 1024x1024x1024 1000x1030x999 127x129x65; do
 			IFS=x read -r m n k <<<"$mnk"
-			run_cases+=("${kern}_${T}_${mnk}|examples/$kern.tile|-D T=$T --shape M=$m,N=$n,K=$k")
+			run_cases+=("${kern}_${T}_${mnk}|testdata/kernels/$kern.tile|-D T=$T --shape M=$m,N=$n,K=$k")
 		done
 	done
 done
@@ -313,7 +313,7 @@ for kern in softmax layernorm; do
 	for T in f32 f16 bf16; do
 		for mn in 1x1 1000x1030 4096x4096; do
 			IFS=x read -r m n <<<"$mn"
-			run_cases+=("${kern}_${T}_${mn}|examples/$kern.tile|-D T=$T --shape M=$m,N=$n")
+			run_cases+=("${kern}_${T}_${mn}|testdata/kernels/$kern.tile|-D T=$T --shape M=$m,N=$n")
 		done
 	done
 done
@@ -716,9 +716,9 @@ section_benchall() {
 			continue
 		fi
 		t0=$SECONDS
-		echo "\$ tilec bench examples/$kern.tile --shape $BENCHALL_SHAPE $BENCHALL_ARGS --plot \$OUT/$kern.png" >>"$log"
+		echo "\$ tilec bench testdata/kernels/$kern.tile --shape $BENCHALL_SHAPE $BENCHALL_ARGS --plot \$OUT/$kern.png" >>"$log"
 		# shellcheck disable=SC2086
-		timeout -k 5 "$tmo" "$TILEC" bench "examples/$kern.tile" --shape "$BENCHALL_SHAPE" $BENCHALL_ARGS \
+		timeout -k 5 "$tmo" "$TILEC" bench "testdata/kernels/$kern.tile" --shape "$BENCHALL_SHAPE" $BENCHALL_ARGS \
 			--plot "$OUT/$kern.png" >>"$log" 2>&1
 		rc=$?
 		if [ $rc -eq 0 ]; then
