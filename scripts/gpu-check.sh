@@ -71,6 +71,8 @@
 #                  4096,8192); REFS_ENTRY_ARGS the flags of the tilec bench --entry runs (rows, splitk,
 #                  attn; default "--warmup 3 --iters 20")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
+#   RUN_ARGS       extra flags for every `run` case (e.g. "--target sm_80": the mma.sync code that
+#                  runs on every supported GPU, instead of the device's best target)
 #   PTXAS          the ptxas to use (default: PATH, then /usr/local/cuda*/bin)
 #   TILEC_CUBLAS   passed through to tilec (cuBLAS library file), found under python's nvidia.cublas if unset
 
@@ -89,6 +91,7 @@ PTX_TIMEOUT="${PTX_TIMEOUT:-60}"
 BENCH_SIZES="${BENCH_SIZES:-1024,2048,4096,8192,16384}"
 BENCH_ARGS="${BENCH_ARGS:-}"
 CASES="${CASES:-}"
+RUN_ARGS="${RUN_ARGS:-}"
 TILEC_BASE="${TILEC_BASE:-$root/.dev/tilec-base}"
 ATTN_REPS="${ATTN_REPS:-5}"
 AB_ROUNDS="${AB_ROUNDS:-2}"
@@ -475,6 +478,28 @@ done
 for n in 7 100 1000; do
 	run_cases+=("if_tile_cond_$n|runtime/testdata/kernels/if_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Flags=i32[B] -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
 done
+# The plain-cuTile examples (examples/*.tile) as scripts: tilec run FILE runs each one's __main__
+# driver, whose launches are checked against the interpreter, and whose torch checks must pass;
+# then the host functions at sizes that are not multiples of the tiles.
+for f in examples/*.tile; do
+	run_cases+=("script_$(basename "$f" .tile)|$f|")
+done
+e=examples
+run_cases+=("example_matmul_f16_1000x1030x999|$e/matmul.tile|--entry matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=1000,K=999,N=1030")
+run_cases+=("example_matmul_bf16_4096|$e/matmul.tile|--entry matmul --arg A=bf16[M,K] --arg B=bf16[K,N] --shape M=4096,K=4096,N=4096")
+run_cases+=("example_matmul_bias_relu_f16_1000x1030x999|$e/matmul_bias_relu.tile|--entry matmul_bias_relu --arg A=f16[M,K] --arg B=f16[K,N] --arg Bias=f16[N] --shape M=1000,K=999,N=1030")
+run_cases+=("example_matmul_bt_bf16_1000x1030x999|$e/matmul_bt.tile|--entry matmul_bt --arg A=bf16[M,K] --arg B=bf16[N,K] --shape M=1000,K=999,N=1030")
+run_cases+=("example_bmm_f16_4x1000x1030x999|$e/batched_matmul.tile|--entry bmm --arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --shape Bt=4,M=1000,K=999,N=1030")
+run_cases+=("example_softmax_f16_1000x1030|$e/softmax.tile|--entry softmax --arg X=f16[M,N] --shape M=1000,N=1030")
+run_cases+=("example_layernorm_bf16_1000x1030|$e/layernorm.tile|--entry layernorm --arg X=bf16[M,N] --arg W=bf16[N] --arg Bias=bf16[N] --shape M=1000,N=1030")
+run_cases+=("example_row_reduce_f32_1000x1030|$e/reduction.tile|--entry row_reduce --arg X=f32[M,N] --shape M=1000,N=1030")
+run_cases+=("example_col_max_f16_1000x1030|$e/reduction.tile|--entry col_max --arg X=f16[M,N] --shape M=1000,N=1030")
+run_cases+=("example_broadcast_f32_1000x1030|$e/broadcast.tile|--entry broadcast --arg X=f32[M,N] --arg Scale=f32[N] --arg Shift=f32[M] --shape M=1000,N=1030")
+run_cases+=("example_vector_add_f16_1000003|$e/vector_add.tile|--entry vector_add --arg X=f16[N] --arg Y=f16[N] --shape N=1000003")
+for causal in False True; do
+	run_cases+=("example_attention_D128_causal${causal}_S1000|$e/attention.tile|--entry attention --arg Q=f16[S,D] --arg K=f16[S,D] --arg V=f16[S,D] --scalar causal=$causal --shape S=1000,D=128")
+	run_cases+=("example_mha_D64_causal${causal}_S1000|$e/mha.tile|--entry mha --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal --shape B=2,H=3,S=1000,D=64")
+done
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1
@@ -492,9 +517,9 @@ section_run() {
 		t0=$SECONDS
 		local tmo=$RUN_TIMEOUT
 		[ $(($(left) - reserve)) -lt "$tmo" ] && tmo=$(($(left) - reserve))
-		echo "\$ tilec run $file $flags --seed $seed --backend cuda" >"$log"
+		echo "\$ tilec run $file $flags $RUN_ARGS --seed $seed --backend cuda" >"$log"
 		# shellcheck disable=SC2086
-		timeout -k 5 "$tmo" "$TILEC" run "$file" $flags --seed $seed --backend cuda >>"$log" 2>&1
+		timeout -k 5 "$tmo" "$TILEC" run "$file" $flags $RUN_ARGS --seed $seed --backend cuda >>"$log" 2>&1
 		rc=$?
 		record run "$name" "$(status $rc)" $((SECONDS - t0)) "$(note "$log")"
 		seed=$((seed + 1))
