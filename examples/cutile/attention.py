@@ -36,7 +36,7 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
     h = ct.bid(1) % H
     qk_scale = sm_scale * INV_LN2
     q = ct.load(Q, index=(b, h, i, 0), shape=(1, 1, tq, D)).reshape((tq, D))
-    rows = i * tq + ct.arange(tq)
+    rows = i * tq + ct.arange(tq, dtype=ct.int32)
     m_i = ct.full((tq, 1), float("-inf"), dtype=ct.float32)
     l_i = ct.zeros((tq, 1), dtype=ct.float32)
     acc = ct.zeros((tq, D), dtype=ct.float32)
@@ -48,15 +48,15 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
         k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
         v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, tkv, D)).reshape((tkv, D))
         s = ct.mma(q, k.transpose(), ct.zeros((tq, tkv), dtype=ct.float32))
-        cols = j * tkv + ct.arange(tkv)
+        cols = j * tkv + ct.arange(tkv, dtype=ct.int32)
         keep = cols[None, :] < S
         if CAUSAL:
             keep = keep & (cols[None, :] <= rows[:, None])
         s = ct.where(keep, s, float("-inf"))
-        m_new = ct.maximum(m_i, s.max(axis=1, keepdims=True) * qk_scale)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True) * qk_scale)
         p = ct.exp2(s * qk_scale - m_new)
         alpha = ct.exp2(m_i - m_new)
-        l_i = l_i * alpha + p.sum(axis=1, keepdims=True)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(p.astype(q.dtype), v, acc * alpha)
         m_i = m_new
     out = acc * (1.0 / l_i)

@@ -27,9 +27,9 @@ def layernorm_row_kernel(X, W, Bias, Y, Mean, Rstd, eps: ct.Constant[float], tm:
     i = ct.bid(0)
     N = X.shape[1]
     x = ct.load(X, index=(i, 0), shape=(tm, TILE_N)).astype(ct.float32)
-    mean = x.sum(axis=1, keepdims=True) / N
-    xc = ct.where((ct.arange(TILE_N) < N)[None, :], x - mean, 0.0)
-    rstd = ct.rsqrt((xc * xc).sum(axis=1, keepdims=True) / N + eps)
+    mean = ct.sum(x, axis=1, keepdims=True) / N
+    xc = ct.where((ct.arange(TILE_N, dtype=ct.int32) < N)[None, :], x - mean, 0.0)
+    rstd = ct.rsqrt(ct.sum(xc * xc, axis=1, keepdims=True) / N + eps)
     w = ct.load(W, index=(0,), shape=(TILE_N,)).astype(ct.float32)
     b = ct.load(Bias, index=(0,), shape=(TILE_N,)).astype(ct.float32)
     ct.store(Y, index=(i, 0), tile=(xc * rstd * w[None, :] + b[None, :]).astype(Y.dtype))
@@ -48,12 +48,12 @@ def layernorm_loop_kernel(X, W, Bias, Y, Mean, Rstd, eps: ct.Constant[float], tm
         x = ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32)
         seen = j * tn
         n = min(tn, N - seen)
-        chunk_mean = x.sum(axis=1, keepdims=True) / n
-        xc = ct.where((seen + ct.arange(tn) < N)[None, :], x - chunk_mean, 0.0)
+        chunk_mean = ct.sum(x, axis=1, keepdims=True) / n
+        xc = ct.where((seen + ct.arange(tn, dtype=ct.int32) < N)[None, :], x - chunk_mean, 0.0)
         delta = chunk_mean - mean
         frac = n / (seen + n)
         mean = mean + delta * frac
-        m2 = m2 + (xc * xc).sum(axis=1, keepdims=True) + delta * delta * (seen * frac)
+        m2 = m2 + ct.sum(xc * xc, axis=1, keepdims=True) + delta * delta * (seen * frac)
     rstd = ct.rsqrt(m2 / N + eps)
     for j in range(tiles):
         x = ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32)

@@ -14,7 +14,7 @@ ConstInt = ct.Constant[int]
 def layernorm_bwd_dx_kernel(X, W, DY, Mean, Rstd, DX, DWp, DBp, tm: ConstInt, TILE_N: ConstInt):
     i = ct.bid(0)
     N = X.shape[1]
-    in_row = (ct.arange(TILE_N) < N)[None, :]
+    in_row = (ct.arange(TILE_N, dtype=ct.int32) < N)[None, :]
     x = ct.load(X, index=(i, 0), shape=(tm, TILE_N)).astype(ct.float32)
     dy = ct.load(DY, index=(i, 0), shape=(tm, TILE_N)).astype(ct.float32)
     w = ct.load(W, index=(0,), shape=(TILE_N,)).astype(ct.float32)

@@ -22,7 +22,7 @@ BLOCK_ELEMS = 4096
 def rmsnorm_row_kernel(X, W, Y, eps: ct.Constant[float], tm: ConstInt, TILE_N: ConstInt):
     i = ct.bid(0)
     x = ct.load(X, index=(i, 0), shape=(tm, TILE_N)).astype(ct.float32)
-    rstd = ct.rsqrt((x * x).sum(axis=1, keepdims=True) / X.shape[1] + eps)
+    rstd = ct.rsqrt(ct.sum(x * x, axis=1, keepdims=True) / X.shape[1] + eps)
     w = ct.load(W, index=(0,), shape=(TILE_N,)).astype(ct.float32)
     ct.store(Y, index=(i, 0), tile=(x * rstd * w[None, :]).astype(Y.dtype))
 
@@ -34,7 +34,7 @@ def rmsnorm_loop_kernel(X, W, Y, eps: ct.Constant[float], tm: ConstInt, tn: Cons
     ss = ct.zeros((tm, 1), dtype=ct.float32)
     for j in range(tiles):
         x = ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32)
-        ss += (x * x).sum(axis=1, keepdims=True)
+        ss += ct.sum(x * x, axis=1, keepdims=True)
     rstd = ct.rsqrt(ss / X.shape[1] + eps)
     for j in range(tiles):
         x = ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32)

@@ -11,7 +11,7 @@ def row_sum_kernel(X, Y, tm: ConstInt, tn: ConstInt):
     i = ct.bid(0)
     acc = ct.zeros((tm,), dtype=ct.float32)
     for j in range(ct.num_tiles(X, axis=1, shape=(tm, tn))):
-        acc += ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32).sum(axis=1)
+        acc += ct.sum(ct.load(X, index=(i, j), shape=(tm, tn)).astype(ct.float32), axis=1)
     ct.store(Y, index=(i,), tile=acc.astype(Y.dtype))
 
 

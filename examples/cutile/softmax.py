@@ -24,8 +24,8 @@ BLOCK_ELEMS = 8192
 def softmax_row_kernel(X, Y, tm: ConstInt, TILE_N: ConstInt):
     i = ct.bid(0)
     x = ct.load(X, index=(i, 0), shape=(tm, TILE_N), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    e = ct.exp(x - x.max(axis=1, keepdims=True))
-    inv = 1.0 / e.sum(axis=1, keepdims=True)
+    e = ct.exp(x - ct.max(x, axis=1, keepdims=True))
+    inv = 1.0 / ct.sum(e, axis=1, keepdims=True)
     ct.store(Y, index=(i, 0), tile=(e * inv).astype(Y.dtype))
 
 
@@ -37,8 +37,8 @@ def softmax_loop_kernel(X, Y, tm: ConstInt, tn: ConstInt):
     row_sum = ct.zeros((tm, 1), dtype=ct.float32)
     for j in range(tiles):
         x = ct.load(X, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-        new_max = ct.maximum(row_max, x.max(axis=1, keepdims=True))
-        row_sum = row_sum * ct.exp(row_max - new_max) + ct.exp(x - new_max).sum(axis=1, keepdims=True)
+        new_max = ct.maximum(row_max, ct.max(x, axis=1, keepdims=True))
+        row_sum = row_sum * ct.exp(row_max - new_max) + ct.sum(ct.exp(x - new_max), axis=1, keepdims=True)
         row_max = new_max
     inv = 1.0 / row_sum
     for j in range(tiles):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -91,5 +92,43 @@ func TestExampleScriptsCatchWrongKernels(t *testing.T) {
 				t.Errorf("the wrong kernel gave %v", err)
 			}
 		})
+	}
+}
+
+// extensionMethod matches the tile methods tilec has and cuTile 1.6 does not
+// (t.sum(...), t.max(...), ...): a kernel using them would not run under cuTile.
+var extensionMethod = regexp.MustCompile(`([\w\)\]])\.(sum|max|min|argmax|argmin|expand_dims|broadcast_to)\(`)
+
+// TestExamplesArePlainCuTile: the kernels of examples/ (everything above a
+// script's __main__ block) use none of tilec's extensions: no ct.Array
+// annotations, no declared grids, no tile methods cuTile lacks, and
+// ct.arange with its dtype (required in cuTile 1.6).
+func TestExamplesArePlainCuTile(t *testing.T) {
+	files := exampleScripts(t)
+	more, _ := filepath.Glob(filepath.Join("..", "..", "examples", "cutile", "*.py"))
+	files = append(append(files, more...), filepath.Join("..", "..", "examples", "seed_matmul.py"))
+	arange := regexp.MustCompile(`ct\.arange\([^()]*\)`)
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels, _, _ := strings.Cut(string(src), "\nif __name__ ==")
+		for i, line := range strings.Split(kernels, "\n") {
+			code, _, _ := strings.Cut(line, "#")
+			for _, m := range extensionMethod.FindAllStringSubmatch(code, -1) {
+				if !strings.HasSuffix(strings.TrimSpace(code[:strings.Index(code, m[0])+1]), "ct") {
+					t.Errorf("%s:%d: .%s( is a tilec extension, not a cuTile Tile method: %s", path, i+1, m[2], strings.TrimSpace(line))
+				}
+			}
+			for _, m := range arange.FindAllString(code, -1) {
+				if !strings.Contains(m, "dtype=") {
+					t.Errorf("%s:%d: %s without dtype= (required in cuTile 1.6)", path, i+1, m)
+				}
+			}
+			if strings.Contains(code, "ct.Array[") || strings.Contains(code, "@ct.kernel(grid=") {
+				t.Errorf("%s:%d: a tilec extension: %s", path, i+1, strings.TrimSpace(line))
+			}
+		}
 	}
 }
