@@ -37,7 +37,7 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
     qk_scale = sm_scale * INV_LN2
     q = ct.load(Q, index=(b, h, i, 0), shape=(1, 1, tq, D)).reshape((tq, D))
     rows = i * tq + ct.arange(tq, dtype=ct.int32)
-    m_i = ct.full((tq, 1), float("-inf"), dtype=ct.float32)
+    m_i = ct.full((tq, 1), -math.inf, dtype=ct.float32)
     l_i = ct.zeros((tq, 1), dtype=ct.float32)
     acc = ct.zeros((tq, D), dtype=ct.float32)
     end = ct.cdiv(S, tkv)
@@ -52,7 +52,7 @@ def attention_kernel(Q, K, V, O, sm_scale: ct.Constant[float], D: ConstInt, tq: 
         keep = cols[None, :] < S
         if CAUSAL:
             keep = keep & (cols[None, :] <= rows[:, None])
-        s = ct.where(keep, s, float("-inf"))
+        s = ct.where(keep, s, -math.inf)
         m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True) * qk_scale)
         p = ct.exp2(s * qk_scale - m_new)
         alpha = ct.exp2(m_i - m_new)

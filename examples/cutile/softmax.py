@@ -8,6 +8,8 @@
 # are never stored. Longer rows take softmax_loop_kernel: a first loop
 # keeps each row's running max and rescaled sum (online softmax), a second
 # writes the output, reading X twice.
+import math
+
 import cuda.tile as ct
 import torch
 
@@ -33,7 +35,7 @@ def softmax_row_kernel(X, Y, tm: ConstInt, TILE_N: ConstInt):
 def softmax_loop_kernel(X, Y, tm: ConstInt, tn: ConstInt):
     i = ct.bid(0)
     tiles = ct.num_tiles(X, axis=1, shape=(tm, tn))
-    row_max = ct.full((tm, 1), float("-inf"), dtype=ct.float32)
+    row_max = ct.full((tm, 1), -math.inf, dtype=ct.float32)
     row_sum = ct.zeros((tm, 1), dtype=ct.float32)
     for j in range(tiles):
         x = ct.load(X, index=(i, j), shape=(tm, tn), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)

@@ -101,8 +101,9 @@ var extensionMethod = regexp.MustCompile(`([\w\)\]])\.(sum|max|min|argmax|argmin
 
 // TestExamplesArePlainCuTile: the kernels of examples/ (everything above a
 // script's __main__ block) use none of tilec's extensions: no ct.Array
-// annotations, no declared grids, no tile methods cuTile lacks, and
-// ct.arange with its dtype (required in cuTile 1.6).
+// annotations, no declared grids, no tile methods cuTile lacks, ct.arange
+// with its dtype (required in cuTile 1.6), and infinities as math.inf
+// rather than float("inf").
 func TestExamplesArePlainCuTile(t *testing.T) {
 	files := exampleScripts(t)
 	more, _ := filepath.Glob(filepath.Join("..", "..", "examples", "cutile", "*.py"))
@@ -126,7 +127,7 @@ func TestExamplesArePlainCuTile(t *testing.T) {
 					t.Errorf("%s:%d: %s without dtype= (required in cuTile 1.6)", path, i+1, m)
 				}
 			}
-			if strings.Contains(code, "ct.Array[") || strings.Contains(code, "@ct.kernel(grid=") {
+			if strings.Contains(code, "ct.Array[") || strings.Contains(code, "@ct.kernel(grid=") || strings.Contains(code, "float(\"") {
 				t.Errorf("%s:%d: a tilec extension: %s", path, i+1, strings.TrimSpace(line))
 			}
 		}
