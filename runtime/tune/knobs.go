@@ -149,13 +149,16 @@ func ApplyKnobs(f *ir.Func, values map[string]string) (*ir.Func, error) {
 
 // knobPruned says why a compiled candidate would time the same kernel as
 // another, or cannot run as asked, though it compiled; "" when it is
-// fine. The occupancy hint is not applied to sm_90a persistent kernels
+// fine. An occupancy above 1 is not applied to sm_90a persistent kernels
 // (one block per SM), and cannot hold where that many blocks' shared
 // memory exceeds the SM's.
 func knobPruned(values map[string]string, base *ir.Func, f *ir.Func, t *lower.Target, pk *ptxgen.Kernel) string {
 	if v, ok := values["occupancy"]; ok && v != KnobDefault && isKnob(base, "occupancy") {
 		n := lower.Occupancy(f, t)
-		if pk.Persistent {
+		// A persistent kernel already runs one block per SM: occupancy=1
+		// is what it does (timed, so that a space's other knobs still
+		// vary), a larger one cannot be applied.
+		if pk.Persistent && n > 1 {
 			return fmt.Sprintf("occupancy=%d: not applied: this %s kernel is persistent, one block per SM", n, t)
 		}
 		if need := n * (pk.SharedBytes + 1024); n > 1 && need > t.SMSharedBytes() {
