@@ -398,7 +398,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 				continue
 			}
 			setLayoutAttrs(in, layouts[u.find(in.Result())])
-			if staged[in] {
+			if staged[in] && !aInRegisters(in.Result(), layouts[u.find(in.Result())], mmas, func(v *ir.Value) *Layout { return layouts[u.find(v)] }) {
 				in.Attrs.Set("staged", true)
 			}
 		}
@@ -443,4 +443,39 @@ func WindowAxes(shape []int) (ax [2]int, ok bool) {
 		}
 	}
 	return ax, n == 2
+}
+
+// aInRegisters reports whether register tile v, laid out as lay, is read
+// by mmas only as their A operand and can be, fragment by fragment, from
+// the registers that hold it: lay is an mma accumulator layout of 16-bit
+// elements over warps along M only (a converted S = Q K^T in attention:
+// each warp holds whole rows), and every mma that reads v has its
+// accumulator over the same warps, so the A fragments of a warp's rows are
+// its own registers. mma.sync's accumulator fragment of an m16n8 tile is,
+// two n-tiles side by side, the A fragment of an m16k16 step (FlashAttention
+// 2's P in registers): no shared-memory copy and no barriers. accOf gives
+// a value's layout.
+func aInRegisters(v *ir.Value, lay *Layout, mmas []*ir.Instr, accOf func(*ir.Value) *Layout) bool {
+	t, ok := v.Type.(*ir.Tile)
+	if !ok || lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN != 1 || t.Rank() != 2 || t.DType.Bytes() != 2 {
+		return false
+	}
+	m, k := t.Shape[0], t.Shape[1]
+	if m%(16*lay.WarpsM) != 0 || k%16 != 0 || !SameLayout(lay, MMALayout(m, k, lay.WarpsM, 1)) {
+		return false
+	}
+	used := false
+	for _, mma := range mmas {
+		for i, a := range mma.Args[:2] {
+			if a != v {
+				continue
+			}
+			acc := accOf(mma.Result())
+			if i != 0 || exactF32(mma) || acc == nil || acc.Kind != ir.LayoutMMA || acc.WarpsM != lay.WarpsM || acc.WarpsN != 1 {
+				return false
+			}
+			used = true
+		}
+	}
+	return used
 }

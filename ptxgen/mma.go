@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 )
 
 // lanePart is a thread-invariant piece of the lane index used by
@@ -104,6 +105,10 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 // majorness allow and with 32-bit ld.shared otherwise (tf32, K-major).
 func (e *emitter) emitFragLoad(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
+	if src != nil && src.smem == nil && src.regs != nil && in.Attrs.Str("operand") == "a" {
+		e.fragAFromRegs(in, src)
+		return
+	}
 	if src == nil || src.smem == nil {
 		e.fail("internal: frag_load of a tile that is not in shared memory")
 	}
@@ -322,4 +327,63 @@ func (e *emitter) emitMMAFMA(in *ir.Instr) {
 		}
 	}
 	e.vals[in.Result()] = &value{regs: res, lay: lay}
+}
+
+// fragAFromRegs builds the A fragments of one k-step from a register tile
+// laid out as an mma accumulator over warps along M (lower's aInRegisters:
+// P in attention). For m16n8k16 a thread's A fragment of rows g, g+8 and
+// columns 2t, 2t+1 (+8) is, pair by pair, what it holds of the
+// accumulator's n-tiles 2k and 2k+1 at the same rows: four packed moves,
+// no shared memory.
+func (e *emitter) fragAFromRegs(in *ir.Instr, src *value) {
+	lay := src.lay
+	ft := in.Result().Type.(*ir.Tile)
+	fg := e.fragGeometry(in.Result(), ft.Shape[0], 0)
+	std := [][]int{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}
+	if lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN != 1 || lay.WarpsM != fg.wm || fg.wn != 1 || fg.tf32 || len(lay.Lane) != 5 {
+		e.fail("internal: frag_load of A from registers laid out as %v", lay)
+	}
+	for i, b := range std {
+		if lay.Lane[i][0] != b[0] || lay.Lane[i][1] != b[1] {
+			e.fail("internal: frag_load of A from registers with lane bases %v", lay.Lane)
+		}
+	}
+	index := func(row, col int) int {
+		r, ok := accRegIndex(lay, row, col)
+		if !ok || r >= len(src.regs) {
+			e.fail("internal: frag_load of A from registers: no register holds (%d, %d) in %v", row, col, lay.Reg)
+		}
+		return r
+	}
+	ks := in.Attrs.Int("kstep")
+	var regs []Reg
+	for mi := 0; mi < fg.tm/16; mi++ {
+		for _, rc := range [][2]int{{0, 0}, {8, 0}, {0, 8}, {8, 8}} {
+			r := index(16*mi+rc[0], 16*ks+rc[1])
+			x := e.newReg(B32)
+			e.emit("mov.b32", x, Vec{src.regs[r], src.regs[index(16*mi+rc[0], 16*ks+rc[1]+1)]})
+			regs = append(regs, x)
+		}
+	}
+	e.vals[in.Result()] = &value{regs: regs, lay: e.layout(in.Result())}
+}
+
+// accRegIndex is the register index at which a thread of lane 0 holds the
+// element at warp-local (row, col) of a register layout whose register
+// bases each step one coordinate by a power of two (mma accumulators): the
+// sum of the bits whose bases make up row and col. Another lane holds,
+// in the same register, the element shifted by its lane coordinate.
+func accRegIndex(lay *lower.Layout, row, col int) (int, bool) {
+	r := 0
+	for bit, b := range lay.Reg {
+		if b[0] != 0 && b[1] == 0 && row&b[0] != 0 {
+			r |= 1 << bit
+			row &^= b[0]
+		}
+		if b[1] != 0 && b[0] == 0 && col&b[1] != 0 {
+			r |= 1 << bit
+			col &^= b[1]
+		}
+	}
+	return r, row == 0 && col == 0
 }
