@@ -60,7 +60,9 @@ type Report struct {
 	// "gemm_strided_batched" (cublasGemmStridedBatchedEx, one call over
 	// the batch) for a batched GEMM. BaselineDims are the dims whose
 	// product, times 2, is the baseline's work: M, N, K, with the batch
-	// dim first for a batched GEMM.
+	// dim first for a batched GEMM. A host function's (Entry) has a
+	// baseline when a shape's repetition was one GEMM launch; its dims
+	// are named by the --arg signatures (a dim that none names: its size).
 	BaselineOp   string   `json:"baseline_op,omitempty"`
 	BaselineDims []string `json:"baseline_dims,omitempty"`
 	Warmup       int      `json:"warmup"`
