@@ -81,11 +81,11 @@ func (p *Prepared) Sync() error {
 	return nil
 }
 
-// timedRun launches once between two CUDA events, waits, and returns the
-// kernel's milliseconds. With cold set, the L2 cache is flushed first
-// (TimeCold).
-func (p *Prepared) timedRun(cold bool) (float64, error) {
-	d := p.c.Dev
+// timedCall enqueues fn (a launch, a cuBLAS call) between two CUDA events,
+// waits, and returns the milliseconds between them. With cold set, the L2
+// cache is flushed first (TimeCold, TimeCublasCold).
+func (c *CUDA) timedCall(cold bool, fn func() error) (float64, error) {
+	d := c.Dev
 	start, err := d.NewEvent()
 	if err != nil {
 		return 0, err
@@ -97,20 +97,20 @@ func (p *Prepared) timedRun(cold bool) (float64, error) {
 	}
 	defer end.Destroy()
 	if cold {
-		if err := p.c.flushL2(); err != nil {
+		if err := c.flushL2(); err != nil {
 			return 0, err
 		}
 	}
 	if err := start.Record(); err != nil {
 		return 0, err
 	}
-	if err := p.Run(); err != nil {
+	if err := fn(); err != nil {
 		return 0, err
 	}
 	if err := end.Record(); err != nil {
 		return 0, err
 	}
-	if err := p.Sync(); err != nil {
+	if err := d.Synchronize(); err != nil {
 		return 0, err
 	}
 	return start.Elapsed(end)
@@ -125,7 +125,7 @@ func (p *Prepared) timedRun(cold bool) (float64, error) {
 // of a memory-bound kernel on a few MB), which the clearing hides: the
 // device is still busy with it when the launch is enqueued.
 func (p *Prepared) TimeCold() (float64, error) {
-	ms, err := p.timedRun(true)
+	ms, err := p.c.timedCall(true, p.Run)
 	if err != nil {
 		return 0, fmt.Errorf("cuda: timing %s: %w", p.ck.pk.Name, err)
 	}
@@ -274,6 +274,47 @@ func (p *Prepared) TimeCublasBatched(a, b, c string, warmup, iters int) (float64
 		return 0, err
 	}
 	return p.c.TimeCublasGemmBatched(op.dt, op.batch, op.m, op.n, op.k, op.ptrs[0], op.ptrs[1], op.ptrs[2], warmup, iters)
+}
+
+// TimeCublasCold times one cuBLAS GEMM C = A @ B on the arrays named a, b
+// and c (as TimeCublas) the way TimeCold times one launch: L2 cleared,
+// then the call alone between two CUDA events. tilec bench --entry times a
+// host function's GEMM launch with TimeCold and this call right after it,
+// so that neither side gets a warm L2 or back-to-back calls the other
+// lacks. It overwrites c's device buffer as TimeCublas does.
+func (p *Prepared) TimeCublasCold(a, b, c string) (float64, error) {
+	op, err := p.gemmOperands(2, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	return p.timeCublasCold(op, func() error { return p.c.CublasGemm(op.dt, op.m, op.n, op.k, op.ptrs[0], op.ptrs[1], op.ptrs[2]) })
+}
+
+// TimeCublasBatchedCold times one strided-batched GEMM (as
+// TimeCublasBatched) the way TimeCublasCold times a GEMM.
+func (p *Prepared) TimeCublasBatchedCold(a, b, c string) (float64, error) {
+	op, err := p.gemmOperands(3, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	return p.timeCublasCold(op, func() error {
+		return p.c.CublasGemmBatched(op.dt, op.batch, op.m, op.n, op.k, op.ptrs[0], op.ptrs[1], op.ptrs[2])
+	})
+}
+
+func (p *Prepared) timeCublasCold(op gemmOperands, call func() error) (float64, error) {
+	if _, err := gemmType(op.dt); err != nil {
+		return 0, err
+	}
+	ms, err := p.c.timedCall(true, call)
+	if err != nil {
+		shape := fmt.Sprintf("%dx%dx%d", op.m, op.n, op.k)
+		if op.batch > 1 {
+			shape = fmt.Sprintf("%d x %s", op.batch, shape)
+		}
+		return 0, fmt.Errorf("cuda: timing cuBLAS %s %s: %w", op.dt, shape, err)
+	}
+	return ms, nil
 }
 
 // gemmOperands are the device buffers and the shape of a GEMM (batch 1) or

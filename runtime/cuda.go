@@ -155,9 +155,9 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 		return nil, err
 	}
 	defer p.Free()
-	ms, err := p.timedRun(false)
+	ms, err := c.timedCall(false, p.Run)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cuda: %s: %w", p.ck.pk.Name, err)
 	}
 	if err := p.Download(); err != nil {
 		return nil, err

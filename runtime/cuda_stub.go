@@ -73,3 +73,5 @@ func (p *Prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error
 func (p *Prepared) TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
+func (p *Prepared) TimeCublasCold(a, b, c string) (float64, error)        { return 0, ErrNoCUDA }
+func (p *Prepared) TimeCublasBatchedCold(a, b, c string) (float64, error) { return 0, ErrNoCUDA }

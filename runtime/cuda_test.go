@@ -163,6 +163,22 @@ func TestCUDAPrepared(t *testing.T) {
 		}
 		t.Logf("%s %dx%dx%d: tilec %.3f ms (%.1f TFLOP/s), cuBLAS %.3f ms (%.1f TFLOP/s)", dt, M, N, K,
 			ms, TFLOPS(M, N, K, ms), blas, TFLOPS(M, N, K, blas))
+		// One call with a cold L2 (bench --entry's baseline), as TimeCold
+		// times a launch; C poisoned first, so the check below sees what
+		// the cold call wrote.
+		tilecCold, err := p.TimeCold()
+		if err != nil {
+			t.Fatal(err)
+		}
+		PoisonOutputs(k.Func, args)
+		if err := p.Upload(); err != nil {
+			t.Fatal(err)
+		}
+		blasCold, err := p.TimeCublasCold("A", "B", "C")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %dx%dx%d cold: tilec %.3f ms, cuBLAS %.3f ms", dt, M, N, K, tilecCold, blasCold)
 		// cuBLAS wrote C on the device: it must agree with the interpreter too.
 		if err := p.Download(); err != nil {
 			t.Fatal(err)
@@ -211,6 +227,17 @@ func TestCUDAPreparedBatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("cuBLAS batched f16 %d x %dx%dx%d: %.3f ms (%.1f TFLOP/s)", Bt, M, N, K, blas, Bt*TFLOPS(M, N, K, blas))
+	// The cold call alone (bench --entry) writes C too: C poisoned again
+	// first, so the check below sees what it wrote.
+	PoisonOutputs(k.Func, args)
+	if err := p.Upload(); err != nil {
+		t.Fatal(err)
+	}
+	cold, err := p.TimeCublasBatchedCold("A", "B", "C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cuBLAS batched cold: %.3f ms", cold)
 	if err := p.Download(); err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +250,9 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	}
 	if _, err := p.TimeCublas("A", "B", "C", 1, 1); err == nil || !strings.Contains(err.Error(), "2-D") {
 		t.Errorf("TimeCublas on 3-D arrays: err = %v", err)
+	}
+	if _, err := p.TimeCublasCold("A", "B", "C"); err == nil || !strings.Contains(err.Error(), "2-D") {
+		t.Errorf("TimeCublasCold on 3-D arrays: err = %v", err)
 	}
 }
 

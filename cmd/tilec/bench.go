@@ -2,7 +2,8 @@ package main
 
 // tilec bench: time any kernel over a sweep of shapes (package
 // runtime/bench), with cuBLAS side by side for GEMM-shaped kernels (its
-// strided-batched GEMM for batched matmuls).
+// strided-batched GEMM for batched matmuls), and for host functions whose
+// repetition is one such launch.
 
 import (
 	"flag"
@@ -34,7 +35,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
-	entry := fs.String("entry", "", "time the kernels that the file's host launch function of this name launches (each launch checked, then timed on the GPU alone)")
+	entry := fs.String("entry", "", "time the kernels that the file's host launch function of this name launches (each launch checked, then timed on the GPU alone; cuBLAS beside a repetition that is one GEMM launch)")
 	sizes := fs.String("sizes", "", "sizes to give every symbolic dim but batch axes, swept together (default "+defaultSizes+" when no --shape)")
 	var shapes stringList
 	fs.Var(&shapes, "shape", "shapes: --shape M=1024:16384:x2,N=4096 (ranges LO:HI[:xF|:+S], lists M=1,2,3, ties N=M; repeatable)")
@@ -197,7 +198,15 @@ func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *ben
 	if err != nil {
 		return fmt.Errorf("tilec bench: %v", err)
 	}
-	cfg := &bench.EntryConfig{Program: prog, Entry: r.entry, File: r.path, Dims: dims, Batch: batch, Sweep: sw,
+	// The signatures name the axes, so that a GEMM launch's M, N and K are
+	// known apart at M=N=K too (bench's launchDims).
+	argDims := map[string][]string{}
+	for name, sig := range r.sigs {
+		for _, d := range sig.Dims {
+			argDims[name] = append(argDims[name], d.Sym)
+		}
+	}
+	cfg := &bench.EntryConfig{Program: prog, Entry: r.entry, File: r.path, Dims: dims, Batch: batch, ArgDims: argDims, Sweep: sw,
 		Warmup: b.warmup, Iters: b.iters, Check: b.check, Peak: peakOverride(dev, b.peakTFLOPS, b.peakGBs),
 		Stdout: b.stderr, // the host code's print(), apart from the table or JSON
 		Args: func(dims map[string]int64, seed uint64) (map[string]any, error) {

@@ -72,6 +72,94 @@ func TestBenchEntry(t *testing.T) {
 		r.MS != 0.004 || r.FLOPs != 2*64*64*256 || r.Dims["K"] != 256 {
 		t.Errorf("row %+v", r)
 	}
+	if rep.Baseline != "" || r.Note != "no cuBLAS baseline: split_k_matmul launches 2 kernels (partial_kernel, reduce_kernel), not one GEMM" {
+		t.Errorf("baseline %q, note %q", rep.Baseline, r.Note)
+	}
+}
+
+// tilec bench --entry on the plain-cuTile matmuls: their host function's
+// one launch is GEMM-shaped, so cuBLAS runs beside it on the launch's
+// buffers at the --arg signatures' M, N, K (and Bt), each call timed as
+// the launch is (cold, alone), in the table and in --json as the kernel
+// path has it. A non-GEMM launch (softmax) has no baseline and a note.
+func TestBenchEntryCublas(t *testing.T) {
+	var plain [][3]int
+	var batched [][4]int
+	dev := &benchtest.Device{
+		MS: func(*ir.Func) float64 { return 0.002 },
+		CublasMS: func(m, n, k int) float64 {
+			plain = append(plain, [3]int{m, n, k})
+			return 0.001
+		},
+		CublasBatchedMS: func(batch, m, n, k int) float64 {
+			batched = append(batched, [4]int{batch, m, n, k})
+			return 0.004
+		},
+	}
+	withFakeDevice(t, dev)
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if err := cmdBench(append(args, "--warmup", "1", "--iters", "20"), &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		return stdout.String()
+	}
+	report := func(out string) *bench.Report {
+		t.Helper()
+		var rep bench.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return &rep
+	}
+
+	out := run("../../examples/cutile/matmul.py", "--entry", "matmul", "--arg", "A=f16[M,K]", "--arg", "B=f16[K,N]", "--shape", "M=128,N=M,K=M")
+	for _, want := range []string{
+		"\ncuBLAS (when a repetition is one GEMM launch): cublasGemmEx on that launch's buffers right after it in each repetition, timed as the launch is; its TFLOP/s count 2*M*N*K\n",
+		"\n      M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio     GB/s %peak check\n",
+		"\n    128     128     128     0.0020      2.1    0%     0.0010      4.2  0.500 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(strings.Join(dev.Timed, " "), "tilec_cold cublas_cold") != 21 || plain[0] != [3]int{128, 128, 128} {
+		t.Errorf("timed %v at %v", dev.Timed, plain)
+	}
+
+	// examples/matmul.tile at a non-square shape, --json.
+	plain = nil
+	rep := report(run("../../examples/matmul.tile", "--entry", "matmul", "--arg", "A=f16[M,K]", "--arg", "B=f16[K,N]",
+		"--shape", "M=64,N=96,K=32", "--scalar", "tm=32", "--scalar", "tn=32", "--scalar", "tk=32", "--json"))
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm" || strings.Join(rep.BaselineDims, ",") != "M,N,K" || len(rep.Rows) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	if r := rep.Rows[0]; r.CublasMS != 0.001 || r.Ratio != 0.5 || r.CublasTFLOPS == 0 || r.Note != "" || plain[0] != [3]int{64, 96, 32} {
+		t.Errorf("row %+v, cuBLAS at %v", r, plain)
+	}
+
+	// examples/batched_matmul.tile's bmm: the strided-batched GEMM.
+	rep = report(run("../../examples/batched_matmul.tile", "--entry", "bmm", "--arg", "A=f16[Bt,M,K]", "--arg", "B=f16[Bt,K,N]",
+		"--shape", "Bt=2,M=64,N=M,K=M", "--scalar", "tm=32", "--scalar", "tn=32", "--scalar", "tk=32", "--json"))
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm_strided_batched" || strings.Join(rep.BaselineDims, ",") != "Bt,M,N,K" ||
+		strings.Join(rep.Dims, ",") != "Bt,M,N,K" {
+		t.Fatalf("report %+v", rep)
+	}
+	if r := rep.Rows[0]; r.CublasMS != 0.004 || r.Ratio != 2 || len(batched) != 21 || batched[0] != [4]int{2, 64, 64, 64} {
+		t.Errorf("row %+v, batched cuBLAS at %v", r, batched)
+	}
+
+	// softmax: not a GEMM.
+	note := "no cuBLAS baseline: softmax_kernel is not GEMM-shaped (A (M, K) and B (K, N) read, C (M, N) stored, or a batch of them)"
+	out = run("../../examples/softmax.tile", "--entry", "softmax", "--arg", "X=f32[M,N]", "--shape", "M=64,N=128")
+	if !strings.Contains(out, "\n        note: "+note+"\n") || strings.Contains(out, "cuBLAS ms") {
+		t.Errorf("output:\n%s", out)
+	}
+	rep = report(run("../../examples/softmax.tile", "--entry", "softmax", "--arg", "X=f32[M,N]", "--shape", "M=64,N=128", "--json"))
+	if rep.Baseline != "" || rep.BaselineOp != "" || rep.Rows[0].Note != note || rep.Rows[0].CublasMS != 0 {
+		t.Errorf("report %+v", rep)
+	}
 }
 
 // tilec bench on a batched matmul: --sizes leaves the batch at 4 and sets

@@ -60,7 +60,9 @@ type Report struct {
 	// "gemm_strided_batched" (cublasGemmStridedBatchedEx, one call over
 	// the batch) for a batched GEMM. BaselineDims are the dims whose
 	// product, times 2, is the baseline's work: M, N, K, with the batch
-	// dim first for a batched GEMM.
+	// dim first for a batched GEMM. A host function's (Entry) has a
+	// baseline when a shape's repetition was one GEMM launch; its dims
+	// are named by the --arg signatures (a dim that none names: its size).
 	BaselineOp   string   `json:"baseline_op,omitempty"`
 	BaselineDims []string `json:"baseline_dims,omitempty"`
 	Warmup       int      `json:"warmup"`
@@ -135,7 +137,7 @@ func NewReport(dev Device, cfg *Config) (*Report, error) {
 			r.Metric = "tflops"
 		}
 	})
-	if g, ok := findGEMM(f); ok {
+	if g, ok := findGEMM(f, declaredDims(f)); ok {
 		r.Baseline, r.BaselineOp = "cuBLAS", g.op()
 		// (Bt,) M, N, K first, as GEMMs are named.
 		r.BaselineDims = g.dims(f)
@@ -153,15 +155,32 @@ type gemmShape struct {
 	batched bool
 }
 
-// findGEMM finds the operands of a plain GEMM, else of a batched one.
-func findGEMM(f *ir.Func) (gemmShape, bool) {
-	if a, b, c, ok := GEMMOperands(f); ok {
+// findGEMM finds the operands of a plain GEMM, else of a batched one, in
+// f's parameters with their dims related as same says: declaredDims for a
+// kernel file, launchDims for a host function's launch.
+func findGEMM(f *ir.Func, same sameDim) (gemmShape, bool) {
+	if a, b, c, ok := gemmOperands(f, 2, same); ok {
 		return gemmShape{a, b, c, false}, true
 	}
-	if a, b, c, ok := BatchedGEMMOperands(f); ok {
+	if a, b, c, ok := gemmOperands(f, 3, same); ok {
 		return gemmShape{a, b, c, true}, true
 	}
 	return gemmShape{}, false
+}
+
+// names are the parameter names of A, B and C, as the baselines take them.
+func (g gemmShape) names(f *ir.Func) [3]string {
+	return [3]string{f.Params[g.a].Name, f.Params[g.b].Name, f.Params[g.c].Name}
+}
+
+// flops is the GEMM's work, 2 * (Bt *) M * N * K, from the bound shapes of
+// A and B.
+func (g gemmShape) flops(A, B []int) float64 {
+	w := 2 * float64(B[len(B)-1])
+	for _, n := range A {
+		w *= float64(n)
+	}
+	return w
 }
 
 func (g gemmShape) op() string {
@@ -250,15 +269,10 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	w, werr := Count(b)
 	opts := MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: cfg.Check, Seed: seed, Workers: cfg.Workers, Grid: cfg.Grid}
 	gemmFLOPs := 0.0
-	if g, ok := findGEMM(f); ok {
-		opts.GEMM = &[3]string{f.Params[g.a].Name, f.Params[g.b].Name, f.Params[g.c].Name}
-		opts.BatchedGEMM = g.batched
-		// 2 * (Bt *) M * K * N, from the bound arrays.
-		A, B := b.Tensors[g.a].Shape, b.Tensors[g.b].Shape
-		gemmFLOPs = 2 * float64(B[len(B)-1])
-		for _, n := range A {
-			gemmFLOPs *= float64(n)
-		}
+	if g, ok := findGEMM(f, declaredDims(f)); ok {
+		names := g.names(f)
+		opts.GEMM, opts.BatchedGEMM = &names, g.batched
+		gemmFLOPs = g.flops(b.Tensors[g.a].Shape, b.Tensors[g.b].Shape)
 	}
 	m, err := Measure(dev, k, args, opts)
 	if err != nil {

@@ -51,20 +51,26 @@ type Timer interface {
 
 // GEMMBaseline is a Prepared that can also time a vendor GEMM (cuBLAS)
 // C = A @ B on its own buffers of the array parameters named a, b and c
-// (overwriting c): the median milliseconds of iters runs after warmup.
+// (overwriting c), in either of the two ways the Prepared's launches are
+// timed: TimeCublas as Times (the median milliseconds of iters runs after
+// warmup, back to back), TimeCublasCold as TimeCold (one call alone, after
+// an L2 clear, in milliseconds).
 type GEMMBaseline interface {
 	TimeCublas(a, b, c string, warmup, iters int) (float64, error)
+	TimeCublasCold(a, b, c string) (float64, error)
 }
 
 // BatchedGEMMBaseline is a Prepared that can also time a vendor batched
 // GEMM (cuBLAS strided-batched, one call over the batch as torch.bmm makes)
 // C[i] = A[i] @ B[i] along the leading axis of its 3-D arrays named a, b
 // and c (overwriting c): the median milliseconds of iters runs after
-// warmup. It is an interface of its own, not TimeCublas on 3-D arrays, so
-// that a device that only has the plain GEMM offers no batched baseline
-// rather than a wrong one.
+// warmup (TimeCublasBatchedCold: one call alone, as GEMMBaseline's
+// TimeCublasCold). It is an interface of its own, not TimeCublas on 3-D
+// arrays, so that a device that only has the plain GEMM offers no batched
+// baseline rather than a wrong one.
 type BatchedGEMMBaseline interface {
 	TimeCublasBatched(a, b, c string, warmup, iters int) (float64, error)
+	TimeCublasBatchedCold(a, b, c string) (float64, error)
 }
 
 // ErrNeedsGPU is the error of tilec bench and tune in a build without the

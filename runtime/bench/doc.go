@@ -6,7 +6,9 @@
 // BatchedGEMMOperands), over a sweep of shapes (ParseSweep), as a table,
 // JSON or a plot.
 // RunEntry does the same for a cuTile program's host launch function: the
-// kernels it launches, each launch checked, then timed alone (entry.go).
+// kernels it launches, each launch checked, then timed alone, and cuBLAS
+// timed the same way beside a repetition that is one GEMM launch
+// (entry.go).
 //
 // Timing goes through the Device, Prepared and Timer interfaces: the CUDA
 // backend in a cuda build (OpenCUDA), fakes in tests. Everything else (the

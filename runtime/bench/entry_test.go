@@ -177,6 +177,11 @@ func TestRunEntrySplitK(t *testing.T) {
 	if !strings.HasPrefix(r.Check, "ok (2 launches, max rel err ") || !strings.HasPrefix(red.Check, "ok (") {
 		t.Errorf("check %q, %q", r.Check, red.Check)
 	}
+	// Two launches: no cuBLAS (the fake has none to time anyway), and why.
+	if r.Note != "no cuBLAS baseline: split_k_matmul launches 2 kernels (partial_kernel, reduce_kernel), not one GEMM" ||
+		r.CublasMS != 0 || rep.Baseline != "" || rep.BaselineOp != "" {
+		t.Errorf("baseline %q %q, note %q", rep.Baseline, rep.BaselineOp, r.Note)
+	}
 }
 
 // A launch whose device result is wrong stops the benchmark before
@@ -238,4 +243,241 @@ func TestRunEntryErrors(t *testing.T) {
 	if err == nil || err.Error() != "nothing launched no kernel: nothing to time" {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// entryTable runs cfg on dev and returns the report and the table printed
+// as it filled.
+func entryTable(t *testing.T, dev bench.Device, cfg *bench.EntryConfig) (*bench.Report, string) {
+	t.Helper()
+	var table bytes.Buffer
+	var rep *bench.Report
+	cfg.Start = func(r *bench.Report) { rep = r; bench.WriteHeader(&table, r) }
+	cfg.Row = func(r bench.Row) { bench.WriteRow(&table, rep, r) }
+	got, err := bench.RunEntry(dev, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, table.String()
+}
+
+// alternating is what the fake device records for shapes x (warmup +
+// iters) repetitions that time tilec's launch, then the baseline, each
+// alone with a cold L2.
+func alternating(baseline string, reps int) string {
+	return strings.TrimSpace(strings.Repeat("tilec_cold "+baseline+"_cold ", reps))
+}
+
+// matmul.tile's host function launches one GEMM-shaped kernel: cuBLAS runs
+// on that launch's buffers at its M, N and K, timed as the launch is (cold,
+// alone), right after it in every repetition. The baseline's dims are named
+// by the --arg signatures, at a square shape too, where the sizes alone
+// cannot tell M, N and K apart; the table and the JSON have cuBLAS as the
+// kernel path has it.
+func TestRunEntryMatmulBaseline(t *testing.T) {
+	sw, err := bench.ParseSweep([]string{"M=64,96", "N=128,96", "K=32,96"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cublasAt [][3]int
+	dev := &benchtest.Device{
+		MS: func(*ir.Func) float64 { return 0.004 },
+		CublasMS: func(m, n, k int) float64 {
+			cublasAt = append(cublasAt, [3]int{m, n, k})
+			return 0.003
+		},
+		CublasBatchedMS: func(batch, m, n, k int) float64 {
+			t.Errorf("the batched baseline was timed for a plain GEMM")
+			return 1
+		},
+	}
+	shapes := map[string][]string{"A": {"M", "K"}, "B": {"K", "N"}}
+	rep, table := entryTable(t, dev, &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/matmul.tile", nil), Entry: "matmul", File: "matmul.tile",
+		Dims: []string{"M", "K", "N"}, ArgDims: shapes, Sweep: sw, Warmup: 2, Iters: 20, Check: true,
+		Args: randArgs(ir.F16, shapes, map[string]any{"tm": int64(32), "tn": int64(32), "tk": int64(32)}),
+	})
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm" || strings.Join(rep.BaselineDims, " ") != "M N K" ||
+		strings.Join(rep.Dims, " ") != "M N K" || len(rep.Rows) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	if got, want := strings.Join(dev.Timed, " "), alternating("cublas", 2*22); got != want {
+		t.Errorf("timed %s, want tilec and cuBLAS alternating, each cold: %s", got, want)
+	}
+	if len(cublasAt) != 2*22 || cublasAt[0] != [3]int{64, 128, 32} || cublasAt[len(cublasAt)-1] != [3]int{96, 96, 96} {
+		t.Errorf("cuBLAS timed at %v", cublasAt)
+	}
+	for i, mnk := range [][3]float64{{64, 128, 32}, {96, 96, 96}} {
+		r := rep.Rows[i]
+		flops := 2 * mnk[0] * mnk[1] * mnk[2]
+		if r.MS != 0.004 || r.CublasMS != 0.003 || r.Ratio != 0.003/0.004 || r.Note != "" ||
+			math.Abs(r.CublasTFLOPS/(flops/0.003e-3/1e12)-1) > 1e-12 || r.FLOPs != flops {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	tableHas(t, table,
+		"cuBLAS (when a repetition is one GEMM launch): cublasGemmEx on that launch's buffers right after it in each repetition, timed as the launch is; its TFLOP/s count 2*M*N*K",
+		"      M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio     GB/s %peak check",
+		"     64     128      32     0.0040      0.1    0%     0.0030      0.2  0.750 ",
+		"     96      96      96     0.0040      0.4    0%     0.0030      0.6  0.750 ",
+		"        launch matmul_kernel tm=32 tn=32 tk=32 grid (8, 1, 1): 0.0040 ms")
+	if strings.Contains(table, "note:") {
+		t.Errorf("a note in the table:\n%s", table)
+	}
+	var js bytes.Buffer
+	if err := bench.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"entry": true`, `"baseline": "cuBLAS"`, `"baseline_op": "gemm"`,
+		"\"baseline_dims\": [\n    \"M\",\n    \"N\",\n    \"K\"\n  ]", `"cublas_ms": 0.003`, `"cublas_tflops": `, `"ratio": 0.75`} {
+		if !strings.Contains(js.String(), w) {
+			t.Errorf("JSON lacks %s:\n%s", w, js.String())
+		}
+	}
+}
+
+// batched_matmul.tile's bmm launches one batched GEMM: the baseline is the
+// strided-batched GEMM over the whole batch (never the plain one), at the
+// launch's Bt, M, N and K, alternating with tilec launch by launch.
+func TestRunEntryBatchedMatmulBaseline(t *testing.T) {
+	sw, err := bench.ParseSweep([]string{"Bt=3,M=64,N=96,K=32"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batched [][4]int
+	dev := &benchtest.Device{
+		MS: func(*ir.Func) float64 { return 0.005 },
+		CublasMS: func(m, n, k int) float64 {
+			t.Errorf("the plain GEMM baseline was timed for a batched GEMM (%dx%dx%d)", m, n, k)
+			return 1
+		},
+		CublasBatchedMS: func(batch, m, n, k int) float64 {
+			batched = append(batched, [4]int{batch, m, n, k})
+			return 0.004
+		},
+	}
+	shapes := map[string][]string{"A": {"Bt", "M", "K"}, "B": {"Bt", "K", "N"}}
+	rep, table := entryTable(t, dev, &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/batched_matmul.tile", nil), Entry: "bmm", File: "batched_matmul.tile",
+		Dims: []string{"Bt", "M", "K", "N"}, Batch: map[string]bool{"Bt": true}, ArgDims: shapes, Sweep: sw,
+		Warmup: 1, Iters: 20, Check: true,
+		Args: randArgs(ir.F16, shapes, map[string]any{"tm": int64(32), "tn": int64(32), "tk": int64(32)}),
+	})
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm_strided_batched" || strings.Join(rep.BaselineDims, " ") != "Bt M N K" ||
+		strings.Join(rep.Dims, " ") != "Bt M N K" {
+		t.Fatalf("report %+v", rep)
+	}
+	if got, want := strings.Join(dev.Timed, " "), alternating("cublas_batched", 21); got != want {
+		t.Errorf("timed %s, want %s", got, want)
+	}
+	if len(batched) != 21 || batched[0] != [4]int{3, 64, 96, 32} {
+		t.Errorf("batched cuBLAS timed at %v", batched)
+	}
+	r := rep.Rows[0]
+	flops := 2 * 3 * 64 * 96 * 32.0
+	if r.CublasMS != 0.004 || r.Ratio != 0.8 || math.Abs(r.CublasTFLOPS/(flops/0.004e-3/1e12)-1) > 1e-12 || r.Note != "" {
+		t.Errorf("row %+v", r)
+	}
+	tableHas(t, table,
+		"cuBLAS (when a repetition is one GEMM launch): one strided-batched GEMM over Bt (cublasGemmStridedBatchedEx) on that launch's buffers right after it in each repetition, timed as the launch is; its TFLOP/s count 2*Bt*M*N*K",
+		"     Bt       M       N       K   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio",
+		"      3      64      96      32     0.0050      0.2    0%     0.0040      0.3  0.800 ")
+	var js bytes.Buffer
+	if err := bench.WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"baseline_op": "gemm_strided_batched"`, "\"baseline_dims\": [\n    \"Bt\",", `"ratio": 0.8`} {
+		if !strings.Contains(js.String(), w) {
+			t.Errorf("JSON lacks %s:\n%s", w, js.String())
+		}
+	}
+}
+
+// softmax.tile's one launch is not a GEMM, and matmul_bt.tile's is not
+// either, though at M=N=K its arrays' sizes are a GEMM's: the signatures
+// name B's axes N, K. Neither is timed against cuBLAS; each row's note says
+// why, in one line, and the report names no baseline.
+func TestRunEntryNotGEMM(t *testing.T) {
+	for _, c := range []struct {
+		file, entry string
+		dt          ir.DType
+		shapes      map[string][]string
+		dims        []string
+		sweep       string
+		note        string
+	}{
+		{"softmax.tile", "softmax", ir.F32, map[string][]string{"X": {"M", "N"}}, []string{"M", "N"}, "M=64,N=96",
+			"no cuBLAS baseline: softmax_kernel is not GEMM-shaped (A (M, K) and B (K, N) read, C (M, N) stored, or a batch of them)"},
+		{"matmul_bt.tile", "matmul_bt", ir.F16, map[string][]string{"A": {"M", "K"}, "B": {"N", "K"}}, []string{"M", "K", "N"}, "M=64,N=M,K=M",
+			"no cuBLAS baseline: matmul_bt_kernel is not GEMM-shaped (A (M, K) and B (K, N) read, C (M, N) stored, or a batch of them)"},
+	} {
+		sw, err := bench.ParseSweep([]string{c.sweep}, "", nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.002 },
+			CublasMS: func(m, n, k int) float64 { t.Errorf("%s: cuBLAS timed", c.file); return 1 }}
+		rep, table := entryTable(t, dev, &bench.EntryConfig{
+			Program: loadProgram(t, "../../examples/"+c.file, nil), Entry: c.entry, Dims: c.dims, ArgDims: c.shapes,
+			Sweep: sw, Warmup: 1, Iters: 20, Check: true,
+			Args: randArgs(c.dt, c.shapes, map[string]any{"tm": int64(32), "tn": int64(32)}),
+		})
+		if rep.Baseline != "" || rep.BaselineOp != "" || rep.BaselineDims != nil {
+			t.Errorf("%s: baseline %q %q %v", c.file, rep.Baseline, rep.BaselineOp, rep.BaselineDims)
+		}
+		if r := rep.Rows[0]; r.Note != c.note || r.CublasMS != 0 || r.Ratio != 0 {
+			t.Errorf("%s: row %+v, want the note %q", c.file, r, c.note)
+		}
+		if got := strings.Join(dev.Timed, " "); got != strings.TrimSpace(strings.Repeat("tilec_cold ", 21)) {
+			t.Errorf("%s: timed %s", c.file, got)
+		}
+		tableHas(t, table, "\n        note: "+c.note+"\n")
+		var js bytes.Buffer
+		if err := bench.WriteJSON(&js, rep); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(js.String(), `"baseline`) || strings.Contains(js.String(), `"cublas_ms"`) {
+			t.Errorf("%s: JSON names a baseline:\n%s", c.file, js.String())
+		}
+	}
+}
+
+// split_k_matmul.py launches two kernels where it splits K (no baseline:
+// the note says why) and one GEMM where it does not (the baseline): the
+// table has cuBLAS's columns, since its kernels do mma, with a "-" in the
+// first row.
+func TestRunEntrySplitKBaseline(t *testing.T) {
+	// tiles = 4; K=256 has 8 k-tiles (split 2), K=64 has 2 (split 1).
+	sw, err := bench.ParseSweep([]string{"M=64,N=64,K=256,64"}, "", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cublasAt [][3]int
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.002 },
+		CublasMS: func(m, n, k int) float64 { cublasAt = append(cublasAt, [3]int{m, n, k}); return 0.001 }}
+	shapes := map[string][]string{"A": {"M", "K"}, "B": {"K", "N"}}
+	rep, table := entryTable(t, dev, &bench.EntryConfig{
+		Program: loadProgram(t, "../../examples/cutile/split_k_matmul.py", nil), Entry: "split_k_matmul",
+		Dims: []string{"M", "K", "N"}, ArgDims: shapes, Sweep: sw, Warmup: 1, Iters: 20, Check: true,
+		Args: randArgs(ir.F16, shapes, map[string]any{"tm": int64(32), "tn": int64(32), "tk": int64(32)}),
+	})
+	split, one := rep.Rows[0], rep.Rows[1]
+	note := "no cuBLAS baseline: split_k_matmul launches 2 kernels (partial_kernel, reduce_kernel), not one GEMM"
+	if len(split.Launches) != 2 || split.Note != note || split.CublasMS != 0 {
+		t.Errorf("split row %+v", split)
+	}
+	if len(one.Launches) != 1 || one.Launches[0].Kernel != "matmul_kernel" || one.Note != "" || one.CublasMS != 0.001 || one.Ratio != 0.5 {
+		t.Errorf("one-launch row %+v", one)
+	}
+	if len(cublasAt) != 21 || cublasAt[0] != [3]int{64, 64, 64} {
+		t.Errorf("cuBLAS timed at %v", cublasAt)
+	}
+	if rep.Baseline != "cuBLAS" || rep.BaselineOp != "gemm" || strings.Join(rep.BaselineDims, " ") != "M N K" {
+		t.Errorf("report %+v", rep)
+	}
+	tableHas(t, table,
+		"cuBLAS (when a repetition is one GEMM launch): cublasGemmEx (cublasGemmStridedBatchedEx for a batch) on that launch's buffers",
+		"      M       K       N   tilec ms  TFLOP/s %peak  cuBLAS ms  TFLOP/s  ratio",
+		"     64     256      64     0.0040      0.5    0%          -        -      - ",
+		"        note: "+note+"\n",
+		"     64      64      64     0.0020      0.3    0%     0.0010      0.5  0.500 ")
 }

@@ -256,9 +256,15 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		}
 		m.Check, _ = checkSummary(res)
 	}
-	timeBase, err := baselineTimer(p, opts)
-	if err != nil {
-		m.BaselineErr = err
+	var timeBase func(a, b, c string, warmup, iters int) (float64, error)
+	if opts.GEMM != nil {
+		base, err := gemmBaselineOf(p, opts.BatchedGEMM)
+		if err != nil {
+			m.BaselineErr = err
+		}
+		if base != nil {
+			timeBase = base.times
+		}
 	}
 	hasBase := timeBase != nil
 	// With a baseline, tilec and the baseline alternate in rounds, so that
@@ -299,17 +305,22 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 	return m, nil
 }
 
-// baselineTimer is the device's way to time the baseline opts asks for:
-// nil when there is none (not a GEMM, or a device without cuBLAS), with an
-// error when the kernel is a batched GEMM and the device only offers the
-// plain one (the row's note then says why its baseline is missing).
-func baselineTimer(p Prepared, opts MeasureOptions) (func(a, b, c string, warmup, iters int) (float64, error), error) {
-	if opts.GEMM == nil {
-		return nil, nil
-	}
-	if opts.BatchedGEMM {
+// gemmBaseline is a device's GEMM baseline (cuBLAS) on a Prepared's
+// buffers, timed in either of the ways its launches are: times as
+// Prepared.Times (Measure), cold as Prepared.TimeCold (RunEntry).
+type gemmBaseline struct {
+	times func(a, b, c string, warmup, iters int) (float64, error)
+	cold  func(a, b, c string) (float64, error)
+}
+
+// gemmBaselineOf is p's baseline for a GEMM (a batched one when batched):
+// nil when the device has none, with an error when the kernel is a
+// batched GEMM and the device only offers the plain one (the row's note
+// then says why its baseline is missing).
+func gemmBaselineOf(p Prepared, batched bool) (*gemmBaseline, error) {
+	if batched {
 		if g, ok := p.(BatchedGEMMBaseline); ok {
-			return g.TimeCublasBatched, nil
+			return &gemmBaseline{g.TimeCublasBatched, g.TimeCublasBatchedCold}, nil
 		}
 		if _, ok := p.(GEMMBaseline); ok {
 			return nil, errors.New("cuBLAS: this device times plain GEMMs only, not the batched GEMM this kernel computes")
@@ -317,7 +328,7 @@ func baselineTimer(p Prepared, opts MeasureOptions) (func(a, b, c string, warmup
 		return nil, nil
 	}
 	if g, ok := p.(GEMMBaseline); ok {
-		return g.TimeCublas, nil
+		return &gemmBaseline{g.TimeCublas, g.TimeCublasCold}, nil
 	}
 	return nil, nil
 }
@@ -327,7 +338,7 @@ func baselineTimer(p Prepared, opts MeasureOptions) (func(a, b, c string, warmup
 // that a GEMM library can run on the same buffers. ok is false for other
 // kernels.
 func GEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
-	return gemmOperands(f, 2)
+	return gemmOperands(f, 2, declaredDims(f))
 }
 
 // BatchedGEMMOperands finds the arrays A (Bt, M, K), B (Bt, K, N) and an
@@ -336,14 +347,27 @@ func GEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
 // GEMM library call can run on the same buffers. ok is false for other
 // kernels, 2-D GEMMs included.
 func BatchedGEMMOperands(f *ir.Func) (a, b, c int, ok bool) {
-	return gemmOperands(f, 3)
+	return gemmOperands(f, 3, declaredDims(f))
+}
+
+// sameDim says whether axis i of f's parameter p and axis j of parameter q
+// are one dim of a GEMM (M, N, K or the batch).
+type sameDim func(p, i, q, j int) bool
+
+// declaredDims is sameDim for a kernel file: the axes are one dim when the
+// kernel declares them with the same symbol. The dims must be symbolic, as
+// a benchmark sweeps them and a report names them (Report.BaselineDims).
+func declaredDims(f *ir.Func) sameDim {
+	return func(p, i, q, j int) bool {
+		x, y := f.Params[p].Dims[i], f.Params[q].Dims[j]
+		return x.Sym != "" && x == y
+	}
 }
 
 // gemmOperands finds A, B and C of rank 2 (a GEMM) or 3 (a batch of them
-// along the leading axis, which must be the same dim in all three). The
-// dims must be symbolic, as a benchmark sweeps them and a report names
-// them (Report.BaselineDims).
-func gemmOperands(f *ir.Func, rank int) (a, b, c int, ok bool) {
+// along the leading axis, which must be the same dim in all three), with
+// their dims related as same says.
+func gemmOperands(f *ir.Func, rank int, same sameDim) (a, b, c int, ok bool) {
 	var arrays []int
 	for i, p := range f.Params {
 		if _, isArr := p.Type.(*ir.Array); isArr && len(p.Dims) == rank {
@@ -354,20 +378,19 @@ func gemmOperands(f *ir.Func, rank int) (a, b, c int, ok bool) {
 	for _, i := range runtime.StoredParams(f) {
 		stored[i] = true
 	}
+	// The matrix axes: o, o+1 after the batch axis (o = 1) if any.
+	o := rank - 2
 	for _, ai := range arrays {
 		for _, bi := range arrays {
 			for _, ci := range arrays {
-				A, B, C := f.Params[ai].Dims, f.Params[bi].Dims, f.Params[ci].Dims
 				if ai == bi || bi == ci || ai == ci || !stored[ci] || stored[ai] || stored[bi] {
 					continue
 				}
-				if rank == 3 {
-					if A[0].Sym == "" || A[0] != B[0] || A[0] != C[0] {
-						continue
-					}
-					A, B, C = A[1:], B[1:], C[1:]
+				if rank == 3 && !(same(ai, 0, bi, 0) && same(ai, 0, ci, 0)) {
+					continue
 				}
-				if A[1].Sym != "" && A[1] == B[0] && A[0] == C[0] && B[1] == C[1] && A[0].Sym != "" && B[1].Sym != "" {
+				// K of A and B, M of A and C, N of B and C.
+				if same(ai, o+1, bi, o) && same(ai, o, ci, o) && same(bi, o+1, ci, o+1) {
 					return ai, bi, ci, true
 				}
 			}

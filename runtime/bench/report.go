@@ -11,8 +11,9 @@ import (
 // WriteHeader prints the benchmark's description and the table's column
 // names: the kernel's dims, tilec's time, TFLOP/s and its fraction of the
 // peak (kernels with mma), cuBLAS side by side (GEMM-shaped kernels, and a
-// line that names the strided-batched call for batched ones), GB/s
-// and its fraction of the peak, and the check against the interpreter.
+// line that names the strided-batched call for batched ones; for a host
+// function, a line that says when and how cuBLAS runs), GB/s and its
+// fraction of the peak, and the check against the interpreter.
 func WriteHeader(w io.Writer, r *Report) {
 	file := ""
 	if r.File != "" {
@@ -32,7 +33,24 @@ func WriteHeader(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "peak unknown for %s (not in runtime/bench/devices.go; give --peak-tflops and --peak-gbs)\n", r.Device)
 	}
 	fmt.Fprintf(w, "TFLOP/s counts 2*M*N*K per mma; GB/s the bytes of every load and store (tiles re-read by several blocks count each time)\n")
-	if r.BaselineOp == "gemm_strided_batched" && len(r.BaselineDims) > 0 {
+	if r.Entry && r.Baseline != "" {
+		// Timed as the launches are, not as the kernel path times both.
+		// The op is known once a shape had a GEMM (not yet when the first
+		// shape's repetition launched several kernels).
+		call := "cublasGemmEx (cublasGemmStridedBatchedEx for a batch)"
+		switch {
+		case r.BaselineOp == "gemm":
+			call = "cublasGemmEx"
+		case r.BaselineOp == "gemm_strided_batched" && len(r.BaselineDims) > 0:
+			call = fmt.Sprintf("one strided-batched GEMM over %s (cublasGemmStridedBatchedEx)", r.BaselineDims[0])
+		}
+		work := "2*M*N*K"
+		if len(r.BaselineDims) > 0 {
+			work = "2*" + strings.Join(r.BaselineDims, "*")
+		}
+		fmt.Fprintf(w, "cuBLAS (when a repetition is one GEMM launch): %s on that launch's buffers right after it in each repetition, timed as the launch is; its TFLOP/s count %s\n",
+			call, work)
+	} else if r.BaselineOp == "gemm_strided_batched" && len(r.BaselineDims) > 0 {
 		// A plain GEMM's baseline goes without saying; a batched one could
 		// be a loop of GEMMs, whose launch gaps would flatter tilec.
 		fmt.Fprintf(w, "cuBLAS: one strided-batched GEMM over %s (cublasGemmStridedBatchedEx) on the same buffers, alternating with tilec; its TFLOP/s count 2*%s\n",

@@ -35,8 +35,11 @@ type Device struct {
 	// launches timed with TimeCold.
 	Prepared, Launches, Cold int
 	// Timed records, in order, what was timed: "tilec" for each Times
-	// call, "cublas" and "cublas_batched" for each baseline's, so that a
-	// test sees which baseline ran and that it alternated with tilec.
+	// call, "cublas" and "cublas_batched" for each baseline's, and
+	// "tilec_cold", "cublas_cold" and "cublas_batched_cold" for each launch
+	// or call timed alone with a cold L2 (TimeCold, TimeCublasCold,
+	// TimeCublasBatchedCold), so that a test sees which baseline ran, that
+	// it alternated with tilec and that both were timed the same way.
 	Timed []string
 }
 
@@ -124,6 +127,7 @@ func (p *prepared) TimeCold() (float64, error) {
 		return 0, err
 	}
 	p.d.Cold++
+	p.d.Timed = append(p.d.Timed, "tilec_cold")
 	return p.d.MS(p.k.Func), nil
 }
 
@@ -141,6 +145,19 @@ func (p *prepared) TimeCublas(a, b, c string, warmup, iters int) (float64, error
 	return p.d.CublasMS(s[0][0], s[1][1], s[0][1]), nil
 }
 
+// TimeCublasCold returns CublasMS exactly, as TimeCold returns MS.
+func (p *prepared) TimeCublasCold(a, b, c string) (float64, error) {
+	if p.d.CublasMS == nil {
+		return 0, errors.New("benchtest: no cuBLAS")
+	}
+	s, err := p.shapes(2, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	p.d.Timed = append(p.d.Timed, "cublas_cold")
+	return p.d.CublasMS(s[0][0], s[1][1], s[0][1]), nil
+}
+
 // batchedPrepared is a prepared that also offers the batched baseline.
 type batchedPrepared struct{ *prepared }
 
@@ -152,6 +169,15 @@ func (p batchedPrepared) TimeCublasBatched(a, b, c string, warmup, iters int) (f
 		return 0, err
 	}
 	p.d.Timed = append(p.d.Timed, "cublas_batched")
+	return p.d.CublasBatchedMS(s[0][0], s[0][1], s[1][2], s[0][2]), nil
+}
+
+func (p batchedPrepared) TimeCublasBatchedCold(a, b, c string) (float64, error) {
+	s, err := p.shapes(3, a, b, c)
+	if err != nil {
+		return 0, err
+	}
+	p.d.Timed = append(p.d.Timed, "cublas_batched_cold")
 	return p.d.CublasBatchedMS(s[0][0], s[0][1], s[1][2], s[0][2]), nil
 }
 
