@@ -240,10 +240,6 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 	switch {
 	case g.AugOp != "":
 		op := strings.TrimSuffix(g.AugOp, "=")
-		switch op {
-		case "&", "|", "^", "<<", ">>":
-			p.errorf(pos, "augmented assignment '%s' is not supported", g.AugOp)
-		}
 		target := p.testList(g.X)
 		if _, ok := target.(*Name); !ok {
 			p.errorf(target.Position(), "illegal target for augmented assignment")

@@ -114,6 +114,12 @@ type scanner struct {
 
 	toks []lexer.Token
 	errs []*lexError
+	// lastF is the token span of the f-string scanned last (its FStringFunc
+	// name through its closing parenthesis), for joining adjacent literals.
+	lastF struct {
+		start, end int
+		ok         bool
+	}
 
 	indents     []int
 	brackets    []openBracket
@@ -538,6 +544,7 @@ func (s *scanner) string(p lexer.Position, start int) {
 				s.advance(1)
 			}
 			s.emit(tokString, s.src[start:s.off], p)
+			s.joinLiterals(len(s.toks)-1, false)
 			return
 		default:
 			s.advance(1)
@@ -565,6 +572,8 @@ func (s *scanner) fstring(p lexer.Position, raw bool) {
 		n = 3
 	}
 	s.advance(n)
+	first := len(s.toks)
+	defer func() { s.joinLiterals(first, true) }()
 	s.emit(tokName, FStringFunc, p)
 	s.emit(tokOp, "(", p)
 	var lit strings.Builder
@@ -631,6 +640,53 @@ func (s *scanner) fstring(p lexer.Position, raw bool) {
 			s.advance(1)
 		}
 	}
+}
+
+// joinLiterals joins the string literal just scanned (its tokens from
+// first on; an f-string's when f) with the literals right before it where
+// either is an f-string: Python concatenates adjacent literals ("a" f"{x}"
+// "b", across lines inside brackets), and plain strings alone the grammar
+// joins. The result is one FStringFunc call: the literal text where the
+// two meet is one argument.
+func (s *scanner) joinLiterals(first int, f bool) {
+	for first > 0 {
+		prev := first - 1
+		prevF := s.lastF.ok && s.lastF.end == prev
+		if !f && !prevF {
+			return // two plain strings, or nothing to join
+		}
+		if !prevF && s.toks[prev].Type != tokString {
+			break
+		}
+		start := prev
+		if prevF {
+			start = s.lastF.start
+		}
+		left := s.asFString(start, prev+1)
+		right := s.asFString(first, len(s.toks))
+		// left ends with its last literal and ")"; right starts with the
+		// name, "(" and its first literal.
+		mid := left[len(left)-2]
+		mid.Value = goQuote(unquote(mid.Value) + unquote(right[2].Value))
+		joined := append(append(append([]lexer.Token{}, left[:len(left)-2]...), mid), right[3:]...)
+		s.toks = append(s.toks[:start], joined...)
+		s.lastF.start, s.lastF.end, s.lastF.ok = start, len(s.toks)-1, true
+		first, f = start, true
+	}
+	if f {
+		s.lastF.start, s.lastF.end, s.lastF.ok = first, len(s.toks)-1, true
+	}
+}
+
+// asFString is the tokens [i, j) as an FStringFunc call: themselves when
+// they are one, else (a plain string token) the call of its text alone.
+func (s *scanner) asFString(i, j int) []lexer.Token {
+	if j-i > 1 {
+		return s.toks[i:j]
+	}
+	t := s.toks[i]
+	return []lexer.Token{{Type: tokName, Value: FStringFunc, Pos: t.Pos}, {Type: tokOp, Value: "(", Pos: t.Pos},
+		{Type: tokString, Value: goQuote(unquote(t.Value)), Pos: t.Pos}, {Type: tokOp, Value: ")", Pos: t.Pos}}
 }
 
 // fstringField scans one replacement field after its '{': the expression

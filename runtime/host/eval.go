@@ -11,15 +11,36 @@ import (
 	"github.com/tilec/tilec/runtime"
 )
 
-// returned carries a return statement's value out of nested blocks.
-type returned struct{ v any }
+// returned carries a return statement's value out of nested blocks, or a
+// break or continue out to its loop.
+type returned struct {
+	v         any
+	brk, cont bool
+	pos       lang.Pos // of the break or continue
+}
 
 // body runs a function body and returns its result (None without a return).
 func (in *interp) body(fr *frame, stmts []lang.Stmt) any {
 	if r := in.stmts(fr, stmts); r != nil {
+		if r.brk || r.cont {
+			in.fail(r.pos, "'break' or 'continue' outside a loop")
+		}
 		return r.v
 	}
 	return none{}
+}
+
+// loopBody runs one iteration of a loop body: stop says the loop ends
+// (a break, or a return, which ret then carries).
+func (in *interp) loopBody(fr *frame, body []lang.Stmt) (stop bool, ret *returned) {
+	r := in.stmts(fr, body)
+	switch {
+	case r == nil || r.cont:
+		return false, nil
+	case r.brk:
+		return true, nil
+	}
+	return true, r
 }
 
 func (in *interp) stmts(fr *frame, stmts []lang.Stmt) *returned {
@@ -59,15 +80,26 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 	case *lang.ForStmt:
 		for _, v := range in.iterate(fr, s) {
 			in.assign(fr, s.Target, v)
-			if r := in.stmts(fr, s.Body); r != nil {
+			if stop, r := in.loopBody(fr, s.Body); stop {
+				return r
+			}
+		}
+	case *lang.WhileStmt:
+		// Bounded like every host statement: maxSteps in all.
+		for in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
+			in.steps++
+			if in.steps > maxSteps {
+				in.fail(s.Pos, "the host function ran more than %d statements", maxSteps)
+			}
+			if stop, r := in.loopBody(fr, s.Body); stop {
 				return r
 			}
 		}
 	case *lang.ReturnStmt:
 		if s.Value == nil {
-			return &returned{none{}}
+			return &returned{v: none{}}
 		}
-		return &returned{in.expr(fr, s.Value)}
+		return &returned{v: in.expr(fr, s.Value)}
 	case *lang.PassStmt:
 	case *lang.RaiseStmt:
 		in.fail(s.Pos, "raised %s", ir.RaisedText(s.Exc, func(e lang.Expr) string { return in.str(in.expr(fr, e)) }))
@@ -78,12 +110,10 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 			}
 			in.fail(s.Pos, "assertion failed")
 		}
-	case *lang.WhileStmt:
-		in.fail(s.Pos, "'while' is not part of the host subset (use for i in range(n))")
 	case *lang.BreakStmt:
-		in.fail(s.Pos, "'break' is not part of the host subset")
+		return &returned{brk: true, pos: s.Pos}
 	case *lang.ContinueStmt:
-		in.fail(s.Pos, "'continue' is not part of the host subset")
+		return &returned{cont: true, pos: s.Pos}
 	default:
 		in.fail(s.Position(), "this statement is not part of the host subset")
 	}

@@ -277,10 +277,34 @@ func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
 		f = func(a, b float64) float64 { return cmp(a == b) }
 	case "!=":
 		f = func(a, b float64) float64 { return cmp(a != b) }
+	case "//":
+		f = func(a, b float64) float64 { return math.Floor(a / b) }
+	case "%":
+		// Python's and torch.remainder's: the sign of the divisor.
+		f = func(a, b float64) float64 { return a - math.Floor(a/b)*b }
+	case "&", "|", "^", "<<", ">>":
+		if d.IsFloat() {
+			in.fail(pos, "%s on tensors takes integer or bool tensors, got torch.%s", op, torchName(d))
+		}
+		f = func(a, b float64) float64 {
+			x, y := int64(a), int64(b)
+			switch op {
+			case "&":
+				return float64(x & y)
+			case "|":
+				return float64(x | y)
+			case "^":
+				return float64(x ^ y)
+			case "<<":
+				return float64(x << uint64(y&63))
+			}
+			return float64(x >> uint64(y&63))
+		}
 	default:
-		in.fail(pos, "%s on tensors is not part of the driver subset (it has + - * / ** @ and comparisons)", op)
+		in.fail(pos, "%s on tensors is not part of the driver subset (it has + - * / // %% ** @, comparisons and, on integers, & | ^ << >>)", op)
 	}
-	if strings.ContainsAny(op, "<>=!") {
+	switch op {
+	case "<", "<=", ">", ">=", "==", "!=":
 		d = ir.Bool
 	}
 	shape := in.broadcastShapes(pos, tx.Shape, ty.Shape)

@@ -30,7 +30,7 @@ func runDriver(t *testing.T, lines string) (map[string]any, error) {
 	t.Helper()
 	var body strings.Builder
 	for _, l := range strings.Split(strings.TrimSpace(lines), "\n") {
-		body.WriteString("    " + strings.TrimSpace(l) + "\n")
+		body.WriteString("    " + strings.TrimRight(l, " \t") + "\n")
 	}
 	p := load(t, "drv.py", []byte(driverPrelude+body.String()))
 	if !p.HasMain() {
@@ -140,6 +140,10 @@ func TestDriverOps(t *testing.T) {
 		{"r = F.rms_norm(x, (3,), eps=1e-6)", ir.F32, []int{2, 3}, mapRows(rmsNorm)},
 		{"r = F.scaled_dot_product_attention(x, x, x)", ir.F32, []int{2, 3}, attention(false)},
 		{"r = F.scaled_dot_product_attention(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0), is_causal=True)", ir.F32, []int{1, 2, 3}, attention(true)},
+		{"r = torch.arange(6) // 4", ir.I64, []int{6}, []float64{0, 0, 0, 0, 1, 1}},
+		{"r = (torch.arange(6) - 3) % 4", ir.I64, []int{6}, []float64{1, 2, 3, 0, 1, 2}},
+		{"r = (torch.arange(6) | 1) ^ 2", ir.I64, []int{6}, []float64{3, 3, 1, 1, 7, 7}},
+		{"r = (torch.arange(4) << 2) >> 1", ir.I64, []int{4}, []float64{0, 2, 4, 6}},
 		{"r = torch.sigmoid(x)", ir.F32, []int{2, 3}, mapRows(func(r []float64) []float64 {
 			out := make([]float64, len(r))
 			for i, v := range r {
@@ -281,5 +285,43 @@ tensor([2, 2]) (2, 3)
 `
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestDriverLoops: while with break and continue, break out of a for,
+// and the bitwise augmented assignments, as Python runs them.
+func TestDriverLoops(t *testing.T) {
+	vars, err := runDriver(t, `n = 0
+total = 0
+while True:
+    n += 1
+    if n % 2 == 0:
+        continue
+    if n > 9:
+        break
+    total += n
+for i in range(10):
+    if i == 3:
+        break
+m = 37
+m |= m >> 1
+m &= 0x3c
+m ^= 1
+m <<= 2
+m >>= 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"total": 25, "n": 11, "i": 3, "m": ((((37 | 18) & 0x3c) ^ 1) << 2) >> 1}
+	for k, w := range want {
+		if vars[k] != w {
+			t.Errorf("%s = %v, want %d", k, vars[k], w)
+		}
+	}
+	if _, err := runDriver(t, "while True:\n    n = 1"); err == nil || !strings.Contains(err.Error(), "ran more than") {
+		t.Errorf("an endless while: %v", err)
+	}
+	if _, err := runDriver(t, "r = x & 1"); err == nil || !strings.Contains(err.Error(), "takes integer or bool tensors") {
+		t.Errorf("& on a float tensor: %v", err)
 	}
 }
