@@ -93,6 +93,9 @@ type builder struct {
 	src  *lang.Source
 	opts BuildOptions
 	errs lang.ErrorList
+	// deferredSeen names the host items with errors (lang.File.Deferred)
+	// whose errors a kernel's use has already reported.
+	deferredSeen map[string]bool
 
 	// Module level.
 	globals map[string]value // helpers, kernels, import names

@@ -5,6 +5,7 @@ package ir
 // type. Compile-time operands fold; run-time ones emit instructions.
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -81,7 +82,29 @@ func (b *builder) lookup(name string, pos lang.Pos) value {
 		return b.fail(pos, "variable %s is used before it is assigned", name)
 	}
 	if v, ok := b.globals[name]; ok {
+		if hm, ok := v.(hostModuleVal); ok {
+			return b.fail(pos, "%s is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy and torch", name, hm.path, hm.pos.Line)
+		}
 		return v
+	}
+	if err, ok := b.file.Deferred[name]; ok {
+		// Host code with errors that a kernel uses after all: its errors
+		// count now, once.
+		if !b.deferredSeen[name] {
+			if b.deferredSeen == nil {
+				b.deferredSeen = map[string]bool{}
+			}
+			b.deferredSeen[name] = true
+			var list lang.ErrorList
+			if errors.As(err, &list) {
+				for _, e := range list {
+					b.errs.Add(e)
+				}
+			} else {
+				b.errorf(pos, "%s: %v", name, err)
+			}
+		}
+		return poison{}
 	}
 	if pyBuiltins[name] {
 		return builtinVal{name: name, py: true}

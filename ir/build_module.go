@@ -9,6 +9,7 @@ package ir
 
 import (
 	"math"
+	"strings"
 
 	"github.com/tilec/tilec/lang"
 )
@@ -93,9 +94,30 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			b.errorf(imp.Pos, "cannot import %s from math: tilec has math's constants (pi, e, tau, inf, nan) and ceil, floor, trunc, sqrt, exp, log, log2, isqrt", name)
 			return false
 		}
-		b.errorf(imp.Pos, "cannot import %s: a kernel file may import cuda.tile, math, numpy and torch (and, for its driver, torch.nn, torch.nn.functional and torch.testing)", imp.Path)
+		if root, _, _ := strings.Cut(imp.Path, "."); root == "cuda" || root == "tile" {
+			b.errorf(imp.Pos, "cannot import %s: the tile module is cuda.tile", imp.Path)
+			return false
+		}
+		// Another module (argparse, cupy, ...) is the host code's: the
+		// import binds a name that kernels cannot use (hostModuleVal).
+		name := imp.Alias
+		if name == "" {
+			name, _, _ = strings.Cut(imp.Path, ".")
+			if _, member, ok := cutLast(imp.Path); ok && imp.From {
+				name = member
+			}
+		}
+		b.globals[name] = hostModuleVal{path: imp.Path, pos: imp.Pos}
 	}
 	return false
+}
+
+// hostModuleVal is a name bound by the import of a module tilec's kernels
+// do not have (argparse, cupy): the host code's. A kernel that uses it is
+// an error at the use.
+type hostModuleVal struct {
+	path string
+	pos  lang.Pos
 }
 
 func cutLast(path string) (string, string, bool) {

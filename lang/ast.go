@@ -49,6 +49,13 @@ type File struct {
 	// the block has errors.
 	Main    *FuncDef
 	MainErr error
+	// Deferred holds the errors of top-level items that are host code, not
+	// kernels: a def without @ct.kernel or a class, by the name it
+	// defines. A cuTile program's host code may use Python that tilec does
+	// not have (a class, lambda, with); that must not stop its kernels from
+	// compiling. An error is reported where the item is used: a kernel
+	// calling the def (ir), host code calling it or running it (--entry).
+	Deferred map[string]error
 }
 
 // Import is `import cuda.tile as ct` or `import tile as ct`.
@@ -56,6 +63,9 @@ type Import struct {
 	Pos   Pos
 	Path  string // dotted, e.g. "cuda.tile"
 	Alias string // "" when there is no `as`
+	// From is set for `from m import x` (Path "m.x"), which binds x, where
+	// `import m.x` binds m.
+	From bool
 }
 
 // FuncDef is a `def`, with its decorators. A kernel is a FuncDef with a

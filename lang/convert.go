@@ -55,7 +55,7 @@ func convImport(ss *gSmallStmt) []*Import {
 	}
 	mod := strings.Join(ss.From.Module, ".")
 	for _, n := range ss.From.Names {
-		out = append(out, &Import{Pos: toPos(n.Pos), Path: mod + "." + n.Name, Alias: n.Alias})
+		out = append(out, &Import{Pos: toPos(n.Pos), Path: mod + "." + n.Name, Alias: n.Alias, From: true})
 	}
 	return out
 }

@@ -20,7 +20,21 @@ import (
 // and its work is bounded (MaxSourceSize, and nesting limits), whatever
 // the input.
 func Parse(filename string, src []byte) (*File, error) {
-	p := &parser{src: &Source{Name: filename, Text: string(src)}, file: filename}
+	return parse(filename, src, false)
+}
+
+// ParseProgram is Parse for a whole cuTile program, what tilec's commands
+// and runtime.CompileFile read: the errors of its host code (a def without
+// @ct.kernel, or a class) are kept in File.Deferred instead of failing the
+// parse, so that a program whose host code uses Python tilec lacks
+// (classes, lambda, with, comprehensions) still compiles its kernels. An
+// error of a kernel, an import or a module-level statement still fails it.
+func ParseProgram(filename string, src []byte) (*File, error) {
+	return parse(filename, src, true)
+}
+
+func parse(filename string, src []byte, deferHost bool) (*File, error) {
+	p := &parser{src: &Source{Name: filename, Text: string(src)}, file: filename, deferHost: deferHost}
 	if len(src) > MaxSourceSize {
 		p.errorf(Pos{File: filename, Line: 1, Col: 1}, "file too large (%d bytes; the limit is %d)", len(src), MaxSourceSize)
 		return nil, p.errs.Err()
@@ -49,6 +63,9 @@ type parser struct {
 	parens map[Expr]Pos
 	// endedEarly is set when the previous chunk's error was at its end.
 	endedEarly bool
+	// deferHost keeps the errors of host items in File.Deferred
+	// (ParseProgram).
+	deferHost bool
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
@@ -131,6 +148,20 @@ func (p *parser) parseFile() (f *File) {
 		// An item with errors (its own, or lexical ones inside it) is
 		// dropped whole: half of a def would give errors of its own.
 		names, known := definedNames(c.toks)
+		if name, ok := hostItem(c.toks); ok && p.deferHost && len(p.errs) > nerrs {
+			// Host code: its errors wait for a use (File.Deferred).
+			var own ErrorList
+			own = append(own, p.errs[nerrs:]...)
+			p.errs = p.errs[:nerrs]
+			if f.Deferred == nil {
+				f.Deferred = map[string]error{}
+			}
+			if _, dup := f.Deferred[name]; !dup {
+				own.Sort()
+				f.Deferred[name] = own
+			}
+			continue
+		}
 		if !known {
 			f.BrokenUnknown = true
 		}
@@ -144,6 +175,27 @@ func (p *parser) parseFile() (f *File) {
 		}
 	}
 	return f
+}
+
+// hostItem reports whether a top-level item is host code, whose errors are
+// deferred: a def with no decorator naming kernel (@ct.kernel,
+// @ct.kernel(...), @kernel) or a class; name is what it defines. Lexical
+// errors inside it stay fatal (they are reported before items are parsed).
+func hostItem(toks []lexer.Token) (name string, ok bool) {
+	i := 0
+	for i < len(toks) && toks[i].Value == "@" {
+		for i < len(toks) && toks[i].Type != tokNewline {
+			if toks[i].Type == tokName && toks[i].Value == "kernel" {
+				return "", false
+			}
+			i++
+		}
+		i++
+	}
+	if i+1 < len(toks) && toks[i].Type == tokKeyword && (toks[i].Value == "def" || toks[i].Value == "class") && toks[i+1].Type == tokName {
+		return toks[i+1].Value, true
+	}
+	return "", false
 }
 
 // definedNames reads, from the tokens of a top-level item that has errors,

@@ -129,3 +129,47 @@ func TestMainBlock(t *testing.T) {
 		t.Errorf("a kernel's syntax error with a good main block: %v", err)
 	}
 }
+
+// TestParseProgramDefersHostErrors: ParseProgram keeps the errors of host
+// code (defs without @ct.kernel, classes) apart, by name, so that the
+// kernels of a program whose host code uses Python tilec lacks still
+// parse; Parse reports them all; a kernel's own errors stay fatal.
+func TestParseProgramDefersHostErrors(t *testing.T) {
+	src := `import cuda.tile as ct
+
+
+@ct.kernel
+def k(x):
+    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(4,)))
+
+
+class Fn(torch.autograd.Function):
+    pass
+
+
+def host(x):
+    f = lambda y: y
+    with torch.no_grad():
+        return f(x)
+`
+	if _, err := Parse("p.py", []byte(src)); err == nil {
+		t.Fatal("Parse accepted a class and a lambda")
+	}
+	f, err := ParseProgram("p.py", []byte(src))
+	if err != nil {
+		t.Fatalf("ParseProgram: %v", err)
+	}
+	if len(f.Funcs) != 1 || f.Funcs[0].Name != "k" {
+		t.Errorf("functions: %d, want the kernel k alone", len(f.Funcs))
+	}
+	if e := f.Deferred["Fn"]; e == nil || !strings.Contains(e.Error(), "p.py:9:1: 'class' statements are not supported") {
+		t.Errorf("Fn: %v", e)
+	}
+	if e := f.Deferred["host"]; e == nil || !strings.Contains(e.Error(), "p.py:14:9: 'lambda'") || !strings.Contains(e.Error(), "p.py:15:5: 'with'") {
+		t.Errorf("host: %v", e)
+	}
+	bad := strings.Replace(src, "tile=ct.load(x, index=(0,), shape=(4,)))", "tile=)", 1)
+	if _, err := ParseProgram("p.py", []byte(bad)); err == nil || !strings.Contains(err.Error(), "p.py:6:") {
+		t.Errorf("a kernel's syntax error: %v", err)
+	}
+}

@@ -38,7 +38,7 @@ type CompileOptions struct {
 // launch on any backend. User mistakes come back as a lang.ErrorList, every
 // error of the file with its position.
 func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) {
-	file, err := lang.Parse(filename, src)
+	file, err := lang.ParseProgram(filename, src)
 	if err != nil {
 		if file == nil || isGeneric(file, opts) {
 			// A generic kernel's types come at launch: without them the

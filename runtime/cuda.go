@@ -100,6 +100,12 @@ func (c *CUDA) DeviceName() string {
 		float64(p.TotalMemory)/(1<<30), p.DriverVersion/1000, p.DriverVersion%1000/10)
 }
 
+// Facts reports the device's name, compute capability, SMs and memory.
+func (c *CUDA) Facts() DeviceFacts {
+	p := c.Dev.Props
+	return DeviceFacts{Name: p.Name, Major: p.Major, Minor: p.Minor, SMs: p.SMs, TotalBytes: p.TotalMemory}
+}
+
 // Close unloads every cached module and releases the device.
 func (c *CUDA) Close() error {
 	c.mu.Lock()

@@ -116,3 +116,12 @@ func launchGrid(pk *ptxgen.Kernel, grid [3]int, resident int) [3]int {
 	}
 	return [3]int{min(n, resident), 1, 1}
 }
+
+// DeviceFacts are what host code asks about the GPU (a script's
+// torch.cuda.get_device_capability and get_device_properties).
+type DeviceFacts struct {
+	Name         string
+	Major, Minor int
+	SMs          int
+	TotalBytes   int64
+}

@@ -31,6 +31,7 @@ func NewCUDA(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
 func (c *CUDA) Name() string                          { return "cuda" }
 func (c *CUDA) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }
 func (c *CUDA) DeviceName() string                    { return "none (built without cuda)" }
+func (c *CUDA) Facts() DeviceFacts                    { return DeviceFacts{} }
 func (c *CUDA) Close() error                          { return nil }
 func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
 	return nil, ErrNoCUDA

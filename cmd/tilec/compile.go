@@ -53,7 +53,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	source := &lang.Source{Name: srcPath, Text: string(src)}
-	file, err := lang.Parse(srcPath, src)
+	file, err := lang.ParseProgram(srcPath, src)
 	if err != nil {
 		if *emit == "ast" {
 			return err

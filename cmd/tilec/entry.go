@@ -32,6 +32,7 @@ type entryRun struct {
 	outs                 keyValues
 	seed                 int64
 	backend              runtime.Backend
+	argv                 []string // a script's own arguments (after --)
 	workers              int
 	timeout              time.Duration
 	stdout, stderr       io.Writer
@@ -58,7 +59,7 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	file, err := lang.Parse(path, src)
+	file, err := lang.ParseProgram(path, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +83,7 @@ func loadScript(path string) (*host.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	file, err := lang.Parse(path, src)
+	file, err := lang.ParseProgram(path, src)
 	if file == nil || (file.Main == nil && file.MainErr == nil) {
 		return nil, nil // not a script: the kernel path reports what is wrong
 	}
@@ -150,6 +151,11 @@ func runScript(r *entryRun, prog *host.Program) error {
 	start := time.Now()
 	opts := r.hostOptions()
 	opts.Seed = uint64(r.seed) // torch.randn's inputs, until the script calls torch.manual_seed
+	opts.Argv = r.argv
+	if gpu, ok := r.backend.(*runtime.CUDA); ok {
+		f := gpu.Facts()
+		opts.Device = &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
+	}
 	if err := prog.RunMain(opts); err != nil {
 		return quoteSource(r.path, err)
 	}

@@ -25,7 +25,7 @@ func loadKernel(path, kernel string, consts map[string]string, args argSigs) (*i
 		if err != nil {
 			return nil, err
 		}
-		file, err := lang.Parse(path, src)
+		file, err := lang.ParseProgram(path, src)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
 	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
 	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
+	// Arguments after -- are the script's own (its argparse reads them).
+	var scriptArgs []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, scriptArgs = args[:i], args[i+1:]
+	}
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err
@@ -98,8 +104,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			return runScript(&entryRun{path: srcPath, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
-				stdout: stdout, stderr: stderr}, prog)
+				stdout: stdout, stderr: stderr, argv: scriptArgs}, prog)
 		}
+	}
+	if len(scriptArgs) > 0 {
+		return usagef("arguments after -- (%s) are a script's own: they apply when tilec run FILE runs its __main__ block", strings.Join(scriptArgs, " "))
 	}
 	f, err := loadKernel(srcPath, *kernel, consts, sigs)
 	if err != nil {

@@ -5,6 +5,7 @@ package host
 
 import (
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -60,7 +61,7 @@ var moduleFuncs = map[module][]string{
 }
 
 func hasFunc(m module, name string) bool {
-	return slices.Contains(moduleFuncs[m], name) || slices.Contains(scriptFuncs[m], name)
+	return slices.Contains(moduleFuncs[m], name) || slices.Contains(scriptFuncs[m], name) || slices.Contains(scriptlibFuncs[m], name)
 }
 
 // attrOf evaluates x.name.
@@ -105,6 +106,15 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		if name == "type" {
 			return x.kind
 		}
+	case *argParser:
+		return method{x, name}
+	case namespace:
+		if v, ok := x[name]; ok {
+			return v
+		}
+		in.fail(pos, "the parsed arguments have no %s (they have %s)", name, strings.Join(slices.Sorted(maps.Keys(x)), ", "))
+	case deviceProps:
+		return in.propsAttr(pos, x, name)
 	}
 	in.fail(pos, "%s has no attribute %s in the host subset", describe(x), name)
 	return nil
@@ -155,13 +165,20 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 		if c, ok := mathConsts[name]; ok {
 			return c
 		}
+	case "argparse":
+		if strings.HasSuffix(name, "Formatter") {
+			return name // formatter_class: help text layout, which tilec does not print
+		}
 	}
-	in.fail(pos, "%s.%s is not part of the host subset (it has %s)", m, name, moduleSummary(m))
+	if summary := moduleSummary(m); summary != "" {
+		in.fail(pos, "%s.%s is not part of the host subset (it has %s)", m, name, summary)
+	}
+	in.fail(pos, "%s.%s: the module %s is not part of the host subset", m, name, m)
 	return nil
 }
 
 func moduleSummary(m module) string {
-	names := append(append([]string{}, moduleFuncs[m]...), scriptFuncs[m]...)
+	names := append(append(append([]string{}, moduleFuncs[m]...), scriptFuncs[m]...), scriptlibFuncs[m]...)
 	switch m {
 	case "torch", "numpy":
 		names = append(names, "dtypes")
@@ -265,6 +282,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 			return int64(x.Shape[0])
 		}
 		in.fail(e.Pos, "len of %s", describe(a[0]))
+	case "str":
+		a := c.bind(name, "x")
+		return in.str(a[0])
 	case "tuple":
 		a := c.bind(name, "x")
 		if t, ok := a[0].(Tuple); ok {
@@ -355,6 +375,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	}
 	if i := strings.LastIndex(name, "."); i > 0 {
 		mod, fn := name[:i], name[i+1:]
+		if v, ok := in.scriptlibCall(c, mod, fn); ok {
+			return v
+		}
 		switch {
 		case mod == "math":
 			return in.callMath(c, fn)
@@ -534,8 +557,11 @@ func unravel(i int, shape []int) []int {
 	return idx
 }
 
-// callMethod calls a tensor method.
+// callMethod calls a tensor method (or an argument parser's).
 func (in *interp) callMethod(c *callSite, m method) any {
+	if p, ok := m.recv.(*argParser); ok {
+		return in.parserMethod(c, p, m.name)
+	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {
 		n := in.intArg(c.e.Pos, m.name, v)

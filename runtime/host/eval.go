@@ -3,8 +3,11 @@ package host
 // Statements and expressions of the host subset.
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
@@ -218,13 +221,17 @@ func (in *interp) global(name string, pos lang.Pos) any {
 	if pyBuiltins[name] {
 		return builtin(name)
 	}
+	if err, ok := p.file.Deferred[name]; ok {
+		// A host item that did not parse (lang.File.Deferred): its errors.
+		panic(hostError{err})
+	}
 	in.fail(pos, "name %s is not defined", name)
 	return nil
 }
 
 var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
-	"tuple": true, "print": true, "range": true, lang.FStringFunc: true,
+	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true,
 }
 
 func (in *interp) expr(fr *frame, e lang.Expr) any {
@@ -397,6 +404,17 @@ func (in *interp) str(v any) string {
 		return "torch." + torchName(v)
 	case *runtime.Tensor:
 		return tensorRepr(v)
+	case namespace:
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			x := v[k]
+			if s, ok := x.(string); ok {
+				parts = append(parts, k+"="+strconv.Quote(s))
+			} else {
+				parts = append(parts, k+"="+in.str(x))
+			}
+		}
+		return "Namespace(" + strings.Join(parts, ", ") + ")"
 	}
 	return describe(v)
 }

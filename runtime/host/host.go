@@ -57,6 +57,10 @@ type Options struct {
 	// Seed starts a script's random generator (RunMain) as
 	// torch.manual_seed(Seed) would.
 	Seed uint64
+	// Argv is what argparse's parse_args() reads (tilec run FILE -- ...).
+	Argv []string
+	// Device is what torch.cuda's queries report; nil: the interpreter's.
+	Device *Device
 }
 
 // Limits that keep host code bounded on any input.
@@ -102,8 +106,15 @@ func Load(file *lang.File) (*Program, error) {
 			}
 			v = lazyAttr{mod: "math", name: member, pos: imp.Pos}
 		default:
-			// The kernel build reports it; host code that uses the name says it is unknown.
-			continue
+			// Another module (argparse, cupy): host code that uses one
+			// of its names is told what the host subset lacks.
+			if name == "" {
+				name, _, _ = strings.Cut(imp.Path, ".")
+				if i := strings.LastIndex(imp.Path, "."); i >= 0 && imp.From {
+					name = imp.Path[i+1:]
+				}
+			}
+			v = module(imp.Path)
 		}
 		p.globals[name] = v
 	}
@@ -177,6 +188,9 @@ func (p *Program) Entry(name string) ([]Param, error) {
 
 func (p *Program) entry(name string) (*lang.FuncDef, error) {
 	f, ok := p.globals[name].(*funcRef)
+	if err, deferred := p.file.Deferred[name]; !ok && deferred {
+		return nil, err
+	}
 	if !ok {
 		var names []string
 		for _, def := range p.file.Funcs {
@@ -351,6 +365,8 @@ type interp struct {
 	// mainVars are the names the script's main block binds: module
 	// globals in Python, so functions it calls see them too.
 	mainVars map[string]any
+	// matmulPrecision is torch.set_float32_matmul_precision's last value.
+	matmulPrecision string
 }
 
 type frame struct {
@@ -559,6 +575,12 @@ func describe(v any) string {
 		return fmt.Sprintf("a tuple of %d", len(v))
 	case *runtime.Tensor:
 		return fmt.Sprintf("a tensor %s%v", v.DType, v.Shape)
+	case *argParser:
+		return "an argparse.ArgumentParser"
+	case namespace:
+		return "the parsed arguments (argparse.Namespace)"
+	case deviceProps:
+		return "device properties"
 	case dtypeVal:
 		return "dtype " + v.String()
 	case module:

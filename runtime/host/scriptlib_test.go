@@ -1,0 +1,71 @@
+package host
+
+import (
+	"strings"
+	"testing"
+)
+
+const argparseScript = `import argparse
+import torch
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="demo", formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--correctness-check", action="store_true", help="check")
+    parser.add_argument("--size", "-n", type=int, default=128)
+    parser.add_argument("--scale", type=float, default=1.5)
+    parser.add_argument("--mode", choices=("fast", "slow"), default="fast")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false")
+    args = parser.parse_args()
+    check, size, scale, mode, warmup = args.correctness_check, args.size, args.scale, args.mode, args.warmup
+    cap = torch.cuda.get_device_capability()
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    torch.set_float32_matmul_precision("high")
+    prec = torch.get_float32_matmul_precision()
+`
+
+// TestScriptArgparse: parse_args reads Options.Argv as argparse does for
+// the subset (flags with values, store_true/store_false, types, choices,
+// defaults), and torch.cuda reports Options.Device.
+func TestScriptArgparse(t *testing.T) {
+	p := load(t, "a.py", []byte(argparseScript))
+	vars, err := p.runMain(Options{Argv: []string{"--correctness-check", "-n", "300", "--scale=2.5", "--no-warmup"},
+		Device: &Device{Name: "H100", Major: 9, Minor: 0, SMs: 132}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"check": true, "size": int64(300), "scale": 2.5, "mode": "fast", "warmup": false,
+		"sms": int64(132), "prec": "high"}
+	for k, w := range want {
+		if vars[k] != w {
+			t.Errorf("%s = %#v, want %#v", k, vars[k], w)
+		}
+	}
+	if c, ok := vars["cap"].(Tuple); !ok || len(c) != 2 || c[0] != int64(9) || c[1] != int64(0) {
+		t.Errorf("capability %v", vars["cap"])
+	}
+	vars, err = p.runMain(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vars["check"] != false || vars["size"] != int64(128) || vars["warmup"] != true {
+		t.Errorf("defaults: %v %v %v", vars["check"], vars["size"], vars["warmup"])
+	}
+	if c := vars["cap"].(Tuple); c[0] != int64(8) {
+		t.Errorf("the interpreter's capability %v, want 8.0", c)
+	}
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--bogus"}, "unrecognized arguments: --bogus"},
+		{[]string{"--size", "ten"}, "argument --size/-n: invalid int value: 'ten'"},
+		{[]string{"--mode", "medium"}, "argument --mode: invalid choice: 'medium'"},
+		{[]string{"--size"}, "argument --size: expected one argument"},
+		{[]string{"extra"}, "unrecognized arguments: extra"},
+	} {
+		_, err := p.runMain(Options{Argv: c.argv})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "a.py:11:") {
+			t.Errorf("%v: got %v, want %q at parse_args", c.argv, err, c.want)
+		}
+	}
+}
