@@ -337,6 +337,24 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	if op == "@" {
 		return b.matmul(pos, "@", x, y)
 	}
+	if op == "is" || op == "is not" {
+		// Identity of compile-time values: `if scale is None:` on an
+		// optional constant, dtypes, ints.
+		if isRuntime(x) || isRuntime(y) {
+			return b.fail(pos, "'%s' compares compile-time values (None, constants, dtypes); tiles and run-time scalars compare with == and !=", op)
+		}
+		_, xn := x.(noneVal)
+		_, yn := y.(noneVal)
+		same := xn && yn
+		if !xn && !yn {
+			v, err := foldBinary("==", x, y)
+			if err != nil {
+				return b.fail(pos, "'%s' of %s and %s", op, describe(x), describe(y))
+			}
+			same, _ = v.(bool)
+		}
+		return same == (op == "is")
+	}
 	if isConstVal(x) && isConstVal(y) {
 		v, err := foldBinary(op, x, y)
 		if err != nil {

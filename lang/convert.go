@@ -424,6 +424,9 @@ func (p *parser) test(g *gTest) Expr {
 }
 
 func (p *parser) binaryExpr(x Expr, op string, opPos Pos, y Expr) Expr {
+	if op == "isnot" { // the grammar's two tokens, captured together
+		op = "is not"
+	}
 	return &BinaryExpr{Pos: p.start(x), OpPos: opPos, Op: op, X: x, Y: y}
 }
 
@@ -458,6 +461,7 @@ const (
 var binPrec = map[string]int{
 	"or": precOr, "and": precAnd,
 	"==": precCmp, "!=": precCmp, "<": precCmp, "<=": precCmp, ">": precCmp, ">=": precCmp,
+	"is": precCmp, "isnot": precCmp,
 	"|": precBitOr, "^": precBitXor, "&": precBitAnd, "<<": precShift, ">>": precShift,
 	"+": precArith, "-": precArith, "*": precTerm, "/": precTerm, "//": precTerm, "%": precTerm, "@": precTerm,
 }

@@ -509,7 +509,7 @@ var unsupportedStmts = map[string]bool{
 }
 
 // Keywords tilec does not support inside expressions.
-var unsupportedExprs = map[string]bool{"is": true, "lambda": true, "yield": true, "await": true, "in": true}
+var unsupportedExprs = map[string]bool{"lambda": true, "yield": true, "await": true, "in": true}
 
 // syntaxError turns a participle error at toks[i] (tok; EOF when i ==
 // len(toks)) into a readable message.

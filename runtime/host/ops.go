@@ -12,6 +12,9 @@ import (
 )
 
 func (in *interp) binop(pos lang.Pos, op string, x, y any) any {
+	if op == "is" || op == "is not" {
+		return identical(x, y) == (op == "is")
+	}
 	_, xt := x.(*runtime.Tensor)
 	_, yt := y.(*runtime.Tensor)
 	if xt || yt {
@@ -295,4 +298,25 @@ func (in *interp) compareTuples(pos lang.Pos, op string, a, b Tuple) bool {
 		}
 	}
 	return in.binop(pos, op, int64(len(a)), int64(len(b))).(bool)
+}
+
+// identical is Python's `is` for host values: None, bools, numbers,
+// strings, dtypes and modules by value (CPython interns the ones host code
+// compares), tensors and other objects by identity, tuples only when both
+// are empty.
+func identical(x, y any) bool {
+	switch x := x.(type) {
+	case Tuple:
+		t, ok := y.(Tuple)
+		return ok && len(x) == 0 && len(t) == 0
+	case namespace:
+		return false
+	}
+	if _, ok := y.(Tuple); ok {
+		return false
+	}
+	if _, ok := y.(namespace); ok {
+		return false
+	}
+	return x == y
 }

@@ -69,3 +69,51 @@ func TestScriptArgparse(t *testing.T) {
 		}
 	}
 }
+
+// TestIsComparisons: `is` / `is not` in host code (identity: None, the
+// same tensor) and in kernels (compile-time values: a dtype, a constant),
+// and float tensors of whole numbers print as torch prints them.
+func TestIsComparisons(t *testing.T) {
+	src := `import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def k(X, Y, T: ConstInt):
+    x = ct.load(X, index=(ct.bid(0),), shape=(T,))
+    if X.dtype is ct.float32:
+        x = x + 1
+    if T is not 4:
+        x = x * 10
+    ct.store(Y, index=(ct.bid(0),), tile=x)
+
+
+def run(X, out=None):
+    if out is None:
+        out = torch.empty_like(X)
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (X, out, 4))
+    return out
+
+
+if __name__ == "__main__":
+    X = torch.arange(4, dtype=torch.float32)
+    a = run(X)
+    b = run(X.half())
+    same, none, nn = X is X, X is None, None is not None
+    print(a, b)
+`
+	var out strings.Builder
+	vars, err := load(t, "is.py", []byte(src)).runMain(Options{Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vars["same"] != true || vars["none"] != false || vars["nn"] != false {
+		t.Errorf("is: %v %v %v", vars["same"], vars["none"], vars["nn"])
+	}
+	want := "tensor([1., 2., 3., 4.]) tensor([0., 1., 2., 3.], dtype=torch.float16)\n"
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}

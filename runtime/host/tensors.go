@@ -1075,6 +1075,15 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 func tensorRepr(t *runtime.Tensor) string {
 	xs := values(t)
 	summarize := len(xs) > 1000
+	// torch prints a float tensor whose values are all whole numbers as
+	// "1.", "-3.".
+	whole := t.DType.IsFloat()
+	for _, x := range xs {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) && (x != math.Trunc(x) || math.Abs(x) >= 1e8) {
+			whole = false
+			break
+		}
+	}
 	format := func(x float64) string {
 		switch {
 		case t.DType == ir.Bool:
@@ -1091,6 +1100,9 @@ func tensorRepr(t *runtime.Tensor) string {
 				return "inf"
 			}
 			return "-inf"
+		}
+		if whole {
+			return strconv.FormatFloat(x, 'f', 0, 64) + "."
 		}
 		return strconv.FormatFloat(x, 'f', 4, 64)
 	}
