@@ -44,15 +44,44 @@ func init() {
 	def("astype(x, dtype)", (*builder).biAstype)
 	def("mma(a, b, acc)", (*builder).biMMA)
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
-	for name, op := range map[string]Op{"exp": OpExp, "exp2": OpExp2, "log": OpLog, "sqrt": OpSqrt, "rsqrt": OpRsqrt, "tanh": OpTanh, "abs": OpAbs} {
+	for name, op := range map[string]Op{"exp": OpExp, "log": OpLog, "sqrt": OpSqrt, "tanh": OpTanh, "abs": OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
 	}
-	def("maximum(x, y)", func(b *builder, c *callCtx) value { return b.minmax(c.pos, "maximum", OpMax, c.args[0].v, c.args[1].v) })
-	def("minimum(x, y)", func(b *builder, c *callCtx) value { return b.minmax(c.pos, "minimum", OpMin, c.args[0].v, c.args[1].v) })
+	// cuTile's exp2 and rsqrt take flush_to_zero.
+	for name, op := range map[string]Op{"exp2": OpExp2, "rsqrt": OpRsqrt} {
+		def(name+"(x, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+			if !b.plainNumerics(c, -1, 1) {
+				return poison{}
+			}
+			return b.flushToZero(c, 1, b.mathOp(c.pos, c.name, op, c.args[0].v))
+		})
+	}
+	def("maximum(x, y, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 2) {
+			return poison{}
+		}
+		return b.flushToZero(c, 2, b.minmax(c.pos, "maximum", OpMax, c.args[0].v, c.args[1].v))
+	})
+	def("minimum(x, y, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 2) {
+			return poison{}
+		}
+		return b.flushToZero(c, 2, b.minmax(c.pos, "minimum", OpMin, c.args[0].v, c.args[1].v))
+	})
 	def("where(cond, x, y)", (*builder).biWhere)
 	def("sum(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceSum) })
-	def("max(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceMax) })
-	def("min(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceMin) })
+	def("max(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 3) {
+			return poison{}
+		}
+		return b.flushToZero(c, 3, b.biReduce(c, ReduceMax))
+	})
+	def("min(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 3) {
+			return poison{}
+		}
+		return b.flushToZero(c, 3, b.biReduce(c, ReduceMin))
+	})
 	def("argmax(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceArgmax) })
 	def("argmin(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceArgmin) })
 	def("reshape(x, shape)", (*builder).biReshape)
@@ -1114,7 +1143,7 @@ func init() {
 			if !b.plainNumerics(c, 2, 3) {
 				return poison{}
 			}
-			return b.binop(c.pos, op, c.args[0].v, c.args[1].v)
+			return b.flushToZero(c, 3, b.binop(c.pos, op, c.args[0].v, c.args[1].v))
 		})
 	}
 	for name, op := range map[string]string{"floordiv": "//", "mod": "%", "pow": "**",
@@ -1182,19 +1211,60 @@ func init() {
 // even, subnormals kept) are what tilec computes; others are not supported
 // yet.
 func (b *builder) plainNumerics(c *callCtx, rm, ftz int) bool {
-	if c.given(rm) {
-		if _, none := c.args[rm].v.(noneVal); !none {
-			b.errorf(c.argPos(rm), "%s: rounding_mode other than the default (nearest even) is not supported yet", c.name)
+	if rm >= 0 && c.given(rm) {
+		switch v := c.args[rm].v.(type) {
+		case noneVal:
+		case enumVal:
+			// RN is the default; APPROX and FULL allow a less accurate
+			// division, which the correctly rounded one satisfies.
+			if v.ns == nsRoundingMode && (v.member == "RN" || v.member == "APPROX" || v.member == "FULL") {
+				break
+			}
+			b.errorf(c.argPos(rm), "%s: rounding_mode=%s is not supported yet (RN, APPROX and FULL are: tilec rounds to nearest even)", c.name, exprTextOf(c, rm))
+			return false
+		default:
+			b.errorf(c.argPos(rm), "%s: rounding_mode is a ct.RoundingMode, got %s", c.name, describe(c.args[rm].v))
 			return false
 		}
 	}
-	if c.given(ftz) {
-		if f, ok := c.args[ftz].v.(bool); !ok || f {
-			b.errorf(c.argPos(ftz), "%s: flush_to_zero=True is not supported yet", c.name)
+	if ftz >= 0 && c.given(ftz) {
+		if _, ok := c.args[ftz].v.(bool); !ok {
+			b.errorf(c.argPos(ftz), "%s: flush_to_zero must be True or False, got %s", c.name, describe(c.args[ftz].v))
 			return false
 		}
 	}
 	return true
+}
+
+// exprTextOf is the source text of argument i of a call, for messages.
+func exprTextOf(c *callCtx, i int) string {
+	if e := c.args[i].e; e != nil {
+		return exprText(e)
+	}
+	return "?"
+}
+
+// flushToZero applies a flush_to_zero=True argument (index i) to result r:
+// a float32 result whose magnitude is below the smallest normal becomes a
+// zero of its sign, as cuTile's flush_to_zero does (the inputs' subnormals
+// give results that flush alike or are within the op's own error). Other
+// dtypes are left alone.
+func (b *builder) flushToZero(c *callCtx, i int, r value) value {
+	if i < 0 || !c.given(i) {
+		return r
+	}
+	if f, _ := c.args[i].v.(bool); !f {
+		return r
+	}
+	v, ok := r.(*Value)
+	if !ok || v.Type.Elem() != F32 {
+		return r
+	}
+	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", OpAbs, v), float64(math.SmallestNonzeroFloat32)*(1<<23)).(*Value)
+	if !ok {
+		return poison{}
+	}
+	return b.selectValues(c.pos, "flush_to_zero", tiny, b.binop(c.pos, "*", v, 0.0), v)
 }
 
 // floatUnary is sin, cos, tan, sinh, cosh, floor, ceil and log2: float
@@ -1516,13 +1586,15 @@ func init() {
 // ctEnums are cuTile's enums other than ct.PaddingMode, by member: the
 // attribute value each member records.
 var ctEnums = map[nsVal]map[string]string{
-	nsMemoryOrder: {"RELAXED": OrderRelaxed, "ACQUIRE": OrderAcquire, "RELEASE": OrderRelease, "ACQ_REL": OrderAcqRel, "WEAK": "weak"},
-	nsMemoryScope: {"NONE": ScopeNone, "BLOCK": ScopeBlock, "DEVICE": ScopeDevice, "SYS": ScopeSys, "CLUSTER": "cluster"},
+	nsMemoryOrder:  {"RELAXED": OrderRelaxed, "ACQUIRE": OrderAcquire, "RELEASE": OrderRelease, "ACQ_REL": OrderAcqRel, "WEAK": "weak"},
+	nsMemoryScope:  {"NONE": ScopeNone, "BLOCK": ScopeBlock, "DEVICE": ScopeDevice, "SYS": ScopeSys, "CLUSTER": "cluster"},
+	nsRoundingMode: {"RN": "nearest_even", "RZ": "zero", "RM": "negative_inf", "RP": "positive_inf", "RA": "nearest_away", "FULL": "full", "APPROX": "approx", "RZI": "nearest_int_to_zero"},
 }
 
 const (
-	nsMemoryOrder nsVal = "MemoryOrder"
-	nsMemoryScope nsVal = "MemoryScope"
+	nsMemoryOrder  nsVal = "MemoryOrder"
+	nsMemoryScope  nsVal = "MemoryScope"
+	nsRoundingMode nsVal = "RoundingMode"
 )
 
 // enumVal is a member of one of ctEnums.

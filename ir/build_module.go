@@ -94,6 +94,26 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			b.errorf(imp.Pos, "cannot import %s from math: tilec has math's constants (pi, e, tau, inf, nan) and ceil, floor, trunc, sqrt, exp, log, log2, isqrt", name)
 			return false
 		}
+		if mod, member, ok := cutLast(imp.Path); ok && imp.From && (mod == "cuda.tile" || mod == "tile") {
+			// from cuda.tile import RoundingMode as RMd
+			v := b.nsAttr(nsTile, &lang.Attr{Pos: imp.Pos, X: &lang.Name{Pos: imp.Pos, Name: "ct"}, Name: member, NamePos: imp.Pos})
+			if _, bad := v.(poison); !bad {
+				bindAs(member, v)
+			}
+			return false
+		}
+		if strings.HasPrefix(imp.Path, "cuda.tile.") {
+			// cuda.tile's host-side modules (cuda.tile.tune): host code's.
+			name := imp.Alias
+			if name == "" {
+				name, _, _ = strings.Cut(imp.Path, ".")
+				if _, member, ok := cutLast(imp.Path); ok && imp.From {
+					name = member
+				}
+			}
+			b.globals[name] = hostModuleVal{path: imp.Path, pos: imp.Pos}
+			return false
+		}
 		if root, _, _ := strings.Cut(imp.Path, "."); root == "cuda" || root == "tile" {
 			b.errorf(imp.Pos, "cannot import %s: the tile module is cuda.tile", imp.Path)
 			return false

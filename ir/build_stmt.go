@@ -110,6 +110,8 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 		b.assertStmt(s)
 	case *lang.RaiseStmt:
 		b.raiseStmt(s)
+	case *lang.WithStmt:
+		b.errorf(s.Pos, "'with' statements are not supported in kernels (host code may use them)")
 	default:
 		b.errorf(s.Position(), "unsupported statement")
 	}

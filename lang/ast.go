@@ -159,6 +159,23 @@ type WhileStmt struct {
 	Body []Stmt
 }
 
+// WithStmt is `with ctx [as name], ...: body`. Kernels have none; host
+// code runs the body inside the contexts it knows (torch.no_grad(),
+// sdpa_kernel(...), ct.compiler_timeout(...): none changes what tilec
+// computes).
+type WithStmt struct {
+	Pos   Pos
+	Items []WithItem
+	Body  []Stmt
+}
+
+// WithItem is one `ctx [as name]` of a with statement.
+type WithItem struct {
+	X     Expr
+	As    string // "" without `as`
+	AsPos Pos
+}
+
 // BreakStmt is `break`; ContinueStmt is `continue`.
 type BreakStmt struct{ Pos Pos }
 type ContinueStmt struct{ Pos Pos }
@@ -171,6 +188,8 @@ type AssertStmt struct {
 }
 
 func (s *WhileStmt) Position() Pos    { return s.Pos }
+func (s *WithStmt) Position() Pos     { return s.Pos }
+func (*WithStmt) stmt()               {}
 func (s *BreakStmt) Position() Pos    { return s.Pos }
 func (s *ContinueStmt) Position() Pos { return s.Pos }
 func (s *AssertStmt) Position() Pos   { return s.Pos }

@@ -135,6 +135,13 @@ func (p *parser) stmt(s *gStmt) []Stmt {
 		return []Stmt{p.forStmt(s.For)}
 	case s.While != nil:
 		return []Stmt{&WhileStmt{Pos: toPos(s.While.Pos), Cond: p.expr(s.While.Cond), Body: p.suite(s.While.Body)}}
+	case s.With != nil:
+		w := &WithStmt{Pos: toPos(s.With.Pos)}
+		for _, it := range s.With.Items {
+			w.Items = append(w.Items, WithItem{X: p.expr(it.X), As: it.As, AsPos: toPos(it.AsPos)})
+		}
+		w.Body = p.suite(s.With.Body)
+		return []Stmt{w}
 	case s.If != nil:
 		return []Stmt{p.ifStmt(s.If)}
 	}

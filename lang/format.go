@@ -117,6 +117,15 @@ func (w *astWriter) stmt(d int, role string, s Stmt) {
 		w.line(d, role, "WhileStmt %s", lc(s.Pos))
 		w.expr(d+1, "cond", s.Cond)
 		w.stmts(d+1, "body", s.Body)
+	case *WithStmt:
+		w.line(d, role, "WithStmt %s", lc(s.Pos))
+		for _, it := range s.Items {
+			w.expr(d+1, "ctx", it.X)
+			if it.As != "" {
+				w.line(d+1, "as", "%s", it.As)
+			}
+		}
+		w.stmts(d+1, "body", s.Body)
 	case *BreakStmt:
 		w.line(d, role, "BreakStmt %s", lc(s.Pos))
 	case *ContinueStmt:

@@ -38,8 +38,23 @@ type gStmt struct {
 	Def       *gFuncDef    `parser:"| @@"`
 	For       *gFor        `parser:"| @@"`
 	While     *gWhile      `parser:"| @@"`
+	With      *gWith       `parser:"| @@"`
 	If        *gIf         `parser:"| @@"`
 	Simple    *gSimpleStmt `parser:"| @@"`
+}
+
+// withStmt = "with" withItem { "," withItem } ":" suite .
+type gWith struct {
+	Pos   lexer.Position
+	Items []*gWithItem `parser:"'with' @@ ( ',' @@ )*"`
+	Body  *gSuite      `parser:"':' @@"`
+}
+
+// withItem = test [ "as" Name ] .
+type gWithItem struct {
+	X     *gTest         `parser:"@@"`
+	AsPos lexer.Position `parser:"( 'as'"`
+	As    string         `parser:"  @Name )?"`
 }
 
 // whileStmt = "while" test ":" suite .

@@ -503,7 +503,7 @@ func lineStart(toks []lexer.Token, i int) int {
 
 // Keywords that start statements tilec does not support.
 var unsupportedStmts = map[string]bool{
-	"class": true, "with": true, "try": true,
+	"class": true, "try": true,
 	"except": true, "finally": true, "raise": true, "del": true, "global": true,
 	"nonlocal": true, "yield": true, "async": true, "await": true, "lambda": true,
 }

@@ -151,9 +151,16 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 			return module("torch." + name)
 		}
 	case "torch.nn":
-		if name == "functional" {
-			return module("torch.nn.functional")
+		switch name {
+		case "functional", "attention":
+			return module("torch.nn." + name)
 		}
+	case "torch.nn.attention":
+		if name == "SDPBackend" {
+			return module("torch.nn.attention.SDPBackend")
+		}
+	case "torch.nn.attention.SDPBackend":
+		return name // a backend's name: the driver's SDPA is one float64 algorithm
 	case "numpy":
 		if d, ok := numpyDTypes[name]; ok {
 			return d

@@ -113,6 +113,18 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 			}
 			in.fail(s.Pos, "assertion failed")
 		}
+	case *lang.WithStmt:
+		for _, it := range s.Items {
+			v := in.expr(fr, it.X)
+			c, ok := v.(context)
+			if !ok {
+				in.fail(it.X.Position(), "with: %s is not a context the host subset knows (it has torch.no_grad(), torch.inference_mode(), sdpa_kernel(...), ct.compiler_timeout(...))", describe(v))
+			}
+			if it.As != "" {
+				fr.vars[it.As] = c
+			}
+		}
+		return in.stmts(fr, s.Body)
 	case *lang.BreakStmt:
 		return &returned{brk: true, pos: s.Pos}
 	case *lang.ContinueStmt:

@@ -93,12 +93,25 @@ func Load(file *lang.File) (*Program, error) {
 				}
 				v = module("ct")
 			}
-		case imp.Path == "math", imp.Path == "numpy", imp.Path == "torch", imp.Path == "torch.nn",
-			imp.Path == "torch.nn.functional", imp.Path == "torch.testing":
+		case knownModule(imp.Path):
 			if name == "" {
 				name = imp.Path
 			}
 			v = module(imp.Path)
+		case imp.From && strings.HasPrefix(imp.Path, "cuda.tile.") && !strings.Contains(strings.TrimPrefix(imp.Path, "cuda.tile."), "."):
+			// from cuda.tile import float16, cdiv
+			member := strings.TrimPrefix(imp.Path, "cuda.tile.")
+			if name == "" {
+				name = member
+			}
+			v = lazyAttr{mod: "ct", name: member, pos: imp.Pos}
+		case imp.From && knownModule(imp.Path[:strings.LastIndex(imp.Path, ".")]):
+			// from torch.nn.functional import scaled_dot_product_attention
+			i := strings.LastIndex(imp.Path, ".")
+			if name == "" {
+				name = imp.Path[i+1:]
+			}
+			v = lazyAttr{mod: imp.Path[:i], name: imp.Path[i+1:], pos: imp.Pos}
 		case strings.HasPrefix(imp.Path, "math."):
 			member := strings.TrimPrefix(imp.Path, "math.")
 			if name == "" {
@@ -600,4 +613,13 @@ func describe(v any) string {
 		return "device " + strconv.Quote(v.kind)
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// knownModule reports whether host code has names from module path.
+func knownModule(path string) bool {
+	switch path {
+	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse":
+		return true
+	}
+	return false
 }

@@ -57,10 +57,18 @@ type argSpec struct {
 type namespace map[string]any
 
 var scriptlibFuncs = map[module][]string{
-	"argparse":   {"ArgumentParser"},
-	"torch.cuda": {"get_device_capability", "get_device_properties", "get_device_name", "is_available", "device_count", "synchronize"},
-	"torch":      {"set_float32_matmul_precision", "get_float32_matmul_precision"},
+	"argparse":           {"ArgumentParser"},
+	"torch.cuda":         {"get_device_capability", "get_device_properties", "get_device_name", "is_available", "device_count", "synchronize"},
+	"torch":              {"set_float32_matmul_precision", "get_float32_matmul_precision", "no_grad", "inference_mode", "enable_grad"},
+	"torch.nn.attention": {"sdpa_kernel"},
+	"ct":                 {"compiler_timeout"},
 }
+
+// context is what a with statement of host code may enter: contexts that
+// do not change what tilec computes (no autograd here; SDPA's reference is
+// one algorithm whatever backend is asked; kernels compile without a
+// timeout of cuTile's).
+type context struct{ name string }
 
 // scriptlibCall runs one of scriptlibFuncs; ok is false when name is not one.
 func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
@@ -104,6 +112,15 @@ func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 		// The driver's references are float64 whatever it is.
 		in.matmulPrecision = s
 		return none{}, true
+	case "torch.no_grad", "torch.inference_mode", "torch.enable_grad":
+		c.bind(name, "mode=")
+		return context{name}, true
+	case "torch.nn.attention.sdpa_kernel":
+		c.bind(name, "backends", "set_priority=")
+		return context{name}, true
+	case "ct.compiler_timeout":
+		c.bind(name, "seconds")
+		return context{name}, true
 	case "torch.get_float32_matmul_precision":
 		c.bind(name)
 		if in.matmulPrecision == "" {

@@ -1,8 +1,13 @@
 package host
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
 )
 
 const argparseScript = `import argparse
@@ -115,5 +120,68 @@ if __name__ == "__main__":
 	want := "tensor([1., 2., 3., 4.]) tensor([0., 1., 2., 3.], dtype=torch.float16)\n"
 	if out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// TestScriptContextsAndImports: with statements over the contexts host
+// code knows, from-imports of torch's functions, SDPA with enable_gqa
+// (key/value heads repeated), and a kernel's flush_to_zero and
+// rounding_mode=APPROX (the sample FMHA's): exp2 of -140 is a subnormal,
+// flushed to zero only when asked.
+func TestScriptContextsAndImports(t *testing.T) {
+	src := `import cuda.tile as ct
+from cuda.tile import RoundingMode as RMd
+import torch
+from torch.nn.functional import scaled_dot_product_attention
+from torch.nn.attention import sdpa_kernel, SDPBackend
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def k(X, Y, Z, T: ConstInt):
+    x = ct.load(X, index=(0,), shape=(T,))
+    ct.store(Y, index=(0,), tile=ct.exp2(x, flush_to_zero=True))
+    ct.store(Z, index=(0,), tile=ct.truediv(ct.exp2(x), 2.0, flush_to_zero=False, rounding_mode=RMd.APPROX))
+
+
+if __name__ == "__main__":
+    q = torch.randn(1, 4, 8, 16)
+    kv = torch.randn(1, 2, 8, 16)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION), torch.no_grad() as ctx:
+        r = scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
+    X = torch.full((4,), -140.0)
+    Y = torch.empty_like(X)
+    Z = torch.empty_like(X)
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (X, Y, Z, 4))
+    y, z = Y.sum().item(), Z.sum().item()
+`
+	vars, err := load(t, "c.py", []byte(src)).runMain(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := vars["r"].(*runtime.Tensor)
+	if len(r.Shape) != 4 || r.Shape[1] != 4 {
+		t.Errorf("gqa result %v", r.Shape)
+	}
+	if vars["y"] != 0.0 {
+		t.Errorf("exp2(-140) with flush_to_zero: %v, want 0", vars["y"])
+	}
+	if z, _ := vars["z"].(float64); z != 4*math.Ldexp(1, -141) {
+		t.Errorf("exp2(-140)/2 without flush: %v, want %v", z, 4*math.Ldexp(1, -141))
+	}
+	// repeatHeads: head h of the result is head h/2 of the input.
+	in := &interp{prog: load(t, "x.py", []byte("x = 1\n"))}
+	kt := runtime.NewTensor(ir.F32, 1, 2, 1, 1)
+	kt.Set(5, 0, 0, 0, 0)
+	kt.Set(7, 0, 1, 0, 0)
+	rep := in.repeatHeads(lang.Pos{}, "sdpa", runtime.NewTensor(ir.F32, 1, 4, 1, 1), kt)
+	if got := values(rep); len(got) != 4 || got[0] != 5 || got[1] != 5 || got[2] != 7 || got[3] != 7 {
+		t.Errorf("repeatHeads: %v", got)
+	}
+	// A kernel may not use with.
+	bad := strings.Replace(src, "    x = ct.load(X, index=(0,), shape=(T,))\n", "    with torch.no_grad():\n        pass\n    x = ct.load(X, index=(0,), shape=(T,))\n", 1)
+	if _, err := load(t, "c.py", []byte(bad)).runMain(Options{}); err == nil || !strings.Contains(err.Error(), "'with' statements are not supported in kernels") {
+		t.Errorf("with in a kernel: %v", err)
 	}
 }

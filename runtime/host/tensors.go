@@ -947,7 +947,7 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		}
 		return in.normalize(pos, name, in.tensorArg(c, name, 0, a[0]), a[1], a[2], bias, eps, fn == "rms_norm")
 	case fn == "scaled_dot_product_attention":
-		a := c.bind(name, "query", "key", "value", "attn_mask=", "dropout_p=", "is_causal=", "scale=")
+		a := c.bind(name, "query", "key", "value", "attn_mask=", "dropout_p=", "is_causal=", "scale=", "enable_gqa=")
 		if a[3] != nil {
 			if _, isNone := a[3].(none); !isNone {
 				in.fail(pos, "%s: attn_mask is not part of the driver subset (is_causal=True is)", name)
@@ -959,6 +959,11 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 			}
 		}
 		q, k, v := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1]), in.tensorArg(c, name, 2, a[2])
+		if a[7] != nil && in.truth(pos, a[7]) {
+			// Grouped-query attention: each key/value head serves
+			// hq/hk query heads (torch repeats them, interleaved).
+			k, v = in.repeatHeads(pos, name, q, k), in.repeatHeads(pos, name, q, v)
+		}
 		return in.attention(pos, q, k, v, a[5] != nil && in.truth(pos, a[5]), a[6])
 	case mod == "torch.testing" && fn == "assert_close":
 		in.assertClose(c)
@@ -1146,4 +1151,36 @@ func tensorRepr(t *runtime.Tensor) string {
 		s += ", dtype=torch." + torchName(t.DType)
 	}
 	return s + ")"
+}
+
+// repeatHeads repeats t's heads (axis -3) to q's count, each head
+// hq/hk times in a row (repeat_interleave), for enable_gqa.
+func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *runtime.Tensor {
+	r := len(t.Shape)
+	if r < 3 || len(q.Shape) != r {
+		in.fail(pos, "%s: enable_gqa takes (..., heads, seq, dim) tensors", name)
+	}
+	hq, hk := q.Shape[r-3], t.Shape[r-3]
+	if hk == hq {
+		return t
+	}
+	if hk == 0 || hq%hk != 0 {
+		in.fail(pos, "%s: enable_gqa needs the query heads (%d) to be a multiple of the key/value heads (%d)", name, hq, hk)
+	}
+	rep := hq / hk
+	xs := values(t)
+	inner := t.Shape[r-2] * t.Shape[r-1]
+	outer := len(xs) / (hk * inner)
+	out := make([]float64, 0, len(xs)*rep)
+	for o := 0; o < outer; o++ {
+		for h := 0; h < hk; h++ {
+			head := xs[(o*hk+h)*inner : (o*hk+h+1)*inner]
+			for range rep {
+				out = append(out, head...)
+			}
+		}
+	}
+	shape := append([]int(nil), t.Shape...)
+	shape[r-3] = hq
+	return in.fromValues(pos, name, t.DType, shape, out)
 }
