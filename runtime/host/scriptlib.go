@@ -109,7 +109,8 @@ func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 		if !ok || (s != "highest" && s != "high" && s != "medium") {
 			in.fail(c.argPos(0), "%s takes \"highest\", \"high\" or \"medium\", got %s", name, describe(a[0]))
 		}
-		// The driver's references are float64 whatever it is.
+		// "high" and "medium" let float32 matmuls use TF32 (the driver's
+		// matmul rounds their inputs to tf32 then, as torch on a GPU).
 		in.matmulPrecision = s
 		return none{}, true
 	case "torch.no_grad", "torch.inference_mode", "torch.enable_grad":

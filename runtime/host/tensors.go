@@ -361,19 +361,44 @@ func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runti
 	}
 	av, bv := values(a), values(b)
 	out := make([]float64, batch*m*n)
+	d := promote(a.DType, b.DType)
+	// torch on a GPU accumulates float16, bfloat16 and float32 products in
+	// float32 (cuBLAS; TF32 only when matmul precision allows it): so does
+	// the driver, k ascending, one rounding per step (a float32 fma), which
+	// is how tilec's mma accumulates too. Wider and integer dtypes sum in
+	// float64.
+	f32 := d == ir.F16 || d == ir.BF16 || d == ir.F32
+	if d == ir.F32 && (in.matmulPrecision == "high" || in.matmulPrecision == "medium") {
+		// torch.set_float32_matmul_precision("high") lets float32
+		// matmuls run on TF32 tensor cores: inputs rounded to tf32.
+		tf := func(xs []float64) []float64 {
+			out := make([]float64, len(xs))
+			for i, x := range xs {
+				out[i] = float64(runtime.RoundTF32(float32(x)))
+			}
+			return out
+		}
+		av, bv = tf(av), tf(bv)
+	}
 	for z := range batch {
 		for i := range m {
 			row := out[(z*m+i)*n : (z*m+i+1)*n]
 			for p := range k {
 				x := av[(z*m+i)*k+p]
 				brow := bv[(z*k+p)*n : (z*k+p+1)*n]
+				if f32 {
+					for j := range n {
+						row[j] = float64(float32(math.FMA(x, brow[j], row[j])))
+					}
+					continue
+				}
 				for j := range n {
 					row[j] += x * brow[j]
 				}
 			}
 		}
 	}
-	return in.fromValues(pos, name, promote(a.DType, b.DType), shape, out)
+	return in.fromValues(pos, name, d, shape, out)
 }
 
 // axisArg reads a dim argument (negative from the end) of a tensor of rank r.

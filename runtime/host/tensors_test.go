@@ -140,6 +140,10 @@ func TestDriverOps(t *testing.T) {
 		{"r = F.rms_norm(x, (3,), eps=1e-6)", ir.F32, []int{2, 3}, mapRows(rmsNorm)},
 		{"r = F.scaled_dot_product_attention(x, x, x)", ir.F32, []int{2, 3}, attention(false)},
 		{"r = F.scaled_dot_product_attention(x.unsqueeze(0), x.unsqueeze(0), x.unsqueeze(0), is_causal=True)", ir.F32, []int{1, 2, 3}, attention(true)},
+		// float32 matmuls accumulate in float32, k ascending, as torch on a
+		// GPU: 1 + 2^-25 rounds to 1, then - 1 gives 0 (float64: 2^-25).
+		{"r = ((torch.arange(3) == 0).float() - (torch.arange(3) == 2).float() + (torch.arange(3) == 1).float() * 2.9802322387695312e-08).unsqueeze(0) @ torch.ones(3, 1) * 33554432", ir.F32, []int{1, 1}, []float64{0}},
+		{"r = ((torch.arange(3) == 0).double() - (torch.arange(3) == 2).double() + (torch.arange(3) == 1).double() * 2.9802322387695312e-08).unsqueeze(0) @ torch.ones(3, 1).double() * 33554432", ir.F64, []int{1, 1}, []float64{1}},
 		{"r = torch.arange(6) // 4", ir.I64, []int{6}, []float64{0, 0, 0, 0, 1, 1}},
 		{"r = (torch.arange(6) - 3) % 4", ir.I64, []int{6}, []float64{1, 2, 3, 0, 1, 2}},
 		{"r = (torch.arange(6) | 1) ^ 2", ir.I64, []int{6}, []float64{3, 3, 1, 1, 7, 7}},
@@ -323,5 +327,25 @@ m >>= 1`)
 	}
 	if _, err := runDriver(t, "r = x & 1"); err == nil || !strings.Contains(err.Error(), "takes integer or bool tensors") {
 		t.Errorf("& on a float tensor: %v", err)
+	}
+}
+
+// TestDriverMatmulPrecision: torch.set_float32_matmul_precision("high")
+// makes float32 matmuls round their inputs to tf32 (10-bit mantissas), as
+// torch does on a GPU; "highest" keeps them.
+func TestDriverMatmulPrecision(t *testing.T) {
+	for _, c := range []struct {
+		prec string
+		want float64
+	}{{"highest", 1}, {"high", 0}} {
+		vars, err := runDriver(t, `torch.set_float32_matmul_precision("`+c.prec+`")
+a = torch.ones(1, 1) * 1.000244140625
+r = ((a @ torch.ones(1, 1)) - 1) * 4096`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := values(vars["r"].(*runtime.Tensor))[0]; got != c.want {
+			t.Errorf("precision %s: (1 + 2^-12) @ 1 gives 1 + %g * 2^-12, want %g", c.prec, got, c.want)
+		}
 	}
 }
