@@ -102,32 +102,13 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			}
 			return false
 		}
-		if strings.HasPrefix(imp.Path, "cuda.tile.") {
-			// cuda.tile's host-side modules (cuda.tile.tune): host code's.
-			name := imp.Alias
-			if name == "" {
-				name, _, _ = strings.Cut(imp.Path, ".")
-				if _, member, ok := cutLast(imp.Path); ok && imp.From {
-					name = member
-				}
-			}
-			b.globals[name] = hostModuleVal{path: imp.Path, pos: imp.Pos}
-			return false
-		}
-		if root, _, _ := strings.Cut(imp.Path, "."); root == "cuda" || root == "tile" {
+		if root, _, _ := strings.Cut(imp.Path, "."); (root == "cuda" || root == "tile") && !strings.HasPrefix(imp.Path, "cuda.tile.") {
 			b.errorf(imp.Pos, "cannot import %s: the tile module is cuda.tile", imp.Path)
 			return false
 		}
-		// Another module (argparse, cupy, ...) is the host code's: the
-		// import binds a name that kernels cannot use (hostModuleVal).
-		name := imp.Alias
-		if name == "" {
-			name, _, _ = strings.Cut(imp.Path, ".")
-			if _, member, ok := cutLast(imp.Path); ok && imp.From {
-				name = member
-			}
-		}
-		b.globals[name] = hostModuleVal{path: imp.Path, pos: imp.Pos}
+		// Another module (argparse, cupy, cuda.tile.tune, ...) is the host
+		// code's: the import binds a name that kernels cannot use.
+		b.globals[imp.BoundName()] = hostModuleVal{path: imp.Path, pos: imp.Pos}
 	}
 	return false
 }

@@ -1,5 +1,7 @@
 package lang
 
+import "strings"
+
 // This file defines the abstract syntax tree that the parser produces and the
 // IR builder consumes. It is the contract between the two: the participle
 // grammar structs (grammar.go) are converted into these nodes, so the grammar
@@ -66,6 +68,20 @@ type Import struct {
 	// From is set for `from m import x` (Path "m.x"), which binds x, where
 	// `import m.x` binds m.
 	From bool
+}
+
+// BoundName is the name the import binds: its alias, else x for `from m
+// import x`, else the first component of the path (`import os.path`
+// binds os).
+func (imp *Import) BoundName() string {
+	if imp.Alias != "" {
+		return imp.Alias
+	}
+	if i := strings.LastIndex(imp.Path, "."); imp.From && i >= 0 {
+		return imp.Path[i+1:]
+	}
+	root, _, _ := strings.Cut(imp.Path, ".")
+	return root
 }
 
 // FuncDef is a `def`, with its decorators. A kernel is a FuncDef with a

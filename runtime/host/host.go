@@ -121,12 +121,7 @@ func Load(file *lang.File) (*Program, error) {
 		default:
 			// Another module (argparse, cupy): host code that uses one
 			// of its names is told what the host subset lacks.
-			if name == "" {
-				name, _, _ = strings.Cut(imp.Path, ".")
-				if i := strings.LastIndex(imp.Path, "."); i >= 0 && imp.From {
-					name = imp.Path[i+1:]
-				}
-			}
+			name = imp.BoundName()
 			v = module(imp.Path)
 		}
 		p.globals[name] = v
