@@ -467,6 +467,13 @@ func (s *scanner) number() {
 			return
 		}
 	}
+	if c := s.peek(0); (c == 'j' || c == 'J') && !isLetter(s.peek(1)) && !isDigit(s.peek(1)) {
+		// An imaginary literal (1j): a token, so that the parser reports
+		// it where it is (host code may keep it, File.Deferred).
+		s.advance(1)
+		s.emit(tokFloat, s.src[start:s.off], p)
+		return
+	}
 	if c := s.peek(0); isLetter(c) || isDigit(c) {
 		bad("decimal")
 		return

@@ -151,6 +151,10 @@ def host(x):
     f = lambda y: y
     try:
         return f(x)
+
+
+def fft(n):
+    return 2j * n
 `
 	if _, err := Parse("p.py", []byte(src)); err == nil {
 		t.Fatal("Parse accepted a class and a lambda")
@@ -167,6 +171,9 @@ def host(x):
 	}
 	if e := f.Deferred["host"]; e == nil || !strings.Contains(e.Error(), "p.py:14:9: 'lambda'") || !strings.Contains(e.Error(), "p.py:15:5: 'try'") {
 		t.Errorf("host: %v", e)
+	}
+	if e := f.Deferred["fft"]; e == nil || !strings.Contains(e.Error(), "p.py:20:12: complex literals (2j) are not supported") {
+		t.Errorf("fft: %v", e)
 	}
 	bad := strings.Replace(src, "tile=ct.load(x, index=(0,), shape=(4,)))", "tile=)", 1)
 	if _, err := ParseProgram("p.py", []byte(bad)); err == nil || !strings.Contains(err.Error(), "p.py:6:") {
