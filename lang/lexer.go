@@ -671,6 +671,9 @@ func (s *scanner) joinLiterals(first int, f bool) {
 		}
 		left := s.asFString(start, prev+1)
 		right := s.asFString(first, len(s.toks))
+		if !wellFormedFString(left) || !wellFormedFString(right) {
+			break // an f-string with errors (already reported) joins nothing
+		}
 		// left ends with its last literal and ")"; right starts with the
 		// name, "(" and its first literal.
 		mid := left[len(left)-2]
@@ -683,6 +686,14 @@ func (s *scanner) joinLiterals(first int, f bool) {
 	if f {
 		s.lastF.start, s.lastF.end, s.lastF.ok = first, len(s.toks)-1, true
 	}
+}
+
+// wellFormedFString reports whether toks are a whole FStringFunc call:
+// name, "(", a literal, ..., a literal, ")".
+func wellFormedFString(toks []lexer.Token) bool {
+	n := len(toks)
+	return n >= 4 && toks[0].Value == FStringFunc && toks[1].Value == "(" && toks[2].Type == tokString &&
+		toks[n-2].Type == tokString && toks[n-1].Value == ")"
 }
 
 // asFString is the tokens [i, j) as an FStringFunc call: themselves when
