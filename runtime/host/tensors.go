@@ -29,7 +29,7 @@ import (
 // maxScriptElements bounds one tensor a driver makes (2^28 elements, 2 GiB
 // of float64 while computing), so a typo in a size is an error, not an
 // exhausted machine.
-const maxScriptElements = 1 << 28
+var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 
 // Functions of torch, torch.nn.functional and torch.testing that drivers
 // use, beyond allocation (moduleFuncs).

@@ -1,0 +1,56 @@
+package host
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/lang"
+)
+
+// FuzzScript runs arbitrary __main__ blocks (after a fixed prelude with a
+// kernel and a host function) through the driver subset: any input is a
+// result or a positioned error, never a panic; launches are refused (the
+// interpreter's own fuzzer covers kernels) and tensors are kept small.
+func FuzzScript(f *testing.F) {
+	for _, seed := range []string{
+		"x = torch.randn(3, 4)\nprint(x @ x.T)",
+		"a = torch.arange(6).reshape(2, 3)\nprint(a.sum(dim=1), a.argmax(dim=1))",
+		"torch.testing.assert_close(torch.ones(2), torch.ones(2) * 1.001)",
+		"import argparse\np = argparse.ArgumentParser()\np.add_argument('--n', type=int, default=3)\nprint(p.parse_args().n)",
+		"x = torch.randn(2, 3, 8, 16)\nprint(F.scaled_dot_product_attention(x, x, x, is_causal=True).shape)",
+		"n = 0\nwhile n < 10:\n    n += 1\n    if n == 5:\n        break\nprint(n is None, f\"{n:>4}\" \"!\")",
+		"with torch.no_grad():\n    y = torch.softmax(torch.randn(4, 4), dim=-1)\nprint(y)",
+		"print(add(torch.ones(4), torch.ones(4)))",
+	} {
+		f.Add(seed)
+	}
+	old := maxScriptElements
+	maxScriptElements = 1 << 16
+	defer func() { maxScriptElements = old }()
+	const prelude = "import cuda.tile as ct\nimport torch\nimport torch.nn.functional as F\n\n\n@ct.kernel\ndef k(a, b, T: ct.Constant[int]):\n    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(T,)))\n\n\ndef add(a, b):\n    c = torch.empty_like(a)\n    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (a, c, 4))\n    return c + b\n\n\nif __name__ == \"__main__\":\n"
+	f.Fuzz(func(t *testing.T, body string) {
+		if len(body) > 4096 {
+			return
+		}
+		var b strings.Builder
+		for _, line := range strings.Split(body, "\n") {
+			b.WriteString("    " + line + "\n")
+		}
+		file, err := lang.ParseProgram("s.py", []byte(prelude+b.String()))
+		if err != nil {
+			return
+		}
+		p, err := Load(file)
+		if err != nil {
+			return
+		}
+		if !p.HasMain() {
+			return
+		}
+		err = p.RunMain(Options{Launch: func(*Launch) error { return errors.New("no launches in the fuzzer") }})
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("%q: %v", body, err)
+		}
+	})
+}
