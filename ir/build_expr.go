@@ -58,6 +58,8 @@ func (b *builder) expr(e lang.Expr) value {
 		return b.condExpr(e)
 	case *lang.Slice:
 		return b.fail(e.Pos, "':' is only allowed as a tile index (t[:, None])")
+	case *lang.ListComp:
+		return b.fail(e.Pos, "list comprehensions are host code (kernels build tiles with ct's operations)")
 	case *lang.Call:
 		return b.call(e)
 	case nil:

@@ -86,6 +86,9 @@ func (b *builder) indexTile(x *Value, e *lang.Subscript) value {
 	for _, ie := range elems {
 		switch ie := ie.(type) {
 		case *lang.Slice:
+			if !ie.Full() {
+				return b.fail(ie.Pos, "tiles are indexed with ':' and None only (t[:, None]); a slice with bounds is not supported (use ct.extract)")
+			}
 			if axis >= len(shape) {
 				return b.fail(ie.Pos, "too many indices for a tile of rank %d", len(shape))
 			}

@@ -282,7 +282,23 @@ type Tuple struct {
 
 // Slice is the full slice `:` in a subscript (`t[:, None]`); slices with
 // bounds are not part of the language.
-type Slice struct{ Pos Pos }
+type Slice struct {
+	Pos          Pos
+	Lo, Hi, Step Expr // nil when absent; all nil for the full slice `:`
+}
+
+// Full reports whether the slice is `:` (or `::`).
+func (s *Slice) Full() bool { return s.Lo == nil && s.Hi == nil && s.Step == nil }
+
+// ListComp is `[elem for target in iter if cond]` (host code; Cond nil
+// when absent).
+type ListComp struct {
+	Pos    Pos
+	Elem   Expr
+	Target Expr
+	Iter   Expr
+	Cond   Expr
+}
 
 // IntLit is an integer literal (decimal, hex 0x, binary 0b, octal 0o, `_`
 // separators allowed).
@@ -345,6 +361,8 @@ func (e *Call) Position() Pos       { return e.Pos }
 func (e *Keyword) Position() Pos    { return e.Pos }
 func (e *Tuple) Position() Pos      { return e.Pos }
 func (e *Slice) Position() Pos      { return e.Pos }
+func (e *ListComp) Position() Pos   { return e.Pos }
+func (*ListComp) expr()             {}
 func (e *IntLit) Position() Pos     { return e.Pos }
 func (e *FloatLit) Position() Pos   { return e.Pos }
 func (e *BoolLit) Position() Pos    { return e.Pos }

@@ -356,10 +356,24 @@ func (p *parser) testListAllowEllipsis(g *gTestList) Expr {
 // subList converts a subscript's index: like testList, with full slices.
 func (p *parser) subList(g *gSubList) Expr {
 	sub := func(s *gSub) Expr {
-		if s.Colon {
-			return &Slice{Pos: toPos(s.Pos)}
+		if !s.Colon {
+			if s.X == nil {
+				p.errorf(toPos(s.Pos), "expected an index")
+				return &Slice{Pos: toPos(s.Pos)}
+			}
+			return p.expr(s.X)
 		}
-		return p.expr(s.X)
+		sl := &Slice{Pos: toPos(s.Pos)}
+		if s.X != nil {
+			sl.Lo = p.expr(s.X)
+		}
+		if s.Hi != nil {
+			sl.Hi = p.expr(s.Hi)
+		}
+		if s.Step != nil && s.Step.X != nil {
+			sl.Step = p.expr(s.Step.X)
+		}
+		return sl
 	}
 	if len(g.Elems) == 1 && !g.Trailing {
 		return sub(g.Elems[0])
@@ -416,6 +430,10 @@ func (p *parser) check(e Expr) {
 			sub(e.X)
 		case *CondExpr:
 			sub(e.X, e.Cond, e.Y)
+		case *Slice:
+			sub(e.Lo, e.Hi, e.Step)
+		case *ListComp:
+			sub(e.Elem, e.Target, e.Iter, e.Cond)
 		}
 		return ok
 	}
@@ -604,6 +622,28 @@ func (p *parser) atom(g *gAtom) Expr {
 			t.Elems = append(t.Elems, p.test(e))
 		}
 		return t
+	case g.List && g.Comp != nil:
+		if g.Items == nil || len(g.Items.Elems) != 1 || g.Items.Trailing {
+			p.errorf(pos, "a list comprehension has one element expression")
+			return &Tuple{Pos: pos}
+		}
+		lc := &ListComp{Pos: pos, Elem: p.test(g.Items.Elems[0]), Iter: p.binary(g.Comp.Iter)}
+		if len(g.Comp.Target.Elems) == 1 && !g.Comp.Target.Trailing {
+			lc.Target = p.binary(g.Comp.Target.Elems[0])
+		} else {
+			t := &Tuple{Pos: toPos(g.Comp.Target.Pos)}
+			for _, e := range g.Comp.Target.Elems {
+				t.Elems = append(t.Elems, p.binary(e))
+			}
+			lc.Target = t
+		}
+		if bad := nonNameTarget(lc.Target); bad != nil {
+			p.errorf(bad.Position(), "comprehension target must be a name or a tuple of names")
+		}
+		if g.Comp.Cond != nil {
+			lc.Cond = p.binary(g.Comp.Cond)
+		}
+		return lc
 	case g.List:
 		// A list literal is read as a tuple: the language has no mutable
 		// sequences, and [a, b] is how Python code often spells a shape.

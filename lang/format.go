@@ -187,6 +187,22 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 		w.line(d, role, "NoneLit %s", lc(e.Pos))
 	case *Slice:
 		w.line(d, role, "Slice %s", lc(e.Pos))
+		for _, b := range []struct {
+			role string
+			x    Expr
+		}{{"lo", e.Lo}, {"hi", e.Hi}, {"step", e.Step}} {
+			if b.x != nil {
+				w.expr(d+1, b.role, b.x)
+			}
+		}
+	case *ListComp:
+		w.line(d, role, "ListComp %s", lc(e.Pos))
+		w.expr(d+1, "elem", e.Elem)
+		w.expr(d+1, "target", e.Target)
+		w.expr(d+1, "iter", e.Iter)
+		if e.Cond != nil {
+			w.expr(d+1, "cond", e.Cond)
+		}
 	case *StringLit:
 		w.line(d, role, "StringLit %s %q", lc(e.Pos), e.Value)
 	case *BinaryExpr:

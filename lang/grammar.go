@@ -295,11 +295,18 @@ type gSubList struct {
 	Trailing bool    `parser:"@','?"`
 }
 
-// sub = ":" | test .   (only the full slice: tiles are indexed by t[:, None])
+// sub = test | [ test ] ":" [ test ] [ ":" [ test ] ] .   (tiles take only the full slice, t[:, None])
 type gSub struct {
 	Pos   lexer.Position
-	Colon bool   `parser:"  @':'"`
-	X     *gTest `parser:"| @@"`
+	X     *gTest    `parser:"@@?"`
+	Colon bool      `parser:"( @':'"`
+	Hi    *gTest    `parser:"  @@?"`
+	Step  *gSubStep `parser:"  @@? )?"`
+}
+
+type gSubStep struct {
+	Colon bool   `parser:"@':'"`
+	X     *gTest `parser:"@@?"`
 }
 
 // arg = [ Name "=" ] test .
@@ -309,7 +316,15 @@ type gArg struct {
 	Value   *gTest `parser:"@@"`
 }
 
-// atom = Name | "(" [ testList ] ")" | "[" [ testList ] "]" | Int | Float | String { String }
+// compFor = "for" exprList "in" binary [ "if" binary ] .   (a list comprehension's clause)
+type gCompFor struct {
+	Pos    lexer.Position
+	Target *gExprList `parser:"'for' @@"`
+	Iter   *gBinary   `parser:"'in' @@"`
+	Cond   *gBinary   `parser:"( 'if' @@ )?"`
+}
+
+// atom = Name | "(" [ testList ] ")" | "[" [ testList [ compFor ] ] "]" | Int | Float | String { String }
 //
 //	| "True" | "False" | "None" | "..." .
 type gAtom struct {
@@ -318,7 +333,8 @@ type gAtom struct {
 	Paren    bool       `parser:"| ( @'('"`
 	Inner    *gTestList `parser:"    @@? ')' )"`
 	List     bool       `parser:"| ( @'['"`
-	Items    *gTestList `parser:"    @@? ']' )"`
+	Items    *gTestList `parser:"    @@?"`
+	Comp     *gCompFor  `parser:"    @@? ']' )"`
 	Int      string     `parser:"| @Int"`
 	Float    string     `parser:"| @Float"`
 	Strings  []string   `parser:"| @String+"`

@@ -137,7 +137,13 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 
 // iterate evaluates a for loop's iterable: range(...) or a tuple.
 func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
-	if c, ok := s.Iter.(*lang.Call); ok {
+	return in.iterateExpr(fr, s.Iter)
+}
+
+// iterateExpr evaluates an iterable: range(...), a tuple, or a tensor (its
+// rows, along its first axis).
+func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
+	if c, ok := iter.(*lang.Call); ok {
 		if n, ok := c.Fun.(*lang.Name); ok && n.Name == "range" && fr.vars["range"] == nil {
 			if len(c.Kwargs) > 0 || len(c.Args) < 1 || len(c.Args) > 3 {
 				in.fail(c.Pos, "range takes 1 to 3 positional ints")
@@ -160,12 +166,41 @@ func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
 			return out
 		}
 	}
-	v := in.expr(fr, s.Iter)
-	if t, ok := v.(Tuple); ok {
-		return t
+	v := in.expr(fr, iter)
+	switch v := v.(type) {
+	case Tuple:
+		return v
+	case *runtime.Tensor:
+		if len(v.Shape) == 0 {
+			in.fail(iter.Position(), "iteration over a 0-d tensor")
+		}
+		out := make([]any, v.Shape[0])
+		for i := range out {
+			out[i] = in.tensorIndex(iter.Position(), v, []any{int64(i)})
+		}
+		return out
 	}
-	in.fail(s.Iter.Position(), "a host for loop iterates over range(...) or a tuple, not %s", describe(v))
+	in.fail(iter.Position(), "host code iterates over range(...), a tuple or a tensor, not %s", describe(v))
 	return nil
+}
+
+// listComp evaluates [elem for target in iter if cond] (a tuple: host
+// code's lists are tuples). Its target is its own, as in Python 3.
+func (in *interp) listComp(fr *frame, e *lang.ListComp) any {
+	inner := &frame{vars: maps.Clone(fr.vars), def: fr.def}
+	var out Tuple
+	for _, v := range in.iterateExpr(fr, e.Iter) {
+		in.steps++
+		if in.steps > maxSteps {
+			in.fail(e.Pos, "the host function ran more than %d statements", maxSteps)
+		}
+		in.assign(inner, e.Target, v)
+		if e.Cond != nil && !in.truth(e.Cond.Position(), in.expr(inner, e.Cond)) {
+			continue
+		}
+		out = append(out, in.expr(inner, e.Elem))
+	}
+	return out
 }
 
 // assign binds a target (a name or a nested tuple of names).
@@ -322,24 +357,45 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 		}
 		return in.expr(fr, e.Y)
 	case *lang.Slice:
-		in.fail(e.Pos, "slices are not part of the host subset")
+		in.fail(e.Pos, "a slice is only an index (x[a:b])")
+	case *lang.ListComp:
+		return in.listComp(fr, e)
 	}
 	in.fail(e.Position(), "this expression is not part of the host subset")
 	return nil
 }
 
-// index evaluates x[i]: a tuple (shape) indexed by an int, negative from the end.
+// index evaluates x[i]: a tuple (shape) indexed by an int, negative from
+// the end, or a slice; a tensor by ints and slices, one per leading axis
+// (a copy: the driver subset has no views to write through).
 func (in *interp) index(fr *frame, e *lang.Subscript) any {
 	x := in.expr(fr, e.X)
+	if tn, isTensor := x.(*runtime.Tensor); isTensor {
+		elems := []lang.Expr{e.Index}
+		if tup, ok := e.Index.(*lang.Tuple); ok {
+			elems = tup.Elems
+		}
+		idx := make([]any, len(elems))
+		for i, ie := range elems {
+			if sl, ok := ie.(*lang.Slice); ok {
+				idx[i] = in.sliceBounds(fr, sl)
+			} else {
+				idx[i] = num(in.expr(fr, ie))
+			}
+		}
+		return in.tensorIndex(e.Index.Position(), tn, idx)
+	}
 	t, ok := x.(Tuple)
 	if !ok {
-		if _, isTensor := x.(*runtime.Tensor); isTensor {
-			in.fail(e.Pos, "indexing a tensor is not part of the host subset (kernels read arrays)")
-		}
 		in.fail(e.Pos, "%s cannot be indexed in host code", describe(x))
 	}
-	if _, isSlice := e.Index.(*lang.Slice); isSlice {
-		in.fail(e.Index.Position(), "slices are not part of the host subset")
+	if sl, isSlice := e.Index.(*lang.Slice); isSlice {
+		lo, hi, step := in.sliceBounds(fr, sl).resolve(in, sl.Pos, len(t))
+		var out Tuple
+		for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+			out = append(out, t[i])
+		}
+		return out
 	}
 	i, ok := num(in.expr(fr, e.Index)).(int64)
 	if !ok {

@@ -34,7 +34,7 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 // Functions of torch, torch.nn.functional and torch.testing that drivers
 // use, beyond allocation (moduleFuncs).
 var scriptFuncs = map[module][]string{
-	"torch": {"randn", "rand", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
+	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
 		"amin", "argmax", "allclose", "float_power"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm",
@@ -874,6 +874,51 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		s := in.intArg(c.argPos(0), name, c.bind(name, "seed")[0])
 		in.rng = rand.New(rand.NewPCG(uint64(s), uint64(s)))
 		return none{}
+	case mod == "torch" && fn == "randperm":
+		a := c.bind(name, "n", "dtype=", "device=", "generator=")
+		n := in.intArg(c.argPos(0), name, a[0])
+		if n < 0 || n > int64(maxScriptElements) {
+			in.fail(c.argPos(0), "%s: n must be from 0 to %d, got %d", name, maxScriptElements, n)
+		}
+		perm := in.random().Perm(int(n))
+		xs := make([]float64, n)
+		for i, p := range perm {
+			xs[i] = float64(p)
+		}
+		d := ir.I64
+		if dt, ok := a[1].(dtypeVal); ok {
+			d = dt
+		}
+		return in.fromValues(pos, name, d, []int{int(n)}, xs)
+	case mod == "torch" && (fn == "stack" || fn == "cat"):
+		a := c.bind(name, "tensors", "dim=")
+		ts, ok := a[0].(Tuple)
+		if !ok || len(ts) == 0 {
+			in.fail(c.argPos(0), "%s takes a non-empty list of tensors, got %s", name, describe(a[0]))
+		}
+		parts := make([]*runtime.Tensor, len(ts))
+		for i, x := range ts {
+			t, ok := x.(*runtime.Tensor)
+			if !ok {
+				in.fail(c.argPos(0), "%s: element %d is %s, not a tensor", name, i, describe(x))
+			}
+			parts[i] = t
+		}
+		r := len(parts[0].Shape)
+		if fn == "stack" {
+			r++ // stack's dim counts the new axis
+		}
+		dim := 0
+		if a[1] != nil {
+			dim = in.axisArg(pos, name, a[1], r)
+		}
+		if fn == "stack" {
+			for i, t := range parts {
+				shape := slices.Insert(slices.Clone(t.Shape), dim, 1)
+				parts[i] = in.reshapeTo(pos, t, shape)
+			}
+		}
+		return in.concat(pos, name, parts, dim)
 	case mod == "torch" && fn == "arange":
 		a := c.bind(name, "end", "dtype=", "device=")
 		n := in.intArg(c.argPos(0), name, a[0])
@@ -1208,4 +1253,192 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 	shape := append([]int(nil), t.Shape...)
 	shape[r-3] = hq
 	return in.fromValues(pos, name, t.DType, shape, out)
+}
+
+// sliceSpec is a slice's bounds as written (nil: absent).
+type sliceSpec struct{ lo, hi, step any }
+
+func (in *interp) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
+	var sp sliceSpec
+	if sl.Lo != nil {
+		sp.lo = num(in.expr(fr, sl.Lo))
+	}
+	if sl.Hi != nil {
+		sp.hi = num(in.expr(fr, sl.Hi))
+	}
+	if sl.Step != nil {
+		sp.step = num(in.expr(fr, sl.Step))
+	}
+	return sp
+}
+
+// resolve is Python's slice.indices(n): start, stop and step clamped to a
+// sequence of n items.
+func (sp sliceSpec) resolve(in *interp, pos lang.Pos, n int) (lo, hi, step int) {
+	get := func(v any, what string) (int, bool) {
+		if v == nil {
+			return 0, false
+		}
+		if _, isNone := v.(none); isNone {
+			return 0, false
+		}
+		x, ok := v.(int64)
+		if !ok {
+			in.fail(pos, "slice %s must be an int, got %s", what, describe(v))
+		}
+		return int(max(min(x, 1<<40), -(1 << 40))), true
+	}
+	step = 1
+	if s, ok := get(sp.step, "step"); ok {
+		if s == 0 {
+			in.fail(pos, "slice step cannot be zero")
+		}
+		step = s
+	}
+	clamp := func(x, lowest, highest int) int { return max(lowest, min(x, highest)) }
+	if step > 0 {
+		lo, hi = 0, n
+	} else {
+		lo, hi = n-1, -1
+	}
+	if x, ok := get(sp.lo, "start"); ok {
+		if x < 0 {
+			x += n
+		}
+		if step > 0 {
+			lo = clamp(x, 0, n)
+		} else {
+			lo = clamp(x, -1, n-1)
+		}
+	}
+	if x, ok := get(sp.hi, "stop"); ok {
+		if x < 0 {
+			x += n
+		}
+		if step > 0 {
+			hi = clamp(x, 0, n)
+		} else {
+			hi = clamp(x, -1, n-1)
+		}
+	}
+	return lo, hi, step
+}
+
+// tensorIndex is t[i, a:b, ...]: ints drop their axis, slices keep it;
+// axes left out are whole. The result is a copy.
+func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
+	if len(idx) > len(t.Shape) {
+		in.fail(pos, "too many indices for a tensor of dimension %d", len(t.Shape))
+	}
+	// Per axis, the source coordinates it takes.
+	picks := make([][]int, len(t.Shape))
+	var shape []int
+	for ax, n := range t.Shape {
+		if ax >= len(idx) {
+			picks[ax] = nil // whole
+			shape = append(shape, n)
+			continue
+		}
+		switch v := idx[ax].(type) {
+		case int64:
+			i := v
+			if i < 0 {
+				i += int64(n)
+			}
+			if i < 0 || i >= int64(n) {
+				in.fail(pos, "index %d is out of bounds for dimension %d with size %d", v, ax, n)
+			}
+			picks[ax] = []int{int(i)}
+		case sliceSpec:
+			lo, hi, step := v.resolve(in, pos, n)
+			sel := []int{}
+			for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+				sel = append(sel, i)
+			}
+			picks[ax] = sel
+			shape = append(shape, len(sel))
+		default:
+			in.fail(pos, "tensors are indexed by ints and slices in the driver subset, got %s", describe(idx[ax]))
+		}
+	}
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	xs := values(t)
+	strides := make([]int, len(t.Shape))
+	st := 1
+	for ax := len(t.Shape) - 1; ax >= 0; ax-- {
+		strides[ax] = st
+		st *= t.Shape[ax]
+	}
+	out := make([]float64, 0, n)
+	var rec func(ax, off int)
+	rec = func(ax, off int) {
+		if ax == len(t.Shape) {
+			out = append(out, xs[off])
+			return
+		}
+		if picks[ax] == nil {
+			for i := range t.Shape[ax] {
+				rec(ax+1, off+i*strides[ax])
+			}
+			return
+		}
+		for _, i := range picks[ax] {
+			rec(ax+1, off+i*strides[ax])
+		}
+	}
+	rec(0, 0)
+	if shape == nil {
+		shape = []int{}
+	}
+	return in.fromValues(pos, "index", t.DType, shape, out)
+}
+
+// reshapeTo is t with another shape of the same size (a copy).
+func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
+	return in.fromValues(pos, "reshape", t.DType, shape, values(t))
+}
+
+// concat joins tensors of one rank along dim (the others equal), the
+// result's dtype promoted across them.
+func (in *interp) concat(pos lang.Pos, name string, parts []*runtime.Tensor, dim int) *runtime.Tensor {
+	r := len(parts[0].Shape)
+	d := parts[0].DType
+	total := 0
+	for i, p := range parts {
+		if len(p.Shape) != r {
+			in.fail(pos, "%s: tensor %d has %d dimensions, the first %d", name, i, len(p.Shape), r)
+		}
+		for ax := range r {
+			if ax != dim && p.Shape[ax] != parts[0].Shape[ax] {
+				in.fail(pos, "%s: sizes must match except in dimension %d: %v and %v", name, dim, parts[0].Shape, p.Shape)
+			}
+		}
+		total += p.Shape[dim]
+		d = promote(d, p.DType)
+	}
+	shape := slices.Clone(parts[0].Shape)
+	shape[dim] = total
+	outer := 1
+	for _, s := range shape[:dim] {
+		outer *= s
+	}
+	inner := 1
+	for _, s := range shape[dim+1:] {
+		inner *= s
+	}
+	var out []float64
+	vals := make([][]float64, len(parts))
+	for i, p := range parts {
+		vals[i] = values(p)
+	}
+	for o := range outer {
+		for i, p := range parts {
+			n := p.Shape[dim] * inner
+			out = append(out, vals[i][o*n:(o+1)*n]...)
+		}
+	}
+	return in.fromValues(pos, name, d, shape, out)
 }

@@ -349,3 +349,81 @@ r = ((a @ torch.ones(1, 1)) - 1) * 4096`)
 		}
 	}
 }
+
+// TestDriverIndexingAndLists: tensors indexed by ints and slices (copies),
+// tuples sliced, list comprehensions (tuples), torch.stack / cat and
+// randperm, as Python and torch give them.
+func TestDriverIndexingAndLists(t *testing.T) {
+	vars, err := runDriver(t, `a = x[1]
+b = x[:, 1:]
+c = x[-1, ::2]
+d = x[0, 2]
+s = (4, 5, 6, 7)[1:3]
+s2 = (4, 5, 6, 7)[::-2]
+sq = [i * i for i in range(5) if i % 2 == 0]
+rows = [r.sum() for r in x]
+st = torch.stack([x[0], x[1]], dim=1)
+ct2 = torch.cat([x, x[:1]], dim=0)
+torch.manual_seed(1)
+p = torch.randperm(10)
+p2 = [int(v.item()) for v in p]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, shape []int, want []float64) {
+		t.Helper()
+		r, ok := vars[name].(*runtime.Tensor)
+		if !ok {
+			t.Fatalf("%s is %T", name, vars[name])
+		}
+		if len(r.Shape) != len(shape) {
+			t.Fatalf("%s: shape %v, want %v", name, r.Shape, shape)
+		}
+		for i := range shape {
+			if r.Shape[i] != shape[i] {
+				t.Fatalf("%s: shape %v, want %v", name, r.Shape, shape)
+			}
+		}
+		got := values(r)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s = %v, want %v", name, got, want)
+			}
+		}
+	}
+	check("a", []int{3}, []float64{0.5, 1.5, 2.5})
+	check("b", []int{2, 2}, []float64{-1.5, -0.5, 1.5, 2.5})
+	check("c", []int{2}, []float64{0.5, 2.5})
+	check("d", []int{}, []float64{-0.5})
+	check("st", []int{3, 2}, []float64{-2.5, 0.5, -1.5, 1.5, -0.5, 2.5})
+	check("ct2", []int{3, 3}, []float64{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -2.5, -1.5, -0.5})
+	if s := vars["s"].(Tuple); len(s) != 2 || s[0] != int64(5) || s[1] != int64(6) {
+		t.Errorf("s = %v", s)
+	}
+	if s := vars["s2"].(Tuple); len(s) != 2 || s[0] != int64(7) || s[1] != int64(5) {
+		t.Errorf("s2 = %v", s)
+	}
+	if s := vars["sq"].(Tuple); len(s) != 3 || s[0] != int64(0) || s[1] != int64(4) || s[2] != int64(16) {
+		t.Errorf("sq = %v", s)
+	}
+	if r := vars["rows"].(Tuple); len(r) != 2 || values(r[0].(*runtime.Tensor))[0] != -4.5 || values(r[1].(*runtime.Tensor))[0] != 4.5 {
+		t.Errorf("rows = %v", r)
+	}
+	seen := map[int64]bool{}
+	for _, v := range vars["p2"].(Tuple) {
+		seen[v.(int64)] = true
+	}
+	if len(seen) != 10 || !seen[0] || !seen[9] {
+		t.Errorf("randperm(10) = %v", vars["p2"])
+	}
+	for _, c := range []struct{ line, want string }{
+		{"r = x[2]", "index 2 is out of bounds for dimension 0 with size 2"},
+		{"r = x[0, 0, 0]", "too many indices for a tensor of dimension 2"},
+		{"r = (1, 2)[::0]", "slice step cannot be zero"},
+		{"r = torch.cat([x, x.T])", "sizes must match except in dimension 0"},
+	} {
+		if _, err := runDriver(t, c.line); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.line, err, c.want)
+		}
+	}
+}
