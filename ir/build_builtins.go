@@ -959,7 +959,7 @@ func (b *builder) biBroadcastTo(c *callCtx) value {
 		case *Scalar:
 			return b.broadcastTo(c.pos, x, shape)
 		case *Tile:
-			s, ok := broadcastShapes(t.Shape, shape)
+			s, ok := BroadcastShapes(t.Shape, shape)
 			if !ok || !slices.Equal(s, shape) {
 				return b.fail(c.argPos(1), "broadcast_to: cannot broadcast %s to %s", t, shapeString(shape))
 			}
@@ -1260,7 +1260,7 @@ func (b *builder) flushToZero(c *callCtx, i int, r value) value {
 	if !ok || v.Type.Elem() != F32 {
 		return r
 	}
-	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", OpAbs, v), float64(math.SmallestNonzeroFloat32)*(1<<23)).(*Value)
+	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", OpAbs, v), 0x1p-126 /* float32's smallest normal */).(*Value)
 	if !ok {
 		return poison{}
 	}
@@ -1702,7 +1702,7 @@ func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, b
 		case *Value:
 			if x.Type.Elem().IsInt() {
 				if t, ok := x.Type.(*Tile); ok {
-					s, ok := broadcastShapes(shape, t.Shape)
+					s, ok := BroadcastShapes(shape, t.Shape)
 					if !ok {
 						b.errorf(c.argPos(i), "%s: index shapes do not broadcast to a common shape (%s and %s)", c.name, shapeString(shape), t)
 						return nil, nil, false
@@ -1750,7 +1750,7 @@ func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what
 		if !ok {
 			break
 		}
-		if s, ok := broadcastShapes(sh, shape); !ok || !slices.Equal(s, shape) {
+		if s, ok := BroadcastShapes(sh, shape); !ok || !slices.Equal(s, shape) {
 			b.errorf(c.argPos(i), "%s: %s of shape %s does not broadcast to the index shape %s", c.name, what, shapeString(sh), shapeString(shape))
 			return nil
 		}
@@ -1779,7 +1779,7 @@ func (b *builder) maskArg(c *callCtx, i int, shape []int) (*Value, bool) {
 	case *Value:
 		sh, ok := valueShape(x.Type)
 		if ok && x.Type.Elem() == Bool {
-			if s, ok := broadcastShapes(sh, shape); ok && slices.Equal(s, shape) {
+			if s, ok := BroadcastShapes(sh, shape); ok && slices.Equal(s, shape) {
 				return b.coerce(c.argPos(i), x, Bool, shape, true), true
 			}
 			b.errorf(c.argPos(i), "%s: mask of shape %s does not broadcast to the index shape %s", c.name, shapeString(sh), shapeString(shape))
@@ -2095,7 +2095,7 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 		if !tok {
 			return b.fail(c.argPos(0), "%s: x must be a tile or a tuple of tiles, got %s", c.name, describe(x))
 		}
-		s, ok := broadcastShapes(shape, t.(*Tile).Shape)
+		s, ok := BroadcastShapes(shape, t.(*Tile).Shape)
 		if !ok {
 			return b.fail(c.argPos(0), "%s: the tiles' shapes do not broadcast to a common shape", c.name)
 		}

@@ -457,7 +457,7 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []i
 					shape, isTile, first = t.Shape, true, t
 					continue
 				}
-				s, ok := broadcastShapes(shape, t.Shape)
+				s, ok := BroadcastShapes(shape, t.Shape)
 				if !ok {
 					b.errorf(pos, "%s: cannot broadcast %s and %s", what, first, t)
 					return 0, nil, false, false
@@ -484,8 +484,9 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []i
 	return dt, shape, isTile, true
 }
 
-// broadcastShapes is numpy's broadcast of two shapes.
-func broadcastShapes(a, b []int) ([]int, bool) {
+// BroadcastShapes is numpy's broadcast of two shapes; ok is false when
+// they do not broadcast.
+func BroadcastShapes(a, b []int) ([]int, bool) {
 	n := max(len(a), len(b))
 	out := make([]int, n)
 	for i := range n {
@@ -712,7 +713,7 @@ func (b *builder) selectValues(pos lang.Pos, what string, c *Value, x, y value) 
 		return poison{}
 	}
 	if ct, ok := c.Type.(*Tile); ok {
-		s, ok := broadcastShapes(shape, ct.Shape)
+		s, ok := BroadcastShapes(shape, ct.Shape)
 		if !ok {
 			return b.fail(pos, "%s: cannot broadcast condition %s to the operands", what, c.Type)
 		}

@@ -182,15 +182,9 @@ func (p *parser) parseFile() (f *File) {
 // @ct.kernel(...), @kernel) or a class; name is what it defines. Lexical
 // errors inside it stay fatal (they are reported before items are parsed).
 func hostItem(toks []lexer.Token) (name string, ok bool) {
-	i := 0
-	for i < len(toks) && toks[i].Value == "@" {
-		for i < len(toks) && toks[i].Type != tokNewline {
-			if toks[i].Type == tokName && toks[i].Value == "kernel" {
-				return "", false
-			}
-			i++
-		}
-		i++
+	i, kernel := skipDecorators(toks)
+	if kernel {
+		return "", false
 	}
 	if i+1 < len(toks) && toks[i].Type == tokKeyword && (toks[i].Value == "def" || toks[i].Value == "class") && toks[i+1].Type == tokName {
 		return toks[i+1].Value, true
@@ -198,19 +192,26 @@ func hostItem(toks []lexer.Token) (name string, ok bool) {
 	return "", false
 }
 
+// skipDecorators returns the index of the first token after an item's
+// decorator lines, and whether one of them names kernel (@ct.kernel,
+// @ct.kernel(...), @kernel).
+func skipDecorators(toks []lexer.Token) (i int, kernel bool) {
+	for i < len(toks) && toks[i].Value == "@" {
+		for i < len(toks) && toks[i].Type != tokNewline {
+			kernel = kernel || toks[i].Type == tokName && toks[i].Value == "kernel"
+			i++
+		}
+		i++
+	}
+	return i, kernel
+}
+
 // definedNames reads, from the tokens of a top-level item that has errors,
 // the names it would have bound: a def's name (after its decorators), the
 // names of an import, the targets of an assignment. known is false when the
 // item is none of these, or too mangled to tell.
 func definedNames(toks []lexer.Token) (names []string, known bool) {
-	i := 0
-	// Decorator lines.
-	for i < len(toks) && toks[i].Value == "@" {
-		for i < len(toks) && toks[i].Type != tokNewline {
-			i++
-		}
-		i++
-	}
+	i, _ := skipDecorators(toks)
 	at := func(j int) lexer.Token {
 		if j < len(toks) {
 			return toks[j]

@@ -55,11 +55,17 @@ func (in *interp) stmts(fr *frame, stmts []lang.Stmt) *returned {
 	return nil
 }
 
-func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
+// step counts one unit of host work (a statement, a loop iteration, a
+// comprehension item) against maxSteps, so that host code ends on any input.
+func (in *interp) step(pos lang.Pos) {
 	in.steps++
 	if in.steps > maxSteps {
-		in.fail(s.Position(), "the host function ran more than %d statements", maxSteps)
+		in.fail(pos, "the host function ran more than %d statements", maxSteps)
 	}
+}
+
+func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
+	in.step(s.Position())
 	switch s := s.(type) {
 	case *lang.AssignStmt:
 		v := in.expr(fr, s.Value)
@@ -90,10 +96,7 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 	case *lang.WhileStmt:
 		// Bounded like every host statement: maxSteps in all.
 		for in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
-			in.steps++
-			if in.steps > maxSteps {
-				in.fail(s.Pos, "the host function ran more than %d statements", maxSteps)
-			}
+			in.step(s.Pos)
 			if stop, r := in.loopBody(fr, s.Body); stop {
 				return r
 			}
@@ -174,9 +177,12 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 		if len(v.Shape) == 0 {
 			in.fail(iter.Position(), "iteration over a 0-d tensor")
 		}
-		out := make([]any, v.Shape[0])
+		// Rows are consecutive runs of the values: read them once.
+		xs, rows := values(v), v.Shape[0]
+		out := make([]any, rows)
 		for i := range out {
-			out[i] = in.tensorIndex(iter.Position(), v, []any{int64(i)})
+			n := len(xs) / max(rows, 1)
+			out[i] = in.fromValues(iter.Position(), "row", v.DType, v.Shape[1:], xs[i*n:(i+1)*n])
 		}
 		return out
 	}
@@ -190,10 +196,7 @@ func (in *interp) listComp(fr *frame, e *lang.ListComp) any {
 	inner := &frame{vars: maps.Clone(fr.vars), def: fr.def}
 	var out Tuple
 	for _, v := range in.iterateExpr(fr, e.Iter) {
-		in.steps++
-		if in.steps > maxSteps {
-			in.fail(e.Pos, "the host function ran more than %d statements", maxSteps)
-		}
+		in.step(e.Pos)
 		in.assign(inner, e.Target, v)
 		if e.Cond != nil && !in.truth(e.Cond.Position(), in.expr(inner, e.Cond)) {
 			continue
@@ -390,9 +393,8 @@ func (in *interp) index(fr *frame, e *lang.Subscript) any {
 		in.fail(e.Pos, "%s cannot be indexed in host code", describe(x))
 	}
 	if sl, isSlice := e.Index.(*lang.Slice); isSlice {
-		lo, hi, step := in.sliceBounds(fr, sl).resolve(in, sl.Pos, len(t))
 		var out Tuple
-		for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+		for _, i := range in.sliceBounds(fr, sl).indices(in, sl.Pos, len(t)) {
 			out = append(out, t[i])
 		}
 		return out

@@ -16,7 +16,7 @@ import (
 
 // Device describes the GPU a script asks torch.cuda about. Options.Device
 // nil is the interpreter's: capability 8.0 (the sm_80 code tilec compiles
-// by default) and one "SM" per interpreter worker.
+// by default), one "SM" per interpreter worker, and no memory size.
 type Device struct {
 	Name       string
 	Major      int
@@ -29,7 +29,7 @@ func (in *interp) device() Device {
 	if in.opts.Device != nil {
 		return *in.opts.Device
 	}
-	return Device{Name: "tilec CPU interpreter", Major: 8, Minor: 0, SMs: runtime.GOMAXPROCS(0), TotalBytes: 16 << 30}
+	return Device{Name: "tilec CPU interpreter", Major: 8, Minor: 0, SMs: runtime.GOMAXPROCS(0)}
 }
 
 // deviceProps is torch.cuda.get_device_properties(...)'s result.
@@ -144,6 +144,9 @@ func (in *interp) propsAttr(pos lang.Pos, p deviceProps, name string) any {
 	case "minor":
 		return int64(p.d.Minor)
 	case "total_memory":
+		if p.d.TotalBytes == 0 {
+			in.fail(pos, "total_memory is not known on the interpreter (run with --backend cuda)")
+		}
 		return p.d.TotalBytes
 	}
 	in.fail(pos, "device properties have no %s in the host subset (they have multi_processor_count, name, major, minor, total_memory)", name)

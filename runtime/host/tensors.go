@@ -128,26 +128,12 @@ func promote(a, b ir.DType) ir.DType {
 	return ir.I64
 }
 
-// broadcastShapes is numpy's broadcast of two shapes.
+// broadcastShapes is numpy's broadcast of two shapes (ir's rule), or an
+// error naming them.
 func (in *interp) broadcastShapes(pos lang.Pos, a, b []int) []int {
-	n := max(len(a), len(b))
-	out := make([]int, n)
-	for i := range n {
-		da, db := 1, 1
-		if j := len(a) - n + i; j >= 0 {
-			da = a[j]
-		}
-		if j := len(b) - n + i; j >= 0 {
-			db = b[j]
-		}
-		switch {
-		case da == db || db == 1:
-			out[i] = da
-		case da == 1:
-			out[i] = db
-		default:
-			in.fail(pos, "the shapes %v and %v do not broadcast (dimension %d: %d and %d)", a, b, i, da, db)
-		}
+	out, ok := ir.BroadcastShapes(a, b)
+	if !ok {
+		in.fail(pos, "the shapes %v and %v do not broadcast", a, b)
 	}
 	return out
 }
@@ -1272,9 +1258,9 @@ func (in *interp) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
 	return sp
 }
 
-// resolve is Python's slice.indices(n): start, stop and step clamped to a
-// sequence of n items.
-func (sp sliceSpec) resolve(in *interp, pos lang.Pos, n int) (lo, hi, step int) {
+// indices are the positions a slice selects from a sequence of n items,
+// as Python's range(*slice.indices(n)).
+func (sp sliceSpec) indices(in *interp, pos lang.Pos, n int) []int {
 	get := func(v any, what string) (int, bool) {
 		if v == nil {
 			return 0, false
@@ -1288,40 +1274,37 @@ func (sp sliceSpec) resolve(in *interp, pos lang.Pos, n int) (lo, hi, step int) 
 		}
 		return int(max(min(x, 1<<40), -(1 << 40))), true
 	}
-	step = 1
+	step := 1
 	if s, ok := get(sp.step, "step"); ok {
 		if s == 0 {
 			in.fail(pos, "slice step cannot be zero")
 		}
 		step = s
 	}
-	clamp := func(x, lowest, highest int) int { return max(lowest, min(x, highest)) }
-	if step > 0 {
-		lo, hi = 0, n
-	} else {
+	// A bound counts from the end when negative and is clamped to [0, n]
+	// going forward, [-1, n-1] going backward.
+	lowest, highest := 0, n
+	lo, hi := 0, n
+	if step < 0 {
+		lowest, highest = -1, n-1
 		lo, hi = n-1, -1
 	}
-	if x, ok := get(sp.lo, "start"); ok {
+	bound := func(v any, what string, def int) int {
+		x, ok := get(v, what)
+		if !ok {
+			return def
+		}
 		if x < 0 {
 			x += n
 		}
-		if step > 0 {
-			lo = clamp(x, 0, n)
-		} else {
-			lo = clamp(x, -1, n-1)
-		}
+		return max(lowest, min(x, highest))
 	}
-	if x, ok := get(sp.hi, "stop"); ok {
-		if x < 0 {
-			x += n
-		}
-		if step > 0 {
-			hi = clamp(x, 0, n)
-		} else {
-			hi = clamp(x, -1, n-1)
-		}
+	lo, hi = bound(sp.lo, "start", lo), bound(sp.hi, "stop", hi)
+	out := []int{}
+	for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+		out = append(out, i)
 	}
-	return lo, hi, step
+	return out
 }
 
 // tensorIndex is t[i, a:b, ...]: ints drop their axis, slices keep it;
@@ -1350,13 +1333,8 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 			}
 			picks[ax] = []int{int(i)}
 		case sliceSpec:
-			lo, hi, step := v.resolve(in, pos, n)
-			sel := []int{}
-			for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
-				sel = append(sel, i)
-			}
-			picks[ax] = sel
-			shape = append(shape, len(sel))
+			picks[ax] = v.indices(in, pos, n)
+			shape = append(shape, len(picks[ax]))
 		default:
 			in.fail(pos, "tensors are indexed by ints and slices in the driver subset, got %s", describe(idx[ax]))
 		}
