@@ -1244,10 +1244,13 @@ func exprTextOf(c *callCtx, i int) string {
 	return "?"
 }
 
-// flushToZero applies a flush_to_zero=True argument (index i) to result r:
-// a float32 result whose magnitude is below the smallest normal becomes a
-// zero of its sign, as cuTile's flush_to_zero does (the inputs' subnormals
-// give results that flush alike or are within the op's own error). Other
+// flushToZero applies a flush_to_zero=True argument (index i) to result r,
+// a float32 value: subnormals become zeros of their sign, as cuTile's
+// flush_to_zero does. An op with a PTX .ftz form (FTZOp) whose operands
+// are float32 too takes the ftz attribute, which flushes its operands and
+// its result (the interpreter as PTX does, and on the GPU one instruction:
+// ex2.approx.ftz.f32 for exp2). Any other result (a reduction, or an op
+// on converted operands) is flushed by a compare and a select. Other
 // dtypes are left alone.
 func (b *builder) flushToZero(c *callCtx, i int, r value) value {
 	if i < 0 || !c.given(i) {
@@ -1259,6 +1262,20 @@ func (b *builder) flushToZero(c *callCtx, i int, r value) value {
 	v, ok := r.(*Value)
 	if !ok || v.Type.Elem() != F32 {
 		return r
+	}
+	// Only the op this call just emitted (the current block's last, at the
+	// call's position): an operand handed back unchanged (maximum(x, x))
+	// must not have its own op changed.
+	if d := v.Def; d != nil && FTZOp(d.Op) && len(d.Results) == 1 && d.Pos == c.pos &&
+		len(b.cur.Instrs) > 0 && b.cur.Instrs[len(b.cur.Instrs)-1] == d {
+		f32 := true
+		for _, a := range d.Args {
+			f32 = f32 && a.Type.Elem() == F32
+		}
+		if f32 {
+			d.Attrs.Set(AttrKeyFTZ, true)
+			return v
+		}
 	}
 	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", OpAbs, v), 0x1p-126 /* float32's smallest normal */).(*Value)
 	if !ok {

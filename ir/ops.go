@@ -348,6 +348,25 @@ type OpInfo struct {
 // axisAttr is the axis of bid, num_blocks, dim and reduce.
 var axisAttr = AttrSpec{Name: "axis", Kind: AttrInt}
 
+// ftzAttr marks a float32 op of cuTile's flush_to_zero=True: subnormal
+// operands are read as zero and a subnormal result is written as zero, each
+// keeping its sign (PTX's .ftz; ir/scalar.FlushF32). Only the ops that
+// have a .ftz form in PTX carry it (FTZOp); the builder flushes the others
+// with a compare and a select.
+var ftzAttr = AttrSpec{Name: AttrKeyFTZ, Kind: AttrBool, Optional: true}
+
+// AttrKeyFTZ is the key of ftzAttr.
+const AttrKeyFTZ = "ftz"
+
+// FTZOp reports whether op takes the ftz attribute.
+func FTZOp(op Op) bool {
+	switch op {
+	case OpAdd, OpSub, OpMul, OpDiv, OpMin, OpMax, OpExp2, OpRsqrt:
+		return true
+	}
+	return false
+}
+
 var opTable = [NumOps]OpInfo{
 	OpInvalid:   {Name: "invalid"},
 	OpConst:     {Name: "const", NumArgs: 0, Attrs: []AttrSpec{{Name: "value", Kind: AttrScalar}}},
@@ -355,15 +374,15 @@ var opTable = [NumOps]OpInfo{
 	OpNumBlocks: {Name: "num_blocks", NumArgs: 0, Attrs: []AttrSpec{axisAttr}},
 	OpDim:       {Name: "dim", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
 
-	OpAdd:      {Name: "add", NumArgs: 2, Elementwise: true},
-	OpSub:      {Name: "sub", NumArgs: 2, Elementwise: true},
-	OpMul:      {Name: "mul", NumArgs: 2, Elementwise: true},
-	OpDiv:      {Name: "div", NumArgs: 2, Elementwise: true},
+	OpAdd:      {Name: "add", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpSub:      {Name: "sub", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpMul:      {Name: "mul", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpDiv:      {Name: "div", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
 	OpFloorDiv: {Name: "floordiv", NumArgs: 2, Elementwise: true},
 	OpMod:      {Name: "mod", NumArgs: 2, Elementwise: true},
 	OpPow:      {Name: "pow", NumArgs: 2, Elementwise: true},
-	OpMin:      {Name: "min", NumArgs: 2, Elementwise: true},
-	OpMax:      {Name: "max", NumArgs: 2, Elementwise: true},
+	OpMin:      {Name: "min", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpMax:      {Name: "max", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
 	OpAnd:      {Name: "and", NumArgs: 2, Elementwise: true},
 	OpOr:       {Name: "or", NumArgs: 2, Elementwise: true},
 	OpXor:      {Name: "xor", NumArgs: 2, Elementwise: true},
@@ -373,10 +392,10 @@ var opTable = [NumOps]OpInfo{
 	OpNot:   {Name: "not", NumArgs: 1, Elementwise: true},
 	OpAbs:   {Name: "abs", NumArgs: 1, Elementwise: true},
 	OpExp:   {Name: "exp", NumArgs: 1, Elementwise: true},
-	OpExp2:  {Name: "exp2", NumArgs: 1, Elementwise: true},
+	OpExp2:  {Name: "exp2", NumArgs: 1, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
 	OpLog:   {Name: "log", NumArgs: 1, Elementwise: true},
 	OpSqrt:  {Name: "sqrt", NumArgs: 1, Elementwise: true},
-	OpRsqrt: {Name: "rsqrt", NumArgs: 1, Elementwise: true},
+	OpRsqrt: {Name: "rsqrt", NumArgs: 1, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
 	OpTanh:  {Name: "tanh", NumArgs: 1, Elementwise: true},
 
 	OpSelect:  {Name: "select", NumArgs: 3, Elementwise: true},

@@ -33,6 +33,9 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return p
 	}
 	d := in.Args[0].Type.Elem()
+	if d == ir.F32 && in.Attrs.Get(ir.AttrKeyFTZ) == true {
+		return e.arithFTZ(in.Op, args)
+	}
 	if d == ir.F16 || d == ir.BF16 {
 		// Half-precision math goes through f32 and rounds once.
 		wide := make([]Reg, len(args))
@@ -47,6 +50,36 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return e.normalize(e.arith(in.Op, args, d), res)
 	}
 	return e.arith(in.Op, args, d)
+}
+
+// arithFTZ is a float32 op of flush_to_zero=True (ir.AttrKeyFTZ): the
+// instruction's .ftz form, which reads subnormal operands as zero and
+// writes a subnormal result as zero. exp2 is then one MUFU.EX2: without
+// .ftz ptxas wraps it in a compare, two multiplies and a select to produce
+// subnormal results.
+func (e *emitter) arithFTZ(op ir.Op, a []Reg) Reg {
+	r := e.newReg(F32)
+	switch op {
+	case ir.OpAdd:
+		e.emit("add.rn.ftz.f32", r, a[0], a[1])
+	case ir.OpSub:
+		e.emit("sub.rn.ftz.f32", r, a[0], a[1])
+	case ir.OpMul:
+		e.emit("mul.rn.ftz.f32", r, a[0], a[1])
+	case ir.OpDiv:
+		e.emit("div.rn.ftz.f32", r, a[0], a[1])
+	case ir.OpMin:
+		e.emit("min.ftz.f32", r, a[0], a[1])
+	case ir.OpMax:
+		e.emit("max.ftz.f32", r, a[0], a[1])
+	case ir.OpExp2:
+		e.emit("ex2.approx.ftz.f32", r, a[0])
+	case ir.OpRsqrt:
+		e.emit("rsqrt.approx.ftz.f32", r, a[0])
+	default:
+		e.fail("%s has no .ftz form", op)
+	}
+	return r
 }
 
 func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {

@@ -81,3 +81,11 @@ func TestIntDTypesPatterns(t *testing.T) {
 		`cvt\.rzi\.s32\.f32`, `min\.s32 %r\d+, %r\d+, 127;`, `max\.s32 %r\d+, %r\d+, -128;`,
 	}, []string{`ld\.local`})
 }
+
+// flush_to_zero=True is the instructions' .ftz forms: exp2 one
+// ex2.approx.ftz (no subnormal fix-up around it), no compare and select.
+func TestFlushToZeroPatterns(t *testing.T) {
+	checkPatterns(t, "flush_to_zero.tile", nil, []string{
+		`ex2\.approx\.ftz\.f32`, `mul\.rn\.ftz\.f32`, `div\.rn\.ftz\.f32`, `add\.rn\.ftz\.f32`, `max\.ftz\.f32`,
+	}, []string{`ex2\.approx\.f32`, `abs\.f32`, `selp\.f32`, `ld\.local`})
+}

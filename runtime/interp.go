@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -202,6 +204,7 @@ type cinstr struct {
 	perm    []int
 	pad     float64
 	reverse bool  // scan
+	ftz     bool  // flush float32 subnormal operands and results to zero (ir.AttrKeyFTZ)
 	padI    int64 // the padding of an integer or bool load
 	cval    val   // const
 }
@@ -575,15 +578,15 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpNumBlocks: {prepareAxis, execGridQuery},
 	ir.OpDim:       {prepareAxis, execDim},
 
-	ir.OpAdd:      {nil, execBinary},
-	ir.OpSub:      {nil, execBinary},
-	ir.OpMul:      {nil, execBinary},
-	ir.OpDiv:      {nil, execBinary},
+	ir.OpAdd:      {prepareFTZ, execBinary},
+	ir.OpSub:      {prepareFTZ, execBinary},
+	ir.OpMul:      {prepareFTZ, execBinary},
+	ir.OpDiv:      {prepareFTZ, execBinary},
 	ir.OpFloorDiv: {nil, execBinary},
 	ir.OpMod:      {nil, execBinary},
 	ir.OpPow:      {nil, execBinary},
-	ir.OpMin:      {nil, execBinary},
-	ir.OpMax:      {nil, execBinary},
+	ir.OpMin:      {prepareFTZ, execBinary},
+	ir.OpMax:      {prepareFTZ, execBinary},
 	ir.OpAnd:      {nil, execBinary},
 	ir.OpOr:       {nil, execBinary},
 	ir.OpXor:      {nil, execBinary},
@@ -593,10 +596,10 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpNot:   {nil, execUnary},
 	ir.OpAbs:   {nil, execUnary},
 	ir.OpExp:   {nil, execUnary},
-	ir.OpExp2:  {nil, execUnary},
+	ir.OpExp2:  {prepareFTZ, execUnary},
 	ir.OpLog:   {nil, execUnary},
 	ir.OpSqrt:  {nil, execUnary},
-	ir.OpRsqrt: {nil, execUnary},
+	ir.OpRsqrt: {prepareFTZ, execUnary},
 	ir.OpTanh:  {nil, execUnary},
 
 	ir.OpSelect:  {nil, execSelect},
@@ -673,6 +676,24 @@ func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.Attrs.Get("va
 func prepareAxis(ci *cinstr) { ci.axis = ci.in.Attrs.Int("axis") }
 
 func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Attrs.Str("pred")] }
+
+func prepareFTZ(ci *cinstr) { ci.ftz = ci.in.Attrs.Get(ir.AttrKeyFTZ) == true }
+
+// flushed returns xs with float32 subnormals flushed to signed zeros
+// (PTX's .ftz), copying only when there is one to flush: xs may be a
+// register's tile.
+func flushed(xs []float64) []float64 {
+	for i, x := range xs {
+		if scalar.FlushF32(x) != x {
+			out := slices.Clone(xs)
+			for j := i; j < len(out); j++ {
+				out[j] = scalar.FlushF32(out[j])
+			}
+			return out
+		}
+	}
+	return xs
+}
 
 func preparePermute(ci *cinstr) { ci.perm = ci.in.Attrs.Ints("perm") }
 
@@ -820,12 +841,35 @@ func (fr *frame) intsOf(c *cinstr, k int) []int64 {
 	return s
 }
 
+// round rounds a float result to the instruction's dtype, then flushes it
+// when the instruction has ftz.
+func (c *cinstr) round(r float64) float64 {
+	r = RoundTo(c.dtype, r)
+	if c.ftz {
+		r = scalar.FlushF32(r)
+	}
+	return r
+}
+
+// roundSlice is round on a tile's elements.
+func (c *cinstr) roundSlice(out []float64) {
+	roundSlice(c.dtype, out)
+	if c.ftz {
+		for i, r := range out {
+			out[i] = scalar.FlushF32(r)
+		}
+	}
+}
+
 func execBinary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x, y := fr.regs[c.args[0]], fr.regs[c.args[1]]
 		if isFloat(c.dtype) {
+			if c.ftz {
+				x.f, y.f = scalar.FlushF32(x.f), scalar.FlushF32(y.f)
+			}
 			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
+			fr.regs[c.res[0]] = val{f: c.round(r)}
 		} else {
 			r, _ := ir.EvalIntBinaryOf(c.op, c.dtype, x.i, y.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
@@ -839,6 +883,9 @@ func execBinary(fr *frame, c *cinstr) error {
 		x, y := fr.floatsOf(c, 0), fr.floatsOf(c, 1)
 		out := make([]float64, c.n)
 		x, y = x[:len(out)], y[:len(out)]
+		if c.ftz {
+			x, y = flushed(x), flushed(y)
+		}
 		switch c.op {
 		case ir.OpAdd:
 			for i := range out {
@@ -861,7 +908,7 @@ func execBinary(fr *frame, c *cinstr) error {
 				out[i], _ = ir.EvalFloatBinary(c.op, x[i], y[i])
 			}
 		}
-		roundSlice(c.dtype, out)
+		c.roundSlice(out)
 		fr.regs[c.res[0]] = val{t: &tile{f: out}}
 		return nil
 	}
@@ -952,8 +999,11 @@ func execUnary(fr *frame, c *cinstr) error {
 	if !c.tile {
 		x := fr.regs[c.args[0]]
 		if isFloat(c.dtype) {
+			if c.ftz {
+				x.f = scalar.FlushF32(x.f)
+			}
 			r, _ := ir.EvalFloatUnary(c.op, x.f)
-			fr.regs[c.res[0]] = val{f: RoundTo(c.dtype, r)}
+			fr.regs[c.res[0]] = val{f: c.round(r)}
 		} else {
 			r, _ := ir.EvalIntUnary(c.op, c.dtype, x.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
@@ -962,11 +1012,14 @@ func execUnary(fr *frame, c *cinstr) error {
 	}
 	if isFloat(c.dtype) {
 		x := fr.floatsOf(c, 0)
+		if c.ftz {
+			x = flushed(x)
+		}
 		out := make([]float64, c.n)
 		for i := range out {
 			out[i], _ = ir.EvalFloatUnary(c.op, x[i])
 		}
-		roundSlice(c.dtype, out)
+		c.roundSlice(out)
 		fr.regs[c.res[0]] = val{t: &tile{f: out}}
 		return nil
 	}

@@ -228,3 +228,56 @@ func bitsOdd(x int) bool {
 	}
 	return odd
 }
+
+// flush_to_zero=True (runtime/testdata/kernels/flush_to_zero.tile): the
+// ops take the ftz attribute, and the interpreter flushes float32 subnormal
+// operands and results to signed zeros, as PTX's .ftz forms do.
+func TestKernelFlushToZero(t *testing.T) {
+	xs := []float64{0.05, -0.05, 0.11, 0.2, -3.0, 1.2, 1.5, 0}
+	n := len(xs)
+	X := FromFloat64(ir.F32, []int{n}, xs)
+	Y, Z, W := NewTensor(ir.F32, n), NewTensor(ir.F32, n), NewTensor(ir.F32, n)
+	k := compileKernel(t, "flush_to_zero.tile", map[string]string{"tile": "8"})
+	launchKernel(t, k, [3]int{1, 1, 1}, X, Y, Z, W)
+	f32 := func(v float64) float64 { return float64(float32(v)) }
+	flush := func(v float64) float64 {
+		if math.Abs(v) < 0x1p-126 {
+			return math.Copysign(0, v)
+		}
+		return v
+	}
+	flushed := 0
+	for i, x := range xs {
+		x = f32(x)
+		// tiny * 1e37 + (x / 1e37) * 1e37, each op rounded to f32.
+		tiny := flush(f32(x * f32(1e-37)))
+		div := flush(f32(x / f32(1e37)))
+		if tiny == 0 && x != 0 {
+			flushed++
+		}
+		wantY := f32(f32(tiny*f32(1e37)) + f32(div*f32(1e37)))
+		// exp2 of a float32 exponent, flushed, then scaled.
+		e := f32(f32(x*8) - 136)
+		wantZ := f32(flush(f32(math.Exp2(e))) * f32(1e38))
+		// x * 1e-39 reads as zero in the add and the maximum.
+		wantW := f32(f32(f32(1e-37)*f32(1e37)) + f32(math.Max(0, f32(-1e-37))*f32(1e37)))
+		if got := Y.At(i); got != wantY {
+			t.Errorf("Y[%d] (x=%v) = %v, want %v", i, x, got, wantY)
+		}
+		if got := Z.At(i); got != wantZ {
+			t.Errorf("Z[%d] (x=%v) = %v, want %v", i, x, got, wantZ)
+		}
+		if got := W.At(i); got != wantW {
+			t.Errorf("W[%d] (x=%v) = %v, want %v", i, x, got, wantW)
+		}
+	}
+	if flushed != 3 {
+		t.Errorf("%d inputs flushed, want 3 (the test's inputs no longer test the flush)", flushed)
+	}
+	// The flush is the ops' ftz attribute, not a compare and select.
+	for _, in := range k.Func.Body.Instrs {
+		if in.Op == ir.OpSelect {
+			t.Errorf("a select at %v: flush_to_zero built a compare and select", in.Pos)
+		}
+	}
+}

@@ -59,6 +59,7 @@ done
 cases=(
 	"bits_math|runtime/testdata/kernels/bits_math.tile|"
 	"math_approx|runtime/testdata/kernels/math_approx.tile|"
+	"flush_to_zero|runtime/testdata/kernels/flush_to_zero.tile|"
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"

@@ -287,3 +287,16 @@ func ShiftCount(y int64) int64 {
 	}
 	return y
 }
+
+// smallestNormalF32 is float32's smallest normal magnitude, 2^-126.
+const smallestNormalF32 = 0x1p-126
+
+// FlushF32 is PTX's .ftz on a float32 value held in a float64: a
+// magnitude below float32's smallest normal (a float32 subnormal, or a
+// value that would round to one) becomes zero of the same sign.
+func FlushF32(x float64) float64 {
+	if x != 0 && math.Abs(x) < smallestNormalF32 {
+		return math.Copysign(0, x)
+	}
+	return x
+}
