@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 )
 
 // movOp is the move instruction for registers of class c.
@@ -102,7 +103,16 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 		c = p
 	}
 	res := make([]*value, len(in.Results))
+	shared := map[*ir.Value]bool{}
 	for i, r := range in.Results {
+		if v := e.passedThrough(in, i); v != nil && !shared[v] {
+			// The result takes over the registers of a value a branch
+			// passes through unchanged, so that branch copies nothing
+			// (a mask applied to some loop iterations only).
+			shared[v] = true
+			res[i] = e.vals[v]
+			continue
+		}
 		res[i] = e.allocLike(r)
 	}
 	elseL, endL := e.newLabel("else"), e.newLabel("endif")
@@ -126,6 +136,44 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 	for i, r := range in.Results {
 		e.vals[r] = res[i]
 	}
+}
+
+// passedThrough returns the tile value that a branch of if yields as its
+// result i, when the result may live in that value's registers: the value
+// is computed just before the if, in its block, owns its registers (no
+// other value shares them), has the result's layout, and is used nowhere
+// but inside the if, so nothing reads those registers once the other
+// branch has written its own result into them (at its end, after any
+// read of the value inside it). nil otherwise.
+func (e *emitter) passedThrough(in *ir.Instr, i int) *ir.Value {
+	for _, b := range in.Regions {
+		y := b.Instrs[len(b.Instrs)-1]
+		if i >= len(y.Args) {
+			continue
+		}
+		v := y.Args[i]
+		x := e.vals[v]
+		if v.Def == nil || v.Def.Block != in.Block || x == nil || x.regs == nil || !e.ownsRegs(v) {
+			continue
+		}
+		if lay := e.layout(in.Results[i]); lay.Kind == "smem" || !lower.SameLayout(x.lay, lay) {
+			continue
+		}
+		inside := 0
+		for _, r := range in.Regions {
+			r.Walk(func(u *ir.Instr) {
+				for _, a := range u.Args {
+					if a == v {
+						inside++
+					}
+				}
+			})
+		}
+		if inside == e.useCount(v) {
+			return v
+		}
+	}
+	return nil
 }
 
 // condReg is the register of an if or while condition: a scalar's, or a
