@@ -122,6 +122,9 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 		if slices.Contains(al.views, in) {
 			continue
 		}
+		if in.Op == ir.OpIf && registerOnlyRegions(in) {
+			continue // a mask applied to some key tiles only
+		}
 		if len(in.Regions) > 0 || in.Op.Info().SideEffect || in.Op == ir.OpLoad || in.Op == ir.OpMMA || !attnRegisterOp(in) {
 			return nil, fmt.Sprintf("the loop has %s", in.Op)
 		}
@@ -161,6 +164,25 @@ func attnRegisterOp(in *ir.Instr) bool {
 		return true
 	}
 	return in.Op.Info().Elementwise
+}
+
+// registerOnlyRegions reports whether every op in the regions of an if
+// (at any depth) is one attnRegisterOp accepts, or a yield or a nested
+// if of the same kind: code that the consumer warpgroups run on their own
+// registers, such as a mask applied only to the key tiles that need it.
+// Its condition is a scalar, the same for every thread of the block.
+func registerOnlyRegions(in *ir.Instr) bool {
+	for _, r := range in.Regions {
+		for _, x := range r.Instrs {
+			switch {
+			case x.Op == ir.OpYield:
+			case x.Op == ir.OpIf && registerOnlyRegions(x):
+			case len(x.Regions) > 0 || x.Op.Info().SideEffect || !attnRegisterOp(x):
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func isZeroConst(v *ir.Value) bool {

@@ -42,6 +42,14 @@ func TestAttentionPatterns(t *testing.T) {
 					if n := count(ptx, `mma\.sync`); n != want {
 						t.Errorf("%d mma.sync in all, want %d", n, want)
 					}
+					// exp2 with flush_to_zero is one ex2.approx.ftz; acc * alpha
+					// multiplies O in place, skipped by a warp whose row
+					// maxima all held (every alpha exactly 1).
+					for _, want := range []string{`ex2\.approx\.ftz\.f32`, `vote\.sync\.all\.pred %p\d+, %p\d+, -1;\n\s*@%p\d+ bra\.uni \$L_rescaled_\d+;\n\s*mul\.rn\.f32 (%f\d+), (%f\d+)`} {
+						if count(ptx, want) == 0 {
+							t.Errorf("no %s", want)
+						}
+					}
 					for _, want := range []string{`shfl\.sync\.bfly\.b32`, `ex2\.approx`, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`, `cp\.async\.wait_group`} {
 						if count(ptx, want) == 0 {
 							t.Errorf("no %s", want)

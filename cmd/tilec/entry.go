@@ -152,10 +152,6 @@ func runScript(r *entryRun, prog *host.Program) error {
 	opts := r.hostOptions()
 	opts.Seed = uint64(r.seed) // torch.randn's inputs, until the script calls torch.manual_seed
 	opts.Argv = r.argv
-	if gpu, ok := r.backend.(*runtime.CUDA); ok {
-		f := gpu.Facts()
-		opts.Device = &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
-	}
 	if err := prog.RunMain(opts); err != nil {
 		return quoteSource(r.path, err)
 	}
@@ -167,7 +163,14 @@ func runScript(r *entryRun, prog *host.Program) error {
 // it, and on a GPU checks it against the interpreter.
 func (r *entryRun) hostOptions() host.Options {
 	gpu := r.backend.Name() != "cpu"
-	return host.Options{Stdout: r.stdout, Launch: func(l *host.Launch) error {
+	// Host code's torch.cuda queries see the GPU it runs on (the
+	// interpreter's own facts otherwise).
+	var device *host.Device
+	if cuda, ok := r.backend.(*runtime.CUDA); ok {
+		f := cuda.Facts()
+		device = &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
+	}
+	return host.Options{Stdout: r.stdout, Device: device, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/host"
 )
 
 // Device is where kernels are timed: the CUDA backend (CUDADevice), or a
@@ -124,6 +125,22 @@ func (d cudaDevice) SM() int {
 }
 
 func (d cudaDevice) Target() (*lower.Target, error) { return d.gpu.CompileTarget() }
+
+// HostDevice is the GPU as a host function's torch.cuda queries see it.
+func (d cudaDevice) HostDevice() *host.Device {
+	f := d.gpu.Facts()
+	return &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
+}
+
+// hostDevice is what host code run on dev sees through torch.cuda's
+// device queries: the device's own facts where it has them (HostDevice),
+// else its name and compute capability; never the interpreter's.
+func hostDevice(dev Device) *host.Device {
+	if h, ok := dev.(interface{ HostDevice() *host.Device }); ok {
+		return h.HostDevice()
+	}
+	return &host.Device{Name: dev.Name(), Major: dev.SM() / 10, Minor: dev.SM() % 10}
+}
 
 func (d cudaDevice) Prepare(k *runtime.Kernel, args []runtime.Arg, grid [3]int) (Prepared, error) {
 	p, err := d.gpu.Prepare(k, args, runtime.LaunchOptions{Grid: grid})

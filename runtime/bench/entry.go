@@ -225,7 +225,7 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		row.Launches = append(row.Launches, lr)
 		return nil
 	}
-	if _, err := cfg.Program.Run(cfg.Entry, args, host.Options{Launch: checkLaunch, Stdout: cfg.Stdout}); err != nil {
+	if _, err := cfg.Program.Run(cfg.Entry, args, host.Options{Launch: checkLaunch, Stdout: cfg.Stdout, Device: hostDevice(dev)}); err != nil {
 		return row, total, nil, err
 	}
 	n := len(row.Launches)
@@ -295,7 +295,7 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 			}
 			return nil
 		}
-		if _, err := cfg.Program.Run(cfg.Entry, args, host.Options{Launch: timeLaunch}); err != nil {
+		if _, err := cfg.Program.Run(cfg.Entry, args, host.Options{Launch: timeLaunch, Device: hostDevice(dev)}); err != nil {
 			return row, total, nil, err
 		}
 		if j != n {

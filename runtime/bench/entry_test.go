@@ -481,3 +481,32 @@ func TestRunEntrySplitKBaseline(t *testing.T) {
 		"        note: "+note+"\n",
 		"     64      64      64     0.0020      0.3    0%     0.0010      0.5  0.500 ")
 }
+
+// A host function's torch.cuda queries see the device it is timed on, not
+// the interpreter: attention.py picks its key tiles by compute capability
+// (128 keys at D=64 on Hopper's wgmma kernel, 64 elsewhere).
+func TestRunEntrySeesTheDevice(t *testing.T) {
+	for _, c := range []struct {
+		sm     int
+		consts string
+	}{{90, "tkv=128"}, {80, "tkv=64"}} {
+		sw, err := bench.ParseSweep([]string{"B=1", "H=1", "S=128", "D=64"}, "", nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev := &benchtest.Device{SMVersion: c.sm, MS: func(*ir.Func) float64 { return 0.01 }}
+		qkv := []string{"B", "H", "S", "D"}
+		cfg := &bench.EntryConfig{
+			Program: loadProgram(t, "../../examples/cutile/attention.py", nil), Entry: "attention", File: "attention.py",
+			Dims: qkv, Sweep: sw, Warmup: 1, Iters: 1, Check: true,
+			Args: randArgs(ir.F16, map[string][]string{"Q": qkv, "K": qkv, "V": qkv}, nil),
+		}
+		got, err := bench.RunEntry(dev, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := got.Rows[0].Launches; len(l) != 1 || !strings.Contains(l[0].Consts, c.consts) {
+			t.Errorf("sm_%d: launches %+v, want %s", c.sm, l, c.consts)
+		}
+	}
+}
