@@ -58,28 +58,23 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 // .ftz ptxas wraps it in a compare, two multiplies and a select to produce
 // subnormal results.
 func (e *emitter) arithFTZ(op ir.Op, a []Reg) Reg {
-	r := e.newReg(F32)
-	switch op {
-	case ir.OpAdd:
-		e.emit("add.rn.ftz.f32", r, a[0], a[1])
-	case ir.OpSub:
-		e.emit("sub.rn.ftz.f32", r, a[0], a[1])
-	case ir.OpMul:
-		e.emit("mul.rn.ftz.f32", r, a[0], a[1])
-	case ir.OpDiv:
-		e.emit("div.rn.ftz.f32", r, a[0], a[1])
-	case ir.OpMin:
-		e.emit("min.ftz.f32", r, a[0], a[1])
-	case ir.OpMax:
-		e.emit("max.ftz.f32", r, a[0], a[1])
-	case ir.OpExp2:
-		e.emit("ex2.approx.ftz.f32", r, a[0])
-	case ir.OpRsqrt:
-		e.emit("rsqrt.approx.ftz.f32", r, a[0])
-	default:
+	name, ok := ftzForms[op]
+	if !ok {
 		e.fail("%s has no .ftz form", op)
 	}
+	r := e.newReg(F32)
+	args := []Operand{r}
+	for _, x := range a {
+		args = append(args, x)
+	}
+	e.emit(name, args...)
 	return r
+}
+
+// ftzForms are the .ftz instructions of the ops that take ir.AttrKeyFTZ.
+var ftzForms = map[ir.Op]string{
+	ir.OpAdd: "add.rn.ftz.f32", ir.OpSub: "sub.rn.ftz.f32", ir.OpMul: "mul.rn.ftz.f32", ir.OpDiv: "div.rn.ftz.f32",
+	ir.OpMin: "min.ftz.f32", ir.OpMax: "max.ftz.f32", ir.OpExp2: "ex2.approx.ftz.f32", ir.OpRsqrt: "rsqrt.approx.ftz.f32",
 }
 
 func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {

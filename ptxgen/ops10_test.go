@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 )
 
@@ -88,4 +89,13 @@ func TestFlushToZeroPatterns(t *testing.T) {
 	checkPatterns(t, "flush_to_zero.tile", nil, []string{
 		`ex2\.approx\.ftz\.f32`, `mul\.rn\.ftz\.f32`, `div\.rn\.ftz\.f32`, `add\.rn\.ftz\.f32`, `max\.ftz\.f32`,
 	}, []string{`ex2\.approx\.f32`, `abs\.f32`, `selp\.f32`, `ld\.local`})
+}
+
+// Every op that takes the ftz attribute has its .ftz instruction.
+func TestFTZFormsCoverFTZOps(t *testing.T) {
+	for op := ir.Op(0); op < ir.NumOps; op++ {
+		if _, ok := ftzForms[op]; ok != ir.FTZOp(op) {
+			t.Errorf("%s: ir.FTZOp %v, .ftz form %v", op, ir.FTZOp(op), ok)
+		}
+	}
 }

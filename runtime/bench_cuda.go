@@ -213,6 +213,10 @@ func (p *Prepared) Info() *CompileInfo {
 	return &info
 }
 
+// LocalBytes is the kernel's local memory a thread after the JIT (spilled
+// registers; Info().LocalBytes).
+func (p *Prepared) LocalBytes() int { return p.ck.info.LocalBytes }
+
 // Grid is the launch grid.
 func (p *Prepared) Grid() [3]int { return p.b.Grid }
 

@@ -65,6 +65,7 @@ func (p *Prepared) Download() error                            { return ErrNoCUD
 func (p *Prepared) Upload() error                              { return ErrNoCUDA }
 func (p *Prepared) Free() error                                { return nil }
 func (p *Prepared) Info() *CompileInfo                         { return &CompileInfo{} }
+func (p *Prepared) LocalBytes() int                            { return 0 }
 func (p *Prepared) Grid() [3]int                               { return [3]int{} }
 func (p *Prepared) Dims() map[string]int64                     { return nil }
 func (p *Prepared) Ptr(name string) (uint64, error)            { return 0, ErrNoCUDA }

@@ -97,6 +97,7 @@ func OpenCUDA(target *lower.Target) (Device, error) {
 // with runtime.ErrNoCUDA) times kernels and cuBLAS.
 var (
 	_ Prepared            = (*runtime.Prepared)(nil)
+	_ LocalMemory         = (*runtime.Prepared)(nil)
 	_ GEMMBaseline        = (*runtime.Prepared)(nil)
 	_ BatchedGEMMBaseline = (*runtime.Prepared)(nil)
 )

@@ -175,6 +175,11 @@ type MeasureOptions struct {
 	// their leading axis: the baseline is the device's batched GEMM
 	// (BatchedGEMMBaseline), never the plain one.
 	BatchedGEMM bool
+	// RejectSpills stops Measure with a *SpillError, before anything runs,
+	// when the device's compiler gave the kernel local memory (registers
+	// spilled): tilec tune's candidates, whose constants and occupancy
+	// can ask for more registers than a thread gets.
+	RejectSpills bool
 }
 
 // Measurement is one kernel timed at one shape.
@@ -231,6 +236,24 @@ const measureRounds = 3
 // (opts.Check), then timed. args are the launch arguments with their
 // outputs poisoned (PoisonOutputs); they are not modified (the device gets
 // copies).
+// LocalMemory is a Prepared whose device compiler reports the kernel's
+// local memory a thread (CUDA's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES after
+// the JIT: spilled registers; tilec's kernels have no local arrays).
+type LocalMemory interface {
+	LocalBytes() int
+}
+
+// SpillError is Measure's answer, with RejectSpills, for a kernel whose
+// registers spilled to local memory.
+type SpillError struct {
+	Kernel string
+	Bytes  int
+}
+
+func (e *SpillError) Error() string {
+	return fmt.Sprintf("%s spills: %d bytes of local memory a thread after the JIT", e.Kernel, e.Bytes)
+}
+
 func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOptions) (*Measurement, error) {
 	m := &Measurement{Check: "skipped"}
 	devArgs := runtime.CloneArgs(args)
@@ -239,6 +262,11 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		return nil, err
 	}
 	defer p.Free()
+	if opts.RejectSpills {
+		if l, ok := p.(LocalMemory); ok && l.LocalBytes() > 0 {
+			return nil, &SpillError{Kernel: k.Name(), Bytes: l.LocalBytes()}
+		}
+	}
 	if opts.Check {
 		if err := p.Run(); err != nil {
 			return nil, err

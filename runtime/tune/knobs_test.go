@@ -203,6 +203,49 @@ func TestSearchOccupancyPersistent(t *testing.T) {
 	}
 }
 
+// A candidate whose registers spill after the JIT (here: occupancy=2 on
+// sm_80, as 128x256 tiles did on the H100, 15x slower) is pruned untimed,
+// with the spill in its reason; the defaults are timed even when they
+// spill, so that the speed-up has its base.
+func TestSearchPrunesSpills(t *testing.T) {
+	b := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"})
+	base := mustBuild(t, b)
+	space, _ := tune.ParseSpace([]string{"stages=2 occupancy=default,2"})
+	spills := func(f *ir.Func) int {
+		if hint(f, "occupancy") == 2 {
+			return 96
+		}
+		return 0
+	}
+	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: spills}
+	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		switch c.Consts["occupancy"] {
+		case "2":
+			if c.Status != tune.Pruned || c.Reason != "spills: 96 bytes of local memory a thread after the JIT" {
+				t.Errorf("occupancy=2: %s: %s", c.Status, c.Reason)
+			}
+		default:
+			if c.Status != tune.Timed {
+				t.Errorf("%s: %s: %s", c.Label, c.Status, c.Reason)
+			}
+		}
+	}
+	// The defaults spilling too: still timed, and the winner.
+	dev = &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: func(*ir.Func) int { return 8 }}
+	res, err = tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Winner == nil || !res.Winner.Default || res.Count(tune.Pruned) != 2 {
+		t.Errorf("winner %v, %d pruned", res.Winner, res.Count(tune.Pruned))
+	}
+}
+
 // The Go API: Cache.CompileFile builds the kernel with the cached winner's
 // constants and knobs for the launch's shapes, and the plain kernel when
 // the cache has nothing for them.

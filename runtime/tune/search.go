@@ -43,7 +43,7 @@ type Config struct {
 
 // Candidate statuses.
 const (
-	Pruned = "pruned" // rejected at compile time (the target's limits: shared memory, registers, tile shapes)
+	Pruned = "pruned" // rejected untimed: the target's limits at compile time (shared memory, registers, tile shapes), or registers spilled after the JIT
 	Failed = "failed" // compiled, but the device would not load or run it
 	Wrong  = "wrong"  // ran, but its result differs from the interpreter's: not timed
 	Timed  = "timed"  // verified and timed
@@ -258,9 +258,18 @@ func defaultKey(f *ir.Func) string {
 // measure checks c on the device against the interpreter and times it.
 func measure(dev bench.Device, cfg *Config, c *Candidate, args []runtime.Arg) {
 	k := runtime.NewKernel(c.Func)
-	m, err := bench.Measure(dev, k, args, bench.MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: true, Seed: cfg.Seed})
+	// A candidate whose registers spill after the JIT (more than its
+	// occupancy or tiles leave a thread) is pruned untimed: it loses, and
+	// at 15x the winner's time (docs/perf.md) it is the search's slowest
+	// part. The defaults are timed even so, for the speed-up.
+	m, err := bench.Measure(dev, k, args, bench.MeasureOptions{Warmup: cfg.Warmup, Iters: cfg.Iters, Check: true, Seed: cfg.Seed,
+		RejectSpills: !c.Default})
 	var wrong *bench.WrongResultError
+	var spill *bench.SpillError
 	switch {
+	case errors.As(err, &spill):
+		c.Status, c.Reason = Pruned, fmt.Sprintf("spills: %d bytes of local memory a thread after the JIT", spill.Bytes)
+		return
 	case errors.As(err, &wrong):
 		c.Status, c.Reason = Wrong, firstLine(wrong.Check.String())
 		for _, o := range wrong.Check.Outputs {

@@ -31,6 +31,9 @@ type Device struct {
 	// Corrupt, when set and true for f, makes f's results wrong (every
 	// stored array's first element is changed after the launch).
 	Corrupt func(f *ir.Func) bool
+	// Spills, when set, is f's local memory a thread after the "JIT"
+	// (bench.LocalMemory); 0 without it.
+	Spills func(f *ir.Func) int
 	// Prepared counts Prepare calls; Launches the kernel runs; Cold the
 	// launches timed with TimeCold.
 	Prepared, Launches, Cold int
@@ -88,6 +91,15 @@ type prepared struct {
 	args []runtime.Arg
 	grid [3]int
 	free bool
+}
+
+var _ bench.LocalMemory = (*prepared)(nil)
+
+func (p *prepared) LocalBytes() int {
+	if p.d.Spills == nil {
+		return 0
+	}
+	return p.d.Spills(p.k.Func)
 }
 
 func (p *prepared) Run() error {
