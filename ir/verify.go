@@ -858,8 +858,10 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		src := a[len(a)-1]
 		t, ok := src.Type.(*Tile)
-		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
-			return fmt.Sprintf("source %v has type %v, want a rank-%d %v tile", src, src.Type, arr.Rank, arr.DType)
+		// As tma_load: a 3-D or 4-D array's store is one matrix, picked by
+		// the indices before the last two.
+		if !ok || t.DType != arr.DType || t.Rank() != 2 || arr.Rank < 2 || arr.Rank > 4 {
+			return fmt.Sprintf("source %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", src, src.Type, arr.DType)
 		}
 		if d := src.Def; d == nil || d.Op != OpSmemStage {
 			return fmt.Sprintf("source %v is not a smem_stage", src)

@@ -184,13 +184,37 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 	if len(stores) == 1 {
 		st := stores[0]
 		at, ok := st.Args[0].Type.(*ir.Array)
-		tt, _ := st.Args[len(st.Args)-1].Type.(*ir.Tile)
-		if ok && tt != nil && at.Rank == 2 && (at.DType == ir.F16 || at.DType == ir.BF16) &&
+		tt, _ := storedMatrix(st).Type.(*ir.Tile)
+		if ok && tt != nil && at.Rank >= 2 && at.Rank <= 4 && (at.DType == ir.F16 || at.DType == ir.BF16) &&
 			tt.Rank() == 2 && tt.Shape[0] == lp.m && tt.Shape[1] == lp.n && lp.n%tmaSlabCols == 0 {
 			lp.store = st
 		}
 	}
 	return lp, ""
+}
+
+// storedMatrix is the (m, n) tile a store writes: its tile, or for a 3-D
+// or 4-D array (a batched matmul's C) the 2-D tile that the stored
+// (1, m, n) or (1, 1, m, n) tile reshapes, which the TMA store stages.
+func storedMatrix(st *ir.Instr) *ir.Value {
+	v := st.Args[len(st.Args)-1]
+	at, _ := st.Args[0].Type.(*ir.Array)
+	if at == nil || at.Rank == 2 {
+		return v
+	}
+	if d := v.Def; d != nil && d.Op == ir.OpReshape {
+		src := d.Args[0]
+		if t, ok := src.Type.(*ir.Tile); ok && t.Rank() == 2 && t.NumElements() == v.Type.(*ir.Tile).NumElements() {
+			vs := v.Type.(*ir.Tile).Shape
+			for _, e := range vs[:len(vs)-2] {
+				if e != 1 {
+					return v
+				}
+			}
+			return src
+		}
+	}
+	return v
 }
 
 // tmaOperand returns the load in block where that an mma operand v comes
@@ -380,7 +404,7 @@ func (w *warpspec) plan() bool {
 	w.staging = -1
 	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
 	if lp.store != nil {
-		if l, err := LayoutOf(lp.store.Args[len(lp.store.Args)-1]); err == nil && SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
+		if l, err := LayoutOf(storedMatrix(lp.store)); err == nil && SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
 			// The widest piece of the result (whole 64-column slabs) that
 			// leaves the ring as deep as it can be: 128x256x64 tiles keep
 			// 4 stages with half the result staged at a time (docs/perf.md).
@@ -736,11 +760,16 @@ func (w *warpspec) consumerBarrier(s *seq) {
 // the next block.
 func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 	n := len(st.Args)
-	val := copyOf(m, st.Args[n-1])
+	val := copyOf(m, storedMatrix(st))
 	tt := val.Type.(*ir.Tile)
 	pieces := w.lp.n / w.stageCols
 	piece := ir.TileOf(tt.DType, w.lp.m, w.stageCols)
-	row, col := copyOf(m, st.Args[1]), copyOf(m, st.Args[2])
+	// The indices before the last two pick the matrix of a 3-D or 4-D C.
+	var outer []*ir.Value
+	for _, x := range st.Args[1 : n-3] {
+		outer = append(outer, copyOf(m, x))
+	}
+	row, col := copyOf(m, st.Args[n-3]), copyOf(m, st.Args[n-2])
 	if pieces > 1 {
 		col = s.op(ir.OpMul, []*ir.Value{col, s.i32(int64(pieces))}, i32T)
 	}
@@ -756,7 +785,7 @@ func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 		if c > 0 {
 			cc = s.op(ir.OpAdd, []*ir.Value{col, s.i32(int64(c))}, i32T)
 		}
-		s.op(ir.OpTMAStore, []*ir.Value{st.Args[0], row, cc, staged}, nil)
+		s.op(ir.OpTMAStore, append(append([]*ir.Value{st.Args[0]}, outer...), row, cc, staged), nil)
 	}
 }
 

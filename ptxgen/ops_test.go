@@ -87,11 +87,13 @@ func TestOpEmitters(t *testing.T) {
 			[]string{`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;`, `\.reqntid 256, 1, 1`},
 			[]string{`mma\.sync`, `ld\.local`}},
 		{"warpspec/batched.txtar",
-			[]ir.Op{ir.OpTMALoadPair},
-			// One matrix of a 3-D array: the batch is the map's third coordinate.
+			[]ir.Op{ir.OpTMALoadPair, ir.OpTMAStore},
+			// One matrix of a 3-D array: the batch is the map's third
+			// coordinate, for the loads and for the result's TMA store.
 			[]string{`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\]`,
-				`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.multicast::cluster \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\], \[%r\d+\], %h\d+;`},
-			[]string{`mma\.sync`, `ld\.local`}},
+				`cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes\.multicast::cluster \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\], \[%r\d+\], %h\d+;`,
+				`@%p\d+ cp\.async\.bulk\.tensor\.3d\.global\.shared::cta\.tile\.bulk_group \[%rd\d+, \{%r\d+, %r\d+, %r\d+\}\], \[%r\d+\];`},
+			[]string{`mma\.sync`, `ld\.local`, `st\.global`}},
 		{"warpspec/attention.txtar",
 			[]ir.Op{ir.OpWGMMA, ir.OpTMALoad, ir.OpMbarWait},
 			[]string{

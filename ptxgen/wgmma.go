@@ -603,14 +603,21 @@ func (e *emitter) emitTMAStore(in *ir.Instr) {
 	tt := in.Args[n-1].Type.(*ir.Tile)
 	rows, cols := tt.Shape[0], tt.Shape[1]
 	slab := src.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	if len(idx) != 2 || slab == 0 {
-		e.fail("internal: tma_store of a rank-%d tile not staged in slabs", len(idx))
+	rank := len(idx)
+	if rank < 2 || rank > 4 || slab == 0 {
+		e.fail("internal: tma_store with %d indices of a tile not staged in slabs", rank)
+	}
+	// A 3-D or 4-D array's outer coordinates follow the slab's, innermost
+	// first, as tma_load's (tmaCopyOf): the map's boxes are one deep there.
+	outer := ""
+	for i := rank - 3; i >= 0; i-- {
+		outer += ", " + e.vals[idx[i]].reg.ptx()
 	}
 	tm := e.tensorMap(arr, [2]int{64, rows})
 	p := e.thread0()
-	e.eachSlab(idx, rows, cols, src.base, slab, func(coords string, s Reg) {
-		e.emitIf(p, false, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
-			Sym(fmt.Sprintf("[%s, {%s}]", tm.ptx(), coords)), Addr{Base: s})
+	op := fmt.Sprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group", rank)
+	e.eachSlab(idx[rank-2:], rows, cols, src.base, slab, func(coords string, s Reg) {
+		e.emitIf(p, false, op, Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, outer)), Addr{Base: s})
 	})
 	e.emitIf(p, false, "cp.async.bulk.commit_group")
 }
