@@ -108,16 +108,19 @@ func TestOpEmitters(t *testing.T) {
 			// Row reductions stay in a warp: no barrier but the init's and the epilogue's named ones.
 			[]string{`mma\.sync`, `ldmatrix`, `ld\.local`, `bar\.sync 0;(.|\n)*bar\.sync 0;`}},
 		{"warpspec/attention_4d.txtar",
-			[]ir.Op{ir.OpTMALoad, ir.OpWGMMA},
+			[]ir.Op{ir.OpTMALoad, ir.OpWGMMA, ir.OpTMAStore},
 			// One matrix of a (B, H, S, D) array: the batch and head are the
-			// 4-D map's outer coordinates, {col, row, h, b}.
+			// 4-D map's outer coordinates, {col, row, h, b}, for Q, K and V's
+			// copies and O's TMA store.
 			[]string{
 				`cp\.async\.bulk\.tensor\.4d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+, %r\d+\}\], \[%r\d+\];`,
 				`\.param \.align 64 \.b8 p_Q_tmap_64x64\[128\]`, `\.param \.align 64 \.b8 p_K_tmap_64x64\[128\]`, `\.param \.align 64 \.b8 p_V_tmap_64x64\[128\]`,
+				`\.param \.align 64 \.b8 p_O_tmap_64x64\[128\]`,
 				`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 \{(%f\d+, ){31}%f\d+\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 1;`,
+				`@%p\d+ cp\.async\.bulk\.tensor\.4d\.global\.shared::cta\.tile\.bulk_group \[%rd\d+, \{%r\d+, %r\d+, %r\d+, %r\d+\}\], \[%r\d+\];`,
 			},
-			// O's 4-D store is from registers: no map for it, no 2-D or 3-D copies.
-			[]string{`p_O_tmap`, `cp\.async\.bulk\.tensor\.[23]d`, `mma\.sync`, `ld\.local`}},
+			// No 2-D or 3-D copies, no register stores of O.
+			[]string{`cp\.async\.bulk\.tensor\.[23]d`, `st\.global`, `mma\.sync`, `ld\.local`}},
 		{"epilogue/staged.txtar",
 			[]ir.Op{ir.OpSmemStage},
 			// Pitched form: fragment pairs in, 16-byte chunks out.

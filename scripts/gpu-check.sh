@@ -578,6 +578,7 @@ sanitize_cases=(
 	"matmul_general_1000x1030x999|testdata/kernels/matmul.tile --shape M=1000,N=1030,K=999"
 	"attention_S333|testdata/kernels/attention.tile -D T=f16 -D CAUSAL=True --shape S=333"
 	"bmm_tma_store_3x1000x1032x1000|testdata/kernels/batched_matmul.tile -D T=f16 --shape Bt=3,M=1000,N=1032,K=1000"
+	"attention_4d_tma_store_S333|examples/cutile/attention.py --entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=True --shape B=2,H=2,S=333,D=64"
 )
 
 section_hopper() {
