@@ -559,7 +559,7 @@ func (e *emitter) emitRowRescale(in *ir.Instr, lay *lower.Layout) bool {
 				scales = append(scales, r)
 			}
 		}
-		if len(scales) > maxRescaleRegs {
+		if len(scales) == 0 || len(scales) > maxRescaleRegs {
 			continue
 		}
 		one := e.newReg(Pred)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -309,6 +310,47 @@ func loadExample(t *testing.T, file string) *Program {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestAttentionHostSM80: the mma.sync kernel of examples/cutile/attention.py
+// as its host function launches it off Hopper (4 warps of 32 query rows):
+// the mask is an if whose skipping branch copies nothing (its result lives
+// in the registers of the scores it passes through), exp2 is one
+// ex2.approx.ftz, and acc * alpha is skipped by a warp whose alphas are
+// all 1.
+func TestAttentionHostSM80(t *testing.T) {
+	n := 0
+	for i, c := range exampleCases {
+		if c.file != "attention.py" || c.entry != "attention" || c.scalars["tq"] != nil {
+			continue
+		}
+		n++
+		err := eachLaunch(t, i, c, func(l *Launch) error {
+			k, err := l.Kernel.Specialize(l.Args)
+			if err != nil {
+				return err
+			}
+			pk, err := runtime.CompilePTX(k.Func, "sm_80")
+			if err != nil {
+				return err
+			}
+			if pk.Block != [3]int{128, 1, 1} {
+				t.Errorf("case %d: block %v, want 4 warps", i, pk.Block)
+			}
+			for _, re := range []string{`\$L_else_\d+:\n\$L_endif_\d+:`, `ex2\.approx\.ftz\.f32`, `vote\.sync\.all\.pred`} {
+				if !regexp.MustCompile(re).MatchString(pk.PTX) {
+					t.Errorf("case %d (%s): no %s", i, strings.Join(l.Consts, " "), re)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d attention cases, want at least 8", n)
+	}
 }
 
 // TestAttentionHostSM90a: the kernel that examples/cutile/attention.py's
