@@ -31,6 +31,9 @@ type BuildOptions struct {
 	// cuTile writes them) their launch signature: dtype and rank of an
 	// array, dtype of a scalar. The kernel is specialized on them.
 	Args map[string]ArgSig
+	// Strict makes tilec's extensions to cuTile 1.6 errors (strict.go), so
+	// that a kernel that builds also runs under cuTile.
+	Strict bool
 }
 
 // Limits that keep the builder's work bounded on any input.
@@ -93,6 +96,9 @@ type builder struct {
 	src  *lang.Source
 	opts BuildOptions
 	errs lang.ErrorList
+	// extensionsSeen are the places strict mode reported (a helper inlined
+	// at several calls reports its extension once).
+	extensionsSeen map[lang.Pos]bool
 	// deferredSeen names the host items with errors (lang.File.Deferred)
 	// whose errors a kernel's use has already reported.
 	deferredSeen map[string]bool
@@ -418,6 +424,7 @@ func (b *builder) kernelParams(def *lang.FuncDef) {
 				b.constantParam(def, p, s)
 				continue
 			case "Array":
+				b.extension(p.Pos, "a ct.Array[dtype, shape] annotation", "cuTile's array parameters are unannotated (tilec takes their signature from the launch, or from --arg "+p.Name+"=DTYPE[DIMS])")
 				arrays = append(arrays, arrayParam{p, s})
 				continue
 			}

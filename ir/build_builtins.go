@@ -518,6 +518,9 @@ func (b *builder) biFull(c *callCtx, fill arg) value {
 }
 
 func (b *builder) biArange(c *callCtx) value {
+	if !c.given(1) {
+		b.extension(c.pos, "ct.arange without dtype=", "cuTile requires it, ct.arange(n, dtype=ct.int32)")
+	}
 	n, ok := b.intArg(c, 0, "n")
 	if !ok {
 		return poison{}

@@ -27,6 +27,7 @@ func (b *builder) kernelGrid(def *lang.FuncDef) {
 				b.errorf(kw.Pos, "ct.kernel has no parameter named %s (it takes num_ctas, occupancy, opt_level, num_worker_warps and tilec's grid=)", kw.Name)
 				continue
 			}
+			b.extension(kw.Pos, "@ct.kernel(grid=...)", "cuTile gives the grid to ct.launch(stream, grid, kernel, args)")
 			elems := []lang.Expr{kw.Value}
 			if t, ok := kw.Value.(*lang.Tuple); ok {
 				elems = t.Elems

@@ -45,8 +45,12 @@ func (b *builder) callMethod(m methodVal, e *lang.Call, pos []arg, kws []kwArg) 
 	if !ok {
 		return b.fail(e.Pos, "tiles have no method %s", m.name)
 	}
+	if extensionMethods[m.name] {
+		b.extension(e.Pos, "t."+m.name+"(...)", "cuTile's Tile has no method "+m.name+"; write ct."+m.name+"(t, ...)")
+	}
 	// t.reshape(2, 4) and t.permute(1, 0) take the dims unpacked, as numpy.
 	if (m.name == "reshape" || m.name == "permute") && len(pos) > 1 {
+		b.extension(e.Pos, "t."+m.name+" with the dims unpacked", "cuTile takes one tuple, t."+m.name+"((d0, d1, ...))")
 		t := make(tuple, len(pos))
 		for i, a := range pos {
 			t[i] = a.v

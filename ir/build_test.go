@@ -375,5 +375,12 @@ func FuzzBuild(f *testing.F) {
 				t.Fatalf("built IR fails verification: %v", err)
 			}
 		}
+		// Strict mode adds errors, never a panic or a different IR.
+		if _, err := Build(file, BuildOptions{Strict: true}); err != nil {
+			var list lang.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("strict: error is not a non-empty ErrorList: %v", err)
+			}
+		}
 	})
 }

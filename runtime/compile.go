@@ -31,6 +31,14 @@ type CompileOptions struct {
 	// arguments' dtypes and ranks (Kernel.Specialize), one build per
 	// signature.
 	Args map[string]ir.ArgSig
+	// Strict makes tilec's extensions to cuTile 1.6 build errors
+	// (ir.BuildOptions.Strict; tilec --strict).
+	Strict bool
+}
+
+// buildOptions are the builder's options for the kernel opts selects.
+func (opts CompileOptions) buildOptions() ir.BuildOptions {
+	return ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args, Strict: opts.Strict}
 }
 
 // Compile parses src (named filename in error messages), builds and verifies
@@ -45,7 +53,7 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 			// builder could only say that they are missing.
 			return nil, err
 		}
-		return nil, ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args})
+		return nil, ir.AfterParseErrors(file, err, opts.buildOptions())
 	}
 	return CompileParsed(file, opts)
 }
@@ -77,7 +85,7 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 		return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
 			cache: map[string]*Kernel{}}}, nil
 	}
-	mod, err := ir.Build(file, ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args})
+	mod, err := ir.Build(file, opts.buildOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,9 @@ func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
 	if s, ok := g.cache[key.String()]; ok {
 		return s, nil
 	}
-	mod, err := ir.Build(g.file, ir.BuildOptions{Kernel: g.name, Consts: g.opts.Consts, Args: sigs})
+	bo := g.opts.buildOptions()
+	bo.Kernel, bo.Args = g.name, sigs
+	mod, err := ir.Build(g.file, bo)
 	if err != nil {
 		return nil, err
 	}

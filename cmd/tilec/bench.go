@@ -79,7 +79,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			target: *target, warmup: *warmup, iters: *iters, check: *check, asJSON: *asJSON, plotPath: *plotPath,
 			peakTFLOPS: *peakTFLOPS, peakGBs: *peakGBs, stdout: stdout, stderr: stderr})
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, sigs)
+	f, err := loadKernel(srcPath, *kernel, consts, sigs, false)
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func kernelBuilder(path, kernel string, consts defines, sigs argSigs) tune.Build
 		for k, v := range extra {
 			all[k] = v
 		}
-		return loadKernel(path, kernel, all, sigs)
+		return loadKernel(path, kernel, all, sigs, false)
 	}
 }
 

@@ -20,6 +20,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	variant := fs.String("variant", "fast", "with --emit ptx, which variant of a kernel that has two: fast (aligned launches) or general (any launch)")
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
+	strict := fs.Bool("strict", false, "make tilec's extensions to cuTile 1.6 errors (t.sum(), ct.Array[...] annotations, @ct.kernel(grid=), ...)")
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
@@ -58,13 +59,13 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		if *emit == "ast" {
 			return err
 		}
-		return ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs})
+		return ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
 	}
 	if *emit == "ast" {
 		fmt.Fprint(stdout, lang.FormatAST(file))
 		return nil
 	}
-	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs})
+	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ type entryRun struct {
 	workers              int
 	timeout              time.Duration
 	stdout, stderr       io.Writer
+	strict               bool // the launched kernels built in strict mode (--strict)
 }
 
 // entryConflicts rejects the flags that choose what a host function
@@ -170,7 +171,7 @@ func (r *entryRun) hostOptions() host.Options {
 		f := cuda.Facts()
 		device = &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
 	}
-	return host.Options{Stdout: r.stdout, Device: device, Launch: func(l *host.Launch) error {
+	return host.Options{Stdout: r.stdout, Device: device, Strict: r.strict, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)
 		if err != nil {
 			return err

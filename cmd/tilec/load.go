@@ -11,8 +11,9 @@ import (
 // file's only kernel.
 // Unannotated parameters take their signatures from args (--arg); the
 // build error names every one that is missing.
-func loadKernel(path, kernel string, consts map[string]string, args argSigs) (*ir.Func, error) {
-	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts, Args: args})
+// strict makes tilec's extensions to cuTile 1.6 errors.
+func loadKernel(path, kernel string, consts map[string]string, args argSigs, strict bool) (*ir.Func, error) {
+	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts, Args: args, Strict: strict})
 	var several *runtime.SeveralKernelsError
 	if errors.As(err, &several) {
 		return nil, usagef("%s", several.Choose("--kernel NAME"))
@@ -29,7 +30,7 @@ func loadKernel(path, kernel string, consts map[string]string, args argSigs) (*i
 		if err != nil {
 			return nil, err
 		}
-		_, err = ir.Build(file, ir.BuildOptions{Kernel: k.Name(), Consts: consts, Args: args})
+		_, err = ir.Build(file, ir.BuildOptions{Kernel: k.Name(), Consts: consts, Args: args, Strict: strict})
 		if err == nil {
 			panic("tilec: a generic kernel built without its signature")
 		}

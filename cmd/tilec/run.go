@@ -44,6 +44,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
 	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	tuned := fs.Bool("tuned", true, "with --backend cuda, use constants that tilec tune cached for this kernel, device and class of shapes")
+	strict := fs.Bool("strict", false, "make tilec's extensions to cuTile 1.6 errors in the kernels (t.sum(), ct.Array[...] annotations, @ct.kernel(grid=), ...)")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
@@ -77,7 +78,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return runEntry(&entryRun{path: srcPath, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
 			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
-			stdout: stdout, stderr: stderr})
+			stdout: stdout, stderr: stderr, strict: *strict})
 	}
 	if *kernel == "" && len(sigs) == 0 {
 		prog, err := loadScript(srcPath)
@@ -88,7 +89,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			var given []string
 			fs.Visit(func(fl *flag.Flag) {
 				switch fl.Name {
-				case "backend", "target", "workers", "timeout", "seed":
+				case "backend", "target", "workers", "timeout", "seed", "strict":
 				default:
 					given = append(given, "-"+fl.Name)
 				}
@@ -104,13 +105,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			return runScript(&entryRun{path: srcPath, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
-				stdout: stdout, stderr: stderr, argv: scriptArgs}, prog)
+				stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
 		}
 	}
 	if len(scriptArgs) > 0 {
 		return usagef("arguments after -- (%s) are a script's own: they apply when tilec run FILE runs its __main__ block", strings.Join(scriptArgs, " "))
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, sigs)
+	f, err := loadKernel(srcPath, *kernel, consts, sigs, *strict)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	if *iters < 5 || *warmup < 0 {
 		return usagef("--iters must be at least 5 and --warmup not negative")
 	}
-	base, err := loadKernel(srcPath, *kernel, consts, sigs)
+	base, err := loadKernel(srcPath, *kernel, consts, sigs, false)
 	if err != nil {
 		return err
 	}

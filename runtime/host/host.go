@@ -61,6 +61,9 @@ type Options struct {
 	Argv []string
 	// Device is what torch.cuda's queries report; nil: the interpreter's.
 	Device *Device
+	// Strict builds the kernels that ct.launch launches in strict mode:
+	// tilec's extensions to cuTile 1.6 are errors (runtime.CompileOptions).
+	Strict bool
 }
 
 // Limits that keep host code bounded on any input.
@@ -449,7 +452,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	kern, ok := in.kernels[key]
 	if !ok {
 		var err error
-		kern, err = runtime.CompileParsed(in.prog.file, runtime.CompileOptions{Kernel: k.def.Name, Consts: constMap})
+		kern, err = runtime.CompileParsed(in.prog.file, runtime.CompileOptions{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
 		if err != nil {
 			panic(hostError{err})
 		}
