@@ -448,6 +448,13 @@ func checkAttrs(in *Instr) string {
 
 // typing checks the op's operand, attribute and result types; it returns
 // a message or "".
+// matrixOf reports whether t is what a TMA copy moves to or from arr: a
+// 2-D tile of arr's dtype, the array 2-D or, 3-D or 4-D, one matrix of it
+// that the indices before the last two pick.
+func matrixOf(t *Tile, arr *Array) bool {
+	return t.DType == arr.DType && t.Rank() == 2 && arr.Rank >= 2 && arr.Rank <= 4
+}
+
 func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
 	nres := 1
@@ -836,9 +843,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		dst := a[len(a)-3]
 		t, ok := dst.Type.(*Tile)
-		// A 3-D or 4-D array's copy is one matrix: the indices before the
-		// last two pick it.
-		if !ok || t.DType != arr.DType || t.Rank() != 2 || arr.Rank < 2 || arr.Rank > 4 {
+		if !ok || !matrixOf(t, arr) {
 			return fmt.Sprintf("destination %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", dst, dst.Type, arr.DType)
 		}
 		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
@@ -858,9 +863,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		src := a[len(a)-1]
 		t, ok := src.Type.(*Tile)
-		// As tma_load: a 3-D or 4-D array's store is one matrix, picked by
-		// the indices before the last two.
-		if !ok || t.DType != arr.DType || t.Rank() != 2 || arr.Rank < 2 || arr.Rank > 4 {
+		if !ok || !matrixOf(t, arr) {
 			return fmt.Sprintf("source %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", src, src.Type, arr.DType)
 		}
 		if d := src.Def; d == nil || d.Op != OpSmemStage {

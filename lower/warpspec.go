@@ -181,16 +181,33 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 			stores = append(stores, in)
 		}
 	}
-	if len(stores) == 1 {
-		st := stores[0]
-		at, ok := st.Args[0].Type.(*ir.Array)
-		tt, _ := storedMatrix(st).Type.(*ir.Tile)
-		if ok && tt != nil && at.Rank >= 2 && at.Rank <= 4 && (at.DType == ir.F16 || at.DType == ir.BF16) &&
-			tt.Rank() == 2 && tt.Shape[0] == lp.m && tt.Shape[1] == lp.n && lp.n%tmaSlabCols == 0 {
-			lp.store = st
-		}
-	}
+	lp.store = tmaStoreOf(stores, lp.m, lp.n)
 	return lp, ""
+}
+
+// tmaStoreOf returns the one store of the kernel's (m, n) result that can
+// go out through TMA (nil otherwise): into a 16-bit 2-D array or one
+// matrix of a 3-D or 4-D one, whole 64-column slabs wide. Whether it does
+// is the plan's choice (stagedStore).
+func tmaStoreOf(stores []*ir.Instr, m, n int) *ir.Instr {
+	if len(stores) != 1 {
+		return nil
+	}
+	st := stores[0]
+	at, _ := st.Args[0].Type.(*ir.Array)
+	tt, _ := storedMatrix(st).Type.(*ir.Tile)
+	if at == nil || tt == nil || at.Rank < 2 || at.Rank > 4 || (at.DType != ir.F16 && at.DType != ir.BF16) ||
+		tt.Rank() != 2 || tt.Shape[0] != m || tt.Shape[1] != n || n%tmaSlabCols != 0 {
+		return nil
+	}
+	return st
+}
+
+// stagedStore reports whether a TMA-able store's (m, n) result is in the
+// warpgroup accumulator layout, which smem_stage writes into slabs.
+func stagedStore(st *ir.Instr, m, n int) bool {
+	l, err := LayoutOf(storedMatrix(st))
+	return err == nil && SameLayout(l, MMALayout(m, n, m/16, 1))
 }
 
 // storedMatrix is the (m, n) tile a store writes: its tile, or for a 3-D
@@ -404,7 +421,7 @@ func (w *warpspec) plan() bool {
 	w.staging = -1
 	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
 	if lp.store != nil {
-		if l, err := LayoutOf(storedMatrix(lp.store)); err == nil && SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
+		if stagedStore(lp.store, lp.m, lp.n) {
 			// The widest piece of the result (whole 64-column slabs) that
 			// leaves the ring as deep as it can be: 128x256x64 tiles keep
 			// 4 stages with half the result staged at a time (docs/perf.md).

@@ -141,15 +141,7 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 			stores = append(stores, in)
 		}
 	}
-	if len(stores) == 1 {
-		// O's (tq, D) tile, into a 2-D array or one matrix of a 3-D or 4-D one.
-		tt, _ := storedMatrix(stores[0]).Type.(*ir.Tile)
-		at, _ := stores[0].Args[0].Type.(*ir.Array)
-		if tt != nil && at != nil && at.Rank >= 2 && at.Rank <= 4 && tt.Rank() == 2 && tt.Shape[0] == al.tq && tt.Shape[1] == al.d &&
-			(at.DType == ir.F16 || at.DType == ir.BF16) {
-			al.store = stores[0]
-		}
-	}
+	al.store = tmaStoreOf(stores, al.tq, al.d) // O's (tq, D) tile
 	return al, ""
 }
 
@@ -261,7 +253,7 @@ func (a *attnSpec) plan() bool {
 	budget := w.t.KernelSharedBytes() - a.qBytes - 2*mbarBytes
 	w.staging = -1
 	if al.store != nil {
-		if l, err := LayoutOf(storedMatrix(al.store)); err == nil && SameLayout(l, MMALayout(al.tq, al.d, al.tq/16, 1)) {
+		if stagedStore(al.store, al.tq, al.d) {
 			w.stageCols = al.d
 			w.stagingBytes = al.tq * al.d * 2
 		}

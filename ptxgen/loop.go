@@ -104,8 +104,9 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 	}
 	res := make([]*value, len(in.Results))
 	shared := map[*ir.Value]bool{}
+	inside := usesInside(in)
 	for i, r := range in.Results {
-		if v := e.passedThrough(in, i); v != nil && !shared[v] {
+		if v := e.passedThrough(in, i, inside); v != nil && !shared[v] {
 			// The result takes over the registers of a value a branch
 			// passes through unchanged, so that branch copies nothing
 			// (a mask applied to some loop iterations only).
@@ -142,10 +143,10 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 // result i, when the result may live in that value's registers: the value
 // is computed just before the if, in its block, owns its registers (no
 // other value shares them), has the result's layout, and is used nowhere
-// but inside the if, so nothing reads those registers once the other
-// branch has written its own result into them (at its end, after any
-// read of the value inside it). nil otherwise.
-func (e *emitter) passedThrough(in *ir.Instr, i int) *ir.Value {
+// but inside the if (inside counts those uses), so nothing reads those
+// registers once the other branch has written its own result into them
+// (at its end, after any read of the value inside it). nil otherwise.
+func (e *emitter) passedThrough(in *ir.Instr, i int, inside map[*ir.Value]int) *ir.Value {
 	for _, b := range in.Regions {
 		y := b.Instrs[len(b.Instrs)-1]
 		if i >= len(y.Args) {
@@ -159,21 +160,24 @@ func (e *emitter) passedThrough(in *ir.Instr, i int) *ir.Value {
 		if lay := e.layout(in.Results[i]); lay.Kind == "smem" || !lower.SameLayout(x.lay, lay) {
 			continue
 		}
-		inside := 0
-		for _, r := range in.Regions {
-			r.Walk(func(u *ir.Instr) {
-				for _, a := range u.Args {
-					if a == v {
-						inside++
-					}
-				}
-			})
-		}
-		if inside == e.useCount(v) {
+		if inside[v] == e.useCount(v) {
 			return v
 		}
 	}
 	return nil
+}
+
+// usesInside counts the operands naming each value in the regions of in.
+func usesInside(in *ir.Instr) map[*ir.Value]int {
+	n := map[*ir.Value]int{}
+	for _, r := range in.Regions {
+		r.Walk(func(u *ir.Instr) {
+			for _, a := range u.Args {
+				n[a]++
+			}
+		})
+	}
+	return n
 }
 
 // condReg is the register of an if or while condition: a scalar's, or a

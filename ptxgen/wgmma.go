@@ -252,16 +252,24 @@ func (e *emitter) tmaCopyOf(in *ir.Instr, extra int) *tmaCopy {
 		e.fail("internal: %s with %d indices into a ring without slabs", in.Op, len(c.idx))
 	}
 	c.bar = e.mbarAddr(in.Args[n-2], in.Args[n-1])
-	// The map's boxes are one element deep along the outer axes, so their
-	// tile indices are element coordinates: (b, h, row, col) of a 4-D
-	// array is {col, row, h, b}.
 	rank := len(c.idx)
-	for i := rank - 3; i >= 0; i-- {
-		c.batch += ", " + e.vals[c.idx[i]].reg.ptx()
-	}
+	c.batch = e.outerCoords(c.idx)
 	c.idx = c.idx[rank-2:]
 	c.op = fmt.Sprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes", rank)
 	return c
+}
+
+// outerCoords are the TMA coordinates after a tile's (col, row) of the
+// indices before its last two (the matrix of a 3-D or 4-D array), each
+// prefixed by ", ": the map's boxes are one element deep along the outer
+// axes, so their tile indices are element coordinates, and (b, h, row,
+// col) of a 4-D array is {col, row, h, b}.
+func (e *emitter) outerCoords(idx []*ir.Value) string {
+	s := ""
+	for i := len(idx) - 3; i >= 0; i-- {
+		s += ", " + e.vals[idx[i]].reg.ptx()
+	}
+	return s
 }
 
 // source is the copy's [map, {coords}] operand.
@@ -607,12 +615,7 @@ func (e *emitter) emitTMAStore(in *ir.Instr) {
 	if rank < 2 || rank > 4 || slab == 0 {
 		e.fail("internal: tma_store with %d indices of a tile not staged in slabs", rank)
 	}
-	// A 3-D or 4-D array's outer coordinates follow the slab's, innermost
-	// first, as tma_load's (tmaCopyOf): the map's boxes are one deep there.
-	outer := ""
-	for i := rank - 3; i >= 0; i-- {
-		outer += ", " + e.vals[idx[i]].reg.ptx()
-	}
+	outer := e.outerCoords(idx)
 	tm := e.tensorMap(arr, [2]int{64, rows})
 	p := e.thread0()
 	op := fmt.Sprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group", rank)

@@ -684,7 +684,7 @@ func prepareFTZ(ci *cinstr) { ci.ftz = ci.in.Attrs.Get(ir.AttrKeyFTZ) == true }
 // register's tile.
 func flushed(xs []float64) []float64 {
 	for i, x := range xs {
-		if scalar.FlushF32(x) != x {
+		if scalar.SubnormalF32(x) {
 			out := slices.Clone(xs)
 			for j := i; j < len(out); j++ {
 				out[j] = scalar.FlushF32(out[j])

@@ -169,7 +169,7 @@ func (r *entryRun) hostOptions() host.Options {
 	var device *host.Device
 	if cuda, ok := r.backend.(*runtime.CUDA); ok {
 		f := cuda.Facts()
-		device = &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
+		device = &f
 	}
 	return host.Options{Stdout: r.stdout, Device: device, Strict: r.strict, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)

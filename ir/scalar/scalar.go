@@ -291,11 +291,15 @@ func ShiftCount(y int64) int64 {
 // smallestNormalF32 is float32's smallest normal magnitude, 2^-126.
 const smallestNormalF32 = 0x1p-126
 
+// SubnormalF32 reports whether x, a float32 value held in a float64, is
+// nonzero with a magnitude below float32's smallest normal (a float32
+// subnormal, or a value that would round to one).
+func SubnormalF32(x float64) bool { return x != 0 && math.Abs(x) < smallestNormalF32 }
+
 // FlushF32 is PTX's .ftz on a float32 value held in a float64: a
-// magnitude below float32's smallest normal (a float32 subnormal, or a
-// value that would round to one) becomes zero of the same sign.
+// subnormal (SubnormalF32) becomes zero of the same sign.
 func FlushF32(x float64) float64 {
-	if x != 0 && math.Abs(x) < smallestNormalF32 {
+	if SubnormalF32(x) {
 		return math.Copysign(0, x)
 	}
 	return x

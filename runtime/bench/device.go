@@ -130,7 +130,7 @@ func (d cudaDevice) Target() (*lower.Target, error) { return d.gpu.CompileTarget
 // HostDevice is the GPU as a host function's torch.cuda queries see it.
 func (d cudaDevice) HostDevice() *host.Device {
 	f := d.gpu.Facts()
-	return &host.Device{Name: f.Name, Major: f.Major, Minor: f.Minor, SMs: f.SMs, TotalBytes: f.TotalBytes}
+	return &f
 }
 
 // hostDevice is what host code run on dev sees through torch.cuda's

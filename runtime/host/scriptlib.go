@@ -6,30 +6,26 @@ package host
 
 import (
 	"fmt"
-	"runtime"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
 )
 
-// Device describes the GPU a script asks torch.cuda about. Options.Device
-// nil is the interpreter's: capability 8.0 (the sm_80 code tilec compiles
-// by default), one "SM" per interpreter worker, and no memory size.
-type Device struct {
-	Name       string
-	Major      int
-	Minor      int
-	SMs        int
-	TotalBytes int64
-}
+// Device describes the GPU a script asks torch.cuda about: the CUDA
+// backend's facts (runtime.CUDA.Facts). Options.Device nil is the
+// interpreter's: capability 8.0 (the sm_80 code tilec compiles by
+// default), one "SM" per interpreter worker, and no memory size.
+type Device = runtime.DeviceFacts
 
 func (in *interp) device() Device {
 	if in.opts.Device != nil {
 		return *in.opts.Device
 	}
-	return Device{Name: "tilec CPU interpreter", Major: 8, Minor: 0, SMs: runtime.GOMAXPROCS(0)}
+	return Device{Name: "tilec CPU interpreter", Major: 8, Minor: 0, SMs: goruntime.GOMAXPROCS(0)}
 }
 
 // deviceProps is torch.cuda.get_device_properties(...)'s result.

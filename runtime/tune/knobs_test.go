@@ -177,15 +177,7 @@ func TestSearchKnobs(t *testing.T) {
 // of occupancy=1,2 beside tile sizes and stages had every candidate pruned
 // before).
 func TestSearchOccupancyPersistent(t *testing.T) {
-	b := builder("../../testdata/kernels/matmul.tile", nil)
-	base := mustBuild(t, b)
-	space, _ := tune.ParseSpace([]string{"occupancy=1,2"})
-	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_90a"}
-	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
-	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := searchMatmul(t, nil, "occupancy=1,2", &benchtest.Device{MS: knobMS, TargetName: "sm_90a"})
 	for _, c := range res.Candidates {
 		switch c.Consts["occupancy"] {
 		case "1": // what a persistent kernel runs anyway: timed
@@ -208,21 +200,15 @@ func TestSearchOccupancyPersistent(t *testing.T) {
 // with the spill in its reason; the defaults are timed even when they
 // spill, so that the speed-up has its base.
 func TestSearchPrunesSpills(t *testing.T) {
-	b := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"})
-	base := mustBuild(t, b)
-	space, _ := tune.ParseSpace([]string{"stages=2 occupancy=default,2"})
 	spills := func(f *ir.Func) int {
 		if hint(f, "occupancy") == 2 {
 			return 96
 		}
 		return 0
 	}
-	dev := &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: spills}
-	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
-	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk32 := map[string]string{"tk": "32"}
+	const space = "stages=2 occupancy=default,2"
+	res := searchMatmul(t, tk32, space, &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: spills})
 	for _, c := range res.Candidates {
 		switch c.Consts["occupancy"] {
 		case "2":
@@ -236,11 +222,7 @@ func TestSearchPrunesSpills(t *testing.T) {
 		}
 	}
 	// The defaults spilling too: still timed, and the winner.
-	dev = &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: func(*ir.Func) int { return 8 }}
-	res, err = tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = searchMatmul(t, tk32, space, &benchtest.Device{MS: knobMS, TargetName: "sm_80", Spills: func(*ir.Func) int { return 8 }})
 	if res.Winner == nil || !res.Winner.Default || res.Count(tune.Pruned) != 2 {
 		t.Errorf("winner %v, %d pruned", res.Winner, res.Count(tune.Pruned))
 	}
@@ -312,4 +294,22 @@ func TestCompileFileTuned(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "give CompileOptions.Args the signatures it was tuned with") {
 		t.Errorf("generic kernel: %v", err)
 	}
+}
+
+// searchMatmul searches space (one --space text) for testdata's matmul
+// with consts baked in, at M=128 N=256 K=64 on dev.
+func searchMatmul(t *testing.T, consts map[string]string, space string, dev *benchtest.Device) *tune.Result {
+	t.Helper()
+	b := builder("../../testdata/kernels/matmul.tile", consts)
+	base := mustBuild(t, b)
+	sp, err := tune.ParseSpace([]string{space})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := bench.FillDims(base, map[string]int64{"M": 128, "N": 256, "K": 64})
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: sp, Dims: dims, Warmup: 1, Iters: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
