@@ -339,6 +339,9 @@ type OpInfo struct {
 	Terminator bool
 	// Elementwise ops act independently on each element of same-shaped operands.
 	Elementwise bool
+	// Global is what the op does to the array that is its first operand
+	// (zero: the op touches no array). ParamAccess reads it.
+	Global GlobalAccess
 	// LoweredOnly ops exist only in IR that lower's passes produced for a
 	// GPU target. The interpreter runs target-free IR and has no handler
 	// for them; its table of handlers must cover every other op.
@@ -409,8 +412,8 @@ var opTable = [NumOps]OpInfo{
 	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
 	OpMMA:       {Name: "mma", NumArgs: 3},
 
-	OpLoad:  {Name: "load", NumArgs: -1, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
-	OpStore: {Name: "store", NumArgs: -1, SideEffect: true, Attrs: memHintAttrs},
+	OpLoad:  {Name: "load", NumArgs: -1, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
+	OpStore: {Name: "store", NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: memHintAttrs},
 
 	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},
 	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
@@ -437,10 +440,10 @@ var opTable = [NumOps]OpInfo{
 	OpExtract: {Name: "extract", NumArgs: -1},
 	OpInsert:  {Name: "insert", NumArgs: -1},
 
-	OpGather:      {Name: "gather", NumArgs: -1, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpScatter:     {Name: "scatter", NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpAtomicRMW:   {Name: "atomic_rmw", NumArgs: -1, SideEffect: true, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: "kind", Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
-	OpAtomicCAS:   {Name: "atomic_cas", NumArgs: -1, SideEffect: true, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
+	OpGather:      {Name: "gather", NumArgs: -1, Global: GlobalRead, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpScatter:     {Name: "scatter", NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpAtomicRMW:   {Name: "atomic_rmw", NumArgs: -1, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: "kind", Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicCAS:   {Name: "atomic_cas", NumArgs: -1, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
 	OpReduceFn:    {Name: "reduce_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
 	OpScanFn:      {Name: "scan_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: "reverse", Kind: AttrBool, Optional: true}}},
 	OpPrintf:      {Name: "printf", NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
@@ -454,7 +457,7 @@ var opTable = [NumOps]OpInfo{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
 		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
 	OpSmemSlot: {Name: "smem_slot", NumArgs: 2, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpAsyncCopy: {Name: "async_copy", NumArgs: -1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpAsyncCopy: {Name: "async_copy", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		padAttr, {Name: "part", Kind: AttrInt}, {Name: "parts", Kind: AttrInt},
 		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
 	OpAsyncCommit: {Name: "async_commit", NumArgs: 0, LoweredOnly: true, SideEffect: true},
@@ -476,7 +479,7 @@ var opTable = [NumOps]OpInfo{
 	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "cluster", Kind: AttrInt, Optional: true}}},
 	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
-	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true},
+	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
 	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "trans_b", Kind: AttrBool}, {Name: "zero_init", Kind: AttrBool, Optional: true}}},
 	OpWGMMAWait:       {Name: "wgmma_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
@@ -485,12 +488,12 @@ var opTable = [NumOps]OpInfo{
 	OpCTAID:           {Name: "cta_id", NumArgs: 0, LoweredOnly: true},
 	OpCTACount:        {Name: "cta_count", NumArgs: 0, LoweredOnly: true},
 	OpGridSize:        {Name: "grid_size", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
-	OpTMAStore:        {Name: "tma_store", NumArgs: -1, LoweredOnly: true, SideEffect: true},
+	OpTMAStore:        {Name: "tma_store", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
 	OpTMAStoreWait:    {Name: "tma_store_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
 	OpFenceProxyAsync: {Name: "fence_proxy_async", NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpClusterRank:     {Name: "cluster_rank", NumArgs: 0, LoweredOnly: true},
 	OpClusterSync:     {Name: "cluster_sync", NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpTMALoadPair: {Name: "tma_load_pair", NumArgs: -1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpTMALoadPair: {Name: "tma_load_pair", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		{Name: "split", Kind: AttrString}}},
 }
 

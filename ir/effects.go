@@ -1,0 +1,85 @@
+package ir
+
+// GlobalAccess says what an op does to the array that is its first operand
+// (global memory): read it, write it, or update it atomically (read and
+// write, in an order the hardware picks). It is a column of the op table;
+// the GPU check derives from it which arrays a kernel may write, so that
+// every one of them is poisoned before a launch and compared after it.
+type GlobalAccess uint8
+
+const (
+	// GlobalRead: the op reads elements of the array (load, gather, the
+	// copies into shared memory).
+	GlobalRead GlobalAccess = 1 << iota
+	// GlobalWrite: the op overwrites elements of the array with values that
+	// do not depend on what was there (store, scatter, tma_store).
+	GlobalWrite
+	// GlobalAtomic: the op reads and writes elements of the array
+	// atomically (atomic_rmw, atomic_cas); several blocks may combine into
+	// one element in any order.
+	GlobalAtomic
+)
+
+// Reads reports whether an access reads the array's old contents (plain or
+// atomic reads).
+func (a GlobalAccess) Reads() bool { return a&(GlobalRead|GlobalAtomic) != 0 }
+
+// Writes reports whether an access may change the array.
+func (a GlobalAccess) Writes() bool { return a&(GlobalWrite|GlobalAtomic) != 0 }
+
+// WriteOnly reports whether an access writes the array without reading it:
+// its old contents cannot reach any result, so they may be poisoned.
+func (a GlobalAccess) WriteOnly() bool { return a.Writes() && !a.Reads() }
+
+func (a GlobalAccess) String() string {
+	s := ""
+	for _, p := range []struct {
+		bit  GlobalAccess
+		name string
+	}{{GlobalRead, "read"}, {GlobalWrite, "write"}, {GlobalAtomic, "atomic"}} {
+		if a&p.bit != 0 {
+			if s != "" {
+				s += "+"
+			}
+			s += p.name
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// ParamAccess returns, per parameter of f, the union of what f's ops do to
+// it (zero for scalars and for arrays f never touches), from the op table's
+// Global column: every op whose first operand is the parameter's value.
+func ParamAccess(f *Func) []GlobalAccess {
+	access := map[*Value]GlobalAccess{}
+	if f.Body != nil {
+		f.Body.Walk(func(in *Instr) {
+			if a := in.Op.Info().Global; a != 0 && len(in.Args) > 0 {
+				access[in.Args[0]] |= a
+			}
+		})
+	}
+	out := make([]GlobalAccess, len(f.Params))
+	for i, p := range f.Params {
+		if _, ok := p.Type.(*Array); ok && p.Value != nil {
+			out[i] = access[p.Value]
+		}
+	}
+	return out
+}
+
+// WrittenParams returns the indices of the array parameters that f may
+// write (store, scatter, atomics, TMA stores), in parameter order: the
+// kernel's outputs.
+func WrittenParams(f *Func) []int {
+	var out []int
+	for i, a := range ParamAccess(f) {
+		if a.Writes() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
