@@ -152,6 +152,11 @@ func (c *CUDA) CompileTarget() (*lower.Target, error) {
 //
 // A fault inside the kernel (an illegal address, say) leaves the device's
 // context unusable: later calls on this CUDA fail too.
+// plantedFault, set only in a build with the tag plantfault
+// (planted_fault.go), corrupts a launch's results after they are copied
+// back: the GPU check must catch it.
+var plantedFault func(f *ir.Func, args []Arg)
+
 func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
 	if len(opts.Blocks) > 0 {
 		return nil, errors.New("cuda: LaunchOptions.Blocks selects blocks for the interpreter; the GPU runs the whole grid")
@@ -167,6 +172,9 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 	}
 	if err := p.Download(); err != nil {
 		return nil, err
+	}
+	if plantedFault != nil {
+		plantedFault(p.b.Kernel.Func, args)
 	}
 	return &LaunchResult{Grid: p.b.Grid, Dims: p.b.Dims, Blocks: p.b.NumBlocks(),
 		Elapsed: time.Duration(ms * float64(time.Millisecond))}, nil

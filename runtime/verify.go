@@ -17,25 +17,39 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-// Tolerance is the pass threshold of a comparison: an element passes when
-// |got - want| <= Rel*max|want| + Abs, where max|want| is taken over all
-// compared elements of the tensor (not per element: per-element relative
-// error is meaningless for the near-zero entries every random matmul has).
+// Tolerance bounds each compared float element: it passes when
+//
+//	|got - want| <= ULPs*ulp(out, max(|got|, |want|)) + Rel*scale + Abs
+//
+// where ulp is the spacing of the output dtype's values there (the output's
+// own rounding: two correct results may round to neighbours) and scale is
+// the element's magnitude when the check knows it (the computation redone
+// on the inputs' absolute values, see magnitude.go: sum_k |a_ik||b_kj| for
+// an mma), else the largest |want| of the tensor. Integers and bools must
+// match exactly.
 type Tolerance struct {
-	Rel float64
-	Abs float64
+	Rel  float64
+	Abs  float64
+	ULPs float64
 }
 
 func (t Tolerance) String() string {
-	if t.Abs == 0 {
-		return fmt.Sprintf("rel %.0e", t.Rel)
+	var parts []string
+	if t.ULPs != 0 {
+		parts = append(parts, fmt.Sprintf("%g ulp", t.ULPs))
 	}
-	return fmt.Sprintf("rel %.0e + abs %.0e", t.Rel, t.Abs)
+	if t.Rel != 0 || t.Abs == 0 && t.ULPs == 0 {
+		parts = append(parts, fmt.Sprintf("%.2g x scale", t.Rel))
+	}
+	if t.Abs != 0 {
+		parts = append(parts, fmt.Sprintf("%.0e", t.Abs))
+	}
+	return strings.Join(parts, " + ")
 }
 
-// ToleranceFor is the default tolerance for an output of dtype d:
-// f32 1e-5, tf32 1e-3, f16 and bf16 1e-2, f64 1e-9 (relative to max|want|);
-// integers and bool must match exactly.
+// ToleranceFor is the tolerance for an output of dtype d when the scale is
+// the output's largest |want|: f32 1e-5, tf32 1e-3, f16 and bf16 1e-2, f64
+// 1e-9, fp8 e4m3 2^-3 and e5m2 2^-2; integers and bool must match exactly.
 func ToleranceFor(d ir.DType) Tolerance {
 	switch d {
 	case ir.F16, ir.BF16:
@@ -46,14 +60,15 @@ func ToleranceFor(d ir.DType) Tolerance {
 		return Tolerance{Rel: 1e-5}
 	case ir.F64:
 		return Tolerance{Rel: 1e-9}
+	case ir.F8E4M3, ir.F8E5M2:
+		return Tolerance{Rel: 2 * unitRoundoff(d)}
 	}
 	return Tolerance{}
 }
 
-// KernelTolerance is the tolerance for an output of dtype out of kernel f:
-// ToleranceFor(out), loosened to tf32's when f has an mma whose inputs are
-// f32 or tf32 (tensor cores multiply those in tf32, and a device kernel may
-// round its inputs differently from the interpreter).
+// KernelTolerance is the tolerance for an output of dtype out of kernel f
+// when the scale is the output's largest |want|: ToleranceFor(out),
+// loosened to tf32's when f has an mma whose inputs are f32 or tf32.
 func KernelTolerance(f *ir.Func, out ir.DType) Tolerance {
 	tol := ToleranceFor(out)
 	if f == nil || f.Body == nil || !out.IsFloat() {
@@ -75,34 +90,63 @@ func KernelTolerance(f *ir.Func, out ir.DType) Tolerance {
 	return tol
 }
 
+// Per-element bounds where the check knows each element's magnitude: the
+// output's rounding (outputULPs) plus boundULPs units of the kernel's
+// arithmetic (kernelRoundoff) times the magnitude. Sixteen units cover a
+// fused multiply-add against a separate multiply and add, another order of
+// a tile's partial sums and the tensor cores' accumulation, with room; an
+// error past them is a wrong value, not rounding.
+const (
+	outputULPs = 2
+	boundULPs  = 16
+)
+
 // Report is the outcome of comparing a result tensor (got) with a reference
 // (want), element by element over the logical shape.
 //
-// Elements where want is NaN are skipped (Skipped): that is how the sampled
-// check marks elements the reference did not write. Elements where got is
-// NaN and want is not are failures (NaN): output buffers are poisoned with
-// NaN before a launch, so an element the kernel failed to write shows there.
+// Output buffers are poisoned before a launch (Poison: a NaN with a payload
+// no arithmetic makes, or 0xA5 bytes for integers), so an element that one
+// side wrote and the other did not shows as poison on one side only
+// (Unwritten, Extra). NaN and infinities must sit at the same positions on
+// both sides. In a sampled check, elements the reference's sampled blocks
+// did not write (poison in want) are not compared (Skipped).
 type Report struct {
 	Name  string // what was compared, e.g. the parameter name
 	DType ir.DType
 	Tol   Tolerance
+	// Scale says what the Rel term of Tol multiplies: each element's own
+	// magnitude, or the largest |want| (and why).
+	Scale string
+	// Atomic notes an output that atomics update: how the order of their
+	// updates is allowed for.
+	Atomic string
 
-	Compared int // elements compared
-	Skipped  int // elements not compared (want is NaN, or not written by the sampled blocks)
-	NaN      int // compared elements where got is NaN: unwritten, or a NaN the reference does not have
-	Bad      int // compared elements outside the tolerance, the NaN ones included
+	Compared  int // elements compared
+	Skipped   int // elements not compared (not written by the sampled blocks)
+	Unwritten int // elements the reference wrote and the device left poisoned
+	Extra     int // elements the device wrote where the reference wrote nothing
+	NaN       int // elements where one side is NaN and the other is not
+	Inf       int // elements where one side is infinite and the other differs
+	Neither   int // elements neither side wrote (poison on both)
+	Bad       int // compared elements that fail, all of the above included
 
-	MaxAbs  float64 // max |got - want| over compared elements that are not NaN (+Inf if infinities differ)
-	MaxWant float64 // max |want| over compared elements: the scale of MaxRel
+	MaxAbs  float64 // max |got - want| over compared finite elements
+	MaxWant float64 // max |want| over compared finite elements
 	// MaxRel is MaxAbs / MaxWant: the error relative to the largest reference
 	// value, not to each element's own (0 when MaxAbs is 0, +Inf when only
 	// MaxWant is).
 	MaxRel float64
+	// Ratio is the largest error over its element's bound (below 1 passes;
+	// +Inf for an element that must match exactly and does not).
+	Ratio float64
 
-	// Worst is the index of the worst element: the first NaN if there is
-	// one, else the one with the largest error; nil if all match exactly.
+	// Worst is the index of the worst element: the first failing one of a
+	// kind that cannot be measured (poison, NaN, infinity) if any, else the
+	// one with the largest Ratio; nil if all match exactly.
 	Worst               []int
 	WorstGot, WorstWant float64
+	WorstBound          float64
+	worstKind           string
 
 	// Problem is set when the tensors cannot be compared at all (shapes or
 	// dtypes differ, or nothing was compared).
@@ -125,38 +169,75 @@ func (r *Report) String() string {
 		b.WriteString(r.Problem)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "max abs err %.3g, max rel err %.3g (of max|want| %.3g; tol %s), %d elements compared",
-		r.MaxAbs, r.MaxRel, r.MaxWant, r.Tol, r.Compared)
-	if r.Skipped > 0 {
-		fmt.Fprintf(&b, ", %d not checked", r.Skipped)
+	fmt.Fprintf(&b, "%d elements compared", r.Compared)
+	if r.DType.IsFloat() {
+		fmt.Fprintf(&b, ", worst error %.2g of its bound; max abs err %.3g (max|want| %.3g); bound %s, scale %s",
+			r.Ratio, r.MaxAbs, r.MaxWant, r.Tol, r.Scale)
+	} else {
+		b.WriteString(", exact")
 	}
-	if r.NaN > 0 {
-		fmt.Fprintf(&b, ", %d NaN (unwritten?)", r.NaN)
+	if r.Atomic != "" {
+		fmt.Fprintf(&b, "; %s", r.Atomic)
+	}
+	if r.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d not checked (not written by the sampled blocks)", r.Skipped)
+	}
+	if r.Neither > 0 {
+		fmt.Fprintf(&b, "; %d written by neither", r.Neither)
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{r.Unwritten, "left unwritten by the device"}, {r.Extra, "written by the device only"},
+		{r.NaN, "NaN on one side only"}, {r.Inf, "infinite on one side only"}} {
+		if c.n > 0 {
+			fmt.Fprintf(&b, "; %d %s", c.n, c.what)
+		}
 	}
 	if r.Bad > 0 {
-		fmt.Fprintf(&b, ", %d out of tolerance", r.Bad)
+		fmt.Fprintf(&b, "; %d fail", r.Bad)
 	}
 	if r.Worst != nil && !r.Pass {
-		fmt.Fprintf(&b, "; worst at %v: got %g, want %g", r.Worst, r.WorstGot, r.WorstWant)
+		fmt.Fprintf(&b, "; worst at %v: got %s, want %s", r.Worst, r.fmtValue(r.WorstGot, r.worstKind == "unwritten"),
+			r.fmtValue(r.WorstWant, r.worstKind == "extra"))
+		if r.worstKind == "" && r.DType.IsFloat() {
+			fmt.Fprintf(&b, " (bound %.3g)", r.WorstBound)
+		}
 	}
 	return b.String()
 }
 
-// Compare compares got with want element by element (see Report). A zero
-// tol means ToleranceFor(want.DType). Both tensors may be any strided views;
-// their shapes and dtypes must be equal.
-func Compare(got, want *Tensor, tol Tolerance) *Report {
-	return compare(got, want, tol, nil)
+func (r *Report) fmtValue(x float64, poison bool) string {
+	if poison {
+		return "poison (unwritten)"
+	}
+	return fmt.Sprintf("%g", x)
 }
 
-// compare is Compare where written, if not nil, says which elements (by
-// logical row-major position) the reference wrote; the others are skipped.
-// Without it, elements where want is NaN are skipped.
-func compare(got, want *Tensor, tol Tolerance, written []bool) *Report {
+// Compare compares got with want element by element (see Report), every
+// element, with the largest |want| as the scale. A zero tol means
+// ToleranceFor(want.DType). Both tensors may be any strided views; their
+// shapes and dtypes must be equal.
+func Compare(got, want *Tensor, tol Tolerance) *Report {
+	return compare(got, want, tol, compareOptions{})
+}
+
+// compareOptions are compare's inputs beyond the two tensors.
+type compareOptions struct {
+	// sampled: elements that are poison in want were not written by the
+	// sampled blocks and are skipped.
+	sampled bool
+	// scale, when not nil, is each element's magnitude (same shape as want);
+	// otherwise the largest |want| is every element's scale.
+	scale *Tensor
+}
+
+// compare is Compare with options.
+func compare(got, want *Tensor, tol Tolerance, o compareOptions) *Report {
 	if tol == (Tolerance{}) {
 		tol = ToleranceFor(want.DType)
 	}
-	r := &Report{DType: want.DType, Tol: tol}
+	r := &Report{DType: want.DType, Tol: tol, Scale: "max|want|"}
 	if got.DType != want.DType {
 		r.Problem = fmt.Sprintf("dtype %s, reference %s", got.DType, want.DType)
 		return r
@@ -173,76 +254,113 @@ func compare(got, want *Tensor, tol Tolerance, written []bool) *Report {
 		r.Problem = "reference: " + err.Error()
 		return r
 	}
-	isInt := !want.DType.IsFloat()
-	value := func(t *Tensor, e int) float64 { return t.getFlat(e) }
-	skip := func(i int, w float64) bool {
-		if written != nil {
-			return !written[i]
+	if o.scale != nil {
+		r.Scale = "per element"
+		if !slices.Equal(o.scale.Shape, want.Shape) {
+			r.Problem = fmt.Sprintf("scale shape %v, reference %v", o.scale.Shape, want.Shape)
+			return r
 		}
-		return w != w
+	}
+	isInt := !want.DType.IsFloat()
+	var scaleAt []int // Data index of each logical element in o.scale
+	if o.scale != nil {
+		scaleAt = make([]int, 0, want.NumElements())
+		o.scale.forEach(func(e int) { scaleAt = append(scaleAt, e) })
 	}
 
-	// Pass 1: the scale, max |want| over compared elements.
+	// Pass 1: the largest |want| over compared finite elements.
 	walk2(got, want, nil, func(i, eg, ew int) {
-		w := value(want, ew)
-		if skip(i, w) {
+		if want.isPoison(ew) || isInt {
 			return
 		}
-		if a := math.Abs(w); a > r.MaxWant && !math.IsInf(a, 0) {
+		if a := math.Abs(want.getFlat(ew)); a > r.MaxWant && !math.IsInf(a, 0) {
 			r.MaxWant = a
 		}
 	})
-	limit := tol.Rel*r.MaxWant + tol.Abs
 
-	// Pass 2: errors.
-	worstErr := -1.0
+	// Pass 2: each element against its bound.
+	// fail counts a failing element that cannot be measured against a
+	// bound (poison, NaN, infinity, integers); the first one is the worst.
+	fail := func(i int, kind string, g, w float64) {
+		r.Bad++
+		r.Ratio = math.Inf(1)
+		if r.worstKind == "" {
+			r.Worst, r.WorstGot, r.WorstWant, r.worstKind = logicalIndex(want.Shape, i), g, w, kind
+		}
+	}
 	walk2(got, want, nil, func(i, eg, ew int) {
-		var g, w, err float64
+		gp, wp := got.isPoison(eg), want.isPoison(ew)
+		if wp && o.sampled {
+			r.Skipped++
+			return
+		}
+		r.Compared++
+		switch {
+		case gp && wp:
+			r.Neither++
+			return
+		case gp:
+			r.Unwritten++
+			fail(i, "unwritten", math.NaN(), want.getFlat(ew))
+			return
+		case wp:
+			r.Extra++
+			fail(i, "extra", got.getFlat(eg), math.NaN())
+			return
+		}
 		if isInt {
 			gi, wi := got.getFlatInt(eg), want.getFlatInt(ew)
-			if written != nil && !written[i] {
-				r.Skipped++
-				return
-			}
-			g, w = float64(gi), float64(wi)
 			if gi != wi {
-				err = math.Abs(g - w)
+				err := math.Abs(float64(gi) - float64(wi))
 				if err == 0 { // beyond float64's precision
 					err = 1
 				}
-			}
-		} else {
-			g, w = value(got, eg), value(want, ew)
-			if skip(i, w) {
-				r.Skipped++
-				return
-			}
-			switch {
-			case g != g:
-				err = math.NaN()
-			case g == w: // also equal infinities
-			default:
-				err = math.Abs(g - w) // +Inf when one side is infinite
-			}
-		}
-		r.Compared++
-		if err != err {
-			r.NaN++
-			r.Bad++
-			if r.NaN == 1 {
-				r.Worst, r.WorstGot, r.WorstWant = logicalIndex(want.Shape, i), g, w
+				r.MaxAbs = max(r.MaxAbs, err)
+				fail(i, "exact", float64(gi), float64(wi))
 			}
 			return
 		}
-		if err > r.MaxAbs {
-			r.MaxAbs = err
+		g, w := got.getFlat(eg), want.getFlat(ew)
+		switch {
+		case g != g || w != w:
+			if g != g && w != w {
+				return
+			}
+			r.NaN++
+			fail(i, "nan", g, w)
+			return
+		case math.IsInf(g, 0) || math.IsInf(w, 0):
+			if g != w {
+				r.Inf++
+				fail(i, "inf", g, w)
+			}
+			return
 		}
-		if err > limit {
+		err := math.Abs(g - w)
+		r.MaxAbs = max(r.MaxAbs, err)
+		if err == 0 {
+			return
+		}
+		scale := r.MaxWant
+		if scaleAt != nil {
+			scale = math.Abs(o.scale.getFlat(scaleAt[i]))
+			if scale != scale { // the magnitude run wrote nothing here: no bound
+				scale = math.Inf(1)
+			}
+		}
+		bound := tol.ULPs*ulpOf(want.DType, math.Max(math.Abs(g), math.Abs(w))) + tol.Rel*scale + tol.Abs
+		ratio := math.Inf(1)
+		if bound > 0 {
+			ratio = err / bound
+		}
+		if ratio > 1 {
 			r.Bad++
 		}
-		if r.NaN == 0 && err > 0 && err > worstErr {
-			worstErr = err
-			r.Worst, r.WorstGot, r.WorstWant = logicalIndex(want.Shape, i), g, w
+		if ratio > r.Ratio {
+			r.Ratio = ratio
+			if r.worstKind == "" {
+				r.Worst, r.WorstGot, r.WorstWant, r.WorstBound = logicalIndex(want.Shape, i), g, w, bound
+			}
 		}
 	})
 	switch {
@@ -306,47 +424,134 @@ func logicalIndex(shape []int, i int) []int {
 	return idx
 }
 
-// StoredParams returns the indices of the array parameters that f stores
-// into (its outputs), in parameter order.
-func StoredParams(f *ir.Func) []int { return arrayParamsUsedBy(f, ir.OpStore) }
+// WrittenParams returns the indices of the array parameters that f may
+// write (store, scatter, atomics: ir.WrittenParams), its outputs, in
+// parameter order.
+func WrittenParams(f *ir.Func) []int { return ir.WrittenParams(f) }
 
-// arrayParamsUsedBy returns the indices of the array parameters that are
-// the array operand (the first) of an op instruction.
-func arrayParamsUsedBy(f *ir.Func, op ir.Op) []int {
-	used := map[*ir.Value]bool{}
-	if f.Body != nil {
-		f.Body.Walk(func(in *ir.Instr) {
-			if in.Op == op && len(in.Args) > 0 {
-				used[in.Args[0]] = true
-			}
-		})
+// poisonBytes is the pattern an output element holds before a launch: for
+// floats a quiet NaN whose payload no arithmetic produces (so an element
+// still holding it was not written, while a NaN a kernel computed is
+// another NaN), for fp8 e5m2 a NaN other than the one conversions make,
+// for e4m3fn its only NaN; for integers and bool the bytes 0xA5.
+func poisonBytes(d ir.DType) []byte {
+	var bits uint64
+	switch d {
+	case ir.F64:
+		bits = 0x7ffa5a5a5a5a5a5a
+	case ir.F32, ir.TF32:
+		bits = 0x7fda5a5a
+	case ir.F16:
+		bits = 0x7e5a
+	case ir.BF16:
+		bits = 0x7fda
+	case ir.F8E5M2:
+		bits = 0x7d
+	case ir.F8E4M3:
+		bits = 0x7f
+	default:
+		bits = 0xa5a5a5a5a5a5a5a5
 	}
-	var out []int
-	for i, p := range f.Params {
-		if _, ok := p.Type.(*ir.Array); ok && p.Value != nil && used[p.Value] {
-			out = append(out, i)
-		}
+	out := make([]byte, d.Bytes())
+	for i := range out {
+		out[i] = byte(bits >> (8 * i))
 	}
 	return out
 }
 
-// PoisonOutputs fills every float array that f stores into with NaN, so
-// that an element a launch fails to write shows up in Compare. Arrays that
-// f also loads from keep their contents: an in-place kernel's output is its
-// input too. Integer and bool outputs are left alone (they have no NaN),
-// and so are nil entries of args (a caller's way to keep an array).
+// Poison fills every element of t with its dtype's poison pattern.
+func (t *Tensor) Poison() {
+	p := poisonBytes(t.DType)
+	t.forEach(func(e int) { copy(t.Data[e*len(p):], p) })
+}
+
+// isPoison reports whether element e of Data holds the poison pattern.
+func (t *Tensor) isPoison(e int) bool {
+	p := poisonBytes(t.DType)
+	return string(t.Data[e*len(p):(e+1)*len(p)]) == string(p)
+}
+
+// CountPoison returns how many elements of t hold the poison pattern: for
+// an output, the elements no launch wrote.
+func (t *Tensor) CountPoison() int {
+	n := 0
+	p := poisonBytes(t.DType)
+	t.forEach(func(e int) {
+		if string(t.Data[e*len(p):(e+1)*len(p)]) == string(p) {
+			n++
+		}
+	})
+	return n
+}
+
+// Unpoison copies into the elements of t that still hold the poison
+// pattern the elements of orig (same shape), undoing Poison where a launch
+// wrote nothing, and returns how many it copied.
+func Unpoison(t, orig *Tensor) int {
+	n := 0
+	bs := t.DType.Bytes()
+	walk2(t, orig, nil, func(_, et, eo int) {
+		if t.isPoison(et) {
+			copy(t.Data[et*bs:(et+1)*bs], orig.Data[eo*bs:(eo+1)*bs])
+			n++
+		}
+	})
+	return n
+}
+
+// PoisonOutputs fills every array that f only writes (ir.ParamAccess:
+// stored or scattered into, never loaded, gathered or updated atomically)
+// with the poison pattern, so that an element a launch fails to write
+// shows up in the check (Report.Unwritten), in a summary and in a file
+// written from it. Arrays f also reads keep their contents: an in-place or
+// atomic kernel's output is its input too. nil entries of args (a caller's
+// way to keep an array) are left alone.
 func PoisonOutputs(f *ir.Func, args []Arg) {
-	loaded := map[int]bool{}
-	for _, i := range arrayParamsUsedBy(f, ir.OpLoad) {
-		loaded[i] = true
-	}
-	for _, i := range StoredParams(f) {
-		if i < len(args) && !loaded[i] {
-			if t, ok := args[i].(*Tensor); ok && t != nil && t.DType.IsFloat() {
-				t.Fill(math.NaN())
+	for i, a := range ir.ParamAccess(f) {
+		if a.WriteOnly() && i < len(args) {
+			if t, ok := args[i].(*Tensor); ok && t != nil {
+				t.Poison()
 			}
 		}
 	}
+}
+
+// PoisonFloatOutputs is PoisonOutputs for a launch inside a host program,
+// whose later code sees what the kernel left in its outputs: it poisons the
+// float arrays f only writes (except fp8 e4m3fn, whose only NaN a kernel
+// may write; and arrays that share storage with another argument) and
+// returns a function that puts the old contents back where the launch
+// wrote nothing. Float poison is a NaN no arithmetic makes, so that undoing
+// it is exact.
+func PoisonFloatOutputs(f *ir.Func, args []Arg) (restore func()) {
+	var ts, origs []*Tensor
+	for i, a := range ir.ParamAccess(f) {
+		if !a.WriteOnly() || i >= len(args) {
+			continue
+		}
+		t, ok := args[i].(*Tensor)
+		if !ok || t == nil || !t.DType.IsFloat() || t.DType == ir.F8E4M3 || len(t.Data) == 0 || sharesStorage(t, args, i) {
+			continue
+		}
+		ts, origs = append(ts, t), append(origs, t.Clone())
+		t.Poison()
+	}
+	return func() {
+		for i, t := range ts {
+			Unpoison(t, origs[i])
+		}
+	}
+}
+
+// sharesStorage reports whether t's storage is also that of another
+// tensor of args than args[self].
+func sharesStorage(t *Tensor, args []Arg, self int) bool {
+	for j, a := range args {
+		if u, ok := a.(*Tensor); ok && j != self && u != nil && len(u.Data) > 0 && &u.Data[0] == &t.Data[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // CloneArgs returns a copy of args in which every tensor is a contiguous
@@ -401,7 +606,7 @@ func SampleBlocks(grid [3]int, n int, seed uint64) [][3]int {
 type CheckOptions struct {
 	// Grid is the grid override the device launch used (zero: the kernel's).
 	Grid [3]int
-	// FullLimit: when the outputs (the arrays the kernel stores into) have
+	// FullLimit: when the outputs (the arrays the kernel may write) have
 	// at most this many elements in all, the interpreter runs every block;
 	// otherwise a sample. 0 means 1024*1024.
 	FullLimit int
@@ -410,8 +615,8 @@ type CheckOptions struct {
 	SampleBlocks int
 	// Seed picks the sample.
 	Seed uint64
-	// Tol overrides the tolerance; zero means KernelTolerance(f, dtype) for
-	// each output.
+	// Tol overrides the tolerance of every float output, with the largest
+	// |want| as the scale; zero means per-element bounds (see Tolerance).
 	Tol Tolerance
 	// Workers is the interpreter's goroutine count (0: GOMAXPROCS).
 	Workers int
@@ -423,10 +628,11 @@ type CheckResult struct {
 	TotalBlocks int
 	// Blocks are the blocks the interpreter ran; nil when it ran all of them.
 	Blocks [][3]int
-	// Outputs has one report per array the kernel stores into, in parameter
+	// Outputs has one report per array the kernel may write, in parameter
 	// order, named after the parameter.
 	Outputs []*Report
-	// Interp is the interpreter's run time.
+	// Interp is the interpreter's run time (the reference and the magnitude
+	// run that bounds its elements).
 	Interp time.Duration
 	Pass   bool
 }
@@ -439,6 +645,9 @@ func (c *CheckResult) String() string {
 		fmt.Fprintf(&b, "checked against the interpreter on %d sampled blocks of %d (%s)", len(c.Blocks), c.TotalBlocks,
 			c.Interp.Round(time.Millisecond))
 	}
+	if len(c.Outputs) == 0 {
+		b.WriteString(": the kernel writes no array")
+	}
 	for _, r := range c.Outputs {
 		b.WriteString("\n  ")
 		b.WriteString(r.String())
@@ -448,22 +657,27 @@ func (c *CheckResult) String() string {
 
 // CheckAgainstInterpreter checks a device launch of k against the
 // interpreter. inputs are the arguments as they were before the device
-// launch (outputs poisoned; see PoisonOutputs and CloneArgs: the device
+// launch (outputs poisoned: see PoisonOutputs and CloneArgs; the device
 // backend writes its results into the tensors it was given), gpu the same
-// argument list after it (only the arrays k stores into are read from it).
+// argument list after it (only the arrays k may write are read from it).
 // inputs are not modified: the interpreter runs on copies.
 //
-// When the outputs have at most opts.FullLimit elements the interpreter
-// runs every block and every element is compared. Otherwise it runs a random
-// sample of blocks (SampleBlocks) on outputs poisoned with NaN, and only the
-// elements it wrote are compared: for float outputs those that are no
-// longer NaN, for integer and bool outputs those that come out the same
-// from two runs with different poison values. An output that the kernel
-// also loads from cannot be poisoned, so such a kernel is always checked on
-// every block.
+// Every array k may write is compared (ir.ParamAccess: stores, scatters,
+// atomics). When they have at most opts.FullLimit elements the interpreter
+// runs every block and every element is compared; otherwise it runs a
+// random sample of blocks (SampleBlocks) on outputs poisoned afresh, and
+// the elements it wrote are compared. An output that the kernel also reads
+// (in place, or updated atomically by all blocks) cannot be sampled, so such
+// a kernel is always checked on every block.
 //
-// The error is for launches that cannot be checked (bad arguments, an
-// interpreter failure); a failed comparison is a result with Pass false.
+// Each float element is bounded by its own magnitude where the kernel is
+// polynomial in its float inputs (magnitudeKernel: the interpreter runs the
+// kernel a second time on the inputs' absolute values), else by the
+// output's largest value; an output updated by float atomics also allows
+// any order of the blocks' updates (a unit of the output's precision times
+// the magnitude per block). The error is for launches that cannot be
+// checked (bad arguments, an interpreter failure); a failed comparison is
+// a result with Pass false.
 func CheckAgainstInterpreter(k *Kernel, inputs, gpu []Arg, opts CheckOptions) (*CheckResult, error) {
 	if len(gpu) != len(inputs) {
 		return nil, fmt.Errorf("check: %d device arguments for %d inputs", len(gpu), len(inputs))
@@ -474,13 +688,14 @@ func CheckAgainstInterpreter(k *Kernel, inputs, gpu []Arg, opts CheckOptions) (*
 	}
 	k = b.Kernel // the specialization of a generic kernel
 	f := k.Func
-	outs := StoredParams(f)
+	access := ir.ParamAccess(f)
+	outs := ir.WrittenParams(f)
 	res := &CheckResult{Grid: b.Grid, TotalBlocks: b.NumBlocks(), Pass: true}
 	if len(outs) == 0 {
 		return res, nil
 	}
 	for _, i := range outs {
-		if _, ok := gpu[i].(*Tensor); !ok || gpu[i].(*Tensor) == nil {
+		if t, ok := gpu[i].(*Tensor); !ok || t == nil {
 			return nil, fmt.Errorf("check: device argument %s is %T, not a tensor", f.Params[i].Name, gpu[i])
 		}
 	}
@@ -489,87 +704,103 @@ func CheckAgainstInterpreter(k *Kernel, inputs, gpu []Arg, opts CheckOptions) (*
 	if full <= 0 {
 		full = 1024 * 1024
 	}
-	nout := 0
+	nout, read := 0, false
 	for _, i := range outs {
 		nout += b.Tensors[i].NumElements()
+		read = read || access[i].Reads()
 	}
-	inout := false
-	loaded := arrayParamsUsedBy(f, ir.OpLoad)
-	for _, i := range outs {
-		for _, j := range loaded {
-			if i == j {
-				inout = true
-			}
-		}
-	}
-	if nout > full && !inout {
+	if nout > full && !read {
 		n := max(opts.SampleBlocks, 8)
 		res.Blocks = SampleBlocks(b.Grid, n, opts.Seed)
 	}
-	lopts := LaunchOptions{Grid: opts.Grid, Blocks: res.Blocks, Workers: opts.Workers}
+	lopts := LaunchOptions{Grid: b.Grid, Blocks: res.Blocks, Workers: opts.Workers}
 	start := time.Now()
 
-	// run executes the interpreter on copies of inputs, with the outputs
-	// filled with poison when sampling.
-	run := func(poison float64) ([]Arg, error) {
-		args := CloneArgs(inputs)
+	// run executes kernel g on args (copies), with the write-only outputs
+	// poisoned afresh when sampling: what the sampled blocks did not write
+	// then reads as poison and is skipped.
+	run := func(g *Kernel, args []Arg) ([]Arg, error) {
 		if res.Blocks != nil {
 			for _, i := range outs {
-				args[i].(*Tensor).Fill(poison)
+				args[i].(*Tensor).Poison()
 			}
 		}
-		if _, err := (CPU{}).Launch(k, args, lopts); err != nil {
+		if _, err := (CPU{}).Launch(g, args, lopts); err != nil {
 			return nil, fmt.Errorf("interpreter: %w", err)
 		}
 		return args, nil
 	}
-	ref, err := run(math.NaN())
+	ref, err := run(k, CloneArgs(inputs))
 	if err != nil {
 		return nil, err
 	}
-	// written[i] marks, per non-float output, the elements the sampled
-	// blocks wrote: equal after runs with poison 0 and poison 1 (0 and 1
-	// are also bool's only values).
-	written := map[int][]bool{}
-	if res.Blocks != nil {
-		var ints []int
-		for _, i := range outs {
-			if !f.Params[i].Type.(*ir.Array).DType.IsFloat() {
-				ints = append(ints, i)
+
+	// The magnitude run, for float outputs when no tolerance is forced.
+	var mag []Arg
+	scaleNote := ""
+	floatOut := false
+	for _, i := range outs {
+		floatOut = floatOut || ref[i].(*Tensor).DType.IsFloat()
+	}
+	if floatOut && opts.Tol == (Tolerance{}) {
+		g, why := magnitudeKernel(f)
+		if g != nil {
+			if mag, err = run(NewKernel(g), absArgs(inputs)); err != nil {
+				mag, why = nil, err.Error()
 			}
 		}
-		if len(ints) > 0 {
-			r0, err := run(0)
-			if err != nil {
-				return nil, err
-			}
-			r1, err := run(1)
-			if err != nil {
-				return nil, err
-			}
-			for _, i := range ints {
-				t0, t1 := r0[i].(*Tensor), r1[i].(*Tensor)
-				w := make([]bool, t0.NumElements())
-				walk2(t0, t1, nil, func(p, e0, e1 int) { w[p] = t0.getFlatInt(e0) == t1.getFlatInt(e1) })
-				written[i] = w
-				ref[i] = t0
-			}
+		if mag == nil {
+			scaleNote = "max|want| (" + why + ")"
 		}
 	}
 	res.Interp = time.Since(start)
 
+	u := kernelRoundoff(f)
 	for _, i := range outs {
 		want := ref[i].(*Tensor)
 		tol := opts.Tol
-		if tol == (Tolerance{}) {
-			tol = KernelTolerance(f, want.DType)
+		co := compareOptions{sampled: res.Blocks != nil}
+		atomic := ""
+		if tol == (Tolerance{}) && want.DType.IsFloat() {
+			if mag != nil {
+				co.scale = mag[i].(*Tensor)
+				tol = Tolerance{ULPs: outputULPs, Rel: boundULPs * u}
+			} else {
+				tol = KernelTolerance(f, want.DType)
+				tol.ULPs = outputULPs
+			}
+			if access[i]&ir.GlobalAtomic != 0 {
+				// Each block's atomic update rounds to the output's dtype; in
+				// another order the partial sums differ by up to a unit of
+				// it times the magnitude, once per update.
+				tol.Rel += float64(res.TotalBlocks) * unitRoundoff(want.DType)
+				atomic = fmt.Sprintf("atomic: any order of up to %d block updates (%d units of %s)", res.TotalBlocks,
+					res.TotalBlocks, want.DType)
+			}
 		}
-		r := compare(gpu[i].(*Tensor), want, tol, written[i])
+		r := compare(gpu[i].(*Tensor), want, tol, co)
 		r.Name = f.Params[i].Name
+		r.Atomic = atomic
+		if co.scale != nil {
+			r.Scale = "per element (the kernel on |inputs|)"
+		} else if scaleNote != "" && r.Problem == "" && want.DType.IsFloat() {
+			r.Scale = scaleNote
+		}
 		res.Outputs = append(res.Outputs, r)
 		if !r.Pass {
 			res.Pass = false
 		}
 	}
 	return res, nil
+}
+
+// PoisonValue is the value of an integer or bool element holding the
+// poison pattern, as Int64s reads it (0 for floats, whose poison is a NaN).
+func PoisonValue(d ir.DType) int64 {
+	if d.IsFloat() {
+		return 0
+	}
+	t := NewTensor(d, 1)
+	t.Poison()
+	return t.getFlatInt(0)
 }

@@ -63,24 +63,33 @@ func TestCompare(t *testing.T) {
 		t.Errorf("NaN: %+v", r)
 	}
 
-	// NaN in want: skipped.
+	// NaN must sit at the same positions: NaN against a number fails either
+	// way, NaN against NaN matches.
 	w2 := want.Clone()
 	w2.Set(math.NaN(), 0, 1)
 	g2 := want.Clone()
 	g2.Set(12345, 0, 1)
 	r = Compare(g2, w2, Tolerance{})
-	if !r.Pass || r.Skipped != 1 || r.Compared != 5 {
-		t.Errorf("skipped: %+v", r)
+	if r.Pass || r.NaN != 1 || r.Compared != 6 {
+		t.Errorf("NaN in want only: %+v", r)
+	}
+	if r := Compare(w2.Clone(), w2, Tolerance{}); !r.Pass {
+		t.Errorf("NaN on both sides: %s", r)
 	}
 
-	// Infinities: equal ones match, different ones fail.
+	// Infinities: equal ones match, different ones fail, a finite value
+	// against an infinite one fails.
 	wi := FromFloat64(ir.F32, []int{2}, []float64{math.Inf(1), 1})
 	if r := Compare(wi.Clone(), wi, Tolerance{}); !r.Pass {
 		t.Errorf("equal infinities: %s", r)
 	}
 	gi := FromFloat64(ir.F32, []int{2}, []float64{math.Inf(-1), 1})
-	if r := Compare(gi, wi, Tolerance{}); r.Pass || !math.IsInf(r.MaxAbs, 1) {
+	if r := Compare(gi, wi, Tolerance{}); r.Pass || r.Inf != 1 {
 		t.Errorf("different infinities: %+v", r)
+	}
+	gf := FromFloat64(ir.F32, []int{2}, []float64{3e38, 1})
+	if r := Compare(gf, wi, Tolerance{Rel: 1}); r.Pass || r.Inf != 1 {
+		t.Errorf("finite against +Inf: %+v", r)
 	}
 
 	// Problems.
@@ -90,9 +99,9 @@ func TestCompare(t *testing.T) {
 	if r := Compare(NewTensor(ir.F16, 2, 3), want, Tolerance{}); r.Pass || !strings.Contains(r.Problem, "dtype") {
 		t.Errorf("dtype mismatch: %+v", r)
 	}
-	allNaN := NewTensor(ir.F32, 2, 2)
-	allNaN.Fill(math.NaN())
-	if r := Compare(allNaN, allNaN, Tolerance{}); r.Pass || !strings.Contains(r.Problem, "no element") {
+	unwritten := NewTensor(ir.F32, 2, 2)
+	unwritten.Poison()
+	if r := compare(unwritten, unwritten, Tolerance{}, compareOptions{sampled: true}); r.Pass || !strings.Contains(r.Problem, "no element") {
 		t.Errorf("nothing compared: %+v", r)
 	}
 
@@ -237,27 +246,54 @@ func TestCheckAgainstInterpreterFull(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	r := res.Outputs[0]
-	if r.Name != "C" || r.Compared != 37*19 || r.MaxAbs != 0 || r.Tol.Rel != 1e-2 {
+	if r.Name != "C" || r.Compared != 37*19 || r.MaxAbs != 0 || r.Tol.ULPs != outputULPs ||
+		r.Tol.Rel != boundULPs*math.Ldexp(1, -24) || !strings.HasPrefix(r.Scale, "per element") {
 		t.Errorf("report %+v", r)
 	}
 	if !strings.Contains(res.String(), "all 6 blocks") || !strings.Contains(res.String(), "PASS C f16") {
 		t.Errorf("String:\n%s", res)
 	}
 	// inputs are untouched: C is still poisoned.
-	if x := inputs[2].(*Tensor).At(0, 0); x == x {
-		t.Errorf("inputs modified: C[0,0] = %g", x)
+	if n := inputs[2].(*Tensor).CountPoison(); n != 37*19 {
+		t.Errorf("inputs modified: %d elements of C poisoned", n)
 	}
 
-	// One wrong element, one unwritten element (a missing last column block).
+	// One wrong element, one NaN, one unwritten element.
 	C.Set(C.At(36, 18)+1, 36, 18)
 	C.Set(math.NaN(), 20, 3)
+	copy(C.Data[2*C.index([]int{5, 5}):], poisonBytes(ir.F16))
 	res, err = CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = res.Outputs[0]
-	if res.Pass || r.NaN != 1 || r.Bad != 2 {
+	if res.Pass || r.NaN != 1 || r.Unwritten != 1 || r.Bad != 3 {
 		t.Errorf("corrupted: %+v", r)
+	}
+	// An element off by 1e-2 relative to its own size fails even where
+	// larger values elsewhere would have hidden it under max|want|.
+	C.Set(math.NaN(), 20, 3)
+	fakeDevice(t, k, args)
+	small, big := math.Inf(1), 0.0
+	var at []int
+	for i := 0; i < 37; i++ {
+		for j := 0; j < 19; j++ {
+			v := math.Abs(C.At(i, j))
+			big = max(big, v)
+			if v > 0.25 && v < small {
+				small, at = v, []int{i, j}
+			}
+		}
+	}
+	C.Set(C.At(at...)*1.02, at...)
+	res, _ = CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+	if res.Pass || res.Outputs[0].Bad != 1 {
+		t.Errorf("2%% error on an element of %g (max %g) passed:\n%s", small, big, res)
+	}
+	ref := CloneArgs(inputs)
+	fakeDevice(t, k, ref)
+	if old := Compare(C, ref[2].(*Tensor), KernelTolerance(k.Func, ir.F16)); !old.Pass {
+		t.Errorf("max|want| as the scale should miss it: %s", old)
 	}
 	if !strings.Contains(res.String(), "FAIL C") {
 		t.Errorf("String:\n%s", res)
@@ -365,10 +401,10 @@ func TestCheckAgainstInterpreterInOut(t *testing.T) {
 	}
 }
 
-func TestStoredParamsAndPoison(t *testing.T) {
+func TestWrittenParamsAndPoison(t *testing.T) {
 	f := buildMatmul(ir.F16, 16, 16, 16, 2)
-	if got := StoredParams(f); len(got) != 1 || got[0] != 2 {
-		t.Errorf("StoredParams = %v, want [2]", got)
+	if got := WrittenParams(f); len(got) != 1 || got[0] != 2 {
+		t.Errorf("WrittenParams = %v, want [2]", got)
 	}
 	A, B, C := NewTensor(ir.F16, 2, 2), NewTensor(ir.F16, 2, 2), NewTensor(ir.F16, 2, 2)
 	PoisonOutputs(f, []Arg{A, B, C})

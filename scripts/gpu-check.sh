@@ -26,6 +26,9 @@
 #          TILEC_BASE (an older build, when given) in the same call: the A/B that says whether a
 #          back-end change made attention slower; medians of ATTN_REPS launches each
 #
+#   planted a test build whose launches come back with one element wrong (.dev/tilec-planted: go build
+#          -tags cuda,plantfault) on scatter and atomic kernels: each check must fail, naming the output
+#
 # Sections run only when named (not part of all):
 #   tune     tilec tune testdata/kernels/matmul.tile over TUNE_SPACE at TUNE_SHAPE (every candidate checked
 #            against the interpreter, then timed; the winner cached), then tilec run at the same
@@ -54,6 +57,7 @@
 #
 # Environment (all optional):
 #   TILEC          the binary (default .dev/tilec); GOTEST the test binary (default .dev/runtime.test)
+#   TILEC_PLANTED  the planted-fault build for the planted section (default .dev/tilec-planted)
 #   TILEC_BASE     an older binary for the attn A/B (default .dev/tilec-base, skipped if missing)
 #   ATTN_REPS      launches per binary and size in attn (default 5); AB_ROUNDS rounds of ab (default 2)
 #   OUT            where results go (the device tool sets it; default ./gpu-check-out)
@@ -82,6 +86,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 TILEC="${TILEC:-$root/.dev/tilec}"
+TILEC_PLANTED="${TILEC_PLANTED:-$root/.dev/tilec-planted}"
 GOTEST="${GOTEST:-$root/.dev/runtime.test}"
 OUT="${OUT:-$root/gpu-check-out}"
 DEADLINE="${DEADLINE:-570}"
@@ -124,9 +129,9 @@ named() {
 }
 for s in "${sections[@]}"; do
 	case "$s" in
-	all | gotest | ptxas | run | bench | hopper | ab | attn | tune | benchall | refs) ;;
+	all | gotest | ptxas | planted | run | bench | hopper | ab | attn | tune | benchall | refs) ;;
 	*)
-		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | hopper | ab | attn | tune | benchall | refs ...]" >&2
+		echo "usage: bash scripts/gpu-check.sh [all | gotest | ptxas | planted | run | bench | hopper | ab | attn | tune | benchall | refs ...]" >&2
 		exit 2
 		;;
 	esac
@@ -537,6 +542,40 @@ section_run() {
 	done
 }
 
+# ---------------------------------------------------------------- planted
+# name|file|flags|output: the planted-fault build changes one element of the first array the kernel
+# scatters into (else the first it writes) after each launch; the check must fail on that output.
+planted_cases=(
+	"planted_permute_scatter|examples/cutile/permute_scatter.py|--entry permute_scatter --arg X=f32[N] --shape N=3001|Y"
+	"planted_indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|--shape N=1000|Y"
+	"planted_atomic_split_k|examples/cutile/atomic_split_k.py|--entry atomic_split_k --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100|C"
+	"planted_matmul|testdata/kernels/matmul.tile|-D T=f16 --shape M=300,N=200,K=100|C"
+)
+
+section_planted() {
+	local entry name file flags output t0 rc log
+	if [ ! -x "$TILEC_PLANTED" ]; then
+		record planted "all" SKIP 0 "no $TILEC_PLANTED"
+		return
+	fi
+	for entry in "${planted_cases[@]}"; do
+		IFS='|' read -r name file flags output <<<"$entry"
+		log="$work/run/$name.log"
+		t0=$SECONDS
+		echo "\$ tilec-planted run $file $flags $RUN_ARGS --backend cuda (must fail on $output)" >"$log"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$RUN_TIMEOUT" "$TILEC_PLANTED" run "$file" $flags $RUN_ARGS --backend cuda >>"$log" 2>&1
+		rc=$?
+		if [ $rc -ne 0 ] && grep -q "FAIL $output " "$log" && grep -q "device result differs" "$log"; then
+			rc=0
+		else
+			echo "the planted fault was not caught on $output (exit $rc)" >>"$log"
+			rc=1
+		fi
+		record planted "$name" "$(status $rc)" $((SECONDS - t0)) "$(grep -m1 "FAIL $output " "$log" | cut -c1-110)"
+	done
+}
+
 # ---------------------------------------------------------------- hopper
 # name|file|flags: each must run the fast variant (TMA, wgmma) on sm_90a and match the interpreter.
 # Sizes whose rows are 16-byte multiples take TMA; partial tiles come from TMA's zero fill.
@@ -891,6 +930,7 @@ section_refs() {
 
 want gotest && section_gotest
 want ptxas && section_ptxas
+want planted && section_planted
 want run && section_run
 want hopper && section_hopper
 # ---------------------------------------------------------------- f32 exactness

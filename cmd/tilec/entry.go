@@ -178,6 +178,11 @@ func (r *entryRun) hostOptions() host.Options {
 		}
 		var before []runtime.Arg
 		if gpu {
+			// The float outputs are poisoned for the device, so that the
+			// check sees an element it fails to write, and given back
+			// where the kernel writes nothing once the check has passed.
+			restore := runtime.PoisonFloatOutputs(k.Func, l.Args)
+			defer restore()
 			before = runtime.CloneArgs(l.Args) // the interpreter checks the device against these
 		}
 		lo := runtime.LaunchOptions{Grid: l.Grid, Workers: r.workers}

@@ -142,17 +142,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	k := runtime.NewKernel(f)
-	var inputs []runtime.Arg
-	if backend.Name() != "cpu" {
-		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
-	}
-	// Outputs are poisoned so that an element the kernel fails to write
-	// shows as NaN; arrays read with --in are the user's data and are kept.
+	// Every array the kernel only writes (stores, scatters) is poisoned, so
+	// that an element no block writes shows as unwritten in the summary,
+	// in --out files and in the device check; arrays read with --in are
+	// the user's data and are kept.
 	poison := append([]runtime.Arg{}, kargs...)
 	for name := range ins {
 		poison[paramIndex(f, name)] = nil
 	}
 	runtime.PoisonOutputs(f, poison)
+	var inputs []runtime.Arg
+	if backend.Name() != "cpu" {
+		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
+	}
 	start := time.Now()
 	opts := runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers}
 	if *timeout < 0 {
@@ -202,15 +204,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
-	stored := map[int]bool{}
-	for _, i := range runtime.StoredParams(f) {
-		stored[i] = true
-	}
-	for i, p := range f.Params {
-		if !stored[i] {
-			continue
-		}
-		fmt.Fprintf(stdout, "output   %s: %s\n", p.Name, summarize(kargs[i].(*runtime.Tensor)))
+	for _, i := range runtime.WrittenParams(f) {
+		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
 	}
 	if inputs != nil {
 		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers); err != nil {
@@ -505,6 +500,7 @@ func parseGrid(s string) ([3]int, error) {
 // how many elements were left unwritten (still NaN from the poisoning).
 func summarize(t *runtime.Tensor) string {
 	vals := t.Float64s()
+	unwritten := t.CountPoison()
 	lo, hi, sum, nan := math.Inf(1), math.Inf(-1), 0.0, 0
 	for _, v := range vals {
 		if math.IsNaN(v) {
@@ -513,12 +509,31 @@ func summarize(t *runtime.Tensor) string {
 		}
 		lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
 	}
+	if !t.DType.IsFloat() && t.DType != ir.Bool && unwritten > 0 {
+		// Integer poison is a value: recount without it.
+		lo, hi, sum = math.Inf(1), math.Inf(-1), 0.0
+		ints := t.Int64s()
+		poison := runtime.PoisonValue(t.DType)
+		for _, v := range ints {
+			if v != poison {
+				x := float64(v)
+				lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
+			}
+		}
+	}
+	// Float poison is a NaN: what is left of the NaNs the kernel made.
+	if t.DType.IsFloat() {
+		nan -= unwritten
+	}
 	s := fmt.Sprintf("%s %v", t.DType, t.Shape)
-	if n := len(vals) - nan; n > 0 {
+	if n := len(vals) - nan - unwritten; n > 0 {
 		s += fmt.Sprintf(" min %.4g max %.4g mean %.4g", lo, hi, sum/float64(n))
 	}
 	if nan > 0 {
 		s += fmt.Sprintf(" NaN %d of %d", nan, len(vals))
+	}
+	if unwritten > 0 {
+		s += fmt.Sprintf(" unwritten %d of %d (poison)", unwritten, len(vals))
 	}
 	return s
 }

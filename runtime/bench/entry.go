@@ -196,6 +196,9 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		}
 		var inputs []runtime.Arg
 		if cfg.Check {
+			// Poisoned for the check, given back where nothing was written.
+			restore := runtime.PoisonFloatOutputs(k.Func, l.Args)
+			defer restore()
 			inputs = runtime.CloneArgs(l.Args)
 		}
 		p, err := dev.Prepare(k, l.Args, l.Grid)

@@ -403,7 +403,7 @@ func gemmOperands(f *ir.Func, rank int, same sameDim) (a, b, c int, ok bool) {
 		}
 	}
 	stored := map[int]bool{}
-	for _, i := range runtime.StoredParams(f) {
+	for _, i := range runtime.WrittenParams(f) {
 		stored[i] = true
 	}
 	// The matrix axes: o, o+1 after the batch axis (o = 1) if any.

@@ -111,7 +111,7 @@ func (p *prepared) Run() error {
 		return err
 	}
 	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
-		for _, i := range runtime.StoredParams(p.k.Func) {
+		for _, i := range runtime.WrittenParams(p.k.Func) {
 			t := p.args[i].(*runtime.Tensor)
 			t.Fill(12345)
 		}
