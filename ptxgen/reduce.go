@@ -267,7 +267,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		}
 		slot := lower.ScratchSlot(acc, arg)
 		vb := lower.ScratchValBytes(acc)
-		k := e.invariant(fmt.Sprint("warpk", wb), func() Reg {
+		k := e.invariant(fmt.Sprint("warpk", wb, nOut), func() Reg { // nOut is part of k: not shared by reductions of other widths
 			k := e.newReg(B32)
 			e.emit("mov.u32", k, Imm(0))
 			for j, b := range wb {

@@ -65,3 +65,15 @@ func TestReducePatterns(t *testing.T) {
 		}
 	}
 }
+
+// Each reduction across warps places a warp's partial results at
+// warp * (its own result count): reduce_widths.tile's (8, 128) and (8, 16)
+// column sums need offsets of 128 and 16 results. Sharing one offset
+// register between them (it was cached by the warp bits alone) wrote the
+// second reduction's partials where it did not read them.
+func TestReduceWarpOffsetsPerWidth(t *testing.T) {
+	checkPatterns(t, "reduce_widths.tile", nil, []string{
+		`mad\.lo\.u32 %r\d+, %r\d+, 128, `, `mad\.lo\.u32 %r\d+, %r\d+, 256, `,
+		`mad\.lo\.u32 %r\d+, %r\d+, 16, `, `mad\.lo\.u32 %r\d+, %r\d+, 32, `,
+	}, []string{`ld\.local`})
+}

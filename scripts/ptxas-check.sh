@@ -61,6 +61,7 @@ cases=(
 	"math_approx|runtime/testdata/kernels/math_approx.tile|"
 	"flush_to_zero|runtime/testdata/kernels/flush_to_zero.tile|"
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
+	"reduce_widths|runtime/testdata/kernels/reduce_widths.tile|"
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
 	"fold_fn|runtime/testdata/kernels/fold_fn.tile|"
