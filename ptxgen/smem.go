@@ -459,8 +459,13 @@ func (e *emitter) issueRegular(c *tileCopy, a *array, arrV *ir.Value, org []Reg,
 		}
 		return r, int64((j - b) * rowStep * rb)
 	}
-	if nb == 1 {
-		shared(0)
+	// Every base register is made here, before the branch between the
+	// vector and the element-wise path: one first made inside the vector
+	// path would be undefined on the element-wise path (a 64x256 f32 tile
+	// copied by 256 threads has nb = 2, and its unaligned copies read a
+	// garbage base where ptxas allocated the register otherwise).
+	for j := jFrom; j < jTo && j < jFrom+nb; j++ {
+		shared(j)
 	}
 
 	doFast, doSlow, slowL, doneL := e.copyBranch(c)

@@ -406,6 +406,8 @@ for mn in 1x32 100x32 1000x32; do
 	IFS=x read -r m n <<<"$mn"
 	run_cases+=("scan_cat_$mn|runtime/testdata/kernels/scan_cat.tile|--shape M=$m,N=$n,N2=$((2 * n))")
 done
+# Cross-warp reductions of different result sizes in one kernel (each its own scratch offsets).
+run_cases+=("reduce_widths|runtime/testdata/kernels/reduce_widths.tile|")
 # ct.reduce / ct.scan with a helper combiner, ct.assert_ (holds: no trap).
 for m in 1 100 1000; do
 	run_cases+=("fold_fn_$m|runtime/testdata/kernels/fold_fn.tile|--shape M=$m,N=64")
