@@ -4,9 +4,12 @@
 // attributes declared per op and, for the lowered IR, in one table of the
 // attributes lowering may add (attrs.go, with register layouts as values in
 // layout.go), a stable text form with a printer and a parser that
-// round-trip, a verifier, and the builder that turns a lang AST into IR
-// (name resolution, helper inlining, constant binding, type and shape
-// inference).
+// round-trip, and a verifier. Instructions carry the source position they
+// came from as an ir.Pos.
+//
+// The builder that turns a lang AST into IR (name resolution, helper
+// inlining, constant binding, type and shape inference) is the package
+// ir/build; ir imports neither it nor lang (TestIRDependencies).
 //
 // The IR is free of both source syntax and target: the lower package
 // specializes it for a GPU target, recording its schedule in the declared

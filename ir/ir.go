@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir/scalar"
-	"github.com/tilec/tilec/lang"
 )
 
 // Value is an SSA value: the result of an instruction or a block parameter.
@@ -32,7 +31,7 @@ type Instr struct {
 	// Block is the block that contains the instruction.
 	Block *Block
 	// Pos is the source position the instruction came from (zero when parsed from IR text).
-	Pos lang.Pos
+	Pos Pos
 }
 
 // Result returns the single result of an instruction that has one.
@@ -52,7 +51,7 @@ type Block struct {
 // grid as a host expression, and the body.
 type Func struct {
 	Name   string
-	Pos    lang.Pos
+	Pos    Pos
 	Params []*Param
 	// Consts are the constant parameters with the values baked in, in declaration order.
 	Consts []Const

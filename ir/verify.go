@@ -399,8 +399,8 @@ func verifyType(t Type) string {
 	return ""
 }
 
-// valueShape returns the shape of a scalar (nil, rank 0) or tile, and false for arrays.
-func valueShape(t Type) ([]int, bool) {
+// ValueShape returns the shape of a scalar (nil, rank 0) or tile, and false for arrays.
+func ValueShape(t Type) ([]int, bool) {
 	switch t := t.(type) {
 	case *Scalar:
 		return nil, true
@@ -491,7 +491,7 @@ func (v *irVerifier) typing(in *Instr) string {
 				return fmt.Sprintf("operand %v has type %v, want the result type %v", x, x.Type, res)
 			}
 		}
-		if _, ok := valueShape(res); !ok {
+		if _, ok := ValueShape(res); !ok {
 			return fmt.Sprintf("%s on %v, want a scalar or a tile", in.Op, res)
 		}
 		d := res.Elem()
@@ -569,18 +569,18 @@ func (v *irVerifier) typing(in *Instr) string {
 		if !TypesEqual(a[0].Type, a[1].Type) {
 			return fmt.Sprintf("operand types %v and %v differ", a[0].Type, a[1].Type)
 		}
-		sh, ok := valueShape(a[0].Type)
+		sh, ok := ValueShape(a[0].Type)
 		if !ok {
 			return fmt.Sprintf("cmp on %v", a[0].Type)
 		}
-		rsh, ok := valueShape(res)
-		if !ok || res.Elem() != Bool || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+		rsh, ok := ValueShape(res)
+		if !ok || res.Elem() != Bool || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
 			return fmt.Sprintf("result %v, want bool of the operands' shape", res)
 		}
 
 	case OpSelect:
 		c := a[0].Type
-		if _, ok := valueShape(res); !ok {
+		if _, ok := ValueShape(res); !ok {
 			return fmt.Sprintf("select of %v", res)
 		}
 		if !TypesEqual(a[1].Type, res) || !TypesEqual(a[2].Type, res) {
@@ -591,16 +591,16 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 
 	case OpConvert:
-		sh, ok := valueShape(a[0].Type)
-		rsh, rok := valueShape(res)
-		if !ok || !rok || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+		sh, ok := ValueShape(a[0].Type)
+		rsh, rok := ValueShape(res)
+		if !ok || !rok || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
 			return fmt.Sprintf("convert %v to %v changes the shape", a[0].Type, res)
 		}
 
 	case OpIsNaN, OpBitcast:
-		sh, ok := valueShape(a[0].Type)
-		rsh, rok := valueShape(res)
-		if !ok || !rok || !slices.Equal(sh, rsh) || isTileType(res) != isTileType(a[0].Type) {
+		sh, ok := ValueShape(a[0].Type)
+		rsh, rok := ValueShape(res)
+		if !ok || !rok || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
 			return fmt.Sprintf("%s %v to %v changes the shape", in.Op, a[0].Type, res)
 		}
 		from, to := a[0].Type.Elem(), res.Elem()
@@ -723,7 +723,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		for i, p := range perm {
 			if t.Shape[i] != x.Shape[p] {
-				return fmt.Sprintf("permute %v by %s gives %v", x, formatAttrValue(perm), permutedTile(x, perm))
+				return fmt.Sprintf("permute %v by %s gives %v", x, formatAttrValue(perm), PermutedTile(x, perm))
 			}
 		}
 
@@ -1043,7 +1043,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		return verifyCombiner(in)
 
 	case OpPrintf:
-		n, msg := printfConversions(in.Attrs.Str("format"))
+		n, msg := PrintfConversions(in.Attrs.Str("format"))
 		if msg != "" {
 			return msg
 		}
@@ -1051,13 +1051,13 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("format has %d conversions for %d operands", n, len(a))
 		}
 		for _, x := range a {
-			if _, ok := valueShape(x.Type); !ok {
+			if _, ok := ValueShape(x.Type); !ok {
 				return fmt.Sprintf("printf of %v, want scalars and tiles", x.Type)
 			}
 		}
 
 	case OpAssert:
-		if _, ok := valueShape(a[0].Type); !ok || a[0].Type.Elem() != Bool {
+		if _, ok := ValueShape(a[0].Type); !ok || a[0].Type.Elem() != Bool {
 			return fmt.Sprintf("assert of %v, want a bool scalar or tile", a[0].Type)
 		}
 
@@ -1097,12 +1097,15 @@ func typeOrNil(v *Value) Type {
 	return v.Type
 }
 
-func isTileType(t Type) bool {
+// IsTileType reports whether t is a tile (not a scalar or an array).
+func IsTileType(t Type) bool {
 	_, ok := t.(*Tile)
 	return ok
 }
 
-func permutedTile(t *Tile, perm []int) *Tile {
+// PermutedTile is the type of t with its dims permuted: dim i of the
+// result is dim perm[i] of t (the permute op's typing rule).
+func PermutedTile(t *Tile, perm []int) *Tile {
 	out := &Tile{DType: t.DType, Shape: make([]int, len(perm))}
 	for i, p := range perm {
 		out.Shape[i] = t.Shape[p]
@@ -1244,21 +1247,21 @@ func verifyIndexed(in *Instr, res Type) string {
 	d := arr.DType
 	switch in.Op {
 	case OpAtomicCAS:
-		if !atomicDType(d, true) {
+		if !AtomicDType(d, true) {
 			return fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
 		}
 	case OpAtomicRMW:
 		switch k := in.Attrs.Str("kind"); k {
 		case AtomicXchg:
-			if !atomicDType(d, true) {
+			if !AtomicDType(d, true) {
 				return fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
 			}
 		case AtomicAdd:
-			if !atomicDType(d, true) && d != F16 && d != BF16 {
+			if !AtomicDType(d, true) && d != F16 && d != BF16 {
 				return fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
 			}
 		default:
-			if !atomicDType(d, false) {
+			if !AtomicDType(d, false) {
 				return fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", k, d)
 			}
 		}
@@ -1266,9 +1269,9 @@ func verifyIndexed(in *Instr, res Type) string {
 	return ""
 }
 
-// atomicDType reports whether the atomics support d: 32- and 64-bit
+// AtomicDType reports whether the atomics support d: 32- and 64-bit
 // integers, and with floats f32 and f64.
-func atomicDType(d DType, floats bool) bool {
+func AtomicDType(d DType, floats bool) bool {
 	switch d {
 	case I32, I64, U32, U64:
 		return true
@@ -1328,10 +1331,10 @@ func verifyCombiner(in *Instr) string {
 	return verifyYield(body, elems)
 }
 
-// printfConversions counts the conversions of a printf format (%%
+// PrintfConversions counts the conversions of a printf format (%%
 // excepted): %[flags][width][.precision][length]specifier with specifier
 // one of diuoxXeEfFgGaA; anything else is an error message.
-func printfConversions(f string) (int, string) {
+func PrintfConversions(f string) (int, string) {
 	n := 0
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {

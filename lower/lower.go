@@ -195,9 +195,9 @@ func unsupportedAt(t *Target, in *ir.Instr, format string, args ...any) error {
 	return unsupportedPos(t, in.Pos, format, args...)
 }
 
-func unsupportedPos(t *Target, pos lang.Pos, format string, args ...any) error {
+func unsupportedPos(t *Target, pos ir.Pos, format string, args ...any) error {
 	if pos.Line == 0 {
 		return unsupported(t, format, args...)
 	}
-	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("ptxgen %s: %s", t, fmt.Sprintf(format, args...))}
+	return &lang.Error{Pos: lang.Pos(pos), Msg: fmt.Sprintf("ptxgen %s: %s", t, fmt.Sprintf(format, args...))}
 }

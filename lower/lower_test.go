@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
 )
 
-// build compiles the first kernel of an example to IR.
-func build(t testing.TB, file string, consts map[string]string) *ir.Func {
+// buildExample compiles the first kernel of an example to IR.
+func buildExample(t testing.TB, file string, consts map[string]string) *ir.Func {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", file))
 	if err != nil {
@@ -31,7 +32,7 @@ func buildSource(t testing.TB, name, src string, consts map[string]string) *ir.F
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ir.Build(af, ir.BuildOptions{Consts: consts})
+	m, err := build.File(af, build.Options{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func buildSource(t testing.TB, name, src string, consts map[string]string) *ir.F
 func TestGolden(t *testing.T) {
 	for _, name := range []string{"matmul", "matmul_bt", "matmul_bias_relu", "vector_add", "broadcast", "softmax", "layernorm", "reduction"} {
 		t.Run(name, func(t *testing.T) {
-			f := build(t, name+".tile", nil)
+			f := buildExample(t, name+".tile", nil)
 			before := ir.Print(f)
 			vs, err := lower.LowerVariants(f, lower.MustTarget("sm_80"), lower.Options{Verify: true})
 			if err != nil {
@@ -84,7 +85,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestLayoutsOnMatmul(t *testing.T) {
-	g, err := lower.Lower(build(t, "matmul.tile", nil), lower.MustTarget("sm_80"))
+	g, err := lower.Lower(buildExample(t, "matmul.tile", nil), lower.MustTarget("sm_80"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,13 +209,13 @@ func TestUnsupported(t *testing.T) {
 
 func TestDumpAfter(t *testing.T) {
 	var b strings.Builder
-	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.MustTarget("sm_80"), "layout", &b); err != nil {
+	if _, err := lower.LowerWithDump(buildExample(t, "vector_add.tile", nil), lower.MustTarget("sm_80"), "layout", &b); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "// after layout") || !strings.Contains(b.String(), "#blocked0 = blocked<") || !strings.Contains(b.String(), "{layout=#blocked0, pad=zero}") {
 		t.Errorf("dump:\n%s", b.String())
 	}
-	if _, err := lower.LowerWithDump(build(t, "vector_add.tile", nil), lower.MustTarget("sm_80"), "nosuch", &b); err == nil {
+	if _, err := lower.LowerWithDump(buildExample(t, "vector_add.tile", nil), lower.MustTarget("sm_80"), "nosuch", &b); err == nil {
 		t.Errorf("unknown pass accepted")
 	}
 }

@@ -40,7 +40,7 @@ func ringDepths(t *testing.T, f *ir.Func, target string) []int {
 // (sm_80, whose shared memory holds 3 stages of the seed's tiles) and on
 // the sm_90a warp-specialized one (4 by default).
 func TestStagesHint(t *testing.T) {
-	f := build(t, "matmul.tile", nil)
+	f := buildExample(t, "matmul.tile", nil)
 	for _, c := range []struct {
 		target string
 		stages int64
@@ -72,14 +72,14 @@ func TestStagesHint(t *testing.T) {
 // A ring the shared memory cannot hold at the depth asked for, and a
 // kernel without a ring, are positioned errors (the tuner prunes them).
 func TestStagesHintErrors(t *testing.T) {
-	f := build(t, "matmul.tile", nil)
+	f := buildExample(t, "matmul.tile", nil)
 	_, err := lower.LowerVariants(withStages(f, 4), lower.MustTarget("sm_80"), lower.Options{})
 	var pos *lang.Error
 	if !errors.As(err, &pos) || !strings.Contains(err.Error(), "stages=4: the shared-memory ring of this load (tile<") ||
 		!strings.Contains(err.Error(), "holds only 3 stages") {
 		t.Errorf("sm_80 stages=4: %v", err)
 	}
-	v := build(t, "vector_add.tile", nil)
+	v := buildExample(t, "vector_add.tile", nil)
 	_, err = lower.LowerVariants(withStages(v, 2), lower.MustTarget("sm_80"), lower.Options{})
 	if err == nil || !strings.Contains(err.Error(), "stages=2: kernel vector_add has no pipelined loop") {
 		t.Errorf("vector_add stages=2: %v", err)

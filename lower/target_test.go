@@ -94,7 +94,7 @@ func TestBestTarget(t *testing.T) {
 // each target's shared memory allows: 4 stages on Hopper, 3 on A100, 2 on
 // the 99 KiB parts; the tuning bound caps it.
 func TestStagesFitTheTarget(t *testing.T) {
-	f := build(t, "matmul.tile", nil)
+	f := buildExample(t, "matmul.tile", nil)
 	for _, c := range []struct {
 		target    string
 		maxStages int
@@ -129,7 +129,7 @@ func TestStagesFitTheTarget(t *testing.T) {
 // Tiles that do not fit even one stage are a positioned error that names
 // the tiles and the limit.
 func TestTilesTooLargeForTarget(t *testing.T) {
-	f := build(t, "matmul.tile", map[string]string{"T": "tfloat32", "tk": "128"}) // 64 + 128 KiB a stage
+	f := buildExample(t, "matmul.tile", map[string]string{"T": "tfloat32", "tk": "128"}) // 64 + 128 KiB a stage
 	_, err := lower.Lower(f, lower.MustTarget("sm_86"))
 	var le *lang.Error
 	if !errors.As(err, &le) {
@@ -156,13 +156,13 @@ func TestMMANotImplemented(t *testing.T) {
 	for _, c := range []struct{ target, family, alt string }{
 		{"sm_100a", "tcgen05", "sm_90"},
 	} {
-		_, err := lower.Lower(build(t, "matmul.tile", nil), lower.MustTarget(c.target))
+		_, err := lower.Lower(buildExample(t, "matmul.tile", nil), lower.MustTarget(c.target))
 		var le *lang.Error
 		if !errors.As(err, &le) || le.Pos.Line == 0 ||
 			!strings.Contains(le.Msg, "mma through "+c.family+" is not implemented yet; --target "+c.alt) {
 			t.Errorf("%s: err = %v", c.target, err)
 		}
-		if _, err := lower.Lower(build(t, "softmax.tile", nil), lower.MustTarget(c.target)); err != nil {
+		if _, err := lower.Lower(buildExample(t, "softmax.tile", nil), lower.MustTarget(c.target)); err != nil {
 			t.Errorf("%s: softmax: %v", c.target, err)
 		}
 	}

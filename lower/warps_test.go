@@ -37,7 +37,7 @@ func TestAttentionWarpGrids(t *testing.T) {
 		{map[string]string{"D": "128", "tq": "32"}, 2, [2]int{2, 1}, [2]int{32, 64}},
 	} {
 		t.Run(fmtConsts(c.consts), func(t *testing.T) {
-			g, err := lower.LowerOpts(build(t, "attention.tile", c.consts), lower.MustTarget("sm_80"), lower.Options{Verify: true, StopAfter: "smem"})
+			g, err := lower.LowerOpts(buildExample(t, "attention.tile", c.consts), lower.MustTarget("sm_80"), lower.Options{Verify: true, StopAfter: "smem"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func fmtConsts(m map[string]string) string {
 // most warps are a user error at the mma, with a hint, not a kernel that
 // spills.
 func TestAttentionRegisterBudget(t *testing.T) {
-	_, err := lower.Lower(build(t, "attention.tile", map[string]string{"D": "256", "tkv": "512"}), lower.MustTarget("sm_80"))
+	_, err := lower.Lower(buildExample(t, "attention.tile", map[string]string{"D": "256", "tkv": "512"}), lower.MustTarget("sm_80"))
 	if err == nil {
 		t.Fatal("D=256, tkv=512 lowered; want a register budget error")
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
@@ -61,7 +62,7 @@ func buildFile(tb testing.TB, path string, consts map[string]string) *ir.Func {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m, err := ir.Build(af, ir.BuildOptions{Consts: consts})
+	m, err := build.File(af, build.Options{Consts: consts})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func BenchmarkSourceToPTXMatmul(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := ir.Build(af, ir.BuildOptions{})
+		m, err := build.File(af, build.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -294,7 +295,7 @@ def k(X: ct.Array[ct.int32, (N,)], Y: ct.Array[ct.int32, (N,)], Z: ct.Array[ct.i
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ir.Build(af, ir.BuildOptions{})
+	m, err := build.File(af, build.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

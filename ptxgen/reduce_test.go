@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 )
@@ -23,7 +23,7 @@ func TestReducePatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, T := range []string{"f32", "f16", "bf16"} {
-		m, err := ir.Build(af, ir.BuildOptions{Consts: map[string]string{"T": T}})
+		m, err := build.File(af, build.Options{Consts: map[string]string{"T": T}})
 		if err != nil {
 			t.Fatal(err)
 		}

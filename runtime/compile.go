@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
@@ -30,15 +31,15 @@ type CompileOptions struct {
 	// such a kernel is generic: it is specialized at each launch on its
 	// arguments' dtypes and ranks (Kernel.Specialize), one build per
 	// signature.
-	Args map[string]ir.ArgSig
+	Args map[string]build.ArgSig
 	// Strict makes tilec's extensions to cuTile 1.6 build errors
-	// (ir.BuildOptions.Strict; tilec --strict).
+	// (build.Options.Strict; tilec --strict).
 	Strict bool
 }
 
 // buildOptions are the builder's options for the kernel opts selects.
-func (opts CompileOptions) buildOptions() ir.BuildOptions {
-	return ir.BuildOptions{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args, Strict: opts.Strict}
+func (opts CompileOptions) buildOptions() build.Options {
+	return build.Options{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args, Strict: opts.Strict}
 }
 
 // Compile parses src (named filename in error messages), builds and verifies
@@ -53,7 +54,7 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 			// builder could only say that they are missing.
 			return nil, err
 		}
-		return nil, ir.AfterParseErrors(file, err, opts.buildOptions())
+		return nil, build.AfterParseErrors(file, err, opts.buildOptions())
 	}
 	return CompileParsed(file, opts)
 }
@@ -61,7 +62,7 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 // isGeneric reports whether the kernel that opts selects has unannotated
 // parameters that opts.Args does not give: it is specialized at launch.
 func isGeneric(file *lang.File, opts CompileOptions) bool {
-	_, params, err := ir.KernelLaunchParams(file, opts.Kernel)
+	_, params, err := build.KernelLaunchParams(file, opts.Kernel)
 	if err != nil {
 		return false
 	}
@@ -81,11 +82,11 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 		filename = file.Src.Name
 	}
 	if isGeneric(file, opts) {
-		name, params, _ := ir.KernelLaunchParams(file, opts.Kernel)
+		name, params, _ := build.KernelLaunchParams(file, opts.Kernel)
 		return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
 			cache: map[string]*Kernel{}}}, nil
 	}
-	mod, err := ir.Build(file, opts.buildOptions())
+	mod, err := build.File(file, opts.buildOptions())
 	if err != nil {
 		return nil, err
 	}

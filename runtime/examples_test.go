@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -27,7 +28,7 @@ func compileExample(t testing.TB, file, name string, consts map[string]string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ir.Build(f, ir.BuildOptions{Kernel: name, Consts: consts})
+	m, err := build.File(f, build.Options{Kernel: name, Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +377,7 @@ func TestExamplesCompile(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		m, err := ir.Build(f, ir.BuildOptions{})
+		m, err := build.File(f, build.Options{})
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -403,7 +404,7 @@ def oob(A: ct.Array[ct.float32, (M,)], n: int):
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ir.Build(f, ir.BuildOptions{})
+	m, err := build.File(f, build.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

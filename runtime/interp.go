@@ -325,7 +325,7 @@ func (fr *frame) warn(c *cinstr, y int64) {
 		if fr.warns == nil {
 			fr.warns = map[*cinstr]*Warning{}
 		}
-		w = &Warning{Block: fr.bid, Pos: c.in.Pos, Op: c.op, Msg: ir.IntBinaryWarning(c.op, y), linear: lin}
+		w = &Warning{Block: fr.bid, Pos: lang.Pos(c.in.Pos), Op: c.op, Msg: ir.IntBinaryWarning(c.op, y), linear: lin}
 		fr.warns[c] = w
 	}
 	w.Count++
@@ -414,7 +414,7 @@ func (fr *frame) runBlock(id [3]int) (err error) {
 		if r := recover(); r != nil {
 			e := &ExecError{Block: id, Msg: fmt.Sprint(r), Bug: true}
 			if fr.cur != nil {
-				e.Pos, e.Op = fr.cur.in.Pos, fr.cur.op
+				e.Pos, e.Op = lang.Pos(fr.cur.in.Pos), fr.cur.op
 			}
 			err = e
 		}
@@ -425,7 +425,7 @@ func (fr *frame) runBlock(id [3]int) (err error) {
 	if err != nil {
 		e := &ExecError{Block: id, Msg: err.Error()}
 		if fr.cur != nil {
-			e.Pos, e.Op = fr.cur.in.Pos, fr.cur.op
+			e.Pos, e.Op = lang.Pos(fr.cur.in.Pos), fr.cur.op
 		}
 		err = e
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -20,7 +21,7 @@ type genericKernel struct {
 	file   *lang.File
 	opts   CompileOptions
 	name   string
-	params []ir.LaunchParam
+	params []build.LaunchParam
 
 	mu    sync.Mutex
 	cache map[string]*Kernel // signature key -> specialization
@@ -48,7 +49,7 @@ func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
 		}
 		return nil, fmt.Errorf("%s takes %d arguments (%s), got %d", g.name, len(g.params), strings.Join(names, ", "), len(args))
 	}
-	sigs := map[string]ir.ArgSig{}
+	sigs := map[string]build.ArgSig{}
 	for name, s := range g.opts.Args {
 		sigs[name] = s
 	}
@@ -74,7 +75,7 @@ func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
 	}
 	bo := g.opts.buildOptions()
 	bo.Kernel, bo.Args = g.name, sigs
-	mod, err := ir.Build(g.file, bo)
+	mod, err := build.File(g.file, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -84,28 +85,28 @@ func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
 }
 
 // argSignature is the signature an argument gives an unannotated parameter.
-func argSignature(name string, a Arg) (ir.ArgSig, error) {
+func argSignature(name string, a Arg) (build.ArgSig, error) {
 	switch v := a.(type) {
 	case *Tensor:
 		if v == nil {
-			return ir.ArgSig{}, fmt.Errorf("nil tensor")
+			return build.ArgSig{}, fmt.Errorf("nil tensor")
 		}
 		dims := make([]ir.Dim, len(v.Shape))
 		for i := range dims {
 			dims[i] = ir.Dim{Sym: fmt.Sprintf("%s_%d", name, i)}
 		}
 		if len(dims) == 0 {
-			return ir.ArgSig{}, fmt.Errorf("a rank-0 tensor: arrays have at least one dimension")
+			return build.ArgSig{}, fmt.Errorf("a rank-0 tensor: arrays have at least one dimension")
 		}
-		return ir.ArgSig{DType: v.DType, Dims: dims}, nil
+		return build.ArgSig{DType: v.DType, Dims: dims}, nil
 	case int, int32:
-		return ir.ArgSig{DType: ir.I32}, nil
+		return build.ArgSig{DType: ir.I32}, nil
 	case int64:
-		return ir.ArgSig{DType: ir.I64}, nil
+		return build.ArgSig{DType: ir.I64}, nil
 	case float32, float64:
-		return ir.ArgSig{DType: ir.F32}, nil
+		return build.ArgSig{DType: ir.F32}, nil
 	case bool:
-		return ir.ArgSig{DType: ir.Bool}, nil
+		return build.ArgSig{DType: ir.Bool}, nil
 	}
-	return ir.ArgSig{}, fmt.Errorf("want a *runtime.Tensor or a Go scalar, got %T", a)
+	return build.ArgSig{}, fmt.Errorf("want a *runtime.Tensor or a Go scalar, got %T", a)
 }

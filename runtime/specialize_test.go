@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 )
 
 // seedKernel is the seed post's kernel as the post writes it: unannotated
@@ -91,8 +92,8 @@ func TestGenericKernel(t *testing.T) {
 // TestGenericKernelArgs: CompileOptions.Args give the signature up front
 // (what tilec --arg does): the kernel is not generic.
 func TestGenericKernelArgs(t *testing.T) {
-	sig := func(s string) ir.ArgSig {
-		a, err := ir.ParseArgSig(s)
+	sig := func(s string) build.ArgSig {
+		a, err := build.ParseArgSig(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestGenericKernelArgs(t *testing.T) {
 	}
 	k, err := Compile("seed.py", []byte(seedKernel), CompileOptions{
 		Consts: map[string]string{"tm": "32", "tn": "16", "tk": "16"},
-		Args:   map[string]ir.ArgSig{"A": sig("bf16[M,K]"), "B": sig("bf16[K,N]"), "C": sig("bf16[M,N]")}})
+		Args:   map[string]build.ArgSig{"A": sig("bf16[M,K]"), "B": sig("bf16[K,N]"), "C": sig("bf16[M,N]")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
@@ -59,13 +60,13 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		if *emit == "ast" {
 			return err
 		}
-		return ir.AfterParseErrors(file, err, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
+		return build.AfterParseErrors(file, err, build.Options{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
 	}
 	if *emit == "ast" {
 		fmt.Fprint(stdout, lang.FormatAST(file))
 		return nil
 	}
-	mod, err := ir.Build(file, ir.BuildOptions{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
+	mod, err := build.File(file, build.Options{Kernel: *kernel, Consts: consts, Args: sigs, Strict: *strict})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -30,7 +31,7 @@ func loadKernel(path, kernel string, consts map[string]string, args argSigs, str
 		if err != nil {
 			return nil, err
 		}
-		_, err = ir.Build(file, ir.BuildOptions{Kernel: k.Name(), Consts: consts, Args: args, Strict: strict})
+		_, err = build.File(file, build.Options{Kernel: k.Name(), Consts: consts, Args: args, Strict: strict})
 		if err == nil {
 			panic("tilec: a generic kernel built without its signature")
 		}

@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"io"
 	"os"
 	"sort"
@@ -132,7 +132,7 @@ func (d defines) Set(s string) error {
 
 // argSigs collects repeated --arg name=signature flags: the launch
 // signature of an unannotated kernel parameter (A=f16[M,K], x=f32).
-type argSigs map[string]ir.ArgSig
+type argSigs map[string]build.ArgSig
 
 func (a argSigs) String() string {
 	keys := make([]string, 0, len(a))
@@ -152,7 +152,7 @@ func (a argSigs) Set(s string) error {
 	if _, dup := a[name]; dup {
 		return fmt.Errorf("%s given twice", name)
 	}
-	sig, err := ir.ParseArgSig(value)
+	sig, err := build.ParseArgSig(value)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/bench/benchtest"
@@ -327,7 +328,7 @@ func TestLookupPeak(t *testing.T) {
 func TestRunGivenGrid(t *testing.T) {
 	k, err := runtime.CompileFile("../../examples/cutile/vector_add.py", runtime.CompileOptions{
 		Consts: map[string]string{"TILE": "256"},
-		Args: map[string]ir.ArgSig{
+		Args: map[string]build.ArgSig{
 			"a": mustSig(t, "f32[N]"), "b": mustSig(t, "f32[N]"), "c": mustSig(t, "f32[N]"),
 		}})
 	if err != nil {
@@ -371,9 +372,9 @@ func tableHas(t *testing.T, table string, want ...string) {
 	}
 }
 
-func mustSig(t *testing.T, s string) ir.ArgSig {
+func mustSig(t *testing.T, s string) build.ArgSig {
 	t.Helper()
-	sig, err := ir.ParseArgSig(s)
+	sig, err := build.ParseArgSig(s)
 	if err != nil {
 		t.Fatal(err)
 	}

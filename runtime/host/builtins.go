@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -324,7 +325,7 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 			case "s":
 				x = in.str(x)
 			case "r", "a":
-				text, ok := ir.PyConvert(x, conv)
+				text, ok := build.PyConvert(x, conv)
 				if !ok {
 					// Tuples and dtypes: their str is their repr here
 					// (dtype names, tuples of ints).
@@ -336,7 +337,7 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 				s.WriteString(in.str(x))
 				continue
 			}
-			text, msg := ir.FormatField(x, spec)
+			text, msg := build.FormatField(x, spec)
 			if msg != "" {
 				in.fail(c.argPos(i+1), "f-string: %s", msg)
 			}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -108,7 +108,7 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 		return &returned{v: in.expr(fr, s.Value)}
 	case *lang.PassStmt:
 	case *lang.RaiseStmt:
-		in.fail(s.Pos, "raised %s", ir.RaisedText(s.Exc, func(e lang.Expr) string { return in.str(in.expr(fr, e)) }))
+		in.fail(s.Pos, "raised %s", build.RaisedText(s.Exc, func(e lang.Expr) string { return in.str(in.expr(fr, e)) }))
 	case *lang.AssertStmt:
 		if !in.truth(s.Cond.Position(), in.expr(fr, s.Cond)) {
 			if s.Msg != nil {
@@ -158,7 +158,7 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 			if len(xs) == 3 && xs[2] == 0 {
 				in.fail(c.Pos, "range() step must not be zero")
 			}
-			ints, ok := ir.PyRange(xs, maxSteps)
+			ints, ok := build.PyRange(xs, maxSteps)
 			if !ok {
 				in.fail(c.Pos, "range of more than %d iterations in host code", maxSteps)
 			}
@@ -489,8 +489,8 @@ func (in *interp) str(v any) string {
 	return describe(v)
 }
 
-// pyFloat formats a float as Python's repr does (ir.PyFloat).
-func pyFloat(f float64) string { return ir.PyFloat(f) }
+// pyFloat formats a float as Python's repr does (build.PyFloat).
+func pyFloat(f float64) string { return build.PyFloat(f) }
 
 // call evaluates a call: a builtin, a host def, or a bound method.
 func (in *interp) call(fr *frame, e *lang.Call) any {

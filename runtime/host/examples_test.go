@@ -392,7 +392,7 @@ func eachLaunch(t *testing.T, i int, c exampleCase, launch func(*Launch) error) 
 	for k, v := range c.scalars {
 		args[k] = v
 	}
-	// Strict: examples/cutile is plain cuTile 1.6 (ir/strict.go).
+	// Strict: examples/cutile is plain cuTile 1.6 (ir/build/strict.go).
 	_, err := p.Run(c.entry, args, Options{Launch: launch, Strict: true})
 	return err
 }

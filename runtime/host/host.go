@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -22,11 +23,11 @@ import (
 type Program struct {
 	file    *lang.File
 	src     *lang.Source
-	globals map[string]any              // imports and defs
-	assigns map[string]*lang.AssignStmt // module-level assignments, evaluated on first use
-	values  map[string]any              // evaluated module assignments
-	busy    map[string]bool             // assignments being evaluated (cycles)
-	params  map[string][]ir.KernelParam // kernel name -> its parameters
+	globals map[string]any                 // imports and defs
+	assigns map[string]*lang.AssignStmt    // module-level assignments, evaluated on first use
+	values  map[string]any                 // evaluated module assignments
+	busy    map[string]bool                // assignments being evaluated (cycles)
+	params  map[string][]build.KernelParam // kernel name -> its parameters
 }
 
 // Param is one parameter of a host function.
@@ -77,7 +78,7 @@ const (
 // code first uses them.
 func Load(file *lang.File) (*Program, error) {
 	p := &Program{file: file, src: file.Src, globals: map[string]any{}, assigns: map[string]*lang.AssignStmt{},
-		values: map[string]any{}, busy: map[string]bool{}, params: map[string][]ir.KernelParam{}}
+		values: map[string]any{}, busy: map[string]bool{}, params: map[string][]build.KernelParam{}}
 	if p.src == nil {
 		p.src = &lang.Source{}
 	}
@@ -394,7 +395,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	params, ok := in.prog.params[k.def.Name]
 	if !ok {
 		var err error
-		params, err = ir.KernelParams(in.prog.file, k.def.Name)
+		params, err = build.KernelParams(in.prog.file, k.def.Name)
 		if err != nil {
 			panic(hostError{err})
 		}
@@ -412,13 +413,13 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	var kargs []runtime.Arg
 	for i, prm := range params {
 		if i >= len(tup) {
-			if prm.Kind == ir.ParamConst && prm.HasDefault {
+			if prm.Kind == build.ParamConst && prm.HasDefault {
 				continue
 			}
 			in.fail(argPos, "ct.launch: no argument for parameter %s of %s (it takes %d: %s; got %d)", prm.Name, k.def.Name, len(params), paramNames(params), len(tup))
 		}
 		v := tup[i]
-		if prm.Kind == ir.ParamConst {
+		if prm.Kind == build.ParamConst {
 			s, ok := constString(prm.ConstKind, v)
 			if !ok {
 				in.fail(argPos, "ct.launch: argument %d of %s is constant %s (ct.Constant[%s]): want %s, got %s",
@@ -430,12 +431,12 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 		}
 		switch v := v.(type) {
 		case *runtime.Tensor:
-			if prm.Kind == ir.ParamScalar {
+			if prm.Kind == build.ParamScalar {
 				in.fail(argPos, "ct.launch: argument %d of %s is scalar %s: got a tensor", i+1, k.def.Name, prm.Name)
 			}
 			kargs = append(kargs, v)
 		case int64, float64, bool:
-			if prm.Kind == ir.ParamArray {
+			if prm.Kind == build.ParamArray {
 				in.fail(argPos, "ct.launch: argument %d of %s is array %s: got %s", i+1, k.def.Name, prm.Name, describe(v))
 			}
 			if n, isInt := v.(int64); isInt && n >= math.MinInt32 && n <= math.MaxInt32 {
@@ -512,7 +513,7 @@ func (in *interp) grid(call *lang.Call, v any) [3]int {
 	return g
 }
 
-func paramNames(ps []ir.KernelParam) string {
+func paramNames(ps []build.KernelParam) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.Name
@@ -537,7 +538,7 @@ func kindArticle(kind string) string {
 	return "a " + kind
 }
 
-// constString formats a constant argument as BuildOptions.Consts reads it.
+// constString formats a constant argument as build.Options.Consts reads it.
 func constString(kind string, v any) (string, bool) {
 	switch kind {
 	case "int":

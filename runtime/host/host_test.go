@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/runtime"
@@ -164,7 +165,7 @@ func TestHostErrors(t *testing.T) {
 				continue
 			}
 			name, sig, _ := strings.Cut(line, "=")
-			s, err := ir.ParseArgSig(sig)
+			s, err := build.ParseArgSig(sig)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ func TestExampleScripts(t *testing.T) {
 			var out bytes.Buffer
 			launches := 0
 			// Strict: the examples are plain cuTile 1.6, which the
-			// builder checks (ir/strict.go) beside TestExamplesArePlainCuTile.
+			// builder checks (ir/build/strict.go) beside TestExamplesArePlainCuTile.
 			opts := Options{Stdout: &out, Strict: true, Launch: func(l *Launch) error {
 				launches++
 				k, err := l.Kernel.Specialize(l.Args)

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -131,7 +132,7 @@ func promote(a, b ir.DType) ir.DType {
 // broadcastShapes is numpy's broadcast of two shapes (ir's rule), or an
 // error naming them.
 func (in *interp) broadcastShapes(pos lang.Pos, a, b []int) []int {
-	out, ok := ir.BroadcastShapes(a, b)
+	out, ok := build.BroadcastShapes(a, b)
 	if !ok {
 		in.fail(pos, "the shapes %v and %v do not broadcast", a, b)
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
@@ -144,7 +145,7 @@ func compile(dk devKernel, root string, tg *lower.Target) (*ir.Func, *ptxgen.Ker
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := ir.Build(af, ir.BuildOptions{Consts: dk.Consts})
+		m, err := build.File(af, build.Options{Consts: dk.Consts})
 		if err != nil {
 			return nil, nil, err
 		}

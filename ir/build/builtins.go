@@ -1,4 +1,4 @@
-package ir
+package build
 
 // The tile builtins (ct.load, ct.mma, ...) and the Python builtins (min,
 // max, abs, int, float, bool, len). Each checks its arguments against
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 )
@@ -31,8 +32,8 @@ func init() {
 		name, params := parseSig(sig)
 		ctBuiltins[name] = &builtinSpec{params: params, fn: fn}
 	}
-	def("bid(axis)", func(b *builder, c *callCtx) value { return b.biGridQuery(c, OpBlockID) })
-	def("num_blocks(axis)", func(b *builder, c *callCtx) value { return b.biGridQuery(c, OpNumBlocks) })
+	def("bid(axis)", func(b *builder, c *callCtx) value { return b.biGridQuery(c, ir.OpBlockID) })
+	def("num_blocks(axis)", func(b *builder, c *callCtx) value { return b.biGridQuery(c, ir.OpNumBlocks) })
 	def("cdiv(a, b)", (*builder).biCdiv)
 	def("num_tiles(array, axis, shape)", (*builder).biNumTiles)
 	def("load(array, index, shape, order=C, padding_mode=ZERO, latency=None, allow_tma=None, check_bounds=None)", (*builder).biLoad)
@@ -44,11 +45,11 @@ func init() {
 	def("astype(x, dtype)", (*builder).biAstype)
 	def("mma(a, b, acc)", (*builder).biMMA)
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
-	for name, op := range map[string]Op{"exp": OpExp, "log": OpLog, "sqrt": OpSqrt, "tanh": OpTanh, "abs": OpAbs} {
+	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "tanh": ir.OpTanh, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
 	}
 	// cuTile's exp2 and rsqrt take flush_to_zero.
-	for name, op := range map[string]Op{"exp2": OpExp2, "rsqrt": OpRsqrt} {
+	for name, op := range map[string]ir.Op{"exp2": ir.OpExp2, "rsqrt": ir.OpRsqrt} {
 		def(name+"(x, flush_to_zero=False)", func(b *builder, c *callCtx) value {
 			if !b.plainNumerics(c, -1, 1) {
 				return poison{}
@@ -60,30 +61,30 @@ func init() {
 		if !b.plainNumerics(c, -1, 2) {
 			return poison{}
 		}
-		return b.flushToZero(c, 2, b.minmax(c.pos, "maximum", OpMax, c.args[0].v, c.args[1].v))
+		return b.flushToZero(c, 2, b.minmax(c.pos, "maximum", ir.OpMax, c.args[0].v, c.args[1].v))
 	})
 	def("minimum(x, y, flush_to_zero=False)", func(b *builder, c *callCtx) value {
 		if !b.plainNumerics(c, -1, 2) {
 			return poison{}
 		}
-		return b.flushToZero(c, 2, b.minmax(c.pos, "minimum", OpMin, c.args[0].v, c.args[1].v))
+		return b.flushToZero(c, 2, b.minmax(c.pos, "minimum", ir.OpMin, c.args[0].v, c.args[1].v))
 	})
 	def("where(cond, x, y)", (*builder).biWhere)
-	def("sum(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceSum) })
+	def("sum(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceSum) })
 	def("max(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
 		if !b.plainNumerics(c, -1, 3) {
 			return poison{}
 		}
-		return b.flushToZero(c, 3, b.biReduce(c, ReduceMax))
+		return b.flushToZero(c, 3, b.biReduce(c, ir.ReduceMax))
 	})
 	def("min(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
 		if !b.plainNumerics(c, -1, 3) {
 			return poison{}
 		}
-		return b.flushToZero(c, 3, b.biReduce(c, ReduceMin))
+		return b.flushToZero(c, 3, b.biReduce(c, ir.ReduceMin))
 	})
-	def("argmax(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceArgmax) })
-	def("argmin(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ReduceArgmin) })
+	def("argmax(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceArgmax) })
+	def("argmin(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceArgmin) })
 	def("reshape(x, shape)", (*builder).biReshape)
 	def("permute(x, axes)", (*builder).biPermute)
 	def("transpose(x, axis0=None, axis1=None)", (*builder).biTranspose)
@@ -110,7 +111,7 @@ func (b *builder) intArg(c *callCtx, i int, what string) (int64, bool) {
 }
 
 // axisArg reads a compile-time axis in [-rank, rank) and normalizes it.
-func (b *builder) axisArg(c *callCtx, i int, rank int, t Type) (int, bool) {
+func (b *builder) axisArg(c *callCtx, i int, rank int, t ir.Type) (int, bool) {
 	n, ok := b.intArg(c, i, "axis")
 	if !ok {
 		return 0, false
@@ -218,22 +219,22 @@ func (b *builder) checkTileShape(dims []int64, poss []lang.Pos, exprs []lang.Exp
 }
 
 // dtypeArg reads a dtype argument (ct.float16, or Python's int, float, bool).
-func (b *builder) dtypeArg(c *callCtx, i int, def DType) (DType, bool) {
+func (b *builder) dtypeArg(c *callCtx, i int, def ir.DType) (ir.DType, bool) {
 	if !c.given(i) {
 		return def, true
 	}
 	switch x := c.args[i].v.(type) {
-	case DType:
+	case ir.DType:
 		return x, true
 	case builtinVal:
 		if x.py {
 			switch x.name {
 			case "int":
-				return I32, true
+				return ir.I32, true
 			case "float":
-				return F32, true
+				return ir.F32, true
 			case "bool":
-				return Bool, true
+				return ir.Bool, true
 			}
 		}
 	}
@@ -242,10 +243,10 @@ func (b *builder) dtypeArg(c *callCtx, i int, def DType) (DType, bool) {
 }
 
 // tileArg reads a run-time tile argument.
-func (b *builder) tileArg(c *callCtx, i int, what string) (*Value, *Tile, bool) {
+func (b *builder) tileArg(c *callCtx, i int, what string) (*ir.Value, *ir.Tile, bool) {
 	v := c.args[i].v
-	if x, ok := v.(*Value); ok {
-		if t, ok := x.Type.(*Tile); ok {
+	if x, ok := v.(*ir.Value); ok {
+		if t, ok := x.Type.(*ir.Tile); ok {
 			return x, t, true
 		}
 	}
@@ -274,7 +275,7 @@ func (c *callCtx) sigParamName(i int) string {
 
 // ---- grid ----
 
-func (b *builder) biGridQuery(c *callCtx, op Op) value {
+func (b *builder) biGridQuery(c *callCtx, op ir.Op) value {
 	axis, ok := b.intArg(c, 0, "axis")
 	if !ok {
 		return poison{}
@@ -282,9 +283,9 @@ func (b *builder) biGridQuery(c *callCtx, op Op) value {
 	if axis < 0 || axis > 2 {
 		return b.fail(c.argPos(0), "%s: axis must be 0, 1 or 2, got %d", c.name, axis)
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("axis", axis)
-	return b.emitAttrs(c.pos, op, ScalarOf(I32), attrs)
+	return b.emitAttrs(c.pos, op, ir.ScalarOf(ir.I32), attrs)
 }
 
 // biCdiv is ceil(a / b) on ints.
@@ -292,7 +293,7 @@ func (b *builder) biCdiv(c *callCtx) value {
 	for i := range 2 {
 		v := c.args[i].v
 		if isRuntime(v) {
-			s, ok := v.(*Value).Type.(*Scalar)
+			s, ok := v.(*ir.Value).Type.(*ir.Scalar)
 			if ok && s.DType.IsInt() {
 				continue
 			}
@@ -358,7 +359,7 @@ func (b *builder) biNumTiles(c *callCtx) value {
 // ---- memory ----
 
 // indexArg reads a load/store tile index: one integer scalar per array axis.
-func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*Value, bool) {
+func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*ir.Value, bool) {
 	v := c.args[i].v
 	elems, isTuple := v.(tuple)
 	if !isTuple {
@@ -372,7 +373,7 @@ func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*Value, bool) {
 	if te, ok := c.args[i].e.(*lang.Tuple); ok && len(te.Elems) == len(elems) {
 		exprs = te.Elems
 	}
-	out := make([]*Value, len(elems))
+	out := make([]*ir.Value, len(elems))
 	ok := true
 	for j, el := range elems {
 		pos := c.argPos(i)
@@ -383,8 +384,8 @@ func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*Value, bool) {
 		case int64:
 			out[j] = b.constant(pos, x, weakDType(x))
 			continue
-		case *Value:
-			if s, isScalar := x.Type.(*Scalar); isScalar && s.DType.IsInt() {
+		case *ir.Value:
+			if s, isScalar := x.Type.(*ir.Scalar); isScalar && s.DType.IsInt() {
 				out[j] = x
 				continue
 			}
@@ -412,7 +413,7 @@ func (b *builder) biLoad(c *callCtx) value {
 	}
 	idx, idxOK := b.indexArg(c, 1, a)
 	shape, shapeOK := b.tileShapeArg(c, 2)
-	pad := PadZero
+	pad := ir.PadZero
 	if c.given(4) {
 		m, isPad := c.args[4].v.(padMode)
 		if !isPad {
@@ -421,7 +422,7 @@ func (b *builder) biLoad(c *callCtx) value {
 		}
 		pad = padModes[string(m)]
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	order, hintsOK := b.memHints(c, a.rank(), &attrs)
 	if !idxOK || !shapeOK || !hintsOK {
 		return poison{}
@@ -432,17 +433,17 @@ func (b *builder) biLoad(c *callCtx) value {
 	if order != nil {
 		// Load the tile in the array's axis order, then permute it.
 		ashape := make([]int, len(shape))
-		aidx := make([]*Value, len(idx))
+		aidx := make([]*ir.Value, len(idx))
 		for k, ax := range order {
 			ashape[ax], aidx[ax] = shape[k], idx[k]
 		}
 		shape, idx = ashape, aidx
 	}
-	if pad == PadNaN && !a.dtype().IsFloat() {
+	if pad == ir.PadNaN && !a.dtype().IsFloat() {
 		return b.fail(c.argPos(4), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
 	}
 	attrs.Set("pad", pad)
-	t := b.emitAttrs(c.pos, OpLoad, TileOf(a.dtype(), shape...), attrs, append([]*Value{a.p.Value}, idx...)...)
+	t := b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
 	if order != nil {
 		return b.permuteTile(c.pos, t, order)
 	}
@@ -450,11 +451,11 @@ func (b *builder) biLoad(c *callCtx) value {
 }
 
 // permuteTile emits t permuted: result axis k is t's axis perm[k].
-func (b *builder) permuteTile(pos lang.Pos, t *Value, perm []int) *Value {
-	tt := t.Type.(*Tile)
-	var attrs Attrs
+func (b *builder) permuteTile(pos lang.Pos, t *ir.Value, perm []int) *ir.Value {
+	tt := t.Type.(*ir.Tile)
+	var attrs ir.Attrs
 	attrs.Set("perm", append([]int(nil), perm...))
-	return b.emitAttrs(pos, OpPermute, permutedTile(tt, perm), attrs, t)
+	return b.emitAttrs(pos, ir.OpPermute, ir.PermutedTile(tt, perm), attrs, t)
 }
 
 func (b *builder) biStore(c *callCtx) value {
@@ -464,7 +465,7 @@ func (b *builder) biStore(c *callCtx) value {
 	}
 	idx, idxOK := b.indexArg(c, 1, a)
 	x, t, ok := b.tileArg(c, 2, "tile")
-	var attrs Attrs
+	var attrs ir.Attrs
 	order, hintsOK := b.memHints(c, a.rank(), &attrs)
 	if !hintsOK || !ok || !idxOK {
 		return poison{}
@@ -479,13 +480,13 @@ func (b *builder) biStore(c *callCtx) value {
 		// Permute the tile into the array's axis order: its axis order[k]
 		// is the tile's axis k.
 		inv := make([]int, len(order))
-		aidx := make([]*Value, len(idx))
+		aidx := make([]*ir.Value, len(idx))
 		for k, ax := range order {
 			inv[ax], aidx[ax] = k, idx[k]
 		}
 		x, idx = b.permuteTile(c.pos, x, inv), aidx
 	}
-	b.emitAttrs(c.pos, OpStore, nil, attrs, append(append([]*Value{a.p.Value}, idx...), x)...)
+	b.emitAttrs(c.pos, ir.OpStore, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), x)...)
 	return noneVal{}
 }
 
@@ -494,16 +495,16 @@ func (b *builder) biStore(c *callCtx) value {
 // biFull is full, zeros and ones: a const splat to the shape.
 func (b *builder) biFull(c *callCtx, fill arg) value {
 	shape, ok := b.tileShapeArg(c, 0)
-	dt, dtOK := b.dtypeArg(c, len(c.args)-1, F32)
+	dt, dtOK := b.dtypeArg(c, len(c.args)-1, ir.F32)
 	if !ok || !dtOK {
 		return poison{}
 	}
-	var s *Value
+	var s *ir.Value
 	switch x := fill.v.(type) {
 	case int64, float64, bool:
 		s = b.constant(c.pos, x, dt)
-	case *Value:
-		if _, isScalar := x.Type.(*Scalar); isScalar {
+	case *ir.Value:
+		if _, isScalar := x.Type.(*ir.Scalar); isScalar {
 			s = b.convert(c.pos, x, dt)
 		}
 	}
@@ -514,7 +515,7 @@ func (b *builder) biFull(c *callCtx, fill arg) value {
 		}
 		return b.fail(pos, "%s: value must be a scalar, got %s", c.name, describe(fill.v))
 	}
-	return b.emit(c.pos, OpSplat, TileOf(dt, shape...), s)
+	return b.emit(c.pos, ir.OpSplat, ir.TileOf(dt, shape...), s)
 }
 
 func (b *builder) biArange(c *callCtx) value {
@@ -525,7 +526,7 @@ func (b *builder) biArange(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	dt, ok := b.dtypeArg(c, 1, I32)
+	dt, ok := b.dtypeArg(c, 1, ir.I32)
 	if !ok {
 		return poison{}
 	}
@@ -536,26 +537,26 @@ func (b *builder) biArange(c *callCtx) value {
 	if n > maxTileElems {
 		return b.fail(c.argPos(0), "arange: n = %d is too large (at most 2^24)", n)
 	}
-	if dt == Bool {
+	if dt == ir.Bool {
 		return b.fail(c.argPos(1), "arange: dtype must be numeric, got bool")
 	}
-	it := I32
-	if dt == I64 {
-		it = I64
+	it := ir.I32
+	if dt == ir.I64 {
+		it = ir.I64
 	}
-	v := b.emit(c.pos, OpIota, TileOf(it, int(n)))
+	v := b.emit(c.pos, ir.OpIota, ir.TileOf(it, int(n)))
 	return b.convert(c.pos, v, dt)
 }
 
 func (b *builder) biAstype(c *callCtx) value {
-	dt, ok := b.dtypeArg(c, 1, InvalidDType)
+	dt, ok := b.dtypeArg(c, 1, ir.InvalidDType)
 	if !ok {
 		return poison{}
 	}
 	switch x := c.args[0].v.(type) {
 	case int64, float64, bool:
 		return b.constant(c.pos, x, dt)
-	case *Value:
+	case *ir.Value:
 		if isRuntime(x) {
 			return b.convert(c.pos, x, dt)
 		}
@@ -566,15 +567,15 @@ func (b *builder) biAstype(c *callCtx) value {
 // ---- mma and matmul ----
 
 // mmaInputs checks the a and b operands of mma or matmul.
-func (b *builder) mmaInputs(pos lang.Pos, name string, x, y value) (*Value, *Value, *Tile, *Tile, bool) {
-	xv, xok := x.(*Value)
-	yv, yok := y.(*Value)
-	var xt, yt *Tile
+func (b *builder) mmaInputs(pos lang.Pos, name string, x, y value) (*ir.Value, *ir.Value, *ir.Tile, *ir.Tile, bool) {
+	xv, xok := x.(*ir.Value)
+	yv, yok := y.(*ir.Value)
+	var xt, yt *ir.Tile
 	if xok {
-		xt, xok = xv.Type.(*Tile)
+		xt, xok = xv.Type.(*ir.Tile)
 	}
 	if yok {
-		yt, yok = yv.Type.(*Tile)
+		yt, yok = yv.Type.(*ir.Tile)
 	}
 	if !xok || !yok {
 		bad, what := x, "a"
@@ -604,10 +605,10 @@ func (b *builder) mmaInputs(pos lang.Pos, name string, x, y value) (*Value, *Val
 	return nil, nil, nil, nil, false
 }
 
-func isF32ish(d DType) bool { return d == F32 || d == TF32 }
+func isF32ish(d ir.DType) bool { return d == ir.F32 || d == ir.TF32 }
 
 // mmaShape is the shape of a@b.
-func mmaShape(xt, yt *Tile) []int {
+func mmaShape(xt, yt *ir.Tile) []int {
 	r := xt.Rank()
 	shape := append([]int(nil), xt.Shape[:r-1]...)
 	return append(shape, yt.Shape[r-1])
@@ -630,19 +631,19 @@ func (b *builder) biMMA(c *callCtx) value {
 	good := false
 	var allowed string
 	switch {
-	case in == F16:
-		good, allowed = at.DType == F32 || at.DType == F16, "f32 or f16"
-	case in == BF16:
-		good, allowed = at.DType == F32, "f32"
+	case in == ir.F16:
+		good, allowed = at.DType == ir.F32 || at.DType == ir.F16, "f32 or f16"
+	case in == ir.BF16:
+		good, allowed = at.DType == ir.F32, "f32"
 	case isF32ish(in):
-		good, allowed = at.DType == F32, "f32"
-	case in == F64:
-		good, allowed = at.DType == F64, "f64"
+		good, allowed = at.DType == ir.F32, "f32"
+	case in == ir.F64:
+		good, allowed = at.DType == ir.F64, "f64"
 	}
 	if !good {
 		return b.fail(c.argPos(2), "mma: %s inputs accumulate in %s, not %s", in, allowed, at.DType)
 	}
-	return b.emit(c.pos, OpMMA, at, xv, yv, acc)
+	return b.emit(c.pos, ir.OpMMA, at, xv, yv, acc)
 }
 
 // matmul is a@b in the inputs' dtype: an mma into a zero accumulator
@@ -655,24 +656,24 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	if !ok {
 		return poison{}
 	}
-	accDT := F32
-	if xt.DType == F64 {
-		accDT = F64
+	accDT := ir.F32
+	if xt.DType == ir.F64 {
+		accDT = ir.F64
 	}
 	resDT := xt.DType
 	if isF32ish(resDT) {
-		resDT = F32
+		resDT = ir.F32
 	}
 	shape := mmaShape(xt, yt)
-	zero := b.emit(pos, OpSplat, TileOf(accDT, shape...), b.constant(pos, 0.0, accDT))
-	r := b.emit(pos, OpMMA, TileOf(accDT, shape...), xv, yv, zero)
+	zero := b.emit(pos, ir.OpSplat, ir.TileOf(accDT, shape...), b.constant(pos, 0.0, accDT))
+	r := b.emit(pos, ir.OpMMA, ir.TileOf(accDT, shape...), xv, yv, zero)
 	return b.convert(pos, r, resDT)
 }
 
 // ---- elementwise ----
 
 // mathOp is exp, exp2, log, sqrt, rsqrt, tanh (floats; ints convert to f32) and abs.
-func (b *builder) mathOp(pos lang.Pos, name string, op Op, x value) value {
+func (b *builder) mathOp(pos lang.Pos, name string, op ir.Op, x value) value {
 	if isPoison(x) {
 		return x
 	}
@@ -686,20 +687,20 @@ func (b *builder) mathOp(pos lang.Pos, name string, op Op, x value) value {
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
 	}
-	v := x.(*Value)
+	v := x.(*ir.Value)
 	dt := v.Type.Elem()
-	if op == OpAbs {
-		if dt == Bool {
-			v = b.convert(pos, v, I32)
+	if op == ir.OpAbs {
+		if dt == ir.Bool {
+			v = b.convert(pos, v, ir.I32)
 		}
 	} else if !dt.IsFloat() {
-		v = b.convert(pos, v, F32)
+		v = b.convert(pos, v, ir.F32)
 	}
 	return b.emit(pos, op, v.Type, v)
 }
 
 // minmax is elementwise min or max with broadcasting (folded on numbers).
-func (b *builder) minmax(pos lang.Pos, name string, op Op, x, y value) value {
+func (b *builder) minmax(pos lang.Pos, name string, op ir.Op, x, y value) value {
 	if isPoison(x, y) {
 		return poison{}
 	}
@@ -707,13 +708,13 @@ func (b *builder) minmax(pos lang.Pos, name string, op Op, x, y value) value {
 		if yf, ok := y.(float64); ok {
 			// ct.minimum and ct.maximum fold as the min and max ops
 			// compute: NaN wins, -0 < +0 (Python's min and max compare).
-			r, _ := EvalFloatBinary(op, xf, yf)
+			r, _ := ir.EvalFloatBinary(op, xf, yf)
 			return r
 		}
 	}
 	if isNumber(x) && isNumber(y) {
 		less, _ := foldBinary("<", y, x)
-		if (op == OpMin) == less.(bool) {
+		if (op == ir.OpMin) == less.(bool) {
 			return y
 		}
 		return x
@@ -722,8 +723,8 @@ func (b *builder) minmax(pos lang.Pos, name string, op Op, x, y value) value {
 	if !ok {
 		return poison{}
 	}
-	if dt == Bool {
-		dt = I32
+	if dt == ir.Bool {
+		dt = ir.I32
 	}
 	return b.emit(pos, op, typeOf(dt, shape, isTile), b.coerce(pos, x, dt, shape, isTile), b.coerce(pos, y, dt, shape, isTile))
 }
@@ -751,11 +752,11 @@ func (b *builder) biWhere(c *callCtx) value {
 		}
 		return b.coerce(c.pos, y, dt, shape, isTile)
 	}
-	cv, ok := cond.(*Value)
+	cv, ok := cond.(*ir.Value)
 	if !ok || !isRuntime(cv) {
 		return b.fail(c.argPos(0), "where: cond must be a bool tile or scalar, got %s", describe(cond))
 	}
-	if cv.Type.Elem() != Bool {
+	if cv.Type.Elem() != ir.Bool {
 		return b.fail(c.argPos(0), "where: cond must be bool, got %s (compare it, e.g. x > 0)", cv.Type)
 	}
 	return b.selectValues(c.pos, "where", cv, x, y)
@@ -779,9 +780,9 @@ func (b *builder) biReduce(c *callCtx, kind string) value {
 	if t.Rank() == 0 {
 		return b.fail(c.argPos(0), "%s: cannot reduce a rank-0 %s", c.name, t)
 	}
-	if (kind == ReduceSum || kind == ReduceMax || kind == ReduceMin) && t.DType == Bool {
-		x = b.convert(c.pos, x, I32)
-		t = x.Type.(*Tile)
+	if (kind == ir.ReduceSum || kind == ir.ReduceMax || kind == ir.ReduceMin) && t.DType == ir.Bool {
+		x = b.convert(c.pos, x, ir.I32)
+		t = x.Type.(*ir.Tile)
 	}
 	axis := 0
 	if _, isNone := c.args[1].v.(noneVal); isNone || !c.given(1) {
@@ -793,16 +794,16 @@ func (b *builder) biReduce(c *callCtx, kind string) value {
 			return poison{}
 		}
 	}
-	xt := x.Type.(*Tile)
+	xt := x.Type.(*ir.Tile)
 	shape := append(append([]int(nil), xt.Shape[:axis]...), xt.Shape[axis+1:]...)
 	dt := xt.DType
-	if kind == ReduceArgmax || kind == ReduceArgmin {
-		dt = I32
+	if kind == ir.ReduceArgmax || kind == ir.ReduceArgmin {
+		dt = ir.I32
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("axis", axis)
 	attrs.Set("kind", kind)
-	r := b.emitAttrs(c.pos, OpReduce, TileOf(dt, shape...), attrs, x)
+	r := b.emitAttrs(c.pos, ir.OpReduce, ir.TileOf(dt, shape...), attrs, x)
 	if keep {
 		kept := make([]int, t.Rank())
 		if xt.Rank() == t.Rank() {
@@ -926,14 +927,14 @@ func (b *builder) biTranspose(c *callCtx) value {
 }
 
 func (b *builder) biExpandDims(c *callCtx) value {
-	x, ok := c.args[0].v.(*Value)
+	x, ok := c.args[0].v.(*ir.Value)
 	if !ok || !isRuntime(x) {
 		return b.fail(c.argPos(0), "expand_dims: x must be a tile, got %s", describe(c.args[0].v))
 	}
-	if _, isScalar := x.Type.(*Scalar); isScalar {
-		x = b.emit(c.pos, OpSplat, TileOf(x.Type.Elem()), x)
+	if _, isScalar := x.Type.(*ir.Scalar); isScalar {
+		x = b.emit(c.pos, ir.OpSplat, ir.TileOf(x.Type.Elem()), x)
 	}
-	t := x.Type.(*Tile)
+	t := x.Type.(*ir.Tile)
 	n, ok := b.intArg(c, 1, "axis")
 	if !ok {
 		return poison{}
@@ -946,7 +947,7 @@ func (b *builder) biExpandDims(c *callCtx) value {
 		n += r + 1
 	}
 	shape := append(append(append([]int(nil), t.Shape[:n]...), 1), t.Shape[n:]...)
-	return b.emit(c.pos, OpReshape, TileOf(t.DType, shape...), x)
+	return b.emit(c.pos, ir.OpReshape, ir.TileOf(t.DType, shape...), x)
 }
 
 func (b *builder) biBroadcastTo(c *callCtx) value {
@@ -956,12 +957,12 @@ func (b *builder) biBroadcastTo(c *callCtx) value {
 	}
 	switch x := c.args[0].v.(type) {
 	case int64, float64, bool:
-		return b.emit(c.pos, OpSplat, TileOf(weakDType(x), shape...), b.constant(c.pos, x, weakDType(x)))
-	case *Value:
+		return b.emit(c.pos, ir.OpSplat, ir.TileOf(weakDType(x), shape...), b.constant(c.pos, x, weakDType(x)))
+	case *ir.Value:
 		switch t := x.Type.(type) {
-		case *Scalar:
+		case *ir.Scalar:
 			return b.broadcastTo(c.pos, x, shape)
-		case *Tile:
+		case *ir.Tile:
 			s, ok := BroadcastShapes(t.Shape, shape)
 			if !ok || !slices.Equal(s, shape) {
 				return b.fail(c.argPos(1), "broadcast_to: cannot broadcast %s to %s", t, shapeString(shape))
@@ -1041,9 +1042,9 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		if len(vals) < 2 {
 			return b.fail(e.Pos, "%s() needs at least 2 arguments", name)
 		}
-		op := OpMin
+		op := ir.OpMin
 		if name == "max" {
-			op = OpMax
+			op = ir.OpMax
 		}
 		r := vals[0]
 		for _, v := range vals[1:] {
@@ -1059,13 +1060,13 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 	p := args[0].e.Position()
 	switch name {
 	case "abs":
-		return b.mathOp(e.Pos, "abs", OpAbs, x)
+		return b.mathOp(e.Pos, "abs", ir.OpAbs, x)
 	case "len":
 		switch x := x.(type) {
 		case tuple:
 			return int64(len(x))
-		case *Value:
-			if t, ok := x.Type.(*Tile); ok && t.Rank() > 0 {
+		case *ir.Value:
+			if t, ok := x.Type.(*ir.Tile); ok && t.Rank() > 0 {
 				return int64(t.Shape[0])
 			}
 		}
@@ -1109,20 +1110,20 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 				}
 			}
 			return b.fail(p, "%s(): cannot convert %s", name, strconv.Quote(x))
-		case *Value:
+		case *ir.Value:
 			if isRuntime(x) {
-				if _, isScalar := x.Type.(*Scalar); isScalar {
+				if _, isScalar := x.Type.(*ir.Scalar); isScalar {
 					switch name {
 					case "int":
 						if x.Type.Elem().IsInt() {
 							return x
 						}
-						return b.convert(e.Pos, x, I32)
+						return b.convert(e.Pos, x, ir.I32)
 					case "float":
 						if x.Type.Elem().IsFloat() {
 							return x
 						}
-						return b.convert(e.Pos, x, F32)
+						return b.convert(e.Pos, x, ir.F32)
 					}
 					return b.toBool(e.Pos, x)
 				}
@@ -1160,8 +1161,8 @@ func init() {
 		return tuple{b.binop(c.pos, "//", c.args[0].v, c.args[1].v), b.binop(c.pos, "%", c.args[0].v, c.args[1].v)}
 	})
 	// Math.
-	for name, op := range map[string]Op{"sin": OpSin, "cos": OpCos, "tan": OpTan, "sinh": OpSinh, "cosh": OpCosh,
-		"floor": OpFloor, "ceil": OpCeil, "log2": OpLog2} {
+	for name, op := range map[string]ir.Op{"sin": ir.OpSin, "cos": ir.OpCos, "tan": ir.OpTan, "sinh": ir.OpSinh, "cosh": ir.OpCosh,
+		"floor": ir.OpFloor, "ceil": ir.OpCeil, "log2": ir.OpLog2} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.floatUnary(c.pos, c.name, op, c.args[0].v) })
 	}
 	def("atan2(x1, x2)", (*builder).biAtan2)
@@ -1171,10 +1172,10 @@ func init() {
 		if !b.plainNumerics(c, 3, 4) {
 			return poison{}
 		}
-		return b.biReduce(c, ReduceProd)
+		return b.biReduce(c, ir.ReduceProd)
 	})
-	def("cumsum(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ReduceSum) })
-	def("cumprod(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ReduceProd) })
+	def("cumsum(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ir.ReduceSum) })
+	def("cumprod(x, axis=0, reverse=False, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value { return b.biScan(c, ir.ReduceProd) })
 	// Shapes and selection.
 	def("cat(tiles, axis)", (*builder).biCat)
 	def("extract(x, index, shape)", (*builder).biExtract)
@@ -1262,25 +1263,25 @@ func (b *builder) flushToZero(c *callCtx, i int, r value) value {
 	if f, _ := c.args[i].v.(bool); !f {
 		return r
 	}
-	v, ok := r.(*Value)
-	if !ok || v.Type.Elem() != F32 {
+	v, ok := r.(*ir.Value)
+	if !ok || v.Type.Elem() != ir.F32 {
 		return r
 	}
 	// Only the op this call just emitted (the current block's last, at the
 	// call's position): an operand handed back unchanged (maximum(x, x))
 	// must not have its own op changed.
-	if d := v.Def; d != nil && FTZOp(d.Op) && len(d.Results) == 1 && d.Pos == c.pos &&
+	if d := v.Def; d != nil && ir.FTZOp(d.Op) && len(d.Results) == 1 && d.Pos == ir.Pos(c.pos) &&
 		len(b.cur.Instrs) > 0 && b.cur.Instrs[len(b.cur.Instrs)-1] == d {
 		f32 := true
 		for _, a := range d.Args {
-			f32 = f32 && a.Type.Elem() == F32
+			f32 = f32 && a.Type.Elem() == ir.F32
 		}
 		if f32 {
-			d.Attrs.Set(AttrKeyFTZ, true)
+			d.Attrs.Set(ir.AttrKeyFTZ, true)
 			return v
 		}
 	}
-	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", OpAbs, v), 0x1p-126 /* float32's smallest normal */).(*Value)
+	tiny, ok := b.binop(c.pos, "<", b.mathOp(c.pos, "abs", ir.OpAbs, v), 0x1p-126 /* float32's smallest normal */).(*ir.Value)
 	if !ok {
 		return poison{}
 	}
@@ -1289,20 +1290,20 @@ func (b *builder) flushToZero(c *callCtx, i int, r value) value {
 
 // floatUnary is sin, cos, tan, sinh, cosh, floor, ceil and log2: float
 // tiles and scalars (integers convert to f32), folded on numbers.
-func (b *builder) floatUnary(pos lang.Pos, name string, op Op, x value) value {
+func (b *builder) floatUnary(pos lang.Pos, name string, op ir.Op, x value) value {
 	if isPoison(x) {
 		return x
 	}
 	if isNumber(x) {
-		r, _ := EvalFloatUnary(op, toFloat(x))
+		r, _ := ir.EvalFloatUnary(op, toFloat(x))
 		return r
 	}
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
 	}
-	v := x.(*Value)
+	v := x.(*ir.Value)
 	if !v.Type.Elem().IsFloat() {
-		v = b.convert(pos, v, F32)
+		v = b.convert(pos, v, ir.F32)
 	}
 	return b.emit(pos, op, v.Type, v)
 }
@@ -1320,9 +1321,9 @@ func (b *builder) biAtan2(c *callCtx) value {
 		return poison{}
 	}
 	if !dt.IsFloat() {
-		dt = F32
+		dt = ir.F32
 	}
-	return b.emit(c.pos, OpAtan2, typeOf(dt, shape, isTile), b.coerce(c.pos, x, dt, shape, isTile), b.coerce(c.pos, y, dt, shape, isTile))
+	return b.emit(c.pos, ir.OpAtan2, typeOf(dt, shape, isTile), b.coerce(c.pos, x, dt, shape, isTile), b.coerce(c.pos, y, dt, shape, isTile))
 }
 
 func (b *builder) biIsNaN(c *callCtx) value {
@@ -1336,11 +1337,11 @@ func (b *builder) biIsNaN(c *callCtx) value {
 	if !isRuntime(x) {
 		return b.fail(c.argPos(0), "isnan: x must be a number or a tile, got %s", describe(x))
 	}
-	v := x.(*Value)
+	v := x.(*ir.Value)
 	if !v.Type.Elem().IsFloat() {
 		return b.fail(c.argPos(0), "isnan: x must be a float tile or scalar, got %s", v.Type)
 	}
-	return b.emit(c.pos, OpIsNaN, WithElem(v.Type, Bool), v)
+	return b.emit(c.pos, ir.OpIsNaN, ir.WithElem(v.Type, ir.Bool), v)
 }
 
 func (b *builder) biScan(c *callCtx, kind string) value {
@@ -1365,16 +1366,16 @@ func (b *builder) biScan(c *callCtx, kind string) value {
 		}
 		reverse = r
 	}
-	if t.DType == Bool {
-		x = b.convert(c.pos, x, I32)
+	if t.DType == ir.Bool {
+		x = b.convert(c.pos, x, ir.I32)
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("axis", int64(axis))
 	attrs.Set("kind", kind)
 	if reverse {
 		attrs.Set("reverse", true)
 	}
-	return b.emitAttrs(c.pos, OpScan, x.Type, attrs, x)
+	return b.emitAttrs(c.pos, ir.OpScan, x.Type, attrs, x)
 }
 
 func (b *builder) biCat(c *callCtx) value {
@@ -1382,18 +1383,18 @@ func (b *builder) biCat(c *callCtx) value {
 	if !ok || len(tl) != 2 {
 		return b.fail(c.argPos(0), "cat: tiles must be a pair of tiles, got %s", describe(c.args[0].v))
 	}
-	var ts [2]*Value
+	var ts [2]*ir.Value
 	for i, v := range tl {
-		x, isVal := v.(*Value)
-		if !isVal || !isTileType(x.Type) {
+		x, isVal := v.(*ir.Value)
+		if !isVal || !ir.IsTileType(x.Type) {
 			return b.fail(c.argPos(0), "cat: tiles must be a pair of tiles, got %s", describe(v))
 		}
 		ts[i] = x
 	}
-	if !TypesEqual(ts[0].Type, ts[1].Type) {
+	if !ir.TypesEqual(ts[0].Type, ts[1].Type) {
 		return b.fail(c.argPos(0), "cat: the tiles must have one shape and dtype (%s and %s), as cuTile requires", ts[0].Type, ts[1].Type)
 	}
-	t := ts[0].Type.(*Tile)
+	t := ts[0].Type.(*ir.Tile)
 	if t.Rank() == 0 {
 		return b.fail(c.argPos(0), "cat: cannot concatenate rank-0 tiles")
 	}
@@ -1406,14 +1407,14 @@ func (b *builder) biCat(c *callCtx) value {
 	if int64(t.NumElements())*2 > maxTileElems {
 		return b.fail(c.pos, "cat: the result is too large")
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("axis", int64(axis))
-	return b.emitAttrs(c.pos, OpCat, TileOf(t.DType, shape...), attrs, ts[0], ts[1])
+	return b.emitAttrs(c.pos, ir.OpCat, ir.TileOf(t.DType, shape...), attrs, ts[0], ts[1])
 }
 
 // subtileIndex reads extract's and insert's grid index: one compile-time
 // or run-time integer per axis.
-func (b *builder) subtileIndex(c *callCtx, i int, rank int) ([]*Value, bool) {
+func (b *builder) subtileIndex(c *callCtx, i int, rank int) ([]*ir.Value, bool) {
 	var elems []value
 	switch x := c.args[i].v.(type) {
 	case tuple:
@@ -1425,13 +1426,13 @@ func (b *builder) subtileIndex(c *callCtx, i int, rank int) ([]*Value, bool) {
 		b.errorf(c.argPos(i), "%s: index has %d elements for a rank-%d tile", c.name, len(elems), rank)
 		return nil, false
 	}
-	out := make([]*Value, rank)
+	out := make([]*ir.Value, rank)
 	for j, e := range elems {
 		switch v := e.(type) {
 		case int64:
-			out[j] = b.constant(c.argPos(i), v, I32)
-		case *Value:
-			s, ok := v.Type.(*Scalar)
+			out[j] = b.constant(c.argPos(i), v, ir.I32)
+		case *ir.Value:
+			s, ok := v.Type.(*ir.Scalar)
 			if !ok || !s.DType.IsInt() {
 				b.errorf(c.argPos(i), "%s: index elements must be integers, got %s", c.name, v.Type)
 				return nil, false
@@ -1463,7 +1464,7 @@ func (b *builder) biExtract(c *callCtx) value {
 			return b.fail(c.argPos(2), "extract: shape %s does not divide %s", shapeString(shape), t)
 		}
 	}
-	return b.emit(c.pos, OpExtract, TileOf(t.DType, shape...), append([]*Value{x}, idx...)...)
+	return b.emit(c.pos, ir.OpExtract, ir.TileOf(t.DType, shape...), append([]*ir.Value{x}, idx...)...)
 }
 
 func (b *builder) biInsert(c *callCtx) value {
@@ -1476,15 +1477,15 @@ func (b *builder) biInsert(c *callCtx) value {
 		return poison{}
 	}
 	v := c.args[2].v
-	var vt *Tile
-	if vv, isVal := v.(*Value); isVal {
-		vt, _ = vv.Type.(*Tile)
+	var vt *ir.Tile
+	if vv, isVal := v.(*ir.Value); isVal {
+		vt, _ = vv.Type.(*ir.Tile)
 	}
 	ones := make([]int, t.Rank())
 	for i := range ones {
 		ones[i] = 1
 	}
-	var val *Value
+	var val *ir.Value
 	switch {
 	case vt != nil && vt.Rank() == 0:
 		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), ones)
@@ -1507,39 +1508,39 @@ func (b *builder) biInsert(c *callCtx) value {
 	if val == nil {
 		return poison{}
 	}
-	return b.emit(c.pos, OpInsert, t, append([]*Value{x, val}, idx...)...)
+	return b.emit(c.pos, ir.OpInsert, t, append([]*ir.Value{x, val}, idx...)...)
 }
 
 func (b *builder) biBitcast(c *callCtx) value {
 	x := c.args[0].v
-	dt, ok := b.dtypeArg(c, 1, InvalidDType)
+	dt, ok := b.dtypeArg(c, 1, ir.InvalidDType)
 	if !ok || isPoison(x) {
 		return poison{}
 	}
-	v, isVal := x.(*Value)
+	v, isVal := x.(*ir.Value)
 	if !isVal || !isRuntime(v) {
 		return b.fail(c.argPos(0), "bitcast: x must be a tile or a run-time scalar, got %s", describe(x))
 	}
 	from := v.Type.Elem()
-	if from == Bool || dt == Bool || from.Bits() != dt.Bits() {
+	if from == ir.Bool || dt == ir.Bool || from.Bits() != dt.Bits() {
 		return b.fail(c.argPos(1), "bitcast: %s and %s differ in width (or are bool)", from, dt)
 	}
 	if from == dt {
 		return v
 	}
-	return b.emit(c.pos, OpBitcast, WithElem(v.Type, dt), v)
+	return b.emit(c.pos, ir.OpBitcast, ir.WithElem(v.Type, dt), v)
 }
 
 // biAstile makes a rank-0 tile of a scalar (a tile stays as it is,
 // converted to dtype).
 func (b *builder) biAstile(c *callCtx) value {
-	dt, ok := b.dtypeArg(c, 1, InvalidDType)
+	dt, ok := b.dtypeArg(c, 1, ir.InvalidDType)
 	x := c.args[0].v
 	if !ok || isPoison(x) {
 		return poison{}
 	}
-	if v, isVal := x.(*Value); isVal {
-		if t, isTile := v.Type.(*Tile); isTile {
+	if v, isVal := x.(*ir.Value); isVal {
+		if t, isTile := v.Type.(*ir.Tile); isTile {
 			return b.coerce(c.pos, v, dt, t.Shape, true)
 		}
 	}
@@ -1561,8 +1562,8 @@ func (b *builder) biArangeStep(c *callCtx) value {
 	if c.given(2) {
 		r = b.binop(c.pos, "+", r, c.args[2].v)
 	}
-	if v, ok := r.(*Value); ok && !isPoison(r) {
-		dt, _ := b.dtypeArg(c, 1, I32)
+	if v, ok := r.(*ir.Value); ok && !isPoison(r) {
+		dt, _ := b.dtypeArg(c, 1, ir.I32)
 		if v.Type.Elem() != dt {
 			return b.convert(c.pos, v, dt)
 		}
@@ -1583,7 +1584,7 @@ func init() {
 	}
 	def("gather(array, indices, mask=None, padding_value=0, check_bounds=True, latency=None)", (*builder).biGather)
 	def("scatter(array, indices, value, mask=None, check_bounds=True, latency=None)", (*builder).biScatter)
-	for _, kind := range AtomicKinds {
+	for _, kind := range ir.AtomicKinds {
 		def("atomic_"+kind+"(array, indices, update, check_bounds=True, memory_order=ACQ_REL, memory_scope=DEVICE)",
 			func(b *builder, c *callCtx) value { return b.biAtomic(c, kind) })
 	}
@@ -1592,8 +1593,8 @@ func init() {
 	def("Slice(start, length)", (*builder).biSlice)
 	def("load_advanced_indexing(array, indices, padding_mode=UNDETERMINED, latency=None, allow_tma=None)", (*builder).biLoadAdvanced)
 	def("store_advanced_indexing(array, indices, tile, latency=None, allow_tma=None)", (*builder).biStoreAdvanced)
-	def("reduce(x, axis, func, identity, keepdims=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, OpReduceFn) })
-	def("scan(x, axis, func, identity, reverse=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, OpScanFn) })
+	def("reduce(x, axis, func, identity, keepdims=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, ir.OpReduceFn) })
+	def("scan(x, axis, func, identity, reverse=False)", func(b *builder, c *callCtx) value { return b.biCombine(c, ir.OpScanFn) })
 	def("assert_(cond, message=None)", (*builder).biAssert)
 	def("pack_to_bytes(x)", (*builder).biPackToBytes)
 	def("unpack_from_bytes(x, dtype)", (*builder).biUnpackFromBytes)
@@ -1606,8 +1607,8 @@ func init() {
 // ctEnums are cuTile's enums other than ct.PaddingMode, by member: the
 // attribute value each member records.
 var ctEnums = map[nsVal]map[string]string{
-	nsMemoryOrder:  {"RELAXED": OrderRelaxed, "ACQUIRE": OrderAcquire, "RELEASE": OrderRelease, "ACQ_REL": OrderAcqRel, "WEAK": "weak"},
-	nsMemoryScope:  {"NONE": ScopeNone, "BLOCK": ScopeBlock, "DEVICE": ScopeDevice, "SYS": ScopeSys, "CLUSTER": "cluster"},
+	nsMemoryOrder:  {"RELAXED": ir.OrderRelaxed, "ACQUIRE": ir.OrderAcquire, "RELEASE": ir.OrderRelease, "ACQ_REL": ir.OrderAcqRel, "WEAK": "weak"},
+	nsMemoryScope:  {"NONE": ir.ScopeNone, "BLOCK": ir.ScopeBlock, "DEVICE": ir.ScopeDevice, "SYS": ir.ScopeSys, "CLUSTER": "cluster"},
 	nsRoundingMode: {"RN": "nearest_even", "RZ": "zero", "RM": "negative_inf", "RP": "positive_inf", "RA": "nearest_away", "FULL": "full", "APPROX": "approx", "RZI": "nearest_int_to_zero"},
 }
 
@@ -1661,8 +1662,8 @@ func (b *builder) isIntScalar(v value) bool {
 	switch x := v.(type) {
 	case int64:
 		return true
-	case *Value:
-		s, ok := x.Type.(*Scalar)
+	case *ir.Value:
+		s, ok := x.Type.(*ir.Scalar)
 		return ok && s.DType.IsInt()
 	}
 	return false
@@ -1681,7 +1682,7 @@ func (b *builder) boolArg(c *callCtx, i int, what string, def bool) (bool, bool)
 }
 
 // latencyArg records the latency hint (1-10) when given.
-func (b *builder) latencyArg(c *callCtx, i int, attrs *Attrs) bool {
+func (b *builder) latencyArg(c *callCtx, i int, attrs *ir.Attrs) bool {
 	if !c.given(i) {
 		return true
 	}
@@ -1703,7 +1704,7 @@ func (b *builder) latencyArg(c *callCtx, i int, attrs *Attrs) bool {
 // indexTiles reads the indices of gather, scatter and the atomics: a tuple
 // of one integer scalar or tile per array axis (a single one for a rank-1
 // array), broadcast to their common shape. Each index keeps its dtype.
-func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, bool) {
+func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*ir.Value, []int, bool) {
 	v := c.args[i].v
 	elems, isTuple := v.(tuple)
 	if !isTuple {
@@ -1719,9 +1720,9 @@ func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, b
 		switch x := el.(type) {
 		case int64:
 			continue
-		case *Value:
+		case *ir.Value:
 			if x.Type.Elem().IsInt() {
-				if t, ok := x.Type.(*Tile); ok {
+				if t, ok := x.Type.(*ir.Tile); ok {
 					s, ok := BroadcastShapes(shape, t.Shape)
 					if !ok {
 						b.errorf(c.argPos(i), "%s: index shapes do not broadcast to a common shape (%s and %s)", c.name, shapeString(shape), t)
@@ -1735,10 +1736,10 @@ func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, b
 		b.errorf(c.argPos(i), "%s: indices must be integer tiles or scalars, got %s", c.name, describe(el))
 		return nil, nil, false
 	}
-	out := make([]*Value, len(elems))
+	out := make([]*ir.Value, len(elems))
 	for j, el := range elems {
 		dt := weakDType(el)
-		if x, ok := el.(*Value); ok {
+		if x, ok := el.(*ir.Value); ok {
 			dt = x.Type.Elem()
 		}
 		out[j] = b.coerce(c.argPos(i), el, dt, shape, true)
@@ -1750,7 +1751,7 @@ func (b *builder) indexTiles(c *callCtx, i int, a *arrayVal) ([]*Value, []int, b
 // an atomic's update) to the array's dtype and the index shape: numbers
 // take the dtype, run-time values must promote to it (cuTile's implicit
 // cast), and their shape must broadcast to the index shape.
-func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what string, exact bool) *Value {
+func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what string, exact bool) *ir.Value {
 	v := c.args[i].v
 	if !c.given(i) {
 		v = int64(0) // gather's padding_value default
@@ -1765,8 +1766,8 @@ func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what
 			return nil
 		}
 		return b.coerce(c.argPos(i), x, dt, shape, true)
-	case *Value:
-		sh, ok := valueShape(x.Type)
+	case *ir.Value:
+		sh, ok := ir.ValueShape(x.Type)
 		if !ok {
 			break
 		}
@@ -1788,19 +1789,19 @@ func (b *builder) indexedValue(c *callCtx, i int, a *arrayVal, shape []int, what
 }
 
 // maskArg reads gather's and scatter's optional bool mask (nil when None).
-func (b *builder) maskArg(c *callCtx, i int, shape []int) (*Value, bool) {
+func (b *builder) maskArg(c *callCtx, i int, shape []int) (*ir.Value, bool) {
 	v := c.args[i].v
 	if _, none := v.(noneVal); none || !c.given(i) {
 		return nil, true
 	}
 	switch x := v.(type) {
 	case bool:
-		return b.coerce(c.argPos(i), x, Bool, shape, true), true
-	case *Value:
-		sh, ok := valueShape(x.Type)
-		if ok && x.Type.Elem() == Bool {
+		return b.coerce(c.argPos(i), x, ir.Bool, shape, true), true
+	case *ir.Value:
+		sh, ok := ir.ValueShape(x.Type)
+		if ok && x.Type.Elem() == ir.Bool {
 			if s, ok := BroadcastShapes(sh, shape); ok && slices.Equal(s, shape) {
-				return b.coerce(c.argPos(i), x, Bool, shape, true), true
+				return b.coerce(c.argPos(i), x, ir.Bool, shape, true), true
 			}
 			b.errorf(c.argPos(i), "%s: mask of shape %s does not broadcast to the index shape %s", c.name, shapeString(sh), shapeString(shape))
 			return nil, false
@@ -1813,7 +1814,7 @@ func (b *builder) maskArg(c *callCtx, i int, shape []int) (*Value, bool) {
 // indexedAccess reads what gather and scatter share: the array (argument
 // 0), its index tiles (argument 1) and their broadcast shape, and
 // check_bounds and latency (arguments 4 and 5) as attributes.
-func (b *builder) indexedAccess(c *callCtx) (a *arrayVal, idx []*Value, shape []int, attrs Attrs, ok bool) {
+func (b *builder) indexedAccess(c *callCtx) (a *arrayVal, idx []*ir.Value, shape []int, attrs ir.Attrs, ok bool) {
 	if a, ok = b.arrayArg(c, 0); !ok {
 		return
 	}
@@ -1838,11 +1839,11 @@ func (b *builder) biGather(c *callCtx) value {
 	if !ok || pad == nil {
 		return poison{}
 	}
-	args := append(append([]*Value{a.p.Value}, idx...), pad)
+	args := append(append([]*ir.Value{a.p.Value}, idx...), pad)
 	if mask != nil {
 		args = append(args, mask)
 	}
-	return b.emitAttrs(c.pos, OpGather, TileOf(a.dtype(), shape...), attrs, args...)
+	return b.emitAttrs(c.pos, ir.OpGather, ir.TileOf(a.dtype(), shape...), attrs, args...)
 }
 
 func (b *builder) biScatter(c *callCtx) value {
@@ -1855,11 +1856,11 @@ func (b *builder) biScatter(c *callCtx) value {
 	if !ok || val == nil {
 		return poison{}
 	}
-	args := append(append([]*Value{a.p.Value}, idx...), val)
+	args := append(append([]*ir.Value{a.p.Value}, idx...), val)
 	if mask != nil {
 		args = append(args, mask)
 	}
-	b.emitAttrs(c.pos, OpScatter, nil, attrs, args...)
+	b.emitAttrs(c.pos, ir.OpScatter, nil, attrs, args...)
 	return noneVal{}
 }
 
@@ -1897,10 +1898,11 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 	if kind == "" {
 		nv = 2
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	cb, cbOK := b.boolArg(c, 2+nv, "check_bounds", true)
-	order, oOK := b.enumArg(c, 3+nv, nsMemoryOrder, "ACQ_REL", memoryAttrs[0].Enum)
-	scope, sOK := b.enumArg(c, 4+nv, nsMemoryScope, "DEVICE", memoryAttrs[1].Enum)
+	// The op table declares the orders and scopes (atomic_cas takes the same ones).
+	order, oOK := b.enumArg(c, 3+nv, nsMemoryOrder, "ACQ_REL", ir.AttrSpecOf(ir.OpAtomicRMW, "memory_order").Enum)
+	scope, sOK := b.enumArg(c, 4+nv, nsMemoryScope, "DEVICE", ir.AttrSpecOf(ir.OpAtomicRMW, "memory_scope").Enum)
 	if !cbOK || !oOK || !sOK {
 		return poison{}
 	}
@@ -1908,27 +1910,27 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 	attrs.Set("memory_order", order)
 	attrs.Set("memory_scope", scope)
 	d := a.dtype()
-	op := OpAtomicRMW
+	op := ir.OpAtomicRMW
 	switch kind {
 	case "":
-		op = OpAtomicCAS
-		if !atomicDType(d, true) {
+		op = ir.OpAtomicCAS
+		if !ir.AtomicDType(d, true) {
 			return b.fail(c.argPos(0), "%s: %s holds %s; atomic_cas supports int32, int64, uint32, uint64, float32 and float64", c.name, a.name, d)
 		}
-	case AtomicXchg, AtomicAdd:
-		if !atomicDType(d, true) && !(kind == AtomicAdd && (d == F16 || d == BF16)) {
+	case ir.AtomicXchg, ir.AtomicAdd:
+		if !ir.AtomicDType(d, true) && !(kind == ir.AtomicAdd && (d == ir.F16 || d == ir.BF16)) {
 			return b.fail(c.argPos(0), "%s: %s holds %s, which %s does not support", c.name, a.name, d, c.name)
 		}
 	default:
-		if !atomicDType(d, false) {
+		if !ir.AtomicDType(d, false) {
 			return b.fail(c.argPos(0), "%s: %s holds %s; %s supports int32, int64, uint32 and uint64", c.name, a.name, d, c.name)
 		}
 	}
 	if kind != "" {
 		attrs.Set("kind", kind)
 	}
-	bitwise := kind == AtomicAnd || kind == AtomicOr || kind == AtomicXor
-	args := append([]*Value{a.p.Value}, idx...)
+	bitwise := kind == ir.AtomicAnd || kind == ir.AtomicOr || kind == ir.AtomicXor
+	args := append([]*ir.Value{a.p.Value}, idx...)
 	names := []string{"update"}
 	if kind == "" {
 		names = []string{"expected", "desired"}
@@ -1940,13 +1942,13 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 		}
 		args = append(args, v)
 	}
-	return b.emitAttrs(c.pos, op, TileOf(d, shape...), attrs, args...)
+	return b.emitAttrs(c.pos, op, ir.TileOf(d, shape...), attrs, args...)
 }
 
 // advancedIndex reads load/store_advanced_indexing's indices: one 1-D
 // integer tile (the sparse dim) and a ct.Slice per other axis. It returns
 // one index tile per axis, shaped to broadcast into the result's shape.
-func (b *builder) advancedIndex(c *callCtx, i int, a *arrayVal) ([]*Value, []int, bool) {
+func (b *builder) advancedIndex(c *callCtx, i int, a *arrayVal) ([]*ir.Value, []int, bool) {
 	elems, isTuple := c.args[i].v.(tuple)
 	if !isTuple {
 		elems = tuple{c.args[i].v}
@@ -1963,8 +1965,8 @@ func (b *builder) advancedIndex(c *callCtx, i int, a *arrayVal) ([]*Value, []int
 		case sliceVal:
 			shape[j] = int(x.length)
 			continue
-		case *Value:
-			if t, ok := x.Type.(*Tile); ok && t.Rank() == 1 && t.DType.IsInt() {
+		case *ir.Value:
+			if t, ok := x.Type.(*ir.Tile); ok && t.Rank() == 1 && t.DType.IsInt() {
 				if sparse >= 0 {
 					b.errorf(c.argPos(i), "%s: exactly one index may be a tile (the sparse dim); the others are ct.Slice", c.name)
 					return nil, nil, false
@@ -1980,28 +1982,28 @@ func (b *builder) advancedIndex(c *callCtx, i int, a *arrayVal) ([]*Value, []int
 		b.errorf(c.argPos(i), "%s: one index must be a 1-D integer tile (the sparse dim)", c.name)
 		return nil, nil, false
 	}
-	out := make([]*Value, r)
+	out := make([]*ir.Value, r)
 	for j, el := range elems {
 		unit := make([]int, r)
 		for k := range unit {
 			unit[k] = 1
 		}
 		unit[j] = shape[j]
-		var v *Value
+		var v *ir.Value
 		switch x := el.(type) {
 		case sliceVal:
-			it := I32
-			if s, ok := x.start.(*Value); ok {
+			it := ir.I32
+			if s, ok := x.start.(*ir.Value); ok {
 				it = s.Type.Elem()
 			}
-			iota := b.convert(c.pos, b.emit(c.pos, OpIota, TileOf(I32, shape[j])), it)
+			iota := b.convert(c.pos, b.emit(c.pos, ir.OpIota, ir.TileOf(ir.I32, shape[j])), it)
 			r := b.binop(c.pos, "+", iota, x.start)
-			rv, ok := r.(*Value)
+			rv, ok := r.(*ir.Value)
 			if !ok {
 				return nil, nil, false
 			}
 			v = rv
-		case *Value:
+		case *ir.Value:
 			v = x
 		}
 		v = b.reshape(c.pos, v, unit)
@@ -2021,7 +2023,7 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	pad := PadZero
+	pad := ir.PadZero
 	if c.given(2) {
 		m, isPad := c.args[2].v.(padMode)
 		if !isPad {
@@ -2029,7 +2031,7 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 		}
 		pad = padModes[string(m)]
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	if !b.latencyArg(c, 3, &attrs) {
 		return poison{}
 	}
@@ -2040,19 +2042,19 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 	var pv value
 	switch {
 	case d.IsFloat():
-		pv = map[string]float64{PadZero: 0, PadNegZero: math.Copysign(0, -1), PadNaN: math.NaN(), PadPosInf: math.Inf(1), PadNegInf: math.Inf(-1)}[pad]
-	case pad == PadNaN:
+		pv = map[string]float64{ir.PadZero: 0, ir.PadNegZero: math.Copysign(0, -1), ir.PadNaN: math.NaN(), ir.PadPosInf: math.Inf(1), ir.PadNegInf: math.Inf(-1)}[pad]
+	case pad == ir.PadNaN:
 		return b.fail(c.argPos(2), "%s: padding_mode NAN has no value in %s", c.name, d)
 	default:
-		lo, hi := IntRange(d)
-		pv = map[string]int64{PadPosInf: hi, PadNegInf: lo}[pad]
-		if d == Bool {
+		lo, hi := ir.IntRange(d)
+		pv = map[string]int64{ir.PadPosInf: hi, ir.PadNegInf: lo}[pad]
+		if d == ir.Bool {
 			pv = pv.(int64) != 0
 		}
 	}
 	attrs.Set("check_bounds", true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
-	return b.emitAttrs(c.pos, OpGather, TileOf(d, shape...), attrs, append(append([]*Value{a.p.Value}, idx...), padV)...)
+	return b.emitAttrs(c.pos, ir.OpGather, ir.TileOf(d, shape...), attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
 }
 
 // biStoreAdvanced is store_advanced_indexing: a scatter of a tile of the
@@ -2066,15 +2068,15 @@ func (b *builder) biStoreAdvanced(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	if !b.latencyArg(c, 3, &attrs) {
 		return poison{}
 	}
 	if _, ok := b.boolArg(c, 4, "allow_tma", true); !ok {
 		return poison{}
 	}
-	if x, isVal := c.args[2].v.(*Value); isVal {
-		if t, isTile := x.Type.(*Tile); isTile && !slices.Equal(t.Shape, shape) {
+	if x, isVal := c.args[2].v.(*ir.Value); isVal {
+		if t, isTile := x.Type.(*ir.Tile); isTile && !slices.Equal(t.Shape, shape) {
 			return b.fail(c.argPos(2), "%s: tile is %s but the indices select %s", c.name, t, shapeString(shape))
 		}
 	}
@@ -2083,14 +2085,14 @@ func (b *builder) biStoreAdvanced(c *callCtx) value {
 		return poison{}
 	}
 	attrs.Set("check_bounds", true)
-	b.emitAttrs(c.pos, OpScatter, nil, attrs, append(append([]*Value{a.p.Value}, idx...), val)...)
+	b.emitAttrs(c.pos, ir.OpScatter, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), val)...)
 	return noneVal{}
 }
 
 // biCombine is ct.reduce and ct.scan with a helper function as the
 // combiner: the helper is inlined once into the op's region, on rank-0
 // tiles.
-func (b *builder) biCombine(c *callCtx, op Op) value {
+func (b *builder) biCombine(c *callCtx, op ir.Op) value {
 	xs, single := c.args[0].v.(tuple)
 	if !single {
 		xs = tuple{c.args[0].v}
@@ -2106,16 +2108,16 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	// The tiles broadcast to a common shape.
 	var shape []int
 	for _, x := range xs {
-		v, ok := x.(*Value)
-		t, tok := Type(nil), false
+		v, ok := x.(*ir.Value)
+		t, tok := ir.Type(nil), false
 		if ok {
 			t = v.Type
-			_, tok = t.(*Tile)
+			_, tok = t.(*ir.Tile)
 		}
 		if !tok {
 			return b.fail(c.argPos(0), "%s: x must be a tile or a tuple of tiles, got %s", c.name, describe(x))
 		}
-		s, ok := BroadcastShapes(shape, t.(*Tile).Shape)
+		s, ok := BroadcastShapes(shape, t.(*ir.Tile).Shape)
 		if !ok {
 			return b.fail(c.argPos(0), "%s: the tiles' shapes do not broadcast to a common shape", c.name)
 		}
@@ -2124,7 +2126,7 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	if len(shape) == 0 {
 		return b.fail(c.argPos(0), "%s: cannot %s rank-0 tiles", c.name, c.name)
 	}
-	axis, ok := b.axisArg(c, 1, len(shape), TileOf(xs[0].(*Value).Type.Elem(), shape...))
+	axis, ok := b.axisArg(c, 1, len(shape), ir.TileOf(xs[0].(*ir.Value).Type.Elem(), shape...))
 	if !ok {
 		return poison{}
 	}
@@ -2132,14 +2134,14 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	if !isFn || fn.kernel {
 		return b.fail(c.argPos(2), "%s: func must be a helper function (def) taking %d rank-0 tiles, got %s", c.name, 2*len(xs), describe(c.args[2].v))
 	}
-	flag, ok := b.boolArg(c, 4, map[Op]string{OpReduceFn: "keepdims", OpScanFn: "reverse"}[op], false)
+	flag, ok := b.boolArg(c, 4, map[ir.Op]string{ir.OpReduceFn: "keepdims", ir.OpScanFn: "reverse"}[op], false)
 	if !ok {
 		return poison{}
 	}
 	n := len(xs)
-	args := make([]*Value, 2*n)
+	args := make([]*ir.Value, 2*n)
 	for i, x := range xs {
-		v := x.(*Value)
+		v := x.(*ir.Value)
 		args[i] = b.broadcastTo(c.pos, v, shape)
 		id := ids[i]
 		if !isNumber(id) {
@@ -2147,19 +2149,19 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 		}
 		args[n+i] = b.constant(c.pos, id, v.Type.Elem())
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("axis", int64(axis))
-	if op == OpScanFn && flag {
+	if op == ir.OpScanFn && flag {
 		attrs.Set("reverse", true)
 	}
-	in := &Instr{Op: op, Args: args, Attrs: attrs, Pos: c.pos}
+	in := &ir.Instr{Op: op, Args: args, Attrs: attrs, Pos: ir.Pos(c.pos)}
 	in.Block = b.cur
 	body := in.NewRegion()
 	outer := b.cur
 	b.cur = body
 	params := make([]value, 2*n)
 	for i := range params {
-		params[i] = b.f.AddBlockParam(body, TileOf(args[i%n].Type.Elem()))
+		params[i] = b.f.AddBlockParam(body, ir.TileOf(args[i%n].Type.Elem()))
 	}
 	pos := make([]arg, 2*n)
 	for i, p := range params {
@@ -2170,20 +2172,20 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	if !isTuple {
 		outs = tuple{r}
 	}
-	var yields []*Value
+	var yields []*ir.Value
 	if isPoison(r) {
 		yields = nil
 	} else if len(outs) != n {
 		b.errorf(c.argPos(2), "%s: %s returns %d values, want %d", c.name, fn.def.Name, len(outs), n)
 	} else {
 		for i, o := range outs {
-			e := TileOf(args[i].Type.Elem())
-			var y *Value
+			e := ir.TileOf(args[i].Type.Elem())
+			var y *ir.Value
 			switch v := o.(type) {
 			case int64, float64, bool:
 				y = b.coerce(c.argPos(2), v, e.DType, nil, true)
-			case *Value:
-				sh, ok := valueShape(v.Type)
+			case *ir.Value:
+				sh, ok := ir.ValueShape(v.Type)
 				if ok && len(sh) == 0 && v.Type.Elem() == e.DType {
 					y = b.broadcastTo(c.argPos(2), v, []int{})
 				}
@@ -2200,11 +2202,11 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	if len(yields) != n {
 		return poison{}
 	}
-	body.Append(&Instr{Op: OpYield, Args: yields, Pos: c.pos})
+	body.Append(&ir.Instr{Op: ir.OpYield, Args: yields, Pos: ir.Pos(c.pos)})
 	for i := 0; i < n; i++ {
-		t := args[i].Type.(*Tile)
-		rt := TileOf(t.DType, t.Shape...)
-		if op == OpReduceFn {
+		t := args[i].Type.(*ir.Tile)
+		rt := ir.TileOf(t.DType, t.Shape...)
+		if op == ir.OpReduceFn {
 			rt.Shape = append(append([]int{}, t.Shape[:axis]...), t.Shape[axis+1:]...)
 		}
 		r := b.f.NewValue(rt)
@@ -2215,7 +2217,7 @@ func (b *builder) biCombine(c *callCtx, op Op) value {
 	out := make(tuple, n)
 	for i, r := range in.Results {
 		out[i] = r
-		if op == OpReduceFn && flag {
+		if op == ir.OpReduceFn && flag {
 			kept := append([]int(nil), shape...)
 			kept[axis] = 1
 			out[i] = b.reshape(c.pos, r, kept)
@@ -2252,15 +2254,15 @@ func (b *builder) biAssert(c *callCtx) value {
 		}
 		return noneVal{}
 	}
-	v, ok := cond.(*Value)
-	if !ok || !isRuntime(v) || v.Type.Elem() != Bool {
+	v, ok := cond.(*ir.Value)
+	if !ok || !isRuntime(v) || v.Type.Elem() != ir.Bool {
 		return b.fail(c.argPos(0), "assert_: cond must be a bool tile or scalar, got %s", describe(cond))
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	if msg != "" {
 		attrs.Set("message", msg)
 	}
-	b.emitAttrs(c.pos, OpAssert, nil, attrs, v)
+	b.emitAttrs(c.pos, ir.OpAssert, nil, attrs, v)
 	return noneVal{}
 }
 
@@ -2269,34 +2271,34 @@ func (b *builder) biPackToBytes(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	if t.DType == Bool {
+	if t.DType == ir.Bool {
 		return b.fail(c.argPos(0), "pack_to_bytes: bool tiles have no byte layout; convert with ct.astype")
 	}
-	return b.emit(c.pos, OpPackBytes, TileOf(U8, t.NumElements()*t.DType.Bytes()), x)
+	return b.emit(c.pos, ir.OpPackBytes, ir.TileOf(ir.U8, t.NumElements()*t.DType.Bytes()), x)
 }
 
 func (b *builder) biUnpackFromBytes(c *callCtx) value {
 	x, t, ok := b.tileArg(c, 0, "x")
-	dt, dtOK := b.dtypeArg(c, 1, InvalidDType)
+	dt, dtOK := b.dtypeArg(c, 1, ir.InvalidDType)
 	if !ok || !dtOK {
 		return poison{}
 	}
-	if t.DType != U8 || t.Rank() != 1 {
+	if t.DType != ir.U8 || t.Rank() != 1 {
 		return b.fail(c.argPos(0), "unpack_from_bytes: x must be a 1-D uint8 tile, got %s", t)
 	}
-	if dt == Bool || t.NumElements()%dt.Bytes() != 0 {
+	if dt == ir.Bool || t.NumElements()%dt.Bytes() != 0 {
 		return b.fail(c.argPos(1), "unpack_from_bytes: %d bytes do not hold whole %s elements", t.NumElements(), dt)
 	}
-	return b.emit(c.pos, OpUnpackBytes, TileOf(dt, t.NumElements()/dt.Bytes()), x)
+	return b.emit(c.pos, ir.OpUnpackBytes, ir.TileOf(dt, t.NumElements()/dt.Bytes()), x)
 }
 
 // printfArgs checks printf's run-time arguments: scalars and tiles (numbers
 // become constants).
-func (b *builder) printfArg(pos lang.Pos, name string, v value) *Value {
+func (b *builder) printfArg(pos lang.Pos, name string, v value) *ir.Value {
 	switch x := v.(type) {
 	case int64, float64, bool:
 		return b.constant(pos, x, weakDType(x))
-	case *Value:
+	case *ir.Value:
 		if isRuntime(x) {
 			return x
 		}
@@ -2316,14 +2318,14 @@ func (b *builder) biPrintf(e *lang.Call, pos []arg, kws []kwArg) value {
 	if !ok {
 		return b.fail(pos[0].e.Position(), "printf: format must be a string, got %s", describe(pos[0].v))
 	}
-	n, msg := printfConversions(format)
+	n, msg := ir.PrintfConversions(format)
 	if msg != "" {
 		return b.fail(pos[0].e.Position(), "printf: %s", msg)
 	}
 	if n != len(pos)-1 {
 		return b.fail(e.Pos, "printf: the format has %d conversions but %d values are given", n, len(pos)-1)
 	}
-	var args []*Value
+	var args []*ir.Value
 	for _, a := range pos[1:] {
 		if isPoison(a.v) {
 			return poison{}
@@ -2334,9 +2336,9 @@ func (b *builder) biPrintf(e *lang.Call, pos []arg, kws []kwArg) value {
 		}
 		args = append(args, v)
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("format", format)
-	b.emitAttrs(e.Pos, OpPrintf, nil, attrs, args...)
+	b.emitAttrs(e.Pos, ir.OpPrintf, nil, attrs, args...)
 	return noneVal{}
 }
 
@@ -2359,7 +2361,7 @@ func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) val
 		}
 	}
 	var f strings.Builder
-	var args []*Value
+	var args []*ir.Value
 	for i, a := range pos {
 		if i > 0 {
 			f.WriteString(strings.ReplaceAll(sep, "%", "%%"))
@@ -2377,7 +2379,7 @@ func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) val
 				return poison{}
 			}
 			continue
-		case int64, float64, bool, DType, noneVal, tuple:
+		case int64, float64, bool, ir.DType, noneVal, tuple:
 			if !isRuntime(x) && !isPoison(x) {
 				if s, ok := x.(tuple); ok && tupleHasRuntime(s) {
 					break
@@ -2398,9 +2400,9 @@ func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) val
 		args = append(args, v)
 	}
 	f.WriteString(strings.ReplaceAll(end, "%", "%%"))
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("format", f.String())
-	b.emitAttrs(e.Pos, OpPrintf, nil, attrs, args...)
+	b.emitAttrs(e.Pos, ir.OpPrintf, nil, attrs, args...)
 	return noneVal{}
 }
 

@@ -1,15 +1,16 @@
-package ir
+package build
 
 // Unannotated kernel parameters, as cuTile writes them
 // (`def matmul_kernel(A, B, C, tm: ConstInt, ...)`): an array or scalar
 // whose dtype and rank come from the launch arguments. The builder takes
-// them from BuildOptions.Args; the kernel is specialized on that signature
+// them from Options.Args; the kernel is specialized on that signature
 // (runtime.Kernel caches one build per signature).
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -17,8 +18,8 @@ import (
 // dtype and dims (one per axis, each a symbol bound at launch or a fixed
 // size), or a scalar's dtype (Dims nil).
 type ArgSig struct {
-	DType DType
-	Dims  []Dim
+	DType ir.DType
+	Dims  []ir.Dim
 }
 
 // IsArray reports whether the signature is an array's.
@@ -51,7 +52,7 @@ func ParseArgSig(s string) (ArgSig, error) {
 		return ArgSig{}, fmt.Errorf("%q: the dims end with ]", s)
 	}
 	dims = strings.TrimSuffix(dims, "]")
-	sig := ArgSig{DType: dt, Dims: []Dim{}}
+	sig := ArgSig{DType: dt, Dims: []ir.Dim{}}
 	for _, d := range strings.Split(dims, ",") {
 		d = strings.TrimSpace(d)
 		var n int64
@@ -59,15 +60,15 @@ func ParseArgSig(s string) (ArgSig, error) {
 			if n <= 0 {
 				return ArgSig{}, fmt.Errorf("%q: dimension %d is not positive", s, n)
 			}
-			sig.Dims = append(sig.Dims, Dim{Size: n})
+			sig.Dims = append(sig.Dims, ir.Dim{Size: n})
 			continue
 		}
 		if !isIdent(d) {
 			return ArgSig{}, fmt.Errorf("%q: dimension %q is neither a name nor a positive int", s, d)
 		}
-		sig.Dims = append(sig.Dims, Dim{Sym: d})
+		sig.Dims = append(sig.Dims, ir.Dim{Sym: d})
 	}
-	if len(sig.Dims) == 0 || len(sig.Dims) == 1 && sig.Dims[0] == (Dim{}) {
+	if len(sig.Dims) == 0 || len(sig.Dims) == 1 && sig.Dims[0] == (ir.Dim{}) {
 		return ArgSig{}, fmt.Errorf("%q: an array needs at least one dimension", s)
 	}
 	return sig, nil
@@ -91,7 +92,7 @@ func isIdent(s string) bool {
 // launchParam is an unannotated kernel parameter.
 type launchParam struct{ p *lang.Param }
 
-// launchTypedParam binds an unannotated parameter from BuildOptions.Args.
+// launchTypedParam binds an unannotated parameter from Options.Args.
 func (b *builder) launchTypedParam(p *lang.Param) {
 	sig, ok := b.opts.Args[p.Name]
 	if !ok {
@@ -103,12 +104,12 @@ func (b *builder) launchTypedParam(p *lang.Param) {
 		b.errorf(p.Default.Position(), "only constant parameters may have defaults (annotate %s with ct.Constant[...])", p.Name)
 	}
 	if !sig.IsArray() {
-		prm := b.f.AddParam(p.Name, ScalarOf(sig.DType), nil)
+		prm := b.f.AddParam(p.Name, ir.ScalarOf(sig.DType), nil)
 		b.bind(p.Name, prm.Value, p.Pos)
 		return
 	}
-	dims := append([]Dim(nil), sig.Dims...)
-	prm := b.f.AddParam(p.Name, ArrayOf(sig.DType, len(dims)), dims)
+	dims := append([]ir.Dim(nil), sig.Dims...)
+	prm := b.f.AddParam(p.Name, ir.ArrayOf(sig.DType, len(dims)), dims)
 	av := &arrayVal{name: p.Name, p: prm}
 	b.bind(p.Name, av, p.Pos)
 	// The symbols name the dims for the launch and the grid; they are not
@@ -147,7 +148,7 @@ func (b *builder) reportMissingSigs() {
 		strings.Join(names, ", "), b.kernel.Name, ps[0].Name, ps[len(ps)-1].Name)
 }
 
-// checkArgNames reports BuildOptions.Args entries that name no unannotated
+// checkArgNames reports Options.Args entries that name no unannotated
 // parameter of the kernels being built.
 //
 // As with -D, one unknown name gives one error, at the first kernel.
@@ -193,7 +194,7 @@ func (b *builder) checkArgNames(kernels []*lang.FuncDef) {
 type LaunchParam struct {
 	Name string
 	// Typed is set when the parameter has no annotation: its signature
-	// comes from the argument (BuildOptions.Args).
+	// comes from the argument (Options.Args).
 	Typed bool
 }
 

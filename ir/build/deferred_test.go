@@ -1,4 +1,4 @@
-package ir
+package build
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ def host(x):
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(f, BuildOptions{}); err != nil {
+	if _, err := File(f, Options{}); err != nil {
 		t.Fatalf("the kernel of a program with host-only Python: %v", err)
 	}
 	for _, c := range []struct{ body, want string }{
@@ -46,7 +46,7 @@ def host(x):
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Build(f, BuildOptions{}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := File(f, Options{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.body, err, c.want)
 		}
 	}

@@ -1,10 +1,9 @@
-package ir
+package build
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 )
@@ -24,14 +24,14 @@ import (
 //	testdata/errors/NAME.txtar   -- in.tile --, optional -- flags --, and -- errors --
 //	                             (one `file:line:col: message` per error, sorted)
 //
-// Flags are lines `-D name=value`, `-arg name=f16[M,K]` and `-kernel name`. `go test ./ir -update`
+// Flags are lines `-D name=value`, `-arg name=f16[M,K]` and `-kernel name`. `go test ./ir/build -update`
 // rewrites the -- ir -- and -- errors -- sections (review the diffs).
 
 // buildCase is one archive's input.
 type buildCase struct {
 	name string // file name for positions
 	src  []byte
-	opts BuildOptions
+	opts Options
 }
 
 func readBuildCase(t *testing.T, a *golden.Archive) buildCase {
@@ -43,7 +43,7 @@ func readBuildCase(t *testing.T, a *golden.Archive) buildCase {
 	switch {
 	case ex != "":
 		name := strings.TrimSpace(ex)
-		src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", name))
+		src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kernels", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +62,8 @@ func readBuildCase(t *testing.T, a *golden.Archive) buildCase {
 }
 
 // parseBuildFlags reads `-D name=value` and `-kernel name` lines.
-func parseBuildFlags(text string) (BuildOptions, error) {
-	var opts BuildOptions
+func parseBuildFlags(text string) (Options, error) {
+	var opts Options
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		switch {
@@ -98,12 +98,12 @@ func parseBuildFlags(text string) (BuildOptions, error) {
 }
 
 // compile parses and builds a source file.
-func compile(name string, src []byte, opts BuildOptions) (*Module, error) {
+func compile(name string, src []byte, opts Options) (*ir.Module, error) {
 	f, err := lang.Parse(name, src)
 	if err != nil {
 		return nil, AfterParseErrors(f, err, opts)
 	}
-	return Build(f, opts)
+	return File(f, opts)
 }
 
 // errorLines renders an error list as `file:line:col: message` lines.
@@ -126,14 +126,14 @@ func TestBuildGoldens(t *testing.T) {
 		if err != nil {
 			t.Fatalf("build failed:\n%v", err)
 		}
-		got := PrintModule(m)
+		got := ir.PrintModule(m)
 		a.Check(t, "ir", got)
 		// The printed IR parses back to the same text.
-		m2, err := Parse(got)
+		m2, err := ir.Parse(got)
 		if err != nil {
 			t.Fatalf("Parse(Print(build)): %v", err)
 		}
-		if diff := cmp.Diff(got, PrintModule(m2)); diff != "" {
+		if diff := cmp.Diff(got, ir.PrintModule(m2)); diff != "" {
 			t.Errorf("Print(Parse(Print(build))) differs:\n%s", diff)
 		}
 	})
@@ -142,7 +142,7 @@ func TestBuildGoldens(t *testing.T) {
 // TestBuildExamples checks that every example has a golden archive (or,
 // with -update, creates one).
 func TestBuildExamples(t *testing.T) {
-	examples, err := filepath.Glob(filepath.Join("..", "testdata", "kernels", "*.tile"))
+	examples, err := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.tile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestBuildExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := compile(base, src, BuildOptions{})
+		m, err := compile(base, src, Options{})
 		if err != nil {
 			t.Errorf("%s:\n%v", base, err)
 			continue
@@ -165,13 +165,13 @@ func TestBuildExamples(t *testing.T) {
 			continue
 		}
 		if !golden.Update() {
-			t.Errorf("%s has no golden archive %s (run go test ./ir -update)", base, path)
+			t.Errorf("%s has no golden archive %s (run go test ./ir/build -update)", base, path)
 			continue
 		}
 		a := golden.Read(t, path)
 		a.Comment = []byte("Golden IR of testdata/kernels/" + base + ".\n")
 		a.Check(t, "example", base+"\n")
-		a.Check(t, "ir", PrintModule(m))
+		a.Check(t, "ir", ir.PrintModule(m))
 	}
 }
 
@@ -208,7 +208,7 @@ def k(A: ct.Array[ct.float32, (N,)]):
     y = ct.load(A, index=(0,), shape=(100,))
     z = undefined_a
 `
-	_, err := compile("s.tile", []byte(src), BuildOptions{})
+	_, err := compile("s.tile", []byte(src), Options{})
 	var list lang.ErrorList
 	if !errors.As(err, &list) || len(list) != 3 {
 		t.Fatalf("want 3 errors, got %v", err)
@@ -229,15 +229,15 @@ def k(A: ct.Array[T, (N,)], T: ct.Constant[ct.DType] = ct.float32, n: ct.Constan
 `
 	for _, tc := range []struct {
 		consts map[string]string
-		want   []Const
+		want   []ir.Const
 	}{
-		{nil, []Const{{"T", F32}, {"n", int64(64)}, {"f", 1.0}, {"b", false}}},
+		{nil, []ir.Const{{Name: "T", Value: ir.F32}, {Name: "n", Value: int64(64)}, {Name: "f", Value: 1.0}, {Name: "b", Value: false}}},
 		{map[string]string{"T": "f16", "n": "0x20", "f": "-2.5", "b": "True"},
-			[]Const{{"T", F16}, {"n", int64(32)}, {"f", -2.5}, {"b", true}}},
+			[]ir.Const{{Name: "T", Value: ir.F16}, {Name: "n", Value: int64(32)}, {Name: "f", Value: -2.5}, {Name: "b", Value: true}}},
 		{map[string]string{"T": "bfloat16", "b": "false", "f": "3"},
-			[]Const{{"T", BF16}, {"n", int64(64)}, {"f", 3.0}, {"b", false}}},
+			[]ir.Const{{Name: "T", Value: ir.BF16}, {Name: "n", Value: int64(64)}, {Name: "f", Value: 3.0}, {Name: "b", Value: false}}},
 	} {
-		m, err := compile("k.tile", []byte(src), BuildOptions{Consts: tc.consts})
+		m, err := compile("k.tile", []byte(src), Options{Consts: tc.consts})
 		if err != nil {
 			t.Fatalf("%v: %v", tc.consts, err)
 		}
@@ -249,18 +249,18 @@ def k(A: ct.Array[T, (N,)], T: ct.Constant[ct.DType] = ct.float32, n: ct.Constan
 
 // TestBuildKernelSelection builds one kernel of a file by name.
 func TestBuildKernelSelection(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "reduction.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kernels", "reduction.tile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := compile("reduction.tile", src, BuildOptions{Kernel: "col_max"})
+	m, err := compile("reduction.tile", src, Options{Kernel: "col_max"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Funcs) != 1 || m.Funcs[0].Name != "col_max" {
 		t.Errorf("got %d kernels", len(m.Funcs))
 	}
-	if _, err := compile("reduction.tile", src, BuildOptions{Kernel: "nope"}); err == nil {
+	if _, err := compile("reduction.tile", src, Options{Kernel: "nope"}); err == nil {
 		t.Error("unknown kernel: no error")
 	}
 }
@@ -280,38 +280,19 @@ func TestBuildNeverPanicsOnHandBuiltAST(t *testing.T) {
 			},
 		}},
 	}
-	if _, err := Build(file, BuildOptions{}); err == nil {
+	if _, err := File(file, Options{}); err == nil {
 		t.Error("no error")
 	}
 }
 
-// TestIRDependencies keeps the package free of the runtime, the backends and cgo.
-func TestIRDependencies(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		switch {
-		case strings.HasPrefix(dep, "github.com/tilec/tilec/runtime"),
-			strings.HasPrefix(dep, "github.com/tilec/tilec/lower"),
-			strings.HasPrefix(dep, "github.com/tilec/tilec/ptxgen"),
-			strings.HasPrefix(dep, "github.com/tilec/tilec/cmd"),
-			dep == "runtime/cgo",
-			strings.HasPrefix(dep, "gorgonia.org/"):
-			t.Errorf("ir depends on %s", dep)
-		}
-	}
-}
-
 func BenchmarkBuildMatmul(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "matmul.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kernels", "matmul.tile"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := compile("matmul.tile", src, BuildOptions{}); err != nil {
+		if _, err := compile("matmul.tile", src, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -319,7 +300,7 @@ func BenchmarkBuildMatmul(b *testing.B) {
 
 // BenchmarkBuildMatmulASTToIR is the builder alone, from a parsed file.
 func BenchmarkBuildMatmulASTToIR(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "kernels", "matmul.tile"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kernels", "matmul.tile"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -329,14 +310,14 @@ func BenchmarkBuildMatmulASTToIR(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Build(file, BuildOptions{}); err != nil {
+		if _, err := File(file, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func FuzzBuild(f *testing.F) {
-	examples, _ := filepath.Glob(filepath.Join("..", "testdata", "kernels", "*.tile"))
+	examples, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kernels", "*.tile"))
 	for _, ex := range examples {
 		if src, err := os.ReadFile(ex); err == nil {
 			f.Add(string(src))
@@ -357,7 +338,7 @@ func FuzzBuild(f *testing.F) {
 		if err != nil {
 			return
 		}
-		m, err := Build(file, BuildOptions{})
+		m, err := File(file, Options{})
 		if err != nil {
 			var list lang.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
@@ -371,12 +352,12 @@ func FuzzBuild(f *testing.F) {
 			return
 		}
 		for _, fn := range m.Funcs {
-			if err := Verify(fn); err != nil {
+			if err := ir.Verify(fn); err != nil {
 				t.Fatalf("built IR fails verification: %v", err)
 			}
 		}
 		// Strict mode adds errors, never a panic or a different IR.
-		if _, err := Build(file, BuildOptions{Strict: true}); err != nil {
+		if _, err := File(file, Options{Strict: true}); err != nil {
 			var list lang.ErrorList
 			if !errors.As(err, &list) || len(list) == 0 {
 				t.Fatalf("strict: error is not a non-empty ErrorList: %v", err)

@@ -1,4 +1,4 @@
-package ir
+package build
 
 import (
 	"strings"
@@ -60,7 +60,7 @@ func TestBuildAccepts(t *testing.T) {
 	}
 	for _, body := range bodies {
 		src := "import cuda.tile as ct\n\n@ct.kernel\ndef k(A: ct.Array[ct.float32, (N,)]):\n    " + body + "\n"
-		if _, err := compile("accept.tile", []byte(src), BuildOptions{}); err != nil {
+		if _, err := compile("accept.tile", []byte(src), Options{}); err != nil {
 			t.Errorf("%s:\n%v", strings.ReplaceAll(body, "\n    ", "; "), err)
 		}
 	}

@@ -1,9 +1,9 @@
-package ir
+package build
 
 // The parameter list of a kernel as its launchers see it: which
 // parameters are compile-time constants (and of what kind), which take
 // arrays or scalars. The host launch function (package host) uses it to
-// route ct.launch's positional arguments: constants to BuildOptions.Consts,
+// route ct.launch's positional arguments: constants to Options.Consts,
 // the rest to the launch.
 
 import "github.com/tilec/tilec/lang"

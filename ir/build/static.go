@@ -1,4 +1,4 @@
-package ir
+package build
 
 // ct.static_iter: `for x in ct.static_iter(iterable):` iterates at compile
 // time. cuTile evaluates the iterable as static_eval does (no run-time
@@ -14,6 +14,7 @@ package ir
 import (
 	"fmt"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -240,7 +241,7 @@ func (b *builder) staticRange(e *lang.Call, pos []arg, kws []kwArg) value {
 			xs[i] = x
 		case poison:
 			return poison{}
-		case *Value:
+		case *ir.Value:
 			return b.fail(a.e.Position(), "ct.static_iter: range() bound %s is a run-time value; the iterable must be known at compile time", exprText(a.e))
 		default:
 			return b.fail(a.e.Position(), "range() arguments must be integers, got %s", describe(x))

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // f-strings. The lexer reads f"a{x:.2f}b" as a call of lang.FStringFunc
 // with the literal text around each field, the fields' expressions and
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -156,7 +157,7 @@ func printfSpec(spec string, v value) (string, string) {
 	switch x := v.(type) {
 	case float64:
 		isFloat = true
-	case *Value:
+	case *ir.Value:
 		isFloat = x.Type.Elem().IsFloat()
 	}
 	switch {
@@ -195,7 +196,7 @@ func printfSpec(spec string, v value) (string, string) {
 
 // printFString appends f's text and conversions to a printf format, and
 // its run-time values to args.
-func (b *builder) printFString(name string, f fstringVal, format *strings.Builder, args []*Value) ([]*Value, bool) {
+func (b *builder) printFString(name string, f fstringVal, format *strings.Builder, args []*ir.Value) ([]*ir.Value, bool) {
 	for i, fd := range f.fields {
 		format.WriteString(strings.ReplaceAll(f.lits[i], "%", "%%"))
 		if !isRuntime(fd.v) {

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Loops. `for i in range(...)` becomes an OpFor whose carried values are
 // the variables assigned in the body that were defined before the loop;
@@ -11,6 +11,7 @@ package ir
 // variable, so that it stops early.
 
 import (
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -107,9 +108,9 @@ func (b *builder) leaveLoop(saved savedFlags) {
 // loopCarried picks the carried variables of a loop: assigned in the body,
 // defined before, and read in the body (reads) or after it (live). Their
 // initial values are materialized.
-func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameSet, skip string) ([]string, []*Value) {
+func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameSet, skip string) ([]string, []*ir.Value) {
 	var carried []string
-	var inits []*Value
+	var inits []*ir.Value
 	for _, n := range assigned {
 		if n == skip {
 			continue
@@ -124,9 +125,9 @@ func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameS
 		if !reads[n] && !live[n] {
 			continue
 		}
-		var init *Value
+		var init *ir.Value
 		switch x := bd.val.(type) {
-		case *Value:
+		case *ir.Value:
 			if isRuntime(x) {
 				init = x
 			}
@@ -150,7 +151,7 @@ func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameS
 // to params, the continue flag to False, builds the statements and
 // appends the yield of first's values (when first is not nil: built after
 // the statements) and the carried values (which must keep their types).
-func (b *builder) loopBody(body *Block, stmts []lang.Stmt, carried []string, params []*Value, bodyLive nameSet, pos lang.Pos, cont bool, first func() []*Value) {
+func (b *builder) loopBody(body *ir.Block, stmts []lang.Stmt, carried []string, params []*ir.Value, bodyLive nameSet, pos lang.Pos, cont bool, first func() []*ir.Value) {
 	outer := b.cur
 	b.cur = body
 	for i, n := range carried {
@@ -160,7 +161,7 @@ func (b *builder) loopBody(body *Block, stmts []lang.Stmt, carried []string, par
 		b.bind(continueFlag, false, pos)
 	}
 	b.stmts(stmts, bodyLive, false)
-	var next []*Value
+	var next []*ir.Value
 	if first != nil {
 		next = first()
 	}
@@ -175,13 +176,13 @@ func (b *builder) loopBody(body *Block, stmts []lang.Stmt, carried []string, par
 		}
 		next = append(next, v)
 	}
-	b.cur.Append(&Instr{Op: OpYield, Args: next, Pos: pos})
+	b.cur.Append(&ir.Instr{Op: ir.OpYield, Args: next, Pos: ir.Pos(pos)})
 	b.cur = outer
 }
 
 // loopResults binds the carried names to the loop's results (from index
 // first on) and marks the names first assigned in the body undefined.
-func (b *builder) loopResults(in *Instr, first int, carried, assigned []string, types []*Value, pos lang.Pos) {
+func (b *builder) loopResults(in *ir.Instr, first int, carried, assigned []string, types []*ir.Value, pos lang.Pos) {
 	for i, n := range carried {
 		r := b.f.NewValue(types[i].Type)
 		r.Def = in
@@ -243,7 +244,7 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 			}
 		}
 		saved := b.cur
-		in := &Instr{Op: OpFor, Pos: s.Pos}
+		in := &ir.Instr{Op: ir.OpFor, Pos: ir.Pos(s.Pos)}
 		in.Block = b.cur
 		b.cur = in.NewRegion()
 		if cont {
@@ -258,13 +259,13 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	}
 
 	// The induction variable's type: i32 unless a bound is i64.
-	ivt := I32
+	ivt := ir.I32
 	for _, x := range []value{lo, hi, step} {
-		if v, ok := x.(*Value); ok && v.Type.Elem() == I64 || weakDType(x) == I64 {
-			ivt = I64
+		if v, ok := x.(*ir.Value); ok && v.Type.Elem() == ir.I64 || weakDType(x) == ir.I64 {
+			ivt = ir.I64
 		}
 	}
-	bounds := []*Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
+	bounds := []*ir.Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
 	carried, inits := b.loopCarried(s.Pos, assigned, bodyReads, live, target.Name)
 	bodyLive := liveIn(live, bodyReads, carried)
 
@@ -272,11 +273,11 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 		b.forBreak(s, target, bounds, step, carried, inits, assigned, bodyLive, cont)
 		return
 	}
-	in := &Instr{Op: OpFor, Pos: s.Pos, Args: append(bounds, inits...)}
+	in := &ir.Instr{Op: ir.OpFor, Pos: ir.Pos(s.Pos), Args: append(bounds, inits...)}
 	b.append(in)
 	body := in.NewRegion()
-	iv := b.f.AddBlockParam(body, ScalarOf(ivt))
-	params := make([]*Value, len(carried))
+	iv := b.f.AddBlockParam(body, ir.ScalarOf(ivt))
+	params := make([]*ir.Value, len(carried))
 	for i := range carried {
 		params[i] = b.f.AddBlockParam(body, inits[i].Type)
 	}
@@ -290,13 +291,13 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 // carries the induction variable first: the condition is `iv < hi` (`iv >
 // hi` for a negative step) and not the break flag; the body's last step
 // is iv + step.
-func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*Value, stepV value, carried []string, inits []*Value, assigned []string, bodyLive nameSet, cont bool) {
+func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
 	ivT := bounds[0].Type
-	in := &Instr{Op: OpWhile, Pos: s.Pos, Args: append([]*Value{bounds[0]}, inits...)}
+	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: append([]*ir.Value{bounds[0]}, inits...)}
 	b.append(in)
 	condB, body := in.NewRegion(), in.NewRegion()
-	cparams := []*Value{b.f.AddBlockParam(condB, ivT)}
-	bparams := []*Value{b.f.AddBlockParam(body, ivT)}
+	cparams := []*ir.Value{b.f.AddBlockParam(condB, ivT)}
+	bparams := []*ir.Value{b.f.AddBlockParam(body, ivT)}
 	for _, x := range inits {
 		cparams = append(cparams, b.f.AddBlockParam(condB, x.Type))
 		bparams = append(bparams, b.f.AddBlockParam(body, x.Type))
@@ -324,21 +325,21 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*Value, 
 		inRange = b.binop(s.Pos, "|", up, down)
 	}
 	notBroken := b.unop(s.Pos, "not", b.lookup(breakFlag, s.Pos))
-	c, _ := b.binop(s.Pos, "&", inRange, notBroken).(*Value)
+	c, _ := b.binop(s.Pos, "&", inRange, notBroken).(*ir.Value)
 	if c == nil {
-		c = b.constant(s.Pos, false, Bool) // reported already
+		c = b.constant(s.Pos, false, ir.Bool) // reported already
 	}
-	condB.Append(&Instr{Op: OpYield, Args: []*Value{c}, Pos: s.Pos})
+	condB.Append(&ir.Instr{Op: ir.OpYield, Args: []*ir.Value{c}, Pos: ir.Pos(s.Pos)})
 	b.cur = outer
 
 	// Body: the statements, then the next induction variable.
 	b.bind(target.Name, bparams[0], target.Pos)
-	b.loopBody(body, s.Body, carried, bparams[1:], bodyLive, s.Pos, cont, func() []*Value {
-		next, _ := b.binop(s.Pos, "+", bparams[0], step).(*Value)
+	b.loopBody(body, s.Body, carried, bparams[1:], bodyLive, s.Pos, cont, func() []*ir.Value {
+		next, _ := b.binop(s.Pos, "+", bparams[0], step).(*ir.Value)
 		if next == nil {
 			next = bparams[0] // reported already
 		}
-		return []*Value{next}
+		return []*ir.Value{next}
 	})
 	r := b.f.NewValue(ivT)
 	r.Def = in
@@ -354,7 +355,7 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*Value, 
 // element is a condition; its value is the same in every thread, so the
 // GPU's branch on it stays uniform). A break in the body joins the
 // condition as `not broke and cond`.
-func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, cr *Value, ok bool) {
+func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, cr *ir.Value, ok bool) {
 	var notBroke value = true
 	if brk {
 		notBroke = b.expr(&lang.UnaryExpr{Pos: s.Pos, Op: "not", X: &lang.Name{Pos: s.Pos, Name: breakFlag}})
@@ -369,7 +370,7 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 		if brk {
 			c = b.binop(pos, "&", notBroke, t)
 		}
-		r, isRun := c.(*Value)
+		r, isRun := c.(*ir.Value)
 		return false, false, r, isRun
 	}
 	s1, v1, r1, ok1 := b.condition(s.Pos, notBroke, "while")
@@ -384,7 +385,7 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 	case s2:
 		return false, false, r1, true
 	}
-	return false, false, b.emit(s.Pos, OpAnd, ScalarOf(Bool), r1, r2), true
+	return false, false, b.emit(s.Pos, ir.OpAnd, ir.ScalarOf(ir.Bool), r1, r2), true
 }
 
 // tileCondition reads a condition that is a tile (isTile): cuTile's `if`,
@@ -392,22 +393,22 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 // which becomes a rank-0 bool tile (a non-bool one compared with 0), the
 // same in every thread of a block; a tile with more elements, one of shape
 // (1,) included, is an error, as in cuTile.
-func (b *builder) tileCondition(pos lang.Pos, c value, what string) (r *Value, isTile, ok bool) {
-	x, isVal := c.(*Value)
+func (b *builder) tileCondition(pos lang.Pos, c value, what string) (r *ir.Value, isTile, ok bool) {
+	x, isVal := c.(*ir.Value)
 	if !isVal {
 		return nil, false, true
 	}
-	t, isTile := x.Type.(*Tile)
+	t, isTile := x.Type.(*ir.Tile)
 	switch {
 	case !isTile:
 		return nil, false, true
 	case t.Rank() > 0:
 		b.errorf(pos, "%s: condition must be a scalar or a rank-0 tile (such as ct.sum(t) > 0), got %s", what, t)
 		return nil, true, false
-	case t.DType == Bool:
+	case t.DType == ir.Bool:
 		return x, true, true
 	}
-	r, ok = b.binop(pos, "!=", x, int64(0)).(*Value)
+	r, ok = b.binop(pos, "!=", x, int64(0)).(*ir.Value)
 	return r, true, ok
 }
 
@@ -424,11 +425,11 @@ func (b *builder) whileStmt(s *lang.WhileStmt, live nameSet) {
 	carried, inits := b.loopCarried(s.Pos, assigned, bodyReads, live, "")
 	bodyLive := liveIn(live, bodyReads, carried)
 
-	in := &Instr{Op: OpWhile, Pos: s.Pos, Args: inits}
+	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: inits}
 	in.Block = b.cur
 	condB, body := in.NewRegion(), in.NewRegion()
-	cparams := make([]*Value, len(inits))
-	bparams := make([]*Value, len(inits))
+	cparams := make([]*ir.Value, len(inits))
+	bparams := make([]*ir.Value, len(inits))
 	for i, x := range inits {
 		cparams[i] = b.f.AddBlockParam(condB, x.Type)
 	}
@@ -471,7 +472,7 @@ func (b *builder) whileStmt(s *lang.WhileStmt, live nameSet) {
 		}
 		return
 	}
-	condB.Append(&Instr{Op: OpYield, Args: []*Value{cr}, Pos: s.Pos})
+	condB.Append(&ir.Instr{Op: ir.OpYield, Args: []*ir.Value{cr}, Pos: ir.Pos(s.Pos)})
 	in.Block = nil
 	b.append(in)
 	b.loopBody(body, s.Body, carried, bparams, bodyLive, s.Pos, cont, nil)

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // This file defines the values of the builder's environment. A name is bound
 // either to a compile-time value, which the builder folds and never emits
@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -42,11 +43,11 @@ type undefVal struct{ msg string }
 // arrayVal is an array kernel parameter, as seen by the body.
 type arrayVal struct {
 	name string
-	p    *Param
+	p    *ir.Param
 }
 
-func (a *arrayVal) rank() int    { return len(a.p.Dims) }
-func (a *arrayVal) dtype() DType { return a.p.Type.Elem() }
+func (a *arrayVal) rank() int       { return len(a.p.Dims) }
+func (a *arrayVal) dtype() ir.DType { return a.p.Type.Elem() }
 
 // funcVal is a helper function (inlined at each call) or a kernel (which
 // cannot be called from kernel code).
@@ -115,7 +116,7 @@ func describe(v value) string {
 		return "float"
 	case bool:
 		return "bool"
-	case DType:
+	case ir.DType:
 		return "dtype"
 	case string:
 		return "string"
@@ -127,7 +128,7 @@ func describe(v value) string {
 		return "padding mode"
 	case noneVal:
 		return "None"
-	case *Value:
+	case *ir.Value:
 		return v.Type.String()
 	case *arrayVal:
 		return "array " + v.name
@@ -168,7 +169,7 @@ func formatConst(v value) string {
 			return "True"
 		}
 		return "False"
-	case DType:
+	case ir.DType:
 		return v.String()
 	case string:
 		return strconv.Quote(v)
@@ -214,7 +215,7 @@ func truthy(v value) (bool, bool) {
 		return len(v) > 0, true
 	case string:
 		return v != "", true
-	case DType, padMode:
+	case ir.DType, padMode:
 		return true, true
 	}
 	return false, false
@@ -222,57 +223,57 @@ func truthy(v value) (bool, bool) {
 
 // weakDType is the dtype a compile-time number takes on its own: int
 // literals are i32 (i64 when they do not fit), floats f32.
-func weakDType(v value) DType {
+func weakDType(v value) ir.DType {
 	switch v := v.(type) {
 	case bool:
-		return Bool
+		return ir.Bool
 	case int64:
 		if v < math.MinInt32 || v > math.MaxInt32 {
-			return I64
+			return ir.I64
 		}
-		return I32
+		return ir.I32
 	case float64:
-		return F32
+		return ir.F32
 	}
-	return InvalidDType
+	return ir.InvalidDType
 }
 
 // dtypeRank orders dtypes for promotion: bool < i32 < i64 < f16 = bf16 < f32 = tf32 < f64.
-func dtypeRank(d DType) int {
+func dtypeRank(d ir.DType) int {
 	switch d {
-	case Bool:
+	case ir.Bool:
 		return 0
-	case I8, I16, I32, U8, U16, U32:
+	case ir.I8, ir.I16, ir.I32, ir.U8, ir.U16, ir.U32:
 		return 1
-	case I64, U64:
+	case ir.I64, ir.U64:
 		return 2
-	case F16, BF16:
+	case ir.F16, ir.BF16:
 		return 3
-	case F32, TF32:
+	case ir.F32, ir.TF32:
 		return 4
-	case F64:
+	case ir.F64:
 		return 5
 	}
 	return -1
 }
 
 // promote is the common dtype of two run-time operands.
-func promote(a, b DType) (DType, error) {
+func promote(a, b ir.DType) (ir.DType, error) {
 	if a == b {
 		return a, nil
 	}
-	if (a == F16 && b == BF16) || (a == BF16 && b == F16) {
-		return InvalidDType, fmt.Errorf("cannot mix f16 and bf16; use ct.astype")
+	if (a == ir.F16 && b == ir.BF16) || (a == ir.BF16 && b == ir.F16) {
+		return ir.InvalidDType, fmt.Errorf("cannot mix f16 and bf16; use ct.astype")
 	}
-	if (a == F32 && b == TF32) || (a == TF32 && b == F32) {
-		return F32, nil
+	if (a == ir.F32 && b == ir.TF32) || (a == ir.TF32 && b == ir.F32) {
+		return ir.F32, nil
 	}
 	if a.IsFloat8() || b.IsFloat8() {
-		return InvalidDType, fmt.Errorf("cannot mix %s and %s implicitly; use ct.astype", a, b)
+		return ir.InvalidDType, fmt.Errorf("cannot mix %s and %s implicitly; use ct.astype", a, b)
 	}
 	if a.IsInt() && b.IsInt() {
 		if a.IsUnsigned() != b.IsUnsigned() {
-			return InvalidDType, fmt.Errorf("cannot mix signed and unsigned integers (%s and %s); use ct.astype", a, b)
+			return ir.InvalidDType, fmt.Errorf("cannot mix signed and unsigned integers (%s and %s); use ct.astype", a, b)
 		}
 		if a.Bits() >= b.Bits() {
 			return a, nil
@@ -288,31 +289,31 @@ func promote(a, b DType) (DType, error) {
 // weakJoin is the dtype of a run-time operand of dtype d mixed with a
 // compile-time number w: the number takes d's dtype unless that would lose
 // its kind (a float with an int tile gives f32; a large int with i32 gives i64).
-func weakJoin(d DType, w value) DType {
+func weakJoin(d ir.DType, w value) ir.DType {
 	switch w := w.(type) {
 	case bool:
 		return d
 	case int64:
-		if d == Bool {
+		if d == ir.Bool {
 			return weakDType(w)
 		}
-		if d == I32 && weakDType(w) == I64 {
-			return I64
+		if d == ir.I32 && weakDType(w) == ir.I64 {
+			return ir.I64
 		}
 		return d
 	case float64:
 		if d.IsFloat() {
 			return d
 		}
-		return F32
+		return ir.F32
 	}
 	return d
 }
 
 // weakJoinConsts is the dtype of several compile-time numbers mixed only
 // with each other in a run-time context (bool < int < float).
-func weakJoinConsts(vs []value) DType {
-	d := Bool
+func weakJoinConsts(vs []value) ir.DType {
+	d := ir.Bool
 	for _, v := range vs {
 		w := weakDType(v)
 		if dtypeRank(w) > dtypeRank(d) {
@@ -323,47 +324,47 @@ func weakJoinConsts(vs []value) DType {
 }
 
 // ctDTypes maps the tile module's dtype names to dtypes.
-var ctDTypes = map[string]DType{
-	"bool_":    Bool,
-	"int32":    I32,
-	"int64":    I64,
-	"float16":  F16,
-	"bfloat16": BF16,
-	"float32":  F32,
-	"tfloat32": TF32,
-	"float64":  F64,
-	"int8":     I8,
-	"int16":    I16,
-	"uint8":    U8,
-	"uint16":   U16,
-	"uint32":   U32,
-	"uint64":   U64,
+var ctDTypes = map[string]ir.DType{
+	"bool_":    ir.Bool,
+	"int32":    ir.I32,
+	"int64":    ir.I64,
+	"float16":  ir.F16,
+	"bfloat16": ir.BF16,
+	"float32":  ir.F32,
+	"tfloat32": ir.TF32,
+	"float64":  ir.F64,
+	"int8":     ir.I8,
+	"int16":    ir.I16,
+	"uint8":    ir.U8,
+	"uint16":   ir.U16,
+	"uint32":   ir.U32,
+	"uint64":   ir.U64,
 
-	"float8_e4m3fn": F8E4M3,
-	"float8_e5m2":   F8E5M2,
+	"float8_e4m3fn": ir.F8E4M3,
+	"float8_e5m2":   ir.F8E5M2,
 }
 
 // parseDTypeName reads a dtype given on the command line: a ct name
 // (float16, ct.float16) or a short name (f16).
-func parseDTypeName(s string) (DType, bool) {
+func parseDTypeName(s string) (ir.DType, bool) {
 	s = strings.TrimPrefix(s, "ct.")
 	if d, ok := ctDTypes[s]; ok {
 		return d, true
 	}
 	if s == "bool" {
-		return Bool, true
+		return ir.Bool, true
 	}
-	return ParseDType(s)
+	return ir.ParseDType(s)
 }
 
 // padModes maps ct.PaddingMode members to the load's pad attribute.
 var padModes = map[string]string{
-	"ZERO":         PadZero,
-	"NEG_ZERO":     PadNegZero,
-	"NAN":          PadNaN,
-	"POS_INF":      PadPosInf,
-	"NEG_INF":      PadNegInf,
-	"UNDETERMINED": PadZero,
+	"ZERO":         ir.PadZero,
+	"NEG_ZERO":     ir.PadNegZero,
+	"NAN":          ir.PadNaN,
+	"POS_INF":      ir.PadPosInf,
+	"NEG_INF":      ir.PadNegInf,
+	"UNDETERMINED": ir.PadZero,
 }
 
 // isPow2 reports whether n is a positive power of two.

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Performance hints as cuTile spells them: the kernel decorator's
 // num_ctas, occupancy, opt_level and num_worker_warps (an int, or
@@ -9,6 +9,7 @@ package ir
 // hint: it maps tile axes to array axes (see memHints).
 
 import (
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -17,7 +18,7 @@ var kernelHints = map[string]bool{"num_ctas": true, "occupancy": true, "opt_leve
 const nsByTarget nsVal = "ByTarget"
 
 // byTargetVal is ct.ByTarget(sm_90=2, default=1): a value per target.
-type byTargetVal []Const
+type byTargetVal []ir.Const
 
 // byTarget evaluates a ct.ByTarget(...) call: keyword arguments only,
 // each a compile-time int, float or bool.
@@ -35,7 +36,7 @@ func (b *builder) byTarget(e *lang.Call, pos []arg, kws []kwArg) value {
 			}
 			return b.fail(kw.pos, "ct.ByTarget: %s must be a compile-time number, got %s", kw.name, describe(kw.v))
 		}
-		out = append(out, Const{Name: kw.name, Value: kw.v})
+		out = append(out, ir.Const{Name: kw.name, Value: kw.v})
 	}
 	if len(out) == 0 {
 		return b.fail(e.Pos, "ct.ByTarget needs at least one target=value")
@@ -52,10 +53,10 @@ func (b *builder) kernelHint(kw *lang.Keyword) {
 			b.errorf(kw.Value.Position(), "%s must not be negative, got %d", kw.Name, v)
 			return
 		}
-		b.f.Hints = append(b.f.Hints, Const{Name: kw.Name, Value: v})
+		b.f.Hints = append(b.f.Hints, ir.Const{Name: kw.Name, Value: v})
 	case byTargetVal:
 		for _, c := range v {
-			b.f.Hints = append(b.f.Hints, Const{Name: kw.Name + ":" + c.Name, Value: c.Value})
+			b.f.Hints = append(b.f.Hints, ir.Const{Name: kw.Name + ":" + c.Name, Value: c.Value})
 		}
 	case poison:
 	default:
@@ -68,7 +69,7 @@ func (b *builder) kernelHint(kw *lang.Keyword) {
 // meaning: tile axis k is array axis order[k] ("F" reverses the axes).
 // ct.load(A, (j, i), shape=(tn, tm), order=(1, 0)) is the transpose of
 // ct.load(A, (i, j), shape=(tm, tn)).
-func (b *builder) memHints(c *callCtx, rank int, attrs *Attrs) ([]int, bool) {
+func (b *builder) memHints(c *callCtx, rank int, attrs *ir.Attrs) ([]int, bool) {
 	params := ctBuiltins[c.name].params
 	ok := true
 	var order []int

@@ -1,6 +1,6 @@
-package ir
+package build
 
-// Strict mode (BuildOptions.Strict, tilec --strict): what tilec accepts
+// Strict mode (Options.Strict, tilec --strict): what tilec accepts
 // beyond cuTile 1.6 becomes an error that says what cuTile takes instead,
 // so that a kernel written against tilec also runs under cuTile. The
 // extensions, each reported where the builder meets it:

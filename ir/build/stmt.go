@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Statements and control flow. A `for` becomes an OpFor whose carried
 // values are the variables assigned in the body that were defined before
@@ -11,6 +11,7 @@ package ir
 import (
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -208,8 +209,8 @@ func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
 		args[i] = b.expr(a)
 		switch x := args[i].(type) {
 		case int64:
-		case *Value:
-			if s, isScalar := x.Type.(*Scalar); !isScalar || !s.DType.IsInt() {
+		case *ir.Value:
+			if s, isScalar := x.Type.(*ir.Scalar); !isScalar || !s.DType.IsInt() {
 				b.errorf(a.Position(), "range() arguments must be integers, got %s", x.Type)
 				ok = false
 			}
@@ -240,8 +241,8 @@ func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
 }
 
 // intValue materializes a loop bound as an integer scalar of dtype dt.
-func (b *builder) intValue(pos lang.Pos, v value, dt DType) *Value {
-	if x, ok := v.(*Value); ok {
+func (b *builder) intValue(pos lang.Pos, v value, dt ir.DType) *ir.Value {
+	if x, ok := v.(*ir.Value); ok {
 		return b.convert(pos, x, dt)
 	}
 	return b.constant(pos, v, dt)
@@ -249,14 +250,14 @@ func (b *builder) intValue(pos lang.Pos, v value, dt DType) *Value {
 
 // coerceTo makes v a run-time value of type t: equal types pass, and a
 // compile-time number becomes a const when t is a scalar.
-func (b *builder) coerceTo(v value, t Type, pos lang.Pos) (*Value, bool) {
+func (b *builder) coerceTo(v value, t ir.Type, pos lang.Pos) (*ir.Value, bool) {
 	switch x := v.(type) {
-	case *Value:
-		if TypesEqual(x.Type, t) {
+	case *ir.Value:
+		if ir.TypesEqual(x.Type, t) {
 			return x, true
 		}
 	case int64, float64, bool:
-		if s, ok := t.(*Scalar); ok {
+		if s, ok := t.(*ir.Scalar); ok {
 			if _, isFloat := x.(float64); isFloat && !s.DType.IsFloat() {
 				return nil, false
 			}
@@ -286,7 +287,7 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 	}
 	if !ok {
 		// Build both branches for their errors; what they assign is poisoned.
-		in := &Instr{Op: OpIf, Pos: s.Pos}
+		in := &ir.Instr{Op: ir.OpIf, Pos: ir.Pos(s.Pos)}
 		in.Block = b.cur
 		saved := b.cur
 		scope := copyScope(b.fn.scope)
@@ -303,7 +304,7 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 		return
 	}
 
-	in := &Instr{Op: OpIf, Pos: s.Pos, Args: []*Value{cr}}
+	in := &ir.Instr{Op: ir.OpIf, Pos: ir.Pos(s.Pos), Args: []*ir.Value{cr}}
 	b.append(in)
 	outer := b.cur
 	before := b.fn.scope
@@ -350,9 +351,9 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 			plans[n] = plan
 		}
 	}
-	m.thenB.Append(&Instr{Op: OpYield, Args: m.thenVals, Pos: s.Pos})
-	m.elseB.Append(&Instr{Op: OpYield, Args: m.elseVals, Pos: s.Pos})
-	results := make([]*Value, len(m.thenVals))
+	m.thenB.Append(&ir.Instr{Op: ir.OpYield, Args: m.thenVals, Pos: ir.Pos(s.Pos)})
+	m.elseB.Append(&ir.Instr{Op: ir.OpYield, Args: m.elseVals, Pos: ir.Pos(s.Pos)})
+	results := make([]*ir.Value, len(m.thenVals))
 	for i, tv := range m.thenVals {
 		r := b.f.NewValue(tv.Type)
 		r.Def = in
@@ -371,8 +372,8 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 type ifMerge struct {
 	b                  *builder
 	pos                lang.Pos
-	thenB, elseB       *Block
-	thenVals, elseVals []*Value
+	thenB, elseB       *ir.Block
+	thenVals, elseVals []*ir.Value
 }
 
 // resultIndex is a merge plan's reference to the if's result i.
@@ -419,7 +420,7 @@ func (m *ifMerge) plan(tv, ev value, tpos, epos lang.Pos) (any, bool) {
 }
 
 // resolvePlan turns a merge plan into the value after the if.
-func resolvePlan(plan any, results []*Value) value {
+func resolvePlan(plan any, results []*ir.Value) value {
 	switch p := plan.(type) {
 	case resultIndex:
 		return results[p]
@@ -437,26 +438,26 @@ func resolvePlan(plan any, results []*Value) value {
 // nil when they cannot: run-time types must be equal; a compile-time
 // number takes the other side's scalar dtype; two numbers take their
 // common default dtype.
-func (b *builder) mergeType(x, y value) Type {
-	xv, xRT := x.(*Value)
-	yv, yRT := y.(*Value)
+func (b *builder) mergeType(x, y value) ir.Type {
+	xv, xRT := x.(*ir.Value)
+	yv, yRT := y.(*ir.Value)
 	xRT = xRT && isRuntime(xv)
 	yRT = yRT && isRuntime(yv)
 	switch {
 	case xRT && yRT:
-		if TypesEqual(xv.Type, yv.Type) {
+		if ir.TypesEqual(xv.Type, yv.Type) {
 			return xv.Type
 		}
 	case xRT && isNumber(y):
-		if s, ok := xv.Type.(*Scalar); ok && weakJoin(s.DType, y) == s.DType {
+		if s, ok := xv.Type.(*ir.Scalar); ok && weakJoin(s.DType, y) == s.DType {
 			return s
 		}
 	case yRT && isNumber(x):
-		if s, ok := yv.Type.(*Scalar); ok && weakJoin(s.DType, x) == s.DType {
+		if s, ok := yv.Type.(*ir.Scalar); ok && weakJoin(s.DType, x) == s.DType {
 			return s
 		}
 	case isNumber(x) && isNumber(y):
-		return ScalarOf(weakJoinConsts([]value{x, y}))
+		return ir.ScalarOf(weakJoinConsts([]value{x, y}))
 	}
 	return nil
 }
@@ -703,18 +704,18 @@ func (b *builder) assertStmt(s *lang.AssertStmt) {
 		}
 		return
 	}
-	v, ok := c.(*Value)
+	v, ok := c.(*ir.Value)
 	if !ok || !isRuntime(v) {
 		b.errorf(s.Cond.Position(), "assert: condition must be a bool scalar or tile, got %s", describe(c))
 		return
 	}
-	if _, isScalar := v.Type.(*Scalar); isScalar {
+	if _, isScalar := v.Type.(*ir.Scalar); isScalar {
 		v = b.toBool(s.Cond.Position(), v)
-	} else if v.Type.Elem() != Bool {
+	} else if v.Type.Elem() != ir.Bool {
 		b.errorf(s.Cond.Position(), "assert: condition must be a bool tile, got %s (compare it, e.g. x != 0)", v.Type)
 		return
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	switch m := msg.(type) {
 	case string:
 		if m != "" {
@@ -727,7 +728,7 @@ func (b *builder) assertStmt(s *lang.AssertStmt) {
 		}
 		attrs.Set("message", formatConst(m))
 	}
-	b.emitAttrs(s.Pos, OpAssert, nil, attrs, v)
+	b.emitAttrs(s.Pos, ir.OpAssert, nil, attrs, v)
 }
 
 func readExpr(e lang.Expr, set nameSet) {

@@ -1,9 +1,10 @@
-package ir
+package build
 
 // The launch grid: `@ct.kernel(grid=(g0, g1, g2))` becomes three host
 // expressions over the symbolic dimensions, with constants folded in.
 
 import (
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -36,11 +37,11 @@ func (b *builder) kernelGrid(def *lang.FuncDef) {
 				b.errorf(kw.Value.Position(), "grid must have 1 to 3 axes, got %d", len(elems))
 				continue
 			}
-			var grid [3]*HostExpr
+			var grid [3]*ir.HostExpr
 			good := true
 			for i := range grid {
 				if i >= len(elems) {
-					grid[i] = &HostExpr{Op: HostConst, Val: 1}
+					grid[i] = &ir.HostExpr{Op: ir.HostConst, Val: 1}
 					continue
 				}
 				grid[i] = b.hostExpr(elems[i])
@@ -53,20 +54,20 @@ func (b *builder) kernelGrid(def *lang.FuncDef) {
 	}
 }
 
-var hostBinOps = map[string]HostOp{"+": HostAdd, "-": HostSub, "*": HostMul, "//": HostFloorDiv, "%": HostMod}
+var hostBinOps = map[string]ir.HostOp{"+": ir.HostAdd, "-": ir.HostSub, "*": ir.HostMul, "//": ir.HostFloorDiv, "%": ir.HostMod}
 
 // hostExpr converts one grid expression; nil after an error.
-func (b *builder) hostExpr(e lang.Expr) *HostExpr {
+func (b *builder) hostExpr(e lang.Expr) *ir.HostExpr {
 	switch e := e.(type) {
 	case *lang.IntLit:
-		return &HostExpr{Op: HostConst, Val: e.Value}
+		return &ir.HostExpr{Op: ir.HostConst, Val: e.Value}
 	case *lang.Name:
 		if bd, ok := b.fn.scope[e.Name]; ok {
 			switch v := bd.val.(type) {
 			case int64:
-				return &HostExpr{Op: HostConst, Val: v}
+				return &ir.HostExpr{Op: ir.HostConst, Val: v}
 			case dimSym:
-				return &HostExpr{Op: HostSym, Sym: v.name}
+				return &ir.HostExpr{Op: ir.HostSym, Sym: v.name}
 			case poison:
 				return nil
 			}
@@ -79,7 +80,7 @@ func (b *builder) hostExpr(e lang.Expr) *HostExpr {
 			if x == nil || e.Op == "+" {
 				return x
 			}
-			return b.hostFold(e.Pos, HostSub, &HostExpr{Op: HostConst}, x)
+			return b.hostFold(e.Pos, ir.HostSub, &ir.HostExpr{Op: ir.HostConst}, x)
 		}
 	case *lang.BinaryExpr:
 		if op, ok := hostBinOps[e.Op]; ok {
@@ -90,15 +91,15 @@ func (b *builder) hostExpr(e lang.Expr) *HostExpr {
 			return b.hostFold(e.OpPos, op, x, y)
 		}
 	case *lang.Call:
-		op := HostOp(0)
+		op := ir.HostOp(0)
 		switch fn := e.Fun.(type) {
 		case *lang.Name:
 			if _, shadowed := b.fn.scope[fn.Name]; !shadowed {
-				op = map[string]HostOp{"min": HostMin, "max": HostMax}[fn.Name]
+				op = map[string]ir.HostOp{"min": ir.HostMin, "max": ir.HostMax}[fn.Name]
 			}
 		case *lang.Attr:
 			if b.moduleAttr(fn) == "cdiv" {
-				op = HostCdiv
+				op = ir.HostCdiv
 			}
 		}
 		if op != 0 {
@@ -118,15 +119,15 @@ func (b *builder) hostExpr(e lang.Expr) *HostExpr {
 }
 
 // hostFold builds op(x, y), computing it when both are constants.
-func (b *builder) hostFold(pos lang.Pos, op HostOp, x, y *HostExpr) *HostExpr {
-	e := &HostExpr{Op: op, Args: []*HostExpr{x, y}}
-	if x.Op == HostConst && y.Op == HostConst {
+func (b *builder) hostFold(pos lang.Pos, op ir.HostOp, x, y *ir.HostExpr) *ir.HostExpr {
+	e := &ir.HostExpr{Op: op, Args: []*ir.HostExpr{x, y}}
+	if x.Op == ir.HostConst && y.Op == ir.HostConst {
 		v, err := e.Eval(nil)
 		if err != nil {
 			b.errorf(pos, "%v", err)
 			return nil
 		}
-		return &HostExpr{Op: HostConst, Val: v}
+		return &ir.HostExpr{Op: ir.HostConst, Val: v}
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Calls: argument binding against a signature (shared by builtins and
 // helpers), and the inlining of helper functions.

@@ -1,9 +1,10 @@
-package ir
+package build
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -25,10 +26,10 @@ def k(X: ct.Array[ct.float32, (4, 8)], Y: ct.Array[ct.float32, (4, 1)], Z: ct.Ar
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(file, BuildOptions{}); err != nil {
+	if _, err := File(file, Options{}); err != nil {
 		t.Fatalf("without Strict: %v", err)
 	}
-	_, err = Build(file, BuildOptions{Strict: true})
+	_, err = File(file, Options{Strict: true})
 	if err == nil {
 		t.Fatal("Strict built the extensions")
 	}
@@ -68,8 +69,8 @@ def k(X, Y):
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := map[string]ArgSig{"X": {DType: F32, Dims: []Dim{{Size: 4}, {Size: 8}}}, "Y": {DType: F32, Dims: []Dim{{Size: 4}, {Size: 1}}}}
-	_, err = Build(file, BuildOptions{Args: args, Strict: true})
+	args := map[string]ArgSig{"X": {DType: ir.F32, Dims: []ir.Dim{{Size: 4}, {Size: 8}}}, "Y": {DType: ir.F32, Dims: []ir.Dim{{Size: 4}, {Size: 1}}}}
+	_, err = File(file, Options{Args: args, Strict: true})
 	if err == nil || strings.Count(err.Error(), "t.sum(...) is a tilec extension") != 1 {
 		t.Errorf("helper called twice: %v", err)
 	}

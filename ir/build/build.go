@@ -1,8 +1,8 @@
-package ir
+package build
 
-// This file is the entry of the AST -> IR builder: Build, the module-level
+// This file is the entry of the AST -> IR builder: File, the module-level
 // names (imports, helpers, kernels), a kernel's parameters and constants,
-// and the emission helpers that the other build_*.go files share.
+// and the emission helpers that the package's other files share.
 //
 // The builder walks the AST once per kernel, inlining helpers at each call.
 // Names are bound per function, as in Python; compile-time values are folded
@@ -17,11 +17,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
-// BuildOptions selects what Build builds.
-type BuildOptions struct {
+// Options selects what File builds.
+type Options struct {
 	// Kernel is the kernel to build; "" builds every kernel of the file.
 	Kernel string
 	// Consts overrides constant parameters: name -> raw value, as given by
@@ -44,9 +45,9 @@ const (
 	maxInstrs      = 1 << 18 // instructions of one kernel
 )
 
-// Build turns the kernels of a parsed file into IR. The error, when not
+// File turns the kernels of a parsed file into IR. The error, when not
 // nil, is a sorted lang.ErrorList holding every error found.
-func Build(file *lang.File, opts BuildOptions) (*Module, error) {
+func File(file *lang.File, opts Options) (*ir.Module, error) {
 	b := &builder{file: file, src: file.Src, opts: opts}
 	if b.src == nil {
 		b.src = &lang.Source{}
@@ -63,7 +64,7 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 	}
 	b.checkConstNames(kernels)
 	b.checkArgNames(kernels)
-	m := &Module{}
+	m := &ir.Module{}
 	for _, def := range kernels {
 		if f := b.buildKernel(def); f != nil {
 			m.Funcs = append(m.Funcs, f)
@@ -77,24 +78,24 @@ func Build(file *lang.File, opts BuildOptions) (*Module, error) {
 }
 
 // AfterParseErrors returns perr, the errors of lang.Parse on file, joined
-// with the errors that Build finds in the top-level items that parsed
+// with the errors that File finds in the top-level items that parsed
 // (file holds them; the broken ones are left out and their names are
 // silent): a syntax error in one function does not hide the type errors of
 // another. file may be nil (Parse read nothing); the result is a sorted
 // lang.ErrorList.
-func AfterParseErrors(file *lang.File, perr error, opts BuildOptions) error {
+func AfterParseErrors(file *lang.File, perr error, opts Options) error {
 	if file == nil {
 		return perr
 	}
-	_, berr := Build(file, opts)
+	_, berr := File(file, opts)
 	return lang.JoinErrors(perr, berr)
 }
 
-// builder holds the state of one Build call.
+// builder holds the state of one File call.
 type builder struct {
 	file *lang.File
 	src  *lang.Source
-	opts BuildOptions
+	opts Options
 	errs lang.ErrorList
 	// extensionsSeen are the places strict mode reported (a helper inlined
 	// at several calls reports its extension once).
@@ -109,14 +110,14 @@ type builder struct {
 	kernels map[*lang.FuncDef]bool
 
 	// Per kernel.
-	f         *Func
+	f         *ir.Func
 	kernel    *lang.FuncDef
 	arrays    map[string]*arrayVal // symbol -> first array declaring it
 	symAxis   map[string]int       // symbol -> its axis in that array
-	dims      map[string]*Value    // symbol -> emitted dim
+	dims      map[string]*ir.Value // symbol -> emitted dim
 	dimInsert int                  // next insertion index of dims at the top of the body
-	cur       *Block
-	consts    map[*Block]map[constKey]*Value
+	cur       *ir.Block
+	consts    map[*ir.Block]map[constKey]*ir.Value
 	fn        *funcCtx
 	stack     []string // helpers being inlined, outermost first
 	inlined   int
@@ -126,14 +127,14 @@ type builder struct {
 	// where range, enumerate and zip give tuples.
 	staticIterable int
 	// missingSigs are the unannotated parameters of the kernel that
-	// BuildOptions.Args does not give: one error names them all.
+	// Options.Args does not give: one error names them all.
 	missingSigs []*lang.Param
 	// rootsReported are the roots (binding.root) whose error is out.
 	rootsReported map[string]bool
 }
 
 type constKey struct {
-	dt  DType
+	dt  ir.DType
 	val any
 }
 
@@ -341,7 +342,7 @@ func (b *builder) constParam(def *lang.FuncDef, name string) bool {
 }
 
 // buildKernel builds one kernel; it returns nil when the kernel has errors.
-func (b *builder) buildKernel(def *lang.FuncDef) (f *Func) {
+func (b *builder) buildKernel(def *lang.FuncDef) (f *ir.Func) {
 	nerrs := len(b.errs)
 	defer func() {
 		if r := recover(); r != nil {
@@ -349,15 +350,15 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *Func) {
 			f = nil
 		}
 	}()
-	b.f = NewFunc(def.Name)
-	b.f.Pos = def.NamePos
+	b.f = ir.NewFunc(def.Name)
+	b.f.Pos = ir.Pos(def.NamePos)
 	b.kernel = def
 	b.arrays = map[string]*arrayVal{}
 	b.symAxis = map[string]int{}
-	b.dims = map[string]*Value{}
+	b.dims = map[string]*ir.Value{}
 	b.dimInsert = 0
 	b.cur = b.f.Body
-	b.consts = map[*Block]map[constKey]*Value{}
+	b.consts = map[*ir.Block]map[constKey]*ir.Value{}
 	b.stack = nil
 	b.inlined = 0
 	b.ninstrs = 0
@@ -368,12 +369,12 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *Func) {
 	b.kernelGrid(def)
 	b.fn.locals = assignedSet(def.Body)
 	b.stmts(def.Body, nil, true)
-	b.f.Body.Append(&Instr{Op: OpReturn, Pos: def.Pos})
+	b.f.Body.Append(&ir.Instr{Op: ir.OpReturn, Pos: ir.Pos(def.Pos)})
 	if len(b.errs) > nerrs {
 		return nil
 	}
 	b.f.Renumber()
-	if err := Verify(b.f); err != nil {
+	if err := ir.Verify(b.f); err != nil {
 		b.errorf(def.NamePos, "internal compiler error: kernel %s fails verification: %v", def.Name, err)
 		return nil
 	}
@@ -503,7 +504,7 @@ func (b *builder) constantParam(def *lang.FuncDef, p *lang.Param, s *lang.Subscr
 		b.setRoot(p.Name, fmt.Sprintf("%s=%v, the default of kernel %s", p.Name, v, def.Name))
 	}
 	if !isPoison(v) {
-		b.f.Consts = append(b.f.Consts, Const{Name: p.Name, Value: v})
+		b.f.Consts = append(b.f.Consts, ir.Const{Name: p.Name, Value: v})
 	}
 }
 
@@ -555,7 +556,7 @@ func coerceConst(kind string, v value) (value, bool) {
 		x, ok := v.(bool)
 		return x, ok
 	case "dtype":
-		x, ok := v.(DType)
+		x, ok := v.(ir.DType)
 		return x, ok
 	}
 	return v, false
@@ -570,7 +571,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		return
 	}
 	dtv := b.expr(idx.Elems[0])
-	dt, isDT := dtv.(DType)
+	dt, isDT := dtv.(ir.DType)
 	if !isDT {
 		if !isPoison(dtv) {
 			b.errorf(idx.Elems[0].Position(), "ct.Array's dtype must be a dtype such as ct.float16, got %s", describe(dtv))
@@ -589,7 +590,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		b.bind(p.Name, poison{}, p.Pos)
 		return
 	}
-	dims := make([]Dim, len(dimExprs))
+	dims := make([]ir.Dim, len(dimExprs))
 	bad := false
 	for i, de := range dimExprs {
 		switch de := de.(type) {
@@ -598,7 +599,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 				b.errorf(de.Pos, "array dimension must be positive, got %d", de.Value)
 				bad = true
 			}
-			dims[i] = Dim{Size: de.Value}
+			dims[i] = ir.Dim{Size: de.Value}
 		case *lang.Name:
 			if bd, ok := b.fn.scope[de.Name]; ok {
 				switch v := bd.val.(type) {
@@ -607,10 +608,10 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 						b.errorf(de.Pos, "array dimension must be positive, got %s = %d", de.Name, v)
 						bad = true
 					}
-					dims[i] = Dim{Size: v}
+					dims[i] = ir.Dim{Size: v}
 					continue
 				case dimSym:
-					dims[i] = Dim{Sym: de.Name}
+					dims[i] = ir.Dim{Sym: de.Name}
 					continue
 				case poison:
 					bad = true
@@ -630,7 +631,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 				bad = true
 				continue
 			}
-			dims[i] = Dim{Sym: de.Name}
+			dims[i] = ir.Dim{Sym: de.Name}
 		default:
 			b.errorf(de.Position(), "array dimension must be a name or an int literal")
 			bad = true
@@ -640,7 +641,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		b.bind(p.Name, poison{}, p.Pos)
 		return
 	}
-	prm := b.f.AddParam(p.Name, ArrayOf(dt, len(dims)), dims)
+	prm := b.f.AddParam(p.Name, ir.ArrayOf(dt, len(dims)), dims)
 	av := &arrayVal{name: p.Name, p: prm}
 	b.bind(p.Name, av, p.Pos)
 	for axis, d := range dims {
@@ -668,10 +669,10 @@ func (b *builder) paramNamed(name string) bool {
 // scalarParam binds a run-time scalar parameter: `x: float`, `n: int`,
 // `flag: bool`, `x: ct.Scalar[ct.float32]` or `x: ct.float32`.
 func (b *builder) scalarParam(p *lang.Param) {
-	var dt DType
+	var dt ir.DType
 	switch a := b.resolveAnnot(p.Annot).(type) {
 	case *lang.Name:
-		dt = map[string]DType{"int": I32, "float": F32, "bool": Bool}[a.Name]
+		dt = map[string]ir.DType{"int": ir.I32, "float": ir.F32, "bool": ir.Bool}[a.Name]
 	case *lang.Subscript:
 		if b.moduleAttr(a.X) == "Scalar" {
 			v := b.expr(a.Index)
@@ -679,12 +680,12 @@ func (b *builder) scalarParam(p *lang.Param) {
 				b.bind(p.Name, poison{}, p.Pos)
 				return
 			}
-			dt, _ = v.(DType)
+			dt, _ = v.(ir.DType)
 		}
 	case *lang.Attr:
 		dt = ctDTypes[b.moduleAttr(a)]
 	}
-	if dt == InvalidDType {
+	if dt == ir.InvalidDType {
 		b.errorf(p.Annot.Position(), "unknown parameter type: use ct.Array[...], ct.Constant[...], ct.Scalar[dtype], int, float or bool")
 		b.bind(p.Name, poison{}, p.Pos)
 		return
@@ -692,7 +693,7 @@ func (b *builder) scalarParam(p *lang.Param) {
 	if p.Default != nil {
 		b.errorf(p.Default.Position(), "only constant parameters may have defaults")
 	}
-	prm := b.f.AddParam(p.Name, ScalarOf(dt), nil)
+	prm := b.f.AddParam(p.Name, ir.ScalarOf(dt), nil)
 	b.bind(p.Name, prm.Value, p.Pos)
 }
 
@@ -711,14 +712,14 @@ func (b *builder) setRoot(name, root string) {
 
 // dimValue returns the dim instruction of a symbolic dimension, emitting it
 // at the top of the kernel body on first use.
-func (b *builder) dimValue(sym string, pos lang.Pos) *Value {
+func (b *builder) dimValue(sym string, pos lang.Pos) *ir.Value {
 	if v, ok := b.dims[sym]; ok {
 		return v
 	}
 	av := b.arrays[sym]
-	in := b.f.NewInstr(OpDim, []*Value{av.p.Value}, ScalarOf(I32))
+	in := b.f.NewInstr(ir.OpDim, []*ir.Value{av.p.Value}, ir.ScalarOf(ir.I32))
 	in.Attrs.Set("axis", b.symAxis[sym])
-	in.Pos = pos
+	in.Pos = ir.Pos(pos)
 	in.Block = b.f.Body
 	body := b.f.Body
 	body.Instrs = append(body.Instrs, nil)
@@ -744,20 +745,20 @@ func (b *builder) arrayDim(a *arrayVal, axis int, pos lang.Pos) value {
 }
 
 // emit appends an instruction with one result of type t to the current block.
-func (b *builder) emit(pos lang.Pos, op Op, t Type, args ...*Value) *Value {
+func (b *builder) emit(pos lang.Pos, op ir.Op, t ir.Type, args ...*ir.Value) *ir.Value {
 	return b.emitAttrs(pos, op, t, nil, args...)
 }
 
 // emitAttrs is emit with attributes.
-func (b *builder) emitAttrs(pos lang.Pos, op Op, t Type, attrs Attrs, args ...*Value) *Value {
-	var in *Instr
+func (b *builder) emitAttrs(pos lang.Pos, op ir.Op, t ir.Type, attrs ir.Attrs, args ...*ir.Value) *ir.Value {
+	var in *ir.Instr
 	if t == nil {
 		in = b.f.NewInstr(op, args)
 	} else {
 		in = b.f.NewInstr(op, args, t)
 	}
 	in.Attrs = attrs
-	in.Pos = pos
+	in.Pos = ir.Pos(pos)
 	b.append(in)
 	if t == nil {
 		return nil
@@ -766,10 +767,10 @@ func (b *builder) emitAttrs(pos lang.Pos, op Op, t Type, attrs Attrs, args ...*V
 }
 
 // append adds in to the current block, enforcing the instruction budget.
-func (b *builder) append(in *Instr) {
+func (b *builder) append(in *ir.Instr) {
 	b.ninstrs++
 	if b.ninstrs == maxInstrs {
-		b.errorf(in.Pos, "kernel %s is too large (more than %d instructions)", b.kernel.Name, maxInstrs)
+		b.errorf(lang.Pos(in.Pos), "kernel %s is too large (more than %d instructions)", b.kernel.Name, maxInstrs)
 		b.aborted = true
 	}
 	b.cur.Append(in)
@@ -777,17 +778,17 @@ func (b *builder) append(in *Instr) {
 
 // constant returns a scalar const of dtype dt holding the compile-time
 // number v, reusing an earlier one visible from the current block.
-func (b *builder) constant(pos lang.Pos, v value, dt DType) *Value {
+func (b *builder) constant(pos lang.Pos, v value, dt ir.DType) *ir.Value {
 	var val any
 	switch {
-	case dt == Bool:
+	case dt == ir.Bool:
 		t, _ := truthy(v)
 		val = t
 	case dt.IsInt():
 		if f, ok := v.(float64); ok {
-			val = FloatToInt(dt, f) // as a convert op would at run time
+			val = ir.FloatToInt(dt, f) // as a convert op would at run time
 		} else {
-			val = WrapInt(dt, toInt(v))
+			val = ir.WrapInt(dt, toInt(v))
 		}
 	default:
 		val = toFloat(v)
@@ -808,12 +809,12 @@ func (b *builder) constant(pos lang.Pos, v value, dt DType) *Value {
 		}
 		blk = blk.Parent.Block
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("value", val)
-	r := b.emitAttrs(pos, OpConst, ScalarOf(dt), attrs)
+	r := b.emitAttrs(pos, ir.OpConst, ir.ScalarOf(dt), attrs)
 	m := b.consts[b.cur]
 	if m == nil {
-		m = map[constKey]*Value{}
+		m = map[constKey]*ir.Value{}
 		b.consts[b.cur] = m
 	}
 	m[key] = r

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Module level as cuTile 1.6 files write it: the imports a kernel file
 // has besides cuda.tile (math, numpy, torch, `from math import ceil`),
@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -216,15 +217,15 @@ func (b *builder) callMath(fn mathFn, e *lang.Call, pos []arg, kws []kwArg) valu
 		}
 		return r
 	}
-	if v, ok := x.(*Value); ok && isRuntime(v) {
-		if _, scalar := v.Type.(*Scalar); scalar {
+	if v, ok := x.(*ir.Value); ok && isRuntime(v) {
+		if _, scalar := v.Type.(*ir.Scalar); scalar {
 			switch fn.name {
 			case "sqrt":
-				return b.mathOp(e.Pos, name, OpSqrt, v)
+				return b.mathOp(e.Pos, name, ir.OpSqrt, v)
 			case "exp":
-				return b.mathOp(e.Pos, name, OpExp, v)
+				return b.mathOp(e.Pos, name, ir.OpExp, v)
 			case "log":
-				return b.mathOp(e.Pos, name, OpLog, v)
+				return b.mathOp(e.Pos, name, ir.OpLog, v)
 			}
 		}
 		return b.fail(e.Pos, "%s of a run-time %s is not supported: math functions take compile-time numbers in kernels (use ct.cdiv for ceil division)", name, v.Type)
@@ -239,9 +240,9 @@ func (b *builder) moduleGlobals() {
 	if len(b.file.Globals) == 0 {
 		return
 	}
-	scratch := NewFunc("<module>")
+	scratch := ir.NewFunc("<module>")
 	b.f, b.cur = scratch, scratch.Body
-	b.consts = map[*Block]map[constKey]*Value{}
+	b.consts = map[*ir.Block]map[constKey]*ir.Value{}
 	b.kernel = &lang.FuncDef{Name: "<module>"}
 	b.fn = &funcCtx{scope: map[string]binding{}, locals: map[string]bool{}}
 	defer func() { b.f, b.cur, b.fn, b.kernel = nil, nil, nil, nil }()
@@ -294,7 +295,7 @@ func (b *builder) moduleGlobal(n *lang.Name, v value) {
 		return
 	}
 	switch v.(type) {
-	case int64, float64, bool, DType, string, tuple, padMode, noneVal, annotVal, mathFn, poison:
+	case int64, float64, bool, ir.DType, string, tuple, padMode, noneVal, annotVal, mathFn, poison:
 	case nsVal, builtinVal, *funcVal:
 		// Aliases of modules and functions (`load = ct.load`).
 	default:
@@ -311,7 +312,7 @@ func (b *builder) moduleGlobal(n *lang.Name, v value) {
 func hasRuntime(t tuple) bool {
 	for _, v := range t {
 		switch v := v.(type) {
-		case *Value, *arrayVal:
+		case *ir.Value, *arrayVal:
 			return true
 		case tuple:
 			if hasRuntime(v) {

@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Compile-time evaluation: Python semantics on int64, float64, bool, dtypes,
 // strings and tuples. Ints wrap at 64 bits instead of growing.
@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/scalar"
 )
 
@@ -67,16 +68,16 @@ func constEqual(x, y value) (eq, ok bool) {
 		return toInt(x) == toInt(y), true
 	}
 	switch x := x.(type) {
-	case DType, string, padMode, noneVal:
+	case ir.DType, string, padMode, noneVal:
 		switch y.(type) {
-		case DType, string, padMode, noneVal, int64, float64, bool, tuple:
+		case ir.DType, string, padMode, noneVal, int64, float64, bool, tuple:
 			return x == y, true
 		}
 	case tuple:
 		yt, isTuple := y.(tuple)
 		if !isTuple {
 			switch y.(type) {
-			case DType, string, padMode, noneVal, int64, float64, bool:
+			case ir.DType, string, padMode, noneVal, int64, float64, bool:
 				return false, true
 			}
 			return false, false
@@ -96,7 +97,7 @@ func constEqual(x, y value) (eq, ok bool) {
 		return true, true
 	case int64, float64, bool:
 		switch y.(type) {
-		case DType, string, padMode, noneVal, tuple:
+		case ir.DType, string, padMode, noneVal, tuple:
 			return false, true
 		}
 	}

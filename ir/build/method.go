@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Tile methods and tile indexing, as cuTile has them: t.astype(dt),
 // t.reshape(shape), t.permute(axes), t.transpose(...), t.item(),
@@ -8,12 +8,13 @@ package ir
 // builtin of the same name with the tile as its first argument.
 
 import (
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
 // methodVal is `t.name` before the call: the receiver and the builtin.
 type methodVal struct {
-	recv *Value
+	recv *ir.Value
 	name string
 }
 
@@ -32,7 +33,7 @@ func (b *builder) callMethod(m methodVal, e *lang.Call, pos []arg, kws []kwArg) 
 		if _, ok := b.bindArgs(text, nil, e.Pos, pos, kws); !ok {
 			return poison{}
 		}
-		t, ok := m.recv.Type.(*Tile)
+		t, ok := m.recv.Type.(*ir.Tile)
 		if !ok {
 			return m.recv // a scalar is its own item
 		}
@@ -74,13 +75,13 @@ func (b *builder) callMethod(m methodVal, e *lang.Call, pos []arg, kws []kwArg) 
 
 // indexTile evaluates t[i0, i1, ...] on a tile: `:` keeps a dim, None
 // inserts a size-1 dim, a compile-time 0 (or -1) drops a size-1 dim.
-func (b *builder) indexTile(x *Value, e *lang.Subscript) value {
+func (b *builder) indexTile(x *ir.Value, e *lang.Subscript) value {
 	elems := []lang.Expr{e.Index}
 	if t, ok := e.Index.(*lang.Tuple); ok {
 		elems = t.Elems
 	}
 	var shape []int
-	if t, ok := x.Type.(*Tile); ok {
+	if t, ok := x.Type.(*ir.Tile); ok {
 		shape = t.Shape
 	} else {
 		return b.fail(e.Pos, "%s cannot be indexed", x.Type)

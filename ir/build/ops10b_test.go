@@ -1,9 +1,10 @@
-package ir
+package build
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -33,11 +34,11 @@ def k(A: ct.Array[ct.int32, (M, N)], B: ct.Array[ct.int32, (M,)]):
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Build(file, BuildOptions{})
+	m, err := File(file, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := Print(m.Funcs[0])
+	text := ir.Print(m.Funcs[0])
 	for _, want := range []string{" = gather %", "{check_bounds=true, latency=3}", "\n  scatter %", "check_bounds=false",
 		" = atomic_rmw %", "kind=xor, memory_order=release, memory_scope=sys", " = atomic_cas %", " = reduce_fn %", " = scan_fn %",
 		"reverse=true", `{format="s=%d \"q\" %%\n"}`, `{format="c, %d\n"}`, `{message=bad}`, " = pack_bytes %", " = unpack_bytes %"} {
@@ -45,14 +46,14 @@ def k(A: ct.Array[ct.int32, (M, N)], B: ct.Array[ct.int32, (M,)]):
 			t.Errorf("printed IR lacks %q:\n%s", want, text)
 		}
 	}
-	f, err := ParseFunc(text)
+	f, err := ir.ParseFunc(text)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if err := Verify(f); err != nil {
+	if err := ir.Verify(f); err != nil {
 		t.Fatal(err)
 	}
-	if again := Print(f); again != text {
+	if again := ir.Print(f); again != text {
 		t.Errorf("round trip changed the text:\n%s\nwant:\n%s", again, text)
 	}
 }
@@ -77,9 +78,9 @@ func TestVerifyRejectsOps10b(t *testing.T) {
 		{"%5 = pack_bytes %4 : tile<32xu8>\nreturn", "pack_bytes of tile<16xi32> to tile<32xu8> changes the byte count"},
 		{"%5 = unpack_bytes %4 : tile<16xi32>\nreturn", "the bytes are a rank-1 u8 tile"},
 	} {
-		f, err := ParseFunc(head + tc.body + "\n}\n")
+		f, err := ir.ParseFunc(head + tc.body + "\n}\n")
 		if err == nil {
-			err = Verify(f)
+			err = ir.Verify(f)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.body, err, tc.want)

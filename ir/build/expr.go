@@ -1,4 +1,4 @@
-package ir
+package build
 
 // Expressions: names, attributes, subscripts, operators, and the dtype
 // promotion and broadcasting that bring operands of elementwise ops to one
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 )
 
@@ -155,29 +156,29 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 		case "strides":
 			t := make(tuple, x.rank())
 			for i := range t {
-				var attrs Attrs
+				var attrs ir.Attrs
 				attrs.Set("axis", int64(i))
-				t[i] = b.emitAttrs(e.NamePos, OpStride, ScalarOf(I32), attrs, x.p.Value)
+				t[i] = b.emitAttrs(e.NamePos, ir.OpStride, ir.ScalarOf(ir.I32), attrs, x.p.Value)
 			}
 			return t
 		}
 		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, strides, dtype and ndim)", x.name, e.Name)
-	case *Value:
+	case *ir.Value:
 		switch e.Name {
 		case "dtype":
 			return x.Type.Elem()
 		case "shape":
-			sh, _ := valueShape(x.Type)
+			sh, _ := ir.ValueShape(x.Type)
 			t := make(tuple, len(sh))
 			for i, d := range sh {
 				t[i] = int64(d)
 			}
 			return t
 		case "ndim":
-			sh, _ := valueShape(x.Type)
+			sh, _ := ir.ValueShape(x.Type)
 			return int64(len(sh))
 		case "T":
-			t, ok := x.Type.(*Tile)
+			t, ok := x.Type.(*ir.Tile)
 			if !ok || t.Rank() != 2 {
 				return b.fail(e.NamePos, ".T needs a 2-D tile, got %s", x.Type)
 			}
@@ -259,7 +260,7 @@ func (b *builder) subscript(e *lang.Subscript) value {
 	if isPoison(x) {
 		return poison{}
 	}
-	if v, ok := x.(*Value); ok && isRuntime(v) {
+	if v, ok := x.(*ir.Value); ok && isRuntime(v) {
 		return b.indexTile(v, e)
 	}
 	idx := b.expr(e.Index)
@@ -278,7 +279,7 @@ func (b *builder) subscript(e *lang.Subscript) value {
 		}
 	case *arrayVal:
 		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)
-	case *Value:
+	case *ir.Value:
 		return b.indexTile(x, e)
 	}
 	return b.fail(e.Pos, "%s cannot be indexed", describe(x))
@@ -307,28 +308,28 @@ func (b *builder) tupleIndex(idx value, e lang.Expr, n int) (int, bool) {
 
 // isRuntime reports whether v is a run-time scalar or tile.
 func isRuntime(v value) bool {
-	x, ok := v.(*Value)
+	x, ok := v.(*ir.Value)
 	if !ok {
 		return false
 	}
-	_, isArray := x.Type.(*Array)
+	_, isArray := x.Type.(*ir.Array)
 	return !isArray
 }
 
 // isConstVal reports whether v is a compile-time value (foldable).
 func isConstVal(v value) bool {
 	switch v.(type) {
-	case int64, float64, bool, DType, string, tuple, padMode, noneVal:
+	case int64, float64, bool, ir.DType, string, tuple, padMode, noneVal:
 		return true
 	}
 	return false
 }
 
-var cmpPreds = map[string]string{"==": PredEQ, "!=": PredNE, "<": PredLT, "<=": PredLE, ">": PredGT, ">=": PredGE}
+var cmpPreds = map[string]string{"==": ir.PredEQ, "!=": ir.PredNE, "<": ir.PredLT, "<=": ir.PredLE, ">": ir.PredGT, ">=": ir.PredGE}
 
-var arithOps = map[string]Op{
-	"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "//": OpFloorDiv, "%": OpMod, "**": OpPow,
-	"&": OpAnd, "|": OpOr, "^": OpXor, "<<": OpShl, ">>": OpShr,
+var arithOps = map[string]ir.Op{
+	"+": ir.OpAdd, "-": ir.OpSub, "*": ir.OpMul, "/": ir.OpDiv, "//": ir.OpFloorDiv, "%": ir.OpMod, "**": ir.OpPow,
+	"&": ir.OpAnd, "|": ir.OpOr, "^": ir.OpXor, "<<": ir.OpShl, ">>": ir.OpShr,
 }
 
 // binop applies a binary operator (not and/or) to evaluated operands.
@@ -380,7 +381,7 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	case isCmp:
 	case op == "/":
 		if !dt.IsFloat() {
-			dt = F32
+			dt = ir.F32
 		}
 	case op == "&" || op == "|" || op == "^":
 		if dt.IsFloat() {
@@ -391,8 +392,8 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 			return b.fail(pos, "operator %s needs integer operands, got %s", op, dt)
 		}
 	default:
-		if dt == Bool {
-			dt = I32
+		if dt == ir.Bool {
+			dt = ir.I32
 		}
 		// A constant divisor or exponent that makes the run-time integer
 		// result a convention (ir.IntBinaryWarning) is a mistake the
@@ -409,40 +410,40 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	xv := b.coerce(pos, x, dt, shape, isTile)
 	yv := b.coerce(pos, y, dt, shape, isTile)
 	if isCmp {
-		var attrs Attrs
+		var attrs ir.Attrs
 		attrs.Set("pred", pred)
-		return b.emitAttrs(pos, OpCmp, typeOf(Bool, shape, isTile), attrs, xv, yv)
+		return b.emitAttrs(pos, ir.OpCmp, typeOf(ir.Bool, shape, isTile), attrs, xv, yv)
 	}
 	return b.emit(pos, code, typeOf(dt, shape, isTile), xv, yv)
 }
 
 // typeOf is a scalar or tile type.
-func typeOf(dt DType, shape []int, isTile bool) Type {
+func typeOf(dt ir.DType, shape []int, isTile bool) ir.Type {
 	if isTile {
-		return TileOf(dt, shape...)
+		return ir.TileOf(dt, shape...)
 	}
-	return ScalarOf(dt)
+	return ir.ScalarOf(dt)
 }
 
 // commonType computes the dtype and shape that elementwise operands meet
 // at: run-time dtypes promote, compile-time numbers are weak (they take the
 // run-time operand's dtype), and tile shapes broadcast as in numpy.
-func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []int, bool, bool) {
-	dt := InvalidDType
+func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (ir.DType, []int, bool, bool) {
+	dt := ir.InvalidDType
 	var weak []value
 	var shape []int
 	isTile := false
-	var first Type
+	var first ir.Type
 	for _, v := range vs {
 		switch x := v.(type) {
-		case *Value:
+		case *ir.Value:
 			switch t := x.Type.(type) {
-			case *Scalar, *Tile:
+			case *ir.Scalar, *ir.Tile:
 			default:
 				b.errorf(pos, "%s: cannot use %s as an operand; load a tile with ct.load", what, t)
 				return 0, nil, false, false
 			}
-			if dt == InvalidDType {
+			if dt == ir.InvalidDType {
 				dt = x.Type.Elem()
 			} else {
 				d, err := promote(dt, x.Type.Elem())
@@ -452,7 +453,7 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []i
 				}
 				dt = d
 			}
-			if t, ok := x.Type.(*Tile); ok {
+			if t, ok := x.Type.(*ir.Tile); ok {
 				if !isTile {
 					shape, isTile, first = t.Shape, true, t
 					continue
@@ -474,7 +475,7 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (DType, []i
 			return 0, nil, false, false
 		}
 	}
-	if dt == InvalidDType {
+	if dt == ir.InvalidDType {
 		dt = weakJoinConsts(weak)
 	} else {
 		for _, w := range weak {
@@ -512,12 +513,12 @@ func BroadcastShapes(a, b []int) ([]int, bool) {
 // coerce brings an operand to dtype dt and, for a tile result, to shape:
 // compile-time numbers become consts, dtypes convert, scalars splat and
 // tiles broadcast.
-func (b *builder) coerce(pos lang.Pos, v value, dt DType, shape []int, isTile bool) *Value {
-	var x *Value
+func (b *builder) coerce(pos lang.Pos, v value, dt ir.DType, shape []int, isTile bool) *ir.Value {
+	var x *ir.Value
 	if isNumber(v) {
 		x = b.constant(pos, v, dt)
 	} else {
-		x = b.convert(pos, v.(*Value), dt)
+		x = b.convert(pos, v.(*ir.Value), dt)
 	}
 	if isTile {
 		x = b.broadcastTo(pos, x, shape)
@@ -526,20 +527,20 @@ func (b *builder) coerce(pos lang.Pos, v value, dt DType, shape []int, isTile bo
 }
 
 // convert changes a run-time value's dtype (nothing when it already has it).
-func (b *builder) convert(pos lang.Pos, x *Value, dt DType) *Value {
+func (b *builder) convert(pos lang.Pos, x *ir.Value, dt ir.DType) *ir.Value {
 	if x.Type.Elem() == dt {
 		return x
 	}
-	return b.emit(pos, OpConvert, WithElem(x.Type, dt), x)
+	return b.emit(pos, ir.OpConvert, ir.WithElem(x.Type, dt), x)
 }
 
 // broadcastTo splats a scalar, or reshapes and broadcasts a tile, to shape.
 // The caller has checked that the shapes broadcast.
-func (b *builder) broadcastTo(pos lang.Pos, x *Value, shape []int) *Value {
+func (b *builder) broadcastTo(pos lang.Pos, x *ir.Value, shape []int) *ir.Value {
 	switch t := x.Type.(type) {
-	case *Scalar:
-		return b.emit(pos, OpSplat, TileOf(t.DType, shape...), x)
-	case *Tile:
+	case *ir.Scalar:
+		return b.emit(pos, ir.OpSplat, ir.TileOf(t.DType, shape...), x)
+	case *ir.Tile:
 		if slices.Equal(t.Shape, shape) {
 			return x
 		}
@@ -550,11 +551,11 @@ func (b *builder) broadcastTo(pos lang.Pos, x *Value, shape []int) *Value {
 				padded[i] = 1
 			}
 			copy(padded[len(shape)-len(cur):], cur)
-			x = b.emit(pos, OpReshape, TileOf(t.DType, padded...), x)
+			x = b.emit(pos, ir.OpReshape, ir.TileOf(t.DType, padded...), x)
 			cur = padded
 		}
 		if !slices.Equal(cur, shape) {
-			x = b.emit(pos, OpBroadcast, TileOf(t.DType, shape...), x)
+			x = b.emit(pos, ir.OpBroadcast, ir.TileOf(t.DType, shape...), x)
 		}
 	}
 	return x
@@ -575,48 +576,48 @@ func (b *builder) unop(pos lang.Pos, op string, x value) value {
 	if !isRuntime(x) {
 		return b.fail(pos, "unsupported operand type for unary %s: %s", op, describe(x))
 	}
-	v := x.(*Value)
+	v := x.(*ir.Value)
 	dt := v.Type.Elem()
 	switch op {
 	case "+":
-		if dt == Bool {
-			return b.convert(pos, v, I32)
+		if dt == ir.Bool {
+			return b.convert(pos, v, ir.I32)
 		}
 		return v
 	case "-":
-		if dt == Bool {
-			v = b.convert(pos, v, I32)
+		if dt == ir.Bool {
+			v = b.convert(pos, v, ir.I32)
 		}
-		return b.emit(pos, OpNeg, v.Type, v)
+		return b.emit(pos, ir.OpNeg, v.Type, v)
 	case "~":
 		if dt.IsFloat() {
 			return b.fail(pos, "operator ~ needs an int or bool operand, got %s", v.Type)
 		}
-		return b.emit(pos, OpNot, v.Type, v)
+		return b.emit(pos, ir.OpNot, v.Type, v)
 	case "not":
-		if _, ok := v.Type.(*Tile); ok {
+		if _, ok := v.Type.(*ir.Tile); ok {
 			return b.fail(pos, "not on %s: use ~ for tiles", v.Type)
 		}
-		return b.emit(pos, OpNot, ScalarOf(Bool), b.toBool(pos, v))
+		return b.emit(pos, ir.OpNot, ir.ScalarOf(ir.Bool), b.toBool(pos, v))
 	}
 	return b.fail(pos, "unsupported unary operator %s", op)
 }
 
 // toBool turns a run-time scalar into a bool scalar (comparing with 0).
-func (b *builder) toBool(pos lang.Pos, v *Value) *Value {
+func (b *builder) toBool(pos lang.Pos, v *ir.Value) *ir.Value {
 	dt := v.Type.Elem()
-	if dt == Bool {
+	if dt == ir.Bool {
 		return v
 	}
 	zero := b.constant(pos, int64(0), dt)
-	var attrs Attrs
-	attrs.Set("pred", PredNE)
-	return b.emitAttrs(pos, OpCmp, ScalarOf(Bool), attrs, v, zero)
+	var attrs ir.Attrs
+	attrs.Set("pred", ir.PredNE)
+	return b.emitAttrs(pos, ir.OpCmp, ir.ScalarOf(ir.Bool), attrs, v, zero)
 }
 
 // condition evaluates a scalar condition: a compile-time bool (ok, static)
 // or a run-time bool scalar.
-func (b *builder) condition(pos lang.Pos, v value, what string) (static bool, cv bool, rv *Value, ok bool) {
+func (b *builder) condition(pos lang.Pos, v value, what string) (static bool, cv bool, rv *ir.Value, ok bool) {
 	if isPoison(v) {
 		return false, false, nil, false
 	}
@@ -628,12 +629,12 @@ func (b *builder) condition(pos lang.Pos, v value, what string) (static bool, cv
 		}
 		return true, t, nil, true
 	}
-	x, ok := v.(*Value)
+	x, ok := v.(*ir.Value)
 	if !ok {
 		b.errorf(pos, "%s: condition must be a bool, got %s", what, describe(v))
 		return false, false, nil, false
 	}
-	if _, ok := x.Type.(*Scalar); !ok {
+	if _, ok := x.Type.(*ir.Scalar); !ok {
 		b.errorf(pos, "%s: condition must be a scalar, got %s", what, x.Type)
 		return false, false, nil, false
 	}
@@ -666,11 +667,11 @@ func (b *builder) logical(e *lang.BinaryExpr) value {
 		}
 		return yv
 	}
-	op := OpAnd
+	op := ir.OpAnd
 	if e.Op == "or" {
-		op = OpOr
+		op = ir.OpOr
 	}
-	return b.emit(e.OpPos, op, ScalarOf(Bool), xr, yr)
+	return b.emit(e.OpPos, op, ir.ScalarOf(ir.Bool), xr, yr)
 }
 
 // condExpr evaluates `x if c else y`: statically when c is compile-time,
@@ -707,12 +708,12 @@ func (b *builder) condExpr(e *lang.CondExpr) value {
 }
 
 // selectValues emits select(c, x, y) after unifying x and y.
-func (b *builder) selectValues(pos lang.Pos, what string, c *Value, x, y value) value {
+func (b *builder) selectValues(pos lang.Pos, what string, c *ir.Value, x, y value) value {
 	dt, shape, isTile, ok := b.commonType(pos, what, x, y)
 	if !ok {
 		return poison{}
 	}
-	if ct, ok := c.Type.(*Tile); ok {
+	if ct, ok := c.Type.(*ir.Tile); ok {
 		s, ok := BroadcastShapes(shape, ct.Shape)
 		if !ok {
 			return b.fail(pos, "%s: cannot broadcast condition %s to the operands", what, c.Type)
@@ -722,12 +723,12 @@ func (b *builder) selectValues(pos lang.Pos, what string, c *Value, x, y value) 
 	}
 	xv := b.coerce(pos, x, dt, shape, isTile)
 	yv := b.coerce(pos, y, dt, shape, isTile)
-	return b.emit(pos, OpSelect, typeOf(dt, shape, isTile), c, xv, yv)
+	return b.emit(pos, ir.OpSelect, typeOf(dt, shape, isTile), c, xv, yv)
 }
 
 // permute emits a permute unless perm is the identity.
-func (b *builder) permute(pos lang.Pos, x *Value, perm []int) *Value {
-	t := x.Type.(*Tile)
+func (b *builder) permute(pos lang.Pos, x *ir.Value, perm []int) *ir.Value {
+	t := x.Type.(*ir.Tile)
 	ident := true
 	shape := make([]int, len(perm))
 	for i, p := range perm {
@@ -739,18 +740,18 @@ func (b *builder) permute(pos lang.Pos, x *Value, perm []int) *Value {
 	if ident {
 		return x
 	}
-	var attrs Attrs
+	var attrs ir.Attrs
 	attrs.Set("perm", append([]int(nil), perm...))
-	return b.emitAttrs(pos, OpPermute, TileOf(t.DType, shape...), attrs, x)
+	return b.emitAttrs(pos, ir.OpPermute, ir.TileOf(t.DType, shape...), attrs, x)
 }
 
 // reshape emits a reshape unless the shape is unchanged.
-func (b *builder) reshape(pos lang.Pos, x *Value, shape []int) *Value {
-	t := x.Type.(*Tile)
+func (b *builder) reshape(pos lang.Pos, x *ir.Value, shape []int) *ir.Value {
+	t := x.Type.(*ir.Tile)
 	if slices.Equal(t.Shape, shape) {
 		return x
 	}
-	return b.emit(pos, OpReshape, TileOf(t.DType, shape...), x)
+	return b.emit(pos, ir.OpReshape, ir.TileOf(t.DType, shape...), x)
 }
 
 // signatureText renders "name(a, b, c=...)" for messages.
