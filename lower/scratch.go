@@ -55,7 +55,8 @@ func ReduceWarpBits(l *Layout, axis int) []int {
 
 // ScratchBytes is the scratch an instruction needs (0 for none): a reduce
 // across warps its partials, a convert_layout (pass convert) its tile, cat,
-// extract, insert and scan the tile they move elements through.
+// extract, insert and scan the tile they move elements through, a rank-0
+// atomic its old value.
 func ScratchBytes(in *ir.Instr) (int, error) {
 	if len(in.Results) != 1 {
 		return 0, nil
@@ -69,6 +70,12 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		return 0, nil
 	}
 	switch in.Op {
+	case ir.OpAtomicRMW, ir.OpAtomicCAS:
+		// A rank-0 atomic's old value goes from its one owner thread to
+		// the whole block through scratch (ptxgen's broadcastOwned).
+		if rt.Rank() == 0 {
+			return ScratchSlot(rt.DType, false), nil
+		}
 	case ir.OpReduce:
 		src, err := LayoutOf(in.Args[0])
 		if err != nil || src == nil || src.Kind == ir.LayoutSmem {

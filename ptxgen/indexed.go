@@ -11,9 +11,10 @@ package ptxgen
 // Threads that hold copies of another thread's elements (a tile smaller
 // than the block) do not store or update: only the owner does, so that a
 // scatter writes once and an atomic applies once. The old values of an
-// atomic reach the copies in other lanes by shfl.sync; lower's check
-// rejects atomics whose old values are used in a layout replicated across
-// warps.
+// atomic reach the copies in other lanes by shfl.sync; a rank-0 tile's
+// (thread 0 owns it) reach every thread through the scratch region; lower's
+// check rejects atomics whose old values are used in other layouts
+// replicated across warps.
 
 import (
 	"fmt"
@@ -26,6 +27,13 @@ import (
 // layout l (not copies held by other lanes or warps), or nil when every
 // thread owns its elements.
 func (e *emitter) ownerPred(l *lower.Layout) *Reg {
+	if len(l.Shape) == 0 {
+		// A rank-0 tile: every thread of the block holds the one element
+		// (its layout has no bases to say so); thread 0 owns it.
+		p := e.newReg(Pred)
+		e.emit("setp.eq.u32", p, e.tid, Imm(0))
+		return &p
+	}
 	var owner *Reg
 	if m := l.ReplicatedLaneMask(); m != 0 {
 		x := e.newReg(B32)
@@ -106,6 +114,17 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 		owner = e.ownerPred(lay)
 	}
 	used := len(in.Results) == 1 && e.useCount(in.Result()) > 0
+	// A rank-0 atomic is one thread's access on behalf of the block (a
+	// lock, a counter): with release semantics the block's earlier writes
+	// must be ordered before it (a barrier, then the owner's release), and
+	// with acquire semantics the block's later accesses after it (the
+	// owner's acquire, then a barrier; the broadcast of a used old value
+	// has one).
+	rank0 := atomic && len(lay.Shape) == 0
+	order := in.Attrs.Str("memory_order")
+	if rank0 && (order == ir.OrderRelease || order == ir.OrderAcqRel) {
+		e.emit("bar.sync", Imm(0))
+	}
 	regs := make([]Reg, lay.NumRegs())
 	for r := range regs {
 		if c := lay.CanonicalReg(r); c != r {
@@ -161,8 +180,13 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 			regs[r] = e.atomicElem(in, dt, addr, pAccess, used, []Reg{e.operandReg(vals[0], r), e.operandReg(vals[1], r)})
 		}
 	}
+	if rank0 && used {
+		e.broadcastOwned(regs, dt, *owner)
+	} else if rank0 && (order == ir.OrderAcquire || order == ir.OrderAcqRel) {
+		e.emit("bar.sync", Imm(0))
+	}
 	if len(in.Results) == 1 {
-		if atomic && used {
+		if atomic && used && !rank0 {
 			e.shareOwned(regs, lay)
 		}
 		e.vals[in.Result()] = &value{regs: regs, lay: lay}
@@ -278,6 +302,28 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 	}
 	e.emitIf(p, false, "atom"+sem+scope+".global."+op+typ, ops...)
 	return old
+}
+
+// broadcastOwned gives every thread of the block the owner's value of a
+// rank-0 tile (regs, one register and its copies) through the scratch
+// region: the owner stores it between two barriers and all threads load
+// it. The owner's old value of an atomic is how the block learns whether
+// it took a lock, so every warp must see the same value.
+func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
+	sc := e.scratch()
+	e.emit("bar.sync", Imm(0)) // earlier users of the scratch are done
+	if dt == ir.Bool {
+		v := e.newReg(B32)
+		e.emit("selp.b32", v, Imm(1), Imm(0), regs[0])
+		e.emitIf(owner, false, "st.shared.b32", Addr{Base: sc}, v)
+	} else {
+		e.emitIf(owner, false, "st.shared."+btypeReg(regs[0].Class), Addr{Base: sc}, regs[0])
+	}
+	e.emit("bar.sync", Imm(0))
+	x := e.ldShared(Addr{Base: sc}, dt)
+	for i := range regs {
+		regs[i] = x
+	}
 }
 
 // shareOwned gives the lanes that hold copies of other lanes' elements

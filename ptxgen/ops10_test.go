@@ -1,6 +1,7 @@
 package ptxgen
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -97,5 +98,51 @@ func TestFTZFormsCoverFTZOps(t *testing.T) {
 		if _, ok := ftzForms[op]; ok != ir.FTZOp(op) {
 			t.Errorf("%s: ir.FTZOp %v, .ftz form %v", op, ir.FTZOp(op), ok)
 		}
+	}
+}
+
+// A rank-0 tile is held by every thread of the block. Its atomics are
+// performed by thread 0 alone; a used old value reaches every thread
+// through shared memory between two barriers; a release is preceded by a
+// barrier (the block's writes come first) and an acquire followed by one.
+// Before, each of the 128 threads ran the compare-and-swap of a spin lock:
+// one took the lock and the others spun with it held (cuTile's split-K
+// matmul test hung on the H100).
+func TestRankZeroAtomicsOneThread(t *testing.T) {
+	src := `import cuda.tile as ct
+
+
+@ct.kernel(grid=(B,))
+def lock(Acc: ct.Array[ct.int32, (1, 64)], Lock: ct.Array[ct.int32, (1,)], Count: ct.Array[ct.int32, (1,)], Seen: ct.Array[ct.int32, (B,)]):
+    while ct.atomic_cas(Lock, 0, 0, 1, memory_order=ct.MemoryOrder.ACQUIRE) == 1:
+        pass
+    acc = ct.load(Acc, index=(0, 0), shape=(1, 64))
+    ct.store(Acc, index=(0, 0), tile=acc + 1)
+    ct.atomic_xchg(Lock, 0, 0, memory_order=ct.MemoryOrder.RELEASE)
+    ticket = ct.atomic_add(Count, 0, 1)
+    ct.scatter(Seen, ticket, 1)
+`
+	path := filepath.Join(t.TempDir(), "lock.tile")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, k := compileFile(t, path, nil, lower.MustTarget("sm_80"))
+	for _, pat := range []string{
+		// The owner: thread 0.
+		`setp\.eq\.u32 (%p\d+), %r\d+, 0;`,
+		// cas under the owner's predicate, then the broadcast.
+		`@%p\d+ atom\.acquire\.gpu\.global\.cas\.b32 (%r\d+), \[%rd\d+\], %r\d+, %r\d+;\s+bar\.sync 0;\s+@%p\d+ st\.shared\.b32 \[%r\d+\], %r\d+;\s+bar\.sync 0;\s+ld\.shared\.b32`,
+		// A barrier before the release.
+		`bar\.sync 0;(\s+[^\n]*\n){0,8}\s*@%p\d+ atom\.release\.gpu\.global\.exch\.b32`,
+		// The ticket: add with its old value broadcast.
+		`@%p\d+ atom\.acq_rel\.gpu\.global\.add\.u32 %r\d+, \[%rd\d+\], %r\d+;\s+(add\.u32[^\n]*\n\s*)?bar\.sync 0;\s+@%p\d+ st\.shared\.b32`,
+	} {
+		if count(k.PTX, pat) == 0 {
+			t.Errorf("no %s", pat)
+		}
+	}
+	// Every atomic is predicated (the owner, and the bounds).
+	if n := count(k.PTX, `\n\s*atom\.`); n != 0 {
+		t.Errorf("%d atomics without a predicate", n)
 	}
 }

@@ -13,6 +13,7 @@ package runtime
 //	tflops := 2*M*N*K / (ms * 1e-3) / 1e12
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
@@ -85,6 +86,12 @@ func (p *Prepared) Sync() error {
 // waits, and returns the milliseconds between them. With cold set, the L2
 // cache is flushed first (TimeCold, TimeCublasCold).
 func (c *CUDA) timedCall(cold bool, fn func() error) (float64, error) {
+	return c.timedCallContext(nil, cold, fn)
+}
+
+// timedCallContext is timedCall that stops waiting when ctx (if not nil)
+// ends first, with a *DeviceTimeoutError: the work stays on the device.
+func (c *CUDA) timedCallContext(ctx context.Context, cold bool, fn func() error) (float64, error) {
 	d := c.Dev
 	start, err := d.NewEvent()
 	if err != nil {
@@ -109,6 +116,14 @@ func (c *CUDA) timedCall(cold bool, fn func() error) (float64, error) {
 	}
 	if err := end.Record(); err != nil {
 		return 0, err
+	}
+	if ctx != nil {
+		if err := end.WaitContext(ctx); err != nil {
+			if ctx.Err() != nil {
+				return 0, &DeviceTimeoutError{Err: ctx.Err()}
+			}
+			return 0, err
+		}
 	}
 	if err := d.Synchronize(); err != nil {
 		return 0, err

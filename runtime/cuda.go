@@ -152,6 +152,22 @@ func (c *CUDA) CompileTarget() (*lower.Target, error) {
 //
 // A fault inside the kernel (an illegal address, say) leaves the device's
 // context unusable: later calls on this CUDA fail too.
+// DeviceTimeoutError is a launch whose kernel was still running on the GPU
+// when its LaunchOptions.Context ended (a --timeout): a kernel that never
+// finishes, such as a spin lock that is never released. The host cannot
+// stop a running kernel; the CUDA context stays busy until the process
+// exits, which ends it.
+type DeviceTimeoutError struct {
+	Kernel string
+	Err    error // the context's error
+}
+
+func (e *DeviceTimeoutError) Error() string {
+	return fmt.Sprintf("cuda: %s was still running on the GPU when the launch's time ran out (%v); a running kernel cannot be stopped from the host: the process must exit to end it", e.Kernel, e.Err)
+}
+
+func (e *DeviceTimeoutError) Unwrap() error { return e.Err }
+
 // plantedFault, set only in a build with the tag plantfault
 // (planted_fault.go), corrupts a launch's results after they are copied
 // back: the GPU check must catch it.
@@ -166,7 +182,14 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 		return nil, err
 	}
 	defer p.Free()
-	ms, err := c.timedCall(false, p.Run)
+	ms, err := c.timedCallContext(opts.Context, false, p.Run)
+	var te *DeviceTimeoutError
+	if errors.As(err, &te) {
+		// The kernel still runs: freeing its buffers would wait for it.
+		te.Kernel = p.ck.pk.Name
+		p.da = nil
+		return nil, te
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", p.ck.pk.Name, err)
 	}

@@ -3,8 +3,10 @@
 package cudadrv
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"gorgonia.org/cu"
 )
@@ -50,6 +52,44 @@ func (e *Event) Elapsed(end *Event) (float64, error) {
 		return wrap("cuEventElapsedTime", err)
 	})
 	return ms, err
+}
+
+// Done reports whether the device has finished the work enqueued before
+// the event (cuEventQuery), without waiting.
+func (e *Event) Done() (bool, error) {
+	done := false
+	err := e.d.do(func() error {
+		switch err := e.ev.Query(); {
+		case err == nil:
+			done = true
+			return nil
+		case err == error(cu.NotReady):
+			return nil
+		default:
+			return wrap("cuEventQuery", err)
+		}
+	})
+	return done, err
+}
+
+// WaitContext waits until the event has completed or ctx is done, polling
+// (every 20 microseconds at first, backing off to 2 ms): unlike Synchronize
+// it can give up on a kernel that never finishes. It returns ctx's error
+// when ctx ended first; the work is then still on the device.
+func (e *Event) WaitContext(ctx context.Context) error {
+	pause := 20 * time.Microsecond
+	for {
+		done, err := e.Done()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Millisecond)
+	}
 }
 
 // Destroy releases the event.

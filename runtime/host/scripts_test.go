@@ -35,35 +35,46 @@ func loadScript(t *testing.T, path string, src []byte) *Program {
 
 func TestExampleScripts(t *testing.T) {
 	for _, path := range exampleScripts(t) {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out bytes.Buffer
-			launches := 0
-			// Strict: the examples are plain cuTile 1.6, which the
-			// builder checks (ir/build/strict.go) beside TestExamplesArePlainCuTile.
-			opts := Options{Stdout: &out, Strict: true, Launch: func(l *Launch) error {
-				launches++
-				k, err := l.Kernel.Specialize(l.Args)
-				if err != nil {
-					return err
-				}
-				// Every kernel the driver launches also lowers to sm_80 PTX.
-				if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
-					t.Errorf("%s: %v", l.Name, err)
-				}
-				_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
-				return err
-			}}
-			if err := loadScript(t, path, src).RunMain(opts); err != nil {
-				t.Fatal(err)
-			}
-			if launches == 0 || !strings.Contains(out.String(), "match") {
-				t.Errorf("%d launches, printed %q", launches, out.String())
-			}
-		})
+		t.Run(filepath.Base(path), func(t *testing.T) { runCheckingScript(t, path) })
+	}
+}
+
+// The spin-lock kernel of the GPU tests (rank-0 atomics: a lock, a
+// ticket counter) runs and checks itself on the interpreter too.
+func TestBlockLockScript(t *testing.T) {
+	runCheckingScript(t, filepath.Join("..", "testdata", "kernels", "block_lock.py"))
+}
+
+// runCheckingScript runs a script whose driver checks its results and
+// prints a line with "match", strictly, every kernel also lowered to sm_80.
+func runCheckingScript(t *testing.T, path string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	launches := 0
+	// Strict: the examples are plain cuTile 1.6, which the
+	// builder checks (ir/build/strict.go) beside TestExamplesArePlainCuTile.
+	opts := Options{Stdout: &out, Strict: true, Launch: func(l *Launch) error {
+		launches++
+		k, err := l.Kernel.Specialize(l.Args)
+		if err != nil {
+			return err
+		}
+		// Every kernel the driver launches also lowers to sm_80 PTX.
+		if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+			t.Errorf("%s: %v", l.Name, err)
+		}
+		_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+		return err
+	}}
+	if err := loadScript(t, path, src).RunMain(opts); err != nil {
+		t.Fatal(err)
+	}
+	if launches == 0 || !strings.Contains(out.String(), "match") {
+		t.Errorf("%d launches, printed %q", launches, out.String())
 	}
 }
 
