@@ -115,7 +115,15 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			p := e.newReg(classOf(d))
 			e.emit("mul.rn."+t, p, fq, a[1])
 			e.emit("sub.rn."+t, r, a[0], p)
-			return r
+			// A zero remainder has the dividend's sign, as cuTile's C-style
+			// remainder gives it (fmod(-3, 0.5) is -0; sub.rn makes +0).
+			z := e.newReg(classOf(d))
+			e.emit("copysign."+t, z, a[0], e.zeroImm(d))
+			pz := e.newReg(Pred)
+			e.emit("setp.eq."+t, pz, r, e.zeroImm(d))
+			m := e.newReg(classOf(d))
+			e.emit("selp."+t, m, z, r, pz)
+			return m
 		}
 		if d.IsUnsigned() {
 			return e.unsignedDivMod(op, a[0], a[1], d)
@@ -405,9 +413,18 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 			e.emit("cvt."+ptype(to)+"."+ptype(from), r, x)
 		}
 	case from.IsFloat() && to.IsInt():
-		// cvt saturates to the 32- or 64-bit range (NaN gives 0); sub-word
-		// dtypes are then clamped to theirs.
+		// cvt saturates to the 32- or 64-bit range; sub-word dtypes are
+		// then clamped to theirs. NaN gives 0 (ir/scalar.FloatToInt): the
+		// 32-bit cvt does that, the 64-bit one gave INT64_MIN on the H100,
+		// so a NaN is selected away there.
 		e.emit("cvt.rzi."+ptype(to)+"."+ptype(from), r, x)
+		if to.Bytes() == 8 {
+			pn := e.newReg(Pred)
+			e.emit("setp.nan."+ptype(from), pn, x, x)
+			z := e.newReg(classOf(to))
+			e.emit("selp.b64", z, Imm(0), r, pn)
+			r = z
+		}
 		if to.Bytes() < 4 {
 			lo, hi := ir.IntRange(to)
 			c := e.newReg(B32)

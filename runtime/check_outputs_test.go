@@ -219,3 +219,49 @@ func TestUlpOf(t *testing.T) {
 		}
 	}
 }
+
+// cast_specials.tile on the interpreter against hand-derived values: NaN
+// converts to 0 in every integer dtype, +-Inf and out-of-range values
+// saturate, and a zero remainder keeps the dividend's sign (cuTile's
+// C-style remainder; the GPU check compares the GPU with these).
+func TestCastSpecials(t *testing.T) {
+	k, err := CompileFile("testdata/kernels/cast_specials.tile", CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 128
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i%7) - 2.75 // -2.75 .. 3.25
+	}
+	args := []Arg{FromFloat64(ir.F32, []int{n}, xs)}
+	for _, d := range []ir.DType{ir.I8, ir.I16, ir.I32, ir.I64, ir.U8, ir.U16, ir.U32, ir.U64, ir.F16, ir.BF16, ir.F32} {
+		args = append(args, NewTensor(d, n))
+	}
+	fakeDevice(t, k, args)
+	ints := func(a int) *Tensor { return args[a].(*Tensor) }
+	for a, d := range []ir.DType{ir.I8, ir.I16, ir.I32, ir.I64, ir.U8, ir.U16, ir.U32, ir.U64} {
+		lo, hi := ir.IntRange(d)
+		got := ints(1 + a).Int64s()
+		if got[0] != 0 || got[8] != 0 { // NaN
+			t.Errorf("%s: NaN gives %d", d, got[0])
+		}
+		if got[1] != hi || got[2] != lo { // +Inf, -Inf
+			t.Errorf("%s: +Inf %d -Inf %d, want %d %d", d, got[1], got[2], hi, lo)
+		}
+	}
+	rem := args[11].(*Tensor).Float64s()
+	for i, r := range rem {
+		k := i % 8
+		x := float32(xs[i])
+		if k < 4 && r == 0 {
+			num := math.Floor(float64(x)*8) * 0.5
+			if math.Signbit(r) != math.Signbit(num) {
+				t.Errorf("Rem[%d] = %g: the zero remainder of %g has the dividend's sign", i, r, num)
+			}
+		}
+		if (k == 6 || k == 7) && !math.IsNaN(r) {
+			t.Errorf("Rem[%d] = %g, want NaN (infinite dividend or zero divisor)", i, r)
+		}
+	}
+}
