@@ -12,11 +12,13 @@
 #   ptxas  emit each example's PTX (tilec compile --emit ptx --target sm_80 | sm_90 | sm_120a) and
 #          assemble each with the machine's ptxas for its own architecture:
 #          registers, spills, errors
-#   run    tilec run --backend cuda on the example kernels at the listed sizes and dtypes: launch on
+#   run    tilec run --backend cuda on the run rows of testdata/gpu/cases.txt (kernels, host functions
+#          and scripts at the listed sizes and dtypes, in the file's order, seeds 1, 2, ...): launch on
 #          the GPU, verify against the interpreter (every block when small, sampled blocks when large)
 #   bench  tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES: TFLOP/s against cuBLAS
-#   hopper the sm_90a path: matmul-family and attention cases (examples/cutile/attention.py through
-#          its host function included) that must take the TMA + wgmma fast variant (checked against
+#   hopper the sm_90a path: the hopper rows of testdata/gpu/cases.txt, matmul-family and attention
+#          cases (examples/cutile/attention.py through its host function included) that must take
+#          the TMA + wgmma fast variant (checked against
 #          the interpreter, and for the persistent fast variant named in the run's output), then
 #          compute-sanitizer memcheck and racecheck on the TMA path, the general path and attention
 #   ab     tilec bench testdata/kernels/matmul.tile --sizes $BENCH_SIZES $BENCH_ARGS with this binary and
@@ -28,6 +30,13 @@
 #
 #   planted a test build whose launches come back with one element wrong (.dev/tilec-planted: go build
 #          -tags cuda,plantfault) on scatter and atomic kernels: each check must fail, naming the output
+#
+# The cases of run, hopper and planted are rows of testdata/gpu/cases.txt (SECTION|NAME|FILE|FLAGS|
+# SIZES[|OUTPUT]; its header says what each column means): a new GPU case is a new row, not bash.
+# The same rows are compiled for sm_80 and sm_90a without a GPU by `go test ./cmd/tilec -run
+# TestGPUCases` (a kernel the GPU backend refuses must be listed in docs/language.md) and assembled
+# by scripts/ptxas-check.sh in CI. The other sections' cases (ptxas, sanitize, bench, refs...) are
+# written below. This machine needs bash and coreutils only: the file is read here, not by Go.
 #
 # Sections run only when named (not part of all):
 #   tune     tilec tune testdata/kernels/matmul.tile over TUNE_SPACE at TUNE_SHAPE (every candidate checked
@@ -296,228 +305,35 @@ section_ptxas() {
 }
 
 # ---------------------------------------------------------------- run
-# cases: name|file|flags
+# The cases of run, hopper and planted come from testdata/gpu/cases.txt (one per line,
+# SECTION|NAME|FILE|FLAGS|SIZES[|OUTPUT]; its header says more), so that adding a GPU case adds a
+# row, and the Go tests (TestGPUCases) and ptxas-check.sh compile the same kernels in CI.
+# Each array keeps the form its section reads: name|file|flags (flags = FLAGS SIZES), and planted's
+# name|file|flags|output.
+cases_file="$root/testdata/gpu/cases.txt"
 run_cases=()
-# f32 mma is exact float32 in cuTile and the GPU path has tensor-core tf32 only: the 32-bit cases use
-# tfloat32 arrays (f32 inputs are a positioned error for the GPU).
-for T in f16 bf16 tf32; do
-	for s in 1024 2048 4096 8192; do
-		run_cases+=("matmul_${T}_${s}|testdata/kernels/matmul.tile|-D T=$T --shape M=$s,N=$s,K=$s")
-	done
-	for mnk in 1000x1030x999 1x4096x4096 4096x1x4096 127x129x65; do
-		IFS=x read -r m n k <<<"$mnk"
-		run_cases+=("matmul_${T}_${mnk}|testdata/kernels/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
-	done
-done
-for kern in matmul_bias_relu matmul_bt; do
-	for T in f16 bf16; do
-		for mnk in 1024x1024x1024 1000x1030x999 127x129x65; do
-			IFS=x read -r m n k <<<"$mnk"
-			run_cases+=("${kern}_${T}_${mnk}|testdata/kernels/$kern.tile|-D T=$T --shape M=$m,N=$n,K=$k")
-		done
-	done
-done
-for kern in softmax layernorm; do
-	for T in f32 f16 bf16; do
-		for mn in 1x1 1000x1030 4096x4096; do
-			IFS=x read -r m n <<<"$mn"
-			run_cases+=("${kern}_${T}_${mn}|testdata/kernels/$kern.tile|-D T=$T --shape M=$m,N=$n")
-		done
-	done
-done
-for kern in row_reduce col_max; do
-	for mn in 1x1 1000x1030 4096x4096; do
-		IFS=x read -r m n <<<"$mn"
-		run_cases+=("${kern}_${mn}|testdata/kernels/reduction.tile|--kernel $kern --shape M=$m,N=$n")
-	done
-done
-for T in f16 bf16; do
-	for shape in 2x128x128x64 5x77x93x41 4x1024x1024x1024; do
-		IFS=x read -r b m n k <<<"$shape"
-		run_cases+=("batched_matmul_${T}_${shape}|testdata/kernels/batched_matmul.tile|-D T=$T --shape Bt=$b,M=$m,N=$n,K=$k")
-	done
-done
-for T in f16 bf16 tf32; do
-	for S in 1 200 1000 4096; do
-		run_cases+=("attention_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T --shape S=$S")
-	done
-	run_cases+=("attention_${T}_causal_S333|testdata/kernels/attention.tile|-D T=$T -D CAUSAL=True --shape S=333")
-done
-for T in f32 f16; do
-	for n in 1000003 4096 1; do
-		run_cases+=("vector_add_${T}_$n|testdata/kernels/vector_add.tile|-D T=$T --shape N=$n")
-	done
-done
-# The plain-cuTile programs of examples/cutile (and the seed post's), run through their host
-# launch functions (--entry); every launch is checked against the interpreter.
-c=examples/cutile
-run_cases+=(
-	"entry_vector_add|$c/vector_add.py|--entry vector_add --arg a=f32[N] --arg b=f32[N] --shape N=3001"
-	"entry_matmul_f16|$c/matmul.py|--entry matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=100,N=70"
-	"entry_persistent_matmul|$c/persistent_matmul.py|--entry persistent_matmul --arg A=f16[M,K] --arg B=f16[K,N] --scalar num_sms=5 --shape M=130,K=200,N=70"
-	"entry_split_k_matmul|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=600,N=100"
-	"entry_bmm|$c/batched_matmul.py|--entry bmm --arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --shape Bt=3,M=70,K=90,N=50"
-	"entry_transpose|$c/transpose.py|--entry transpose --arg X=f32[M,N] --shape M=70,N=130"
-	"entry_layernorm|$c/layernorm.py|--entry layernorm --arg X=f32[M,N] --arg W=f32[N] --arg Bias=f32[N] --shape M=37,N=300"
-	"entry_layernorm_bwd|$c/layernorm_bwd.py|--entry layernorm_backward --arg X=f32[M,N] --arg W=f32[N] --arg DY=f32[M,N] --arg Mean=f32[M] --arg Rstd=f32[M] --shape M=37,N=300"
-	"entry_rmsnorm|$c/rmsnorm.py|--entry rmsnorm --arg X=f32[M,N] --arg W=f32[N] --shape M=37,N=300"
-	"entry_softmax|$c/softmax.py|--entry softmax --arg X=f32[M,N] --shape M=37,N=300"
-	"entry_rope|$c/rope.py|--entry rope --arg X=f32[S,D] --arg Cos=f32[S,H] --arg Sin=f32[S,H] --shape S=37,D=128,H=64"
-	"entry_silu_and_mul|$c/silu_and_mul.py|--entry silu_and_mul --arg X=f32[M,N2] --shape M=37,N2=192"
-	"entry_swiglu|$c/swiglu.py|--entry swiglu --arg G=f32[M,N] --arg U=f32[M,N] --shape M=37,N=300"
-	"entry_attention|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --shape B=2,H=3,S=200,D=64"
-	"entry_attention_causal|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=True --shape B=2,H=3,S=200,D=64"
-	"entry_row_sum|$c/row_sum.py|--entry row_sum --arg X=f32[M,N] --shape M=37,N=300"
-	"entry_bias_gelu|$c/bias_gelu.py|--entry bias_gelu --arg X=f32[M,N] --arg Bias=f32[N] --shape M=37,N=300"
-	"entry_seed_matmul_f16|examples/seed_matmul.py|--entry cutile_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=260,N=70"
-	"entry_seed_matmul_f32|examples/seed_matmul.py|--entry cutile_matmul --arg A=f32[M,K] --arg B=f32[K,N] --shape M=33,K=70,N=65"
-	# Issue 10's acceptance programs (gather, scatter, atomics, cumsum, bitwise hash, cat/extract).
-	"entry_gather_add2d|$c/gather_add2d.py|--entry gather_add2d --arg A=f32[M,N] --arg B=f32[M,N] --shape M=70,N=130"
-	"entry_permute_scatter|$c/permute_scatter.py|--entry permute_scatter --arg X=f32[N] --shape N=3001"
-	"entry_atomic_split_k|$c/atomic_split_k.py|--entry atomic_split_k --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100"
-	"entry_moe_align|$c/moe_align.py|--entry moe_align --arg topk_ids=i32[N] --shape N=100"
-	"entry_dropout|$c/dropout.py|--entry dropout --arg X=f32[N] --shape N=3001"
-	"entry_hadamard|$c/hadamard.py|--entry hadamard --arg X=f32[R,C] --shape R=37,C=16"
-)
-# floor, ceil, isnan, bitcast and run-time shifts (counts of any sign and size), exact.
-for n in 1 1000 1000003; do
-	run_cases+=("bits_math_$n|runtime/testdata/kernels/bits_math.tile|--shape N=$n")
-done
-# log2, sin, cos, tan, sinh, cosh through PTX's approximate instructions.
-for n in 1 1000 1000003; do
-	run_cases+=("math_approx_$n|runtime/testdata/kernels/math_approx.tile|--shape N=$n")
-done
-# flush_to_zero=True: PTX's .ftz forms against the interpreter's flush (scaled back up, so a
-# subnormal kept or lost shows as a difference of order one).
-for n in 1 1000 100003; do
-	run_cases+=("flush_to_zero_$n|runtime/testdata/kernels/flush_to_zero.tile|--shape N=$n")
-done
-# gather, scatter (masks, out-of-range indices), every atomic kind with its memory order and
-# scope, integer NEG_INF/POS_INF load padding.
-for n in 1 1000 100003; do
-	run_cases+=("indexed_atomics_$n|runtime/testdata/kernels/indexed_atomics.tile|--shape N=$n")
-done
-# pow (float: ex2/lg2 and IEEE special cases; int: loop, negative exponents) and atan2.
-for n in 1 1000 100003; do
-	run_cases+=("pow_atan2_$n|runtime/testdata/kernels/pow_atan2.tile|--shape N=$n")
-done
-# cumsum/cumprod, cat, extract/insert at run-time indices, reordering reshapes, prod, rank-0 tiles.
-for mn in 1x32 100x32 1000x32; do
-	IFS=x read -r m n <<<"$mn"
-	run_cases+=("scan_cat_$mn|runtime/testdata/kernels/scan_cat.tile|--shape M=$m,N=$n,N2=$((2 * n))")
-done
-# Cross-warp reductions of different result sizes in one kernel (each its own scratch offsets).
-run_cases+=("reduce_widths|runtime/testdata/kernels/reduce_widths.tile|")
-# ct.reduce / ct.scan with a helper combiner, ct.assert_ (holds: no trap).
-for m in 1 100 1000; do
-	run_cases+=("fold_fn_$m|runtime/testdata/kernels/fold_fn.tile|--shape M=$m,N=64")
-done
-# int8, int16, uint8, uint16, uint32, uint64: loads, stores, wrapping arithmetic, conversions, reductions.
-for n in 1 1000 100003; do
-	run_cases+=("int_dtypes_$n|runtime/testdata/kernels/int_dtypes.tile|--shape N=$n")
-done
-# float32 inputs: exact float32 mma (fma chains on the CUDA cores, bit-equal to the interpreter).
-for mnk in 127x129x65 256x256x128; do
-	IFS=x read -r m n k <<<"$mnk"
-	run_cases+=("matmul_f32_exact_${mnk}|testdata/kernels/matmul.tile|-D T=f32 -D tm=64 -D tn=64 -D tk=32 --shape M=$m,N=$n,K=$k")
-done
-run_cases+=("matmul_f32_exact_1000x1030x999|testdata/kernels/matmul.tile|-D T=f32 --shape M=1000,N=1030,K=999")
-run_cases+=("attention_f32_exact_S200|testdata/kernels/attention.tile|-D T=f32 --shape S=200")
-run_cases+=("attention_f32_exact_causal_S333|testdata/kernels/attention.tile|-D T=f32 -D CAUSAL=True --shape S=333")
-# Attention at head dims 128 and 256 (S and O of different widths; D=256 with the tkv=32 the example
-# recommends, and once with the default tkv=64). Last, so that the earlier cases keep their seeds.
-for D in 128 256; do
-	dflags="-D D=$D"
-	[ "$D" = 256 ] && dflags="$dflags -D tkv=32"
-	for T in f16 bf16; do
-		for S in 1 333 4096; do
-			run_cases+=("attention_D${D}_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T $dflags --shape S=$S")
-			run_cases+=("attention_D${D}_${T}_causal_S${S}|testdata/kernels/attention.tile|-D T=$T $dflags -D CAUSAL=True --shape S=$S")
-		done
-	done
-done
-run_cases+=("attention_D256_tkv64_f16_S333|testdata/kernels/attention.tile|-D T=f16 -D D=256 --shape S=333")
-# The cuTile surface of issue 9 (appended last, so that the earlier cases keep their seeds).
-# while loops, break/continue in while and for loops (a for with a break is a while), nested loops,
-# a run-time assert (holds: no trap); mma inside a while loop and a for loop with a break.
-for mn in 1x1 37x300 1000x97; do
-	IFS=x read -r m n <<<"$mn"
-	run_cases+=("while_loops_$mn|runtime/testdata/kernels/while_loops.tile|--shape M=$m,N=$n")
-done
-# load/store order (transposed tiles), A.strides (of the row-major inputs the CLI makes),
-# t.extract/t.insert methods.
-for mn in 1x1 70x45 1000x999; do
-	IFS=x read -r m n <<<"$mn"
-	run_cases+=("surface_ops_$mn|runtime/testdata/kernels/surface_ops.tile|--shape M=$m,N=$n")
-done
-for mnk in 70x100x90 256x256x300; do
-	IFS=x read -r m n k <<<"$mnk"
-	run_cases+=("while_mma_$mnk|runtime/testdata/kernels/while_mma.tile|--shape M=$m,N=$n,K=$k")
-done
-# Issue 12's kernels of examples/cutile at the tile sizes they take on real shapes: the row kernels
-# on both paths (one tile per row: TILE_N up to 16384 for softmax, 8192 for the norms; the loop
-# beyond), attention over (B, H, S, D) at D = 64 and 128 with and without causal masking (tq=128,
-# tkv=64; a partial last block), split-K at 1024^3 (SPLIT = 2) and forced to one launch.
-# Last, so that the earlier cases keep their seeds.
-for T in f16 f32; do
-	for mn in 64x16384 256x4096 1000x1030 100x20000; do
-		IFS=x read -r m n <<<"$mn"
-		run_cases+=("entry_softmax_${T}_${mn}|$c/softmax.py|--entry softmax --arg X=$T[M,N] --shape M=$m,N=$n")
-		run_cases+=("entry_rmsnorm_${T}_${mn}|$c/rmsnorm.py|--entry rmsnorm --arg X=$T[M,N] --arg W=$T[N] --shape M=$m,N=$n")
-		run_cases+=("entry_layernorm_${T}_${mn}|$c/layernorm.py|--entry layernorm --arg X=$T[M,N] --arg W=$T[N] --arg Bias=$T[N] --shape M=$m,N=$n")
-	done
-done
-for D in 64 128; do
-	for causal in False True; do
-		run_cases+=("entry_attention_D${D}_causal${causal}_S1000|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal --shape B=2,H=2,S=1000,D=$D")
-	done
-	run_cases+=("entry_attention_D${D}_bf16_causal_S4096|$c/attention.py|--entry attention --arg Q=bf16[B,H,S,D] --arg K=bf16[B,H,S,D] --arg V=bf16[B,H,S,D] --scalar causal=True --shape B=1,H=2,S=4096,D=$D")
-	# The tiles the host function picks on GPUs other than Hopper (4 warps of 32 query rows on
-	# mma.sync), which an H100 only runs when named.
-	tkv=$((D == 64 ? 64 : 32))
-	for causal in False True; do
-		run_cases+=("entry_attention_D${D}_tkv${tkv}_causal${causal}_S1000|$c/attention.py|--entry attention --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal --scalar tkv=$tkv --shape B=2,H=2,S=1000,D=$D")
-	done
-done
-run_cases+=("entry_split_k_matmul_1024|$c/split_k_matmul.py|--entry split_k_matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=1024,K=1024,N=1024")
-run_cases+=("entry_split_k_matmul_bf16_split1|$c/split_k_matmul.py|--entry split_k_matmul --arg A=bf16[M,K] --arg B=bf16[K,N] --scalar num_sms=1 --shape M=1000,K=1030,N=999")
-# while loops on rank-0 tile conditions (a reduction compared, an int sum with a break); last, so
-# that the earlier cases keep their seeds. Not yet run on the GPU.
-for n in 5 100 1000; do
-	run_cases+=("while_tile_cond_$n|runtime/testdata/kernels/while_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Halvings=i32[B] --arg Steps=i32[B] -D limit=10.0 -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
-done
-# ct.static_iter loops (unrolled by the builder: straight-line code on the GPU). Not yet run on
-# the GPU.
-for rn in 3,1000 4,5 1,64; do
-	R="${rn%,*}" n="${rn#*,}"
-	run_cases+=("static_iter_${R}x$n|runtime/testdata/kernels/static_iter.tile|--arg X=f32[R0,N] --arg S=f32[N] --arg Y=f32[R0,N] -D R=$R -D tn=32 --shape R0=$R,N=$n --grid $(((n + 31) / 32))")
-done
-# if statements and conditional expressions on rank-0 tile conditions. Not yet run on the GPU.
-for n in 7 100 1000; do
-	run_cases+=("if_tile_cond_$n|runtime/testdata/kernels/if_tile_cond.tile|--arg X=f32[N] --arg Y=f32[N] --arg Flags=i32[B] -D tn=32 --shape N=$n,B=$(((n + 31) / 32)) --grid $(((n + 31) / 32))")
-done
-# The plain-cuTile examples (examples/*.tile) as scripts: tilec run FILE runs each one's __main__
-# driver, whose launches are checked against the interpreter, and whose torch checks must pass;
-# then the host functions at sizes that are not multiples of the tiles.
-for f in examples/*.tile; do
-	run_cases+=("script_$(basename "$f" .tile)|$f|")
-done
-e=examples
-run_cases+=("example_matmul_f16_1000x1030x999|$e/matmul.tile|--entry matmul --arg A=f16[M,K] --arg B=f16[K,N] --shape M=1000,K=999,N=1030")
-run_cases+=("example_matmul_bf16_4096|$e/matmul.tile|--entry matmul --arg A=bf16[M,K] --arg B=bf16[K,N] --shape M=4096,K=4096,N=4096")
-run_cases+=("example_matmul_bias_relu_f16_1000x1030x999|$e/matmul_bias_relu.tile|--entry matmul_bias_relu --arg A=f16[M,K] --arg B=f16[K,N] --arg Bias=f16[N] --shape M=1000,K=999,N=1030")
-run_cases+=("example_matmul_bt_bf16_1000x1030x999|$e/matmul_bt.tile|--entry matmul_bt --arg A=bf16[M,K] --arg B=bf16[N,K] --shape M=1000,K=999,N=1030")
-run_cases+=("example_bmm_f16_4x1000x1030x999|$e/batched_matmul.tile|--entry bmm --arg A=f16[Bt,M,K] --arg B=f16[Bt,K,N] --shape Bt=4,M=1000,K=999,N=1030")
-run_cases+=("example_softmax_f16_1000x1030|$e/softmax.tile|--entry softmax --arg X=f16[M,N] --shape M=1000,N=1030")
-run_cases+=("example_layernorm_bf16_1000x1030|$e/layernorm.tile|--entry layernorm --arg X=bf16[M,N] --arg W=bf16[N] --arg Bias=bf16[N] --shape M=1000,N=1030")
-run_cases+=("example_row_reduce_f32_1000x1030|$e/reduction.tile|--entry row_reduce --arg X=f32[M,N] --shape M=1000,N=1030")
-run_cases+=("example_col_max_f16_1000x1030|$e/reduction.tile|--entry col_max --arg X=f16[M,N] --shape M=1000,N=1030")
-run_cases+=("example_broadcast_f32_1000x1030|$e/broadcast.tile|--entry broadcast --arg X=f32[M,N] --arg Scale=f32[N] --arg Shift=f32[M] --shape M=1000,N=1030")
-run_cases+=("example_vector_add_f16_1000003|$e/vector_add.tile|--entry vector_add --arg X=f16[N] --arg Y=f16[N] --shape N=1000003")
-for causal in False True; do
-	run_cases+=("example_attention_D128_causal${causal}_S1000|$e/attention.tile|--entry attention --arg Q=f16[S,D] --arg K=f16[S,D] --arg V=f16[S,D] --scalar causal=$causal --shape S=1000,D=128")
-	run_cases+=("example_mha_D64_causal${causal}_S1000|$e/mha.tile|--entry mha --arg Q=f16[B,H,S,D] --arg K=f16[B,H,S,D] --arg V=f16[B,H,S,D] --scalar causal=$causal --shape B=2,H=3,S=1000,D=64")
-done
+hopper_cases=()
+planted_cases=()
+load_cases() {
+	local section name file flags sizes output
+	[ -r "$cases_file" ] || { say "no case list at $cases_file (carry the whole tree)"; exit 2; }
+	while IFS='|' read -r section name file flags sizes output; do
+		case "$section" in
+		'' | '#'*) continue ;;
+		esac
+		[ -n "$sizes" ] && flags="${flags:+$flags }$sizes"
+		case "$section" in
+		run) run_cases+=("$name|$file|$flags") ;;
+		hopper) hopper_cases+=("$name|$file|$flags") ;;
+		planted) planted_cases+=("$name|$file|$flags|$output") ;;
+		*)
+			say "$cases_file: unknown section $section (case $name)"
+			exit 2
+			;;
+		esac
+	done <"$cases_file"
+}
+load_cases
 
 section_run() {
 	local reserve=0 entry name file flags t0 rc log seed=1
@@ -545,14 +361,9 @@ section_run() {
 }
 
 # ---------------------------------------------------------------- planted
-# name|file|flags|output: the planted-fault build changes one element of the first array the kernel
-# scatters into (else the first it writes) after each launch; the check must fail on that output.
-planted_cases=(
-	"planted_permute_scatter|examples/cutile/permute_scatter.py|--entry permute_scatter --arg X=f32[N] --shape N=3001|Y"
-	"planted_indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|--shape N=1000|Y"
-	"planted_atomic_split_k|examples/cutile/atomic_split_k.py|--entry atomic_split_k --arg A=f16[M,K] --arg B=f16[K,N] --shape M=130,K=300,N=100|C"
-	"planted_matmul|testdata/kernels/matmul.tile|-D T=f16 --shape M=300,N=200,K=100|C"
-)
+# planted_cases (name|file|flags|output, from testdata/gpu/cases.txt): the planted-fault build
+# changes one element of the first array the kernel scatters into (else the first it writes) after
+# each launch; the check must fail on that output.
 
 section_planted() {
 	local entry name file flags output t0 rc log
@@ -579,40 +390,8 @@ section_planted() {
 }
 
 # ---------------------------------------------------------------- hopper
-# name|file|flags: each must run the fast variant (TMA, wgmma) on sm_90a and match the interpreter.
-# Sizes whose rows are 16-byte multiples take TMA; partial tiles come from TMA's zero fill.
-hopper_cases=()
-for T in f16 bf16; do
-	for mnk in 512x512x512 1000x1032x1000 1x4096x4096 4096x8x4096 2048x2048x64 129x264x72; do
-		IFS=x read -r m n k <<<"$mnk"
-		hopper_cases+=("tma_matmul_${T}_${mnk}|testdata/kernels/matmul.tile|-D T=$T --shape M=$m,N=$n,K=$k")
-	done
-	hopper_cases+=("tma_matmul_tm64_${T}|testdata/kernels/matmul.tile|-D T=$T -D tm=64 -D tn=128 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_tk128_${T}|testdata/kernels/matmul.tile|-D T=$T -D tn=128 -D tk=128 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_bt_${T}|testdata/kernels/matmul_bt.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_matmul_bt_n16_${T}|testdata/kernels/matmul_bt.tile|-D T=$T -D tk=64 -D tn=16 --shape M=200,N=40,K=128")
-	hopper_cases+=("tma_bias_relu_${T}|testdata/kernels/matmul_bias_relu.tile|-D T=$T -D tk=64 --shape M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_bmm_${T}|testdata/kernels/batched_matmul.tile|-D T=$T -D tm=128 -D tn=256 -D tk=64 --shape Bt=3,M=1000,N=1032,K=1000")
-	hopper_cases+=("tma_bmm_small_${T}|testdata/kernels/batched_matmul.tile|-D T=$T -D tm=64 -D tn=64 -D tk=64 --shape Bt=5,M=77,N=96,K=64")
-	# Attention on wgmma (Q K^T from shared memory, P V with P in registers).
-	for S in 1 333 4096; do
-		hopper_cases+=("tma_attention_${T}_S${S}|testdata/kernels/attention.tile|-D T=$T --shape S=$S")
-		hopper_cases+=("tma_attention_${T}_causal_S${S}|testdata/kernels/attention.tile|-D T=$T -D CAUSAL=True --shape S=$S")
-	done
-	hopper_cases+=("tma_attention_D128_${T}_S1000|testdata/kernels/attention.tile|-D T=$T -D D=128 --shape S=1000")
-	hopper_cases+=("tma_attention_tq128_${T}_causal_S1000|testdata/kernels/attention.tile|-D T=$T -D tq=128 -D CAUSAL=True --shape S=1000")
-	hopper_cases+=("tma_mha_${T}_S1000|testdata/kernels/mha.tile|-D T=$T --shape BH=3,S=1000")
-	hopper_cases+=("tma_mha_${T}_causal_S1000|testdata/kernels/mha.tile|-D T=$T -D CAUSAL=True --shape BH=3,S=1000")
-	hopper_cases+=("tma_mha_D128_${T}_causal_S333|testdata/kernels/mha.tile|-D T=$T -D D=128 -D CAUSAL=True --shape BH=2,S=333")
-	# examples/cutile/attention.py through its host function: (B, H, S, D) arrays, 4-D tensor maps.
-	for S in 333 1000; do
-		for D in 64 128; do
-			for causal in False True; do
-				hopper_cases+=("tma_cutile_attention_D${D}_${T}_causal${causal}_S${S}|examples/cutile/attention.py|--entry attention --arg Q=$T[B,H,S,D] --arg K=$T[B,H,S,D] --arg V=$T[B,H,S,D] --scalar causal=$causal --shape B=2,H=2,S=$S,D=$D")
-			done
-		done
-	done
-done
+# hopper_cases (name|file|flags, from testdata/gpu/cases.txt): each must run the fast variant
+# (TMA, wgmma) on sm_90a and match the interpreter.
 # name|flags for compute-sanitizer (memcheck, racecheck)
 sanitize_cases=(
 	"matmul_tma_1000x1032x1000|testdata/kernels/matmul.tile --shape M=1000,N=1032,K=1000"

@@ -5,7 +5,8 @@
 # machines and CI; the GPU machine's own ptxas when PTXAS is set). Prints
 # registers and spills per kernel and target; fails if any kernel tilec can
 # compile does not assemble, or spills. Kernels tilec does not lower for a
-# target are listed as skipped, with the reason.
+# target are listed as skipped, with the reason. Then the kernels of gpu-check.sh's run and hopper
+# cases (testdata/gpu/cases.txt, compiled by TestGPUCases) for sm_80 and sm_90a.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -145,4 +146,60 @@ for c in "${cases[@]}"; do
 		assemble "${name}_$arch" "$arch" "$file" $flags
 	done
 done
+
+# The kernels of gpu-check.sh's run and hopper cases (testdata/gpu/cases.txt) as TestGPUCases
+# compiles them for sm_80 and sm_90a: a host function's or a script's are the kernels it
+# launches, with the constants it passes, which tilec compile cannot give; so the Go test writes
+# them (TILEC_GPU_CASES_PTX), each distinct module once, and they are assembled here: sm_80 with
+# PTXAS, sm_90a with PTXAS_SM90A when set. An sm_90a module that differs from its sm_80 module
+# only in its .target line (kernels outside the matmul family and attention) is not assembled
+# twice. Both cores: there are about 350 modules. Spills are printed, not failed: these kernels
+# are run for correctness at the tiles their cases pick (the hand list above holds the spill
+# budget). GPU_CASES=0 skips this part.
+if [ "${GPU_CASES:-1}" != 0 ]; then
+	cases_ptx="$work/gpu-cases"
+	echo "== gpu-check cases (testdata/gpu/cases.txt): TestGPUCases writes their PTX"
+	if ! CGO_ENABLED=0 TILEC_GPU_CASES_PTX="$cases_ptx" go test ./cmd/tilec -run '^TestGPUCases$' -count=1 >"$work/gpu-cases.log" 2>&1; then
+		echo "TestGPUCases FAILED"
+		cat "$work/gpu-cases.log"
+		exit 1
+	fi
+	# assemble_case FILE: one line "NAME.TARGET ok: ..." into FILE.result; exit 1 on failure.
+	assemble_case() {
+		local ptx=$1 arch assembler base
+		base="$(basename "$ptx" .ptx)"
+		arch="${base##*.}"
+		assembler="$PTXAS"
+		if [ "$arch" = sm_90a ]; then
+			assembler="$PTXAS_SM90A"
+			if [ -z "$assembler" ]; then
+				printf '%-60s skipped: no PTXAS_SM90A\n' "$base" >"$ptx.result"
+				return 0
+			fi
+			if [ -f "${ptx%.sm_90a.ptx}.sm_80.ptx" ] &&
+				cmp -s <(grep -v '^\.target ' "$ptx") <(grep -v '^\.target ' "${ptx%.sm_90a.ptx}.sm_80.ptx"); then
+				printf '%-60s ok: as sm_80 but for .target\n' "$base" >"$ptx.result"
+				return 0
+			fi
+		fi
+		if "$assembler" -arch="$arch" -v "$ptx" -o /dev/null >"$ptx.log" 2>&1; then
+			spill=$(grep -o '[0-9]* bytes spill stores' "$ptx.log" | sort -n | tail -1)
+			printf '%-60s ok: %s, %s\n' "$base" "$(grep -o 'Used [0-9]* registers' "$ptx.log" | head -1)" "${spill:-0 bytes spill stores}" >"$ptx.result"
+			return 0
+		fi
+		{
+			printf '%-60s FAILED\n' "$base"
+			cat "$ptx.log"
+		} >"$ptx.result"
+		return 1
+	}
+	export -f assemble_case
+	export PTXAS PTXAS_SM90A
+	n=$(find "$cases_ptx" -name '*.ptx' | wc -l)
+	if ! find "$cases_ptx" -name '*.ptx' -print0 | xargs -0 -n 1 -P "$(nproc)" bash -c 'assemble_case "$0"'; then
+		fail=1
+	fi
+	cat $(find "$cases_ptx" -name '*.result' | sort)
+	echo "gpu-check cases: $n modules, $(cat "$cases_ptx"/*.result | grep -c FAILED) failed"
+fi
 exit $fail
