@@ -226,17 +226,13 @@ func lowered(name string, kind AttrKind, ops []Op, doc string) LoweredAttr {
 	return LoweredAttr{AttrSpec: AttrSpec{Name: name, Kind: kind, Optional: true}, Ops: ops, Doc: doc}
 }
 
-// tileOps are the ops that may define a tile value: all but the ones whose
-// result is always a scalar, and the structural ops, whose results take
-// their layouts from their regions' values.
+// tileOps are the ordinary ops that may define a tile value
+// (OpInfo.TileResult). The structural ops are not among them: their
+// results take their layouts from their regions' values.
 var tileOps = func() []Op {
 	var ops []Op
 	for o := Op(1); o < NumOps; o++ {
-		switch o {
-		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStride, OpStore, OpFor, OpIf, OpWhile, OpYield, OpReturn:
-			continue
-		}
-		if opTable[o].LoweredOnly {
+		if !opTable[o].TileResult || opTable[o].LoweredOnly {
 			continue // GPU-level ops declare their own attributes
 		}
 		ops = append(ops, o)

@@ -979,4 +979,14 @@ func init() {
 	if missing := missingInfer(&opTable); len(missing) > 0 {
 		panic(fmt.Sprintf("ir: no typing rule (OpInfo.Infer) for %v", missing))
 	}
+	// The columns that depend on each other agree: only an op with
+	// results defines a tile, and only an array access has operands after
+	// its indices.
+	for op := Op(1); op < NumOps; op++ {
+		info := &opTable[op]
+		if info.NumResults < -1 || info.TileResult && info.NumResults == 0 || info.TrailingArgs < 0 || info.TrailingArgs > 0 && !info.ArrayIndexed {
+			panic(fmt.Sprintf("ir: op %s: NumResults %d, TileResult %v, ArrayIndexed %v, TrailingArgs %d disagree",
+				info.Name, info.NumResults, info.TileResult, info.ArrayIndexed, info.TrailingArgs))
+		}
+	}
 }

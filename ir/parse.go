@@ -780,7 +780,7 @@ func (p *textParser) instr() *Instr {
 
 	if p.tok().kind == tokValue && !p.atResults() {
 		in.Args = append(in.Args, p.use())
-		if op == OpLoad || trailingArgs(op) > 0 {
+		if info := op.Info(); info.ArrayIndexed {
 			p.want("[")
 			for !p.is("]") {
 				if len(in.Args) > 1 {
@@ -789,7 +789,7 @@ func (p *textParser) instr() *Instr {
 				in.Args = append(in.Args, p.use())
 			}
 			p.pos++
-			for range trailingArgs(op) {
+			for range info.TrailingArgs {
 				p.want(",")
 				in.Args = append(in.Args, p.use())
 			}

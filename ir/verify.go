@@ -452,15 +452,8 @@ func checkAttrs(in *Instr) string {
 // it returns a message or "".
 func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
-	nres := 1
-	switch in.Op {
-	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert,
-		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs, OpTMAStore, OpTMAStoreWait, OpFenceProxyAsync,
-		OpClusterSync, OpTMALoadPair:
-		nres = 0
-	case OpFor, OpIf, OpWhile, OpReduceFn, OpScanFn:
-		nres = -1 // the typing rule's count
-	}
+	info := in.Op.Info()
+	nres := info.NumResults // -1: the typing rule's count, checked below
 	if nres >= 0 && len(in.Results) != nres {
 		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), nres)
 	}
@@ -469,7 +462,7 @@ func (v *irVerifier) typing(in *Instr) string {
 			return fmt.Sprintf("result %v: %s", in.Results[0], msg)
 		}
 	}
-	want, msg := in.Op.Info().Infer(in)
+	want, msg := info.Infer(in)
 	if msg != "" {
 		return msg
 	}
