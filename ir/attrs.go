@@ -167,16 +167,8 @@ const (
 	AttrKeyStages     = "stages"
 	AttrKeyRowBytes   = "row_bytes"
 	AttrKeyStageBytes = "stage_bytes"
-	AttrKeyNumWarps   = "num_warps"
-	AttrKeyScratch    = "scratch"
-	AttrKeySmemBytes  = "smem_bytes"
-	AttrKeyVariant    = "variant"
 	// The sm_90a path (lower's warpspec pass).
-	AttrKeySlabBytes    = "slab_bytes"
-	AttrKeyBlockThreads = "block_threads"
-	AttrKeyMaxRegs      = "max_regs"
-	AttrKeyPersistent   = "persistent"
-	AttrKeyCluster      = "cluster"
+	AttrKeySlabBytes = "slab_bytes"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -194,31 +186,8 @@ var LoweredAttrs = []LoweredAttr{
 		"bytes per row of a shared tile (pass smem)"),
 	lowered(AttrKeyStageBytes, AttrInt, tileOps,
 		"bytes of one copy of a shared tile, a multiple of 1024 (pass smem)"),
-	lowered(AttrKeyNumWarps, AttrInt, []Op{OpReturn},
-		"warps per block that the layouts were chosen for (pass layout)"),
-	lowered(AttrKeyScratch, AttrInt, []Op{OpReturn},
-		"byte offset of the scratch region for reductions and layout conversions (pass smem)"),
-	lowered(AttrKeySmemBytes, AttrInt, []Op{OpReturn},
-		"shared memory the kernel uses (pass smem)"),
-	loweredEnum(AttrKeyVariant, []string{"fast", "general"}, []Op{OpReturn},
-		"which of a kernel's variants this is: fast (launches whose arrays are 16-byte aligned) or general (every launch) (pass variants)"),
 	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc, OpSmemStage},
 		"on a TMA ring, bytes between the 64-column slabs of one copy (each slab rows x 128 bytes, 128-byte swizzled) (pass warpspec)"),
-	lowered(AttrKeyBlockThreads, AttrInt, []Op{OpReturn},
-		"threads per block when it is not 32*num_warps: the layouts' warps plus a producer warpgroup (pass warpspec)"),
-	lowered(AttrKeyMaxRegs, AttrInt, []Op{OpReturn},
-		"registers per thread at entry (.maxnreg), which set_max_regs moves between warpgroups (pass warpspec)"),
-	lowered(AttrKeyPersistent, AttrBool, []Op{OpReturn},
-		"the kernel loops over its grid's blocks itself: launch at most one block per SM and pass the grid (pass warpspec)"),
-	lowered(AttrKeyCluster, AttrInt, []Op{OpReturn},
-		"blocks per cluster (.reqnctapercluster): a persistent kernel whose pairs of blocks share TMA copies by multicast (pass warpspec)"),
-}
-
-// loweredEnum is lowered for an enum attribute.
-func loweredEnum(name string, enum []string, ops []Op, doc string) LoweredAttr {
-	a := lowered(name, AttrEnum, ops, doc)
-	a.Enum = enum
-	return a
 }
 
 // lowered makes a row of LoweredAttrs; lowered attributes are never required.

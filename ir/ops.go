@@ -5,8 +5,8 @@ package ir
 // of elementwise ops already have the result's shape (the builder inserts
 // broadcast and splat) and the same dtype (the builder inserts convert);
 // comparisons produce bool. After lowering, ops also carry the lowered
-// attributes of LoweredAttrs, such as {layout=#mma0} on a tile op or
-// {num_warps=8, smem_bytes=196608} on return.
+// attributes of LoweredAttrs, such as {layout=#mma0} on a tile op; what
+// lowering decides for the whole kernel is on the Func (KernelFacts).
 type Op uint8
 
 const (

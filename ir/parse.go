@@ -8,7 +8,9 @@ package ir
 //	           [ "consts" "(" [ const { "," const } ] ")" ]
 //	           [ "hints" "(" [ const { "," const } ] ")" ]
 //	           [ "grid" "(" axis "," axis "," axis ")" ]
+//	           [ "lowered" "(" [ fact { "," fact } ] ")" ]
 //	           "{" { instr } "}" .
+//	fact     = name "=" attrval .
 //	param    = VALUE [ name ] ":" type [ "[" [ dim { "," dim } ] "]" ] .
 //	const    = name "=" ( INT | FLOAT | "true" | "false" | DTYPE ) .
 //	axis     = "_" | host .
@@ -390,6 +392,28 @@ func (p *textParser) fn() *Func {
 				continue
 			}
 			f.Grid[i] = p.host()
+		}
+		p.want(")")
+	}
+
+	if p.isWord("lowered") {
+		p.pos++
+		p.want("(")
+		seen := map[string]bool{}
+		for !p.is(")") {
+			if len(seen) > 0 {
+				p.want(",")
+			}
+			off := p.tok().off
+			key := p.name("kernel fact")
+			if seen[key] {
+				p.failAt(off, "kernel fact %s repeated", key)
+			}
+			seen[key] = true
+			p.want("=")
+			if msg := f.Facts.set(key, p.attrValue(AttrInvalid)); msg != "" {
+				p.failAt(off, "%s", msg)
+			}
 		}
 		p.want(")")
 	}

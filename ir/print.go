@@ -166,6 +166,18 @@ func (p *textPrinter) fn(f *Func) {
 		}
 		p.s(")")
 	}
+	if facts := f.Facts.attrs(); len(facts) > 0 {
+		p.s("\n    lowered(")
+		for i, a := range facts {
+			if i > 0 {
+				p.s(", ")
+			}
+			p.s(textName(a.Key))
+			p.s("=")
+			p.s(formatAttrValue(a.Val))
+		}
+		p.s(")")
+	}
 	p.s(" {\n")
 	if f.Body != nil {
 		p.instrs(f.Body, 1)

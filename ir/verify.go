@@ -80,6 +80,9 @@ func (v *irVerifier) fn() {
 	}
 	v.consts()
 	v.grid()
+	if msg := f.Facts.check(); msg != "" {
+		v.errorf("%s", msg)
+	}
 	if v.err != nil {
 		return
 	}

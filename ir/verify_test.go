@@ -96,7 +96,7 @@ func TestVerifyRejects(t *testing.T) {
 		{"unknown attr", "%4 = neg %1 {note=x} : f32\nreturn", "`%4 = neg %1 {note=x} : f32`: unknown attribute note on neg"},
 		{"lowered attr on another op", "%4 = neg %1 {num_warps=4} : f32\nreturn", "unknown attribute num_warps on neg"},
 		{"pipelined on a store", "%4 = splat %1 : tile<16x16xf32>\nstore %0[%2, %2], %4 {pipelined=true}\nreturn", "unknown attribute pipelined on store"},
-		{"lowered attr kind", "return {num_warps=true}", "attribute num_warps=true is a bool, want int (int64)"},
+		{"kernel fact on return", "return {num_warps=4}", "unknown attribute num_warps on return"},
 		{"lowered bool kind", "%4 = load %0[%2, %2] {pad=zero, staged=1} : tile<16x16xf32>\nreturn", "attribute staged=1 is an int, want bool (bool)"},
 		{"axis kind", "%4 = bid {axis=1.5} : i32\nreturn", "attribute axis=1.5 is a float, want int (int64)"},
 		{"perm kind", "%4 = splat %1 : tile<4x8xf32>\n%5 = permute %4 {perm=1} : tile<8x4xf32>\nreturn", "attribute perm=1 is an int, want int list ([]int)"},
@@ -165,6 +165,8 @@ func TestVerifyRejectsHeader(t *testing.T) {
 		{"param tile", "kernel @k(%0 t: tile<4xf32>) {\nreturn\n}", "parameter t has type tile<4xf32>, want an array or a scalar"},
 		{"param names", "kernel @k(%0 x: f32, %1 x: f32) {\nreturn\n}", "parameter name x repeated"},
 		{"kernel name", "kernel @\"a b\"() {\nreturn\n}", `kernel name "a b" is not an identifier`},
+		{"kernel fact range", "kernel @k() lowered(smem_bytes=-1) {\nreturn\n}", "kernel fact smem_bytes=-1 is negative"},
+		{"kernel fact variant", "kernel @k() lowered(variant=slow) {\nreturn\n}", "kernel fact variant=slow, want fast or general"},
 		{"const name", "kernel @k() consts(\"a b\"=1) {\nreturn\n}", `constant name "a b" is not an identifier`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,8 +21,6 @@ package lower
 // over those warps in a grid chosen in warps.go.
 
 import (
-	"fmt"
-
 	"github.com/tilec/tilec/ir"
 )
 
@@ -404,11 +402,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 		}
 	}
 	rec(f.Body)
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	if ret.Op != ir.OpReturn {
-		return fmt.Errorf("lower: kernel %s does not end in return", f.Name)
-	}
-	ret.Attrs.Set("num_warps", nwarps)
+	f.Facts.NumWarps = nwarps
 	return nil
 }
 

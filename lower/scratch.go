@@ -99,12 +99,8 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 // ScratchOffset is the byte offset of the scratch region from the shared
 // base, or -1 when the kernel has none.
 func ScratchOffset(f *ir.Func) int {
-	for _, in := range f.Body.Instrs {
-		if in.Op == ir.OpReturn {
-			if v, ok := in.Attrs.Get(ir.AttrKeyScratch).(int64); ok {
-				return int(v)
-			}
-		}
+	if f.Facts.HasScratch {
+		return f.Facts.Scratch
 	}
 	return -1
 }
