@@ -336,3 +336,63 @@ func (a Attrs) Bool(key string) bool {
 	v, _ := a.Get(key).(bool)
 	return v
 }
+
+// The keys of the op attributes that most phases read, for the accessors
+// below and the op table's declarations.
+const (
+	AttrKeyAxis    = "axis"
+	AttrKeyKind    = "kind"
+	AttrKeyPad     = "pad"
+	AttrKeyPred    = "pred"
+	AttrKeyPerm    = "perm"
+	AttrKeyReverse = "reverse"
+)
+
+// declaredAttr is in's attribute key (nil when absent), after checking
+// that in's op declares key with kind: reading an attribute that the op
+// does not have is a bug of the reader (a misspelt key, or the wrong op),
+// which Attrs.Int and its kin would answer with a silent zero.
+func (in *Instr) declaredAttr(key string, kind AttrKind) any {
+	if s := AttrSpecOf(in.Op, key); s == nil || s.Kind != kind {
+		panic(fmt.Sprintf("ir: %s declares no %s attribute %s", in.Op, kind, key))
+	}
+	return in.Attrs.Get(key)
+}
+
+// Axis is the axis attribute of bid, num_blocks, dim, stride, grid_size,
+// reduce, scan, cat, reduce_fn and scan_fn.
+func (in *Instr) Axis() int {
+	v, _ := in.declaredAttr(AttrKeyAxis, AttrInt).(int64)
+	return int(v)
+}
+
+// Kind is the kind attribute of reduce and scan (ReduceSum...) and of
+// atomic_rmw (AtomicAdd...).
+func (in *Instr) Kind() string {
+	v, _ := in.declaredAttr(AttrKeyKind, AttrEnum).(string)
+	return v
+}
+
+// Pad is the padding mode of load and async_copy (PadZero...).
+func (in *Instr) Pad() string {
+	v, _ := in.declaredAttr(AttrKeyPad, AttrEnum).(string)
+	return v
+}
+
+// Pred is cmp's predicate (PredEQ...).
+func (in *Instr) Pred() string {
+	v, _ := in.declaredAttr(AttrKeyPred, AttrEnum).(string)
+	return v
+}
+
+// Perm is permute's permutation: result dim i is operand dim Perm()[i].
+func (in *Instr) Perm() []int {
+	v, _ := in.declaredAttr(AttrKeyPerm, AttrInts).([]int)
+	return v
+}
+
+// Reverse is the reverse attribute of scan and scan_fn (false when absent).
+func (in *Instr) Reverse() bool {
+	v, _ := in.declaredAttr(AttrKeyReverse, AttrBool).(bool)
+	return v
+}

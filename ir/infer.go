@@ -79,6 +79,12 @@ func fail(format string, args ...any) ([]Type, string) {
 	return nil, fmt.Sprintf(format, args...)
 }
 
+// The rules read attributes through Attrs with the keys' constants, not
+// the checked accessors (Instr.Axis...): those consult the op table, which
+// holds the rules (an initialization cycle), and the verifier's checkAttrs
+// has matched every attribute against the op's declarations before it runs
+// the rule.
+
 // inferNone is the rule of ops without results and without operand types
 // to check (terminators, waits, fences).
 func inferNone(*Instr) ([]Type, string) { return nil, "" }
@@ -286,7 +292,7 @@ func inferScan(in *Instr) ([]Type, string) {
 	if !ok || !TypesEqual(x, res) || x.DType == Bool {
 		return fail("scan of %v to %v, want a non-bool tile and its type", in.Args[0].Type, res)
 	}
-	if axis := in.Attrs.Int("axis"); axis < 0 || axis >= x.Rank() {
+	if axis := in.Attrs.Int(AttrKeyAxis); axis < 0 || axis >= x.Rank() {
 		return fail("axis %d out of range for %v", axis, x)
 	}
 	return one(x)
@@ -299,7 +305,7 @@ func inferCat(in *Instr) ([]Type, string) {
 	if res := declared(in, 0); !ok || res != nil && !IsTileType(res) || !TypesEqual(a[0].Type, a[1].Type) {
 		return fail("cat of %v and %v, want two tiles of one type", a[0].Type, a[1].Type)
 	}
-	axis := in.Attrs.Int("axis")
+	axis := in.Attrs.Int(AttrKeyAxis)
 	if axis < 0 || axis >= x.Rank() {
 		return fail("axis %d out of range for %v", axis, x)
 	}
@@ -534,7 +540,7 @@ func inferLoad(in *Instr) ([]Type, string) {
 	if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
 		return fail("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
 	}
-	if in.Attrs.Str("pad") == PadNaN && !t.DType.IsFloat() {
+	if in.Attrs.Str(AttrKeyPad) == PadNaN && !t.DType.IsFloat() {
 		return fail("pad nan on a %v load", t.DType)
 	}
 	return one(res)
@@ -630,7 +636,7 @@ func inferCombiner(in *Instr) ([]Type, string) {
 	if !ok || x0.Rank() == 0 {
 		return fail("operand %v has type %v, want a tile of rank >= 1", a[0], a[0].Type)
 	}
-	axis := in.Attrs.Int("axis")
+	axis := in.Attrs.Int(AttrKeyAxis)
 	if axis < 0 || axis >= x0.Rank() {
 		return fail("axis %d out of range for %v", axis, x0)
 	}

@@ -367,7 +367,7 @@ type OpInfo struct {
 }
 
 // axisAttr is the axis of bid, num_blocks, dim and reduce.
-var axisAttr = AttrSpec{Name: "axis", Kind: AttrInt}
+var axisAttr = AttrSpec{Name: AttrKeyAxis, Kind: AttrInt}
 
 // ftzAttr marks a float32 op of cuTile's flush_to_zero=True: subnormal
 // operands are read as zero and a subnormal result is written as zero, each
@@ -408,7 +408,7 @@ var opTable = [NumOps]OpInfo{
 	OpAnd:      {Name: "and", Infer: inferElementwise, NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpOr:       {Name: "or", Infer: inferElementwise, NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpXor:      {Name: "xor", Infer: inferElementwise, NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
-	OpCmp:      {Name: "cmp", Infer: inferCmp, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: "pred", Kind: AttrEnum, Enum: []string{PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE}}}, Elementwise: true},
+	OpCmp:      {Name: "cmp", Infer: inferCmp, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPred, Kind: AttrEnum, Enum: []string{PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE}}}, Elementwise: true},
 
 	OpNeg:   {Name: "neg", Infer: inferElementwise, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 	OpNot:   {Name: "not", Infer: inferElementwise, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
@@ -427,8 +427,8 @@ var opTable = [NumOps]OpInfo{
 	OpIota:      {Name: "iota", Infer: inferIota, NumArgs: 0, NumResults: 1, TileResult: true},
 	OpBroadcast: {Name: "broadcast", Infer: inferBroadcast, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpReshape:   {Name: "reshape", Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
-	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}}},
-	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
+	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
+	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
 	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true},
 
 	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
@@ -453,18 +453,18 @@ var opTable = [NumOps]OpInfo{
 	OpIsNaN:   {Name: "isnan", Infer: inferIsNaN, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 	OpBitcast: {Name: "bitcast", Infer: inferBitcast, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 	OpScan: {Name: "scan", Infer: inferScan, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr,
-		{Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
-		{Name: "reverse", Kind: AttrBool, Optional: true}}},
+		{Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
+		{Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
 	OpCat:     {Name: "cat", Infer: inferCat, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr}},
 	OpExtract: {Name: "extract", Infer: inferExtract, NumArgs: -1, NumResults: 1, TileResult: true},
 	OpInsert:  {Name: "insert", Infer: inferInsert, NumArgs: -1, NumResults: 1, TileResult: true},
 
 	OpGather:      {Name: "gather", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, Global: GlobalRead, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
 	OpScatter:     {Name: "scatter", Infer: inferIndexed, NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpAtomicRMW:   {Name: "atomic_rmw", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: "kind", Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicRMW:   {Name: "atomic_rmw", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
 	OpAtomicCAS:   {Name: "atomic_cas", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
 	OpReduceFn:    {Name: "reduce_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
-	OpScanFn:      {Name: "scan_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: "reverse", Kind: AttrBool, Optional: true}}},
+	OpScanFn:      {Name: "scan_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
 	OpPrintf:      {Name: "printf", Infer: inferPrintf, NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
 	OpAssert:      {Name: "assert", Infer: inferAssert, NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
 	OpPackBytes:   {Name: "pack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
@@ -572,7 +572,7 @@ const (
 var AtomicKinds = []string{AtomicXchg, AtomicAdd, AtomicMax, AtomicMin, AtomicAnd, AtomicOr, AtomicXor}
 
 // padAttr is the padding mode of load and async_copy.
-var padAttr = AttrSpec{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}
+var padAttr = AttrSpec{Name: AttrKeyPad, Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}
 
 // Copy paths (the "path" attribute of async_copy).
 const (

@@ -686,7 +686,7 @@ func verifyIndexed(in *Instr) (Type, string) {
 			return nil, fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
 		}
 	case OpAtomicRMW:
-		switch k := in.Attrs.Str("kind"); k {
+		switch k := in.Attrs.Str(AttrKeyKind); k {
 		case AtomicXchg:
 			if !AtomicDType(d, true) {
 				return nil, fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -341,4 +342,22 @@ func TestInferResults(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", tc.op, got, tc.want)
 		}
 	}
+}
+
+// TestAttrAccessors checks that the typed accessors read the attribute an
+// op declares and panic on one it does not.
+func TestAttrAccessors(t *testing.T) {
+	red := &Instr{Op: OpReduce, Attrs: Attrs{{AttrKeyAxis, int64(1)}, {AttrKeyKind, ReduceMax}}}
+	if red.Axis() != 1 || red.Kind() != ReduceMax {
+		t.Errorf("reduce: Axis %d, Kind %q", red.Axis(), red.Kind())
+	}
+	if scan := (&Instr{Op: OpScan}); scan.Reverse() {
+		t.Errorf("scan without reverse: Reverse() = true")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "add declares no int attribute axis") {
+			t.Errorf("Axis of add: recovered %v", r)
+		}
+	}()
+	(&Instr{Op: OpAdd}).Axis()
 }

@@ -494,7 +494,7 @@ func OperandLayout(in *ir.Instr, res *Layout) (*Layout, error) {
 		}
 		return s, nil
 	case ir.OpPermute:
-		return res.Permute(in.Attrs.Ints("perm"), shape), nil
+		return res.Permute(in.Perm(), shape), nil
 	}
 	return nil, fmt.Errorf("%s has no derived operand layout", in.Op)
 }

@@ -195,7 +195,7 @@ func (p *pipeliner) copyTo(s *seq, ld *ir.Instr, idx []*ir.Value, dst *ir.Value,
 }
 
 func padOf(ld *ir.Instr) string {
-	if pad := ld.Attrs.Str("pad"); pad != "" {
+	if pad := ld.Pad(); pad != "" {
 		return pad
 	}
 	return ir.PadZero

@@ -74,8 +74,8 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
 			return 0, err
 		}
-		axis := in.Attrs.Int("axis")
-		kind := in.Attrs.Str("kind")
+		axis := in.Axis()
+		kind := in.Kind()
 		arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin
 		if wb := ReduceWarpBits(src, axis); len(wb) > 0 {
 			return rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg), nil

@@ -746,10 +746,10 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 	for _, in := range instrs {
 		switch in.Op {
 		case ir.OpBlockID:
-			m[in.Result()] = bid[in.Attrs.Int("axis")]
+			m[in.Result()] = bid[in.Axis()]
 			continue
 		case ir.OpNumBlocks:
-			m[in.Result()] = grid[in.Attrs.Int("axis")]
+			m[in.Result()] = grid[in.Axis()]
 			continue
 		case ir.OpStore:
 			if in == w.lp.store && w.staging >= 0 {

@@ -687,7 +687,7 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 	case ir.OpConst:
 		return e.constReg(in.Attrs.Get("value"), in.Result().Type.Elem())
 	case ir.OpBlockID, ir.OpNumBlocks:
-		ax := in.Attrs.Int("axis")
+		ax := in.Axis()
 		if ax < 0 || ax > 2 {
 			e.fail("%s axis %d", in.Op, ax)
 		}
@@ -700,12 +700,12 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 		return r
 	case ir.OpDim:
 		a := e.arrs[in.Args[0]]
-		ax := in.Attrs.Int("axis")
+		ax := in.Axis()
 		return a.dims[ax]
 	case ir.OpStride:
 		// The stride parameter is 64-bit; A.strides is int32 (cuTile's).
 		r := e.newReg(B32)
-		e.emit("cvt.u32.u64", r, e.arrs[in.Args[0]].strides[in.Attrs.Int("axis")])
+		e.emit("cvt.u32.u64", r, e.arrs[in.Args[0]].strides[in.Axis()])
 		return r
 	}
 	if !in.Op.Info().Elementwise {

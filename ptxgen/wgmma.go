@@ -212,7 +212,7 @@ func (e *emitter) tensorMap(arr *ir.Value, box [2]int) Reg {
 
 // emitGridSize reads the grid's extent along an axis from its parameter.
 func (e *emitter) emitGridSize(in *ir.Instr) {
-	ax := in.Attrs.Int("axis")
+	ax := in.Axis()
 	name := fmt.Sprintf("p_grid%d", ax)
 	r := e.entryOnce("grid:"+name, func() Reg {
 		e.params = append(e.params, ParamSlot{Kind: SlotGrid, Axis: ax})
