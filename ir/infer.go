@@ -93,49 +93,58 @@ func inferNone(*Instr) ([]Type, string) { return nil, "" }
 // count: an i32 scalar.
 func inferI32(*Instr) ([]Type, string) { return one(ScalarOf(I32)) }
 
-// elementwiseDTypeMsg says why an element-wise op does not apply to d, or "".
-func elementwiseDTypeMsg(op Op, d DType) string {
-	switch op {
-	case OpDiv, OpExp, OpExp2, OpLog, OpSqrt, OpRsqrt, OpTanh,
-		OpAtan2, OpSin, OpCos, OpTan, OpSinh, OpCosh, OpFloor, OpCeil, OpLog2:
-		if !d.IsFloat() {
-			return fmt.Sprintf("%s needs a float type, has %v", op, d)
-		}
-	case OpShl, OpShr:
-		if !d.IsInt() {
-			return fmt.Sprintf("%s needs an integer type, has %v", op, d)
-		}
-	case OpAnd, OpOr, OpXor, OpNot:
-		if d != Bool && !d.IsInt() {
-			return fmt.Sprintf("%s needs a bool or integer type, has %v", op, d)
-		}
-	default:
-		if d == Bool {
-			return fmt.Sprintf("%s on bool", op)
-		}
-	}
-	return ""
-}
+// dtypeClass is the element dtypes that an element-wise op takes; its
+// row's rule says which (elementwise), so that a new element-wise op is
+// one table row.
+type dtypeClass uint8
 
-// inferElementwise: operands and result of one scalar or tile type, of a
-// dtype the op takes.
-func inferElementwise(in *Instr) ([]Type, string) {
-	if len(in.Args) == 0 {
-		return fail("%s needs operands", in.Op)
-	}
-	res := declaredOr(in, 0, in.Args[0].Type)
-	for _, x := range in.Args {
-		if !TypesEqual(x.Type, res) {
-			return fail("operand %v has type %v, want the result type %v", x, x.Type, res)
+const (
+	// numeric dtypes: every dtype but bool (the arithmetic).
+	numeric dtypeClass = iota
+	// floats only (true division, the math functions).
+	floats
+	// integers only (the shifts).
+	ints
+	// bool (logical) or integers (bitwise).
+	boolOrInts
+)
+
+// elementwise is the rule of an element-wise op on dtypes of class c:
+// operands and result of one scalar or tile type.
+func elementwise(c dtypeClass) InferFunc {
+	return func(in *Instr) ([]Type, string) {
+		if len(in.Args) == 0 {
+			return fail("%s needs operands", in.Op)
 		}
+		res := declaredOr(in, 0, in.Args[0].Type)
+		for _, x := range in.Args {
+			if !TypesEqual(x.Type, res) {
+				return fail("operand %v has type %v, want the result type %v", x, x.Type, res)
+			}
+		}
+		if _, ok := ValueShape(res); !ok {
+			return fail("%s on %v, want a scalar or a tile", in.Op, res)
+		}
+		switch d := res.Elem(); c {
+		case floats:
+			if !d.IsFloat() {
+				return fail("%s needs a float type, has %v", in.Op, d)
+			}
+		case ints:
+			if !d.IsInt() {
+				return fail("%s needs an integer type, has %v", in.Op, d)
+			}
+		case boolOrInts:
+			if d != Bool && !d.IsInt() {
+				return fail("%s needs a bool or integer type, has %v", in.Op, d)
+			}
+		default:
+			if d == Bool {
+				return fail("%s on bool", in.Op)
+			}
+		}
+		return one(res)
 	}
-	if _, ok := ValueShape(res); !ok {
-		return fail("%s on %v, want a scalar or a tile", in.Op, res)
-	}
-	if msg := elementwiseDTypeMsg(in.Op, res.Elem()); msg != "" {
-		return nil, msg
-	}
-	return one(res)
 }
 
 func inferConst(in *Instr) ([]Type, string) {
