@@ -167,16 +167,8 @@ const (
 	AttrKeyStages     = "stages"
 	AttrKeyRowBytes   = "row_bytes"
 	AttrKeyStageBytes = "stage_bytes"
-	AttrKeyNumWarps   = "num_warps"
-	AttrKeyScratch    = "scratch"
-	AttrKeySmemBytes  = "smem_bytes"
-	AttrKeyVariant    = "variant"
 	// The sm_90a path (lower's warpspec pass).
-	AttrKeySlabBytes    = "slab_bytes"
-	AttrKeyBlockThreads = "block_threads"
-	AttrKeyMaxRegs      = "max_regs"
-	AttrKeyPersistent   = "persistent"
-	AttrKeyCluster      = "cluster"
+	AttrKeySlabBytes = "slab_bytes"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -194,31 +186,8 @@ var LoweredAttrs = []LoweredAttr{
 		"bytes per row of a shared tile (pass smem)"),
 	lowered(AttrKeyStageBytes, AttrInt, tileOps,
 		"bytes of one copy of a shared tile, a multiple of 1024 (pass smem)"),
-	lowered(AttrKeyNumWarps, AttrInt, []Op{OpReturn},
-		"warps per block that the layouts were chosen for (pass layout)"),
-	lowered(AttrKeyScratch, AttrInt, []Op{OpReturn},
-		"byte offset of the scratch region for reductions and layout conversions (pass smem)"),
-	lowered(AttrKeySmemBytes, AttrInt, []Op{OpReturn},
-		"shared memory the kernel uses (pass smem)"),
-	loweredEnum(AttrKeyVariant, []string{"fast", "general"}, []Op{OpReturn},
-		"which of a kernel's variants this is: fast (launches whose arrays are 16-byte aligned) or general (every launch) (pass variants)"),
 	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc, OpSmemStage},
 		"on a TMA ring, bytes between the 64-column slabs of one copy (each slab rows x 128 bytes, 128-byte swizzled) (pass warpspec)"),
-	lowered(AttrKeyBlockThreads, AttrInt, []Op{OpReturn},
-		"threads per block when it is not 32*num_warps: the layouts' warps plus a producer warpgroup (pass warpspec)"),
-	lowered(AttrKeyMaxRegs, AttrInt, []Op{OpReturn},
-		"registers per thread at entry (.maxnreg), which set_max_regs moves between warpgroups (pass warpspec)"),
-	lowered(AttrKeyPersistent, AttrBool, []Op{OpReturn},
-		"the kernel loops over its grid's blocks itself: launch at most one block per SM and pass the grid (pass warpspec)"),
-	lowered(AttrKeyCluster, AttrInt, []Op{OpReturn},
-		"blocks per cluster (.reqnctapercluster): a persistent kernel whose pairs of blocks share TMA copies by multicast (pass warpspec)"),
-}
-
-// loweredEnum is lowered for an enum attribute.
-func loweredEnum(name string, enum []string, ops []Op, doc string) LoweredAttr {
-	a := lowered(name, AttrEnum, ops, doc)
-	a.Enum = enum
-	return a
 }
 
 // lowered makes a row of LoweredAttrs; lowered attributes are never required.
@@ -226,17 +195,13 @@ func lowered(name string, kind AttrKind, ops []Op, doc string) LoweredAttr {
 	return LoweredAttr{AttrSpec: AttrSpec{Name: name, Kind: kind, Optional: true}, Ops: ops, Doc: doc}
 }
 
-// tileOps are the ops that may define a tile value: all but the ones whose
-// result is always a scalar, and the structural ops, whose results take
-// their layouts from their regions' values.
+// tileOps are the ordinary ops that may define a tile value
+// (OpInfo.TileResult). The structural ops are not among them: their
+// results take their layouts from their regions' values.
 var tileOps = func() []Op {
 	var ops []Op
 	for o := Op(1); o < NumOps; o++ {
-		switch o {
-		case OpConst, OpBlockID, OpNumBlocks, OpDim, OpStride, OpStore, OpFor, OpIf, OpWhile, OpYield, OpReturn:
-			continue
-		}
-		if opTable[o].LoweredOnly {
+		if !opTable[o].TileResult || opTable[o].LoweredOnly {
 			continue // GPU-level ops declare their own attributes
 		}
 		ops = append(ops, o)
@@ -369,5 +334,65 @@ func (a Attrs) Ints(key string) []int {
 // Bool returns a bool attribute (false if absent).
 func (a Attrs) Bool(key string) bool {
 	v, _ := a.Get(key).(bool)
+	return v
+}
+
+// The keys of the op attributes that most phases read, for the accessors
+// below and the op table's declarations.
+const (
+	AttrKeyAxis    = "axis"
+	AttrKeyKind    = "kind"
+	AttrKeyPad     = "pad"
+	AttrKeyPred    = "pred"
+	AttrKeyPerm    = "perm"
+	AttrKeyReverse = "reverse"
+)
+
+// declaredAttr is in's attribute key (nil when absent), after checking
+// that in's op declares key with kind: reading an attribute that the op
+// does not have is a bug of the reader (a misspelt key, or the wrong op),
+// which Attrs.Int and its kin would answer with a silent zero.
+func (in *Instr) declaredAttr(key string, kind AttrKind) any {
+	if s := AttrSpecOf(in.Op, key); s == nil || s.Kind != kind {
+		panic(fmt.Sprintf("ir: %s declares no %s attribute %s", in.Op, kind, key))
+	}
+	return in.Attrs.Get(key)
+}
+
+// Axis is the axis attribute of bid, num_blocks, dim, stride, grid_size,
+// reduce, scan, cat, reduce_fn and scan_fn.
+func (in *Instr) Axis() int {
+	v, _ := in.declaredAttr(AttrKeyAxis, AttrInt).(int64)
+	return int(v)
+}
+
+// Kind is the kind attribute of reduce and scan (ReduceSum...) and of
+// atomic_rmw (AtomicAdd...).
+func (in *Instr) Kind() string {
+	v, _ := in.declaredAttr(AttrKeyKind, AttrEnum).(string)
+	return v
+}
+
+// Pad is the padding mode of load and async_copy (PadZero...).
+func (in *Instr) Pad() string {
+	v, _ := in.declaredAttr(AttrKeyPad, AttrEnum).(string)
+	return v
+}
+
+// Pred is cmp's predicate (PredEQ...).
+func (in *Instr) Pred() string {
+	v, _ := in.declaredAttr(AttrKeyPred, AttrEnum).(string)
+	return v
+}
+
+// Perm is permute's permutation: result dim i is operand dim Perm()[i].
+func (in *Instr) Perm() []int {
+	v, _ := in.declaredAttr(AttrKeyPerm, AttrInts).([]int)
+	return v
+}
+
+// Reverse is the reverse attribute of scan and scan_fn (false when absent).
+func (in *Instr) Reverse() bool {
+	v, _ := in.declaredAttr(AttrKeyReverse, AttrBool).(bool)
 	return v
 }

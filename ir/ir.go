@@ -64,7 +64,10 @@ type Func struct {
 	Hints []Const
 	// Grid is the launch grid, three host expressions over the symbolic dims.
 	Grid [3]*HostExpr
-	Body *Block
+	// Facts are what lowering decided about the kernel as a whole
+	// (kernel.go); zero in target-free IR.
+	Facts KernelFacts
+	Body  *Block
 
 	nextID int
 }
@@ -178,6 +181,15 @@ func (in *Instr) NewRegion() *Block {
 	b := &Block{Parent: in}
 	in.Regions = append(in.Regions, b)
 	return b
+}
+
+// Terminator is the instruction that ends b (a kernel body's return, a
+// region's yield), or nil when b is empty.
+func (b *Block) Terminator() *Instr {
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	return b.Instrs[len(b.Instrs)-1]
 }
 
 // Append adds in at the end of b.

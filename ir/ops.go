@@ -5,8 +5,8 @@ package ir
 // of elementwise ops already have the result's shape (the builder inserts
 // broadcast and splat) and the same dtype (the builder inserts convert);
 // comparisons produce bool. After lowering, ops also carry the lowered
-// attributes of LoweredAttrs, such as {layout=#mma0} on a tile op or
-// {num_warps=8, smem_bytes=196608} on return.
+// attributes of LoweredAttrs, such as {layout=#mma0} on a tile op; what
+// lowering decides for the whole kernel is on the Func (KernelFacts).
 type Op uint8
 
 const (
@@ -328,6 +328,10 @@ type OpInfo struct {
 	Name string
 	// NumArgs is the exact operand count, or -1 when variable.
 	NumArgs int
+	// NumResults is the exact result count, or -1 when the typing rule
+	// decides it from the operands (for, while, reduce_fn, scan_fn) or the
+	// maker does (if).
+	NumResults int
 	// NumRegions is the number of nested blocks.
 	NumRegions int
 	// Attrs declares the op's own attributes (the lowered ones, which any
@@ -339,9 +343,23 @@ type OpInfo struct {
 	Terminator bool
 	// Elementwise ops act independently on each element of same-shaped operands.
 	Elementwise bool
+	// TileResult ops may define a tile (their result is a tile for some
+	// operands): lowering may give an ordinary one a register layout and
+	// the other lowered tile attributes (attrs.go, tileOps).
+	TileResult bool
+	// ArrayIndexed ops access an array at a tile index and print as
+	// `op %A[%i, %j]`, followed by TrailingArgs more operands (the stored
+	// tile, the destination shared tile, tma_load's ring and slot...).
+	ArrayIndexed bool
+	TrailingArgs int
 	// Global is what the op does to the array that is its first operand
 	// (zero: the op touches no array). ParamAccess reads it.
 	Global GlobalAccess
+	// Infer is the op's typing rule (infer.go): its result types from its
+	// operands and attributes, or why they are wrong. The verifier checks
+	// every instruction against it and the builder calls it; init checks
+	// that every op has one.
+	Infer InferFunc
 	// LoweredOnly ops exist only in IR that lower's passes produced for a
 	// GPU target. The interpreter runs target-free IR and has no handler
 	// for them; its table of handlers must cover every other op.
@@ -349,7 +367,7 @@ type OpInfo struct {
 }
 
 // axisAttr is the axis of bid, num_blocks, dim and reduce.
-var axisAttr = AttrSpec{Name: "axis", Kind: AttrInt}
+var axisAttr = AttrSpec{Name: AttrKeyAxis, Kind: AttrInt}
 
 // ftzAttr marks a float32 op of cuTile's flush_to_zero=True: subnormal
 // operands are read as zero and a subnormal result is written as zero, each
@@ -361,139 +379,140 @@ var ftzAttr = AttrSpec{Name: AttrKeyFTZ, Kind: AttrBool, Optional: true}
 // AttrKeyFTZ is the key of ftzAttr.
 const AttrKeyFTZ = "ftz"
 
-// FTZOp reports whether op takes the ftz attribute.
+// FTZOp reports whether op takes the ftz attribute (its row declares it).
 func FTZOp(op Op) bool {
-	switch op {
-	case OpAdd, OpSub, OpMul, OpDiv, OpMin, OpMax, OpExp2, OpRsqrt:
-		return true
+	for _, s := range op.Info().Attrs {
+		if s.Name == AttrKeyFTZ {
+			return true
+		}
 	}
 	return false
 }
 
 var opTable = [NumOps]OpInfo{
 	OpInvalid:   {Name: "invalid"},
-	OpConst:     {Name: "const", NumArgs: 0, Attrs: []AttrSpec{{Name: "value", Kind: AttrScalar}}},
-	OpBlockID:   {Name: "bid", NumArgs: 0, Attrs: []AttrSpec{axisAttr}},
-	OpNumBlocks: {Name: "num_blocks", NumArgs: 0, Attrs: []AttrSpec{axisAttr}},
-	OpDim:       {Name: "dim", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
+	OpConst:     {Name: "const", Infer: inferConst, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{{Name: "value", Kind: AttrScalar}}},
+	OpBlockID:   {Name: "bid", Infer: inferGridIndex, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
+	OpNumBlocks: {Name: "num_blocks", Infer: inferGridIndex, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
+	OpDim:       {Name: "dim", Infer: inferArrayAxis, NumArgs: 1, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
 
-	OpAdd:      {Name: "add", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpSub:      {Name: "sub", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpMul:      {Name: "mul", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpDiv:      {Name: "div", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpFloorDiv: {Name: "floordiv", NumArgs: 2, Elementwise: true},
-	OpMod:      {Name: "mod", NumArgs: 2, Elementwise: true},
-	OpPow:      {Name: "pow", NumArgs: 2, Elementwise: true},
-	OpMin:      {Name: "min", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpMax:      {Name: "max", NumArgs: 2, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpAnd:      {Name: "and", NumArgs: 2, Elementwise: true},
-	OpOr:       {Name: "or", NumArgs: 2, Elementwise: true},
-	OpXor:      {Name: "xor", NumArgs: 2, Elementwise: true},
-	OpCmp:      {Name: "cmp", NumArgs: 2, Attrs: []AttrSpec{{Name: "pred", Kind: AttrEnum, Enum: []string{PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE}}}, Elementwise: true},
+	OpAdd:      {Name: "add", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpSub:      {Name: "sub", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpMul:      {Name: "mul", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpDiv:      {Name: "div", Infer: elementwise(floats), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpFloorDiv: {Name: "floordiv", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpMod:      {Name: "mod", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpPow:      {Name: "pow", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpMin:      {Name: "min", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpMax:      {Name: "max", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpAnd:      {Name: "and", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpOr:       {Name: "or", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpXor:      {Name: "xor", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpCmp:      {Name: "cmp", Infer: inferCmp, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPred, Kind: AttrEnum, Enum: []string{PredEQ, PredNE, PredLT, PredLE, PredGT, PredGE}}}, Elementwise: true},
 
-	OpNeg:   {Name: "neg", NumArgs: 1, Elementwise: true},
-	OpNot:   {Name: "not", NumArgs: 1, Elementwise: true},
-	OpAbs:   {Name: "abs", NumArgs: 1, Elementwise: true},
-	OpExp:   {Name: "exp", NumArgs: 1, Elementwise: true},
-	OpExp2:  {Name: "exp2", NumArgs: 1, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpLog:   {Name: "log", NumArgs: 1, Elementwise: true},
-	OpSqrt:  {Name: "sqrt", NumArgs: 1, Elementwise: true},
-	OpRsqrt: {Name: "rsqrt", NumArgs: 1, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpTanh:  {Name: "tanh", NumArgs: 1, Elementwise: true},
+	OpNeg:   {Name: "neg", Infer: elementwise(numeric), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpNot:   {Name: "not", Infer: elementwise(boolOrInts), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpAbs:   {Name: "abs", Infer: elementwise(numeric), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpExp:   {Name: "exp", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpExp2:  {Name: "exp2", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpLog:   {Name: "log", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpSqrt:  {Name: "sqrt", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpRsqrt: {Name: "rsqrt", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpTanh:  {Name: "tanh", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 
-	OpSelect:  {Name: "select", NumArgs: 3, Elementwise: true},
-	OpConvert: {Name: "convert", NumArgs: 1, Elementwise: true},
+	OpSelect:  {Name: "select", Infer: inferSelect, NumArgs: 3, NumResults: 1, TileResult: true, Elementwise: true},
+	OpConvert: {Name: "convert", Infer: inferConvert, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 
-	OpSplat:     {Name: "splat", NumArgs: 1},
-	OpIota:      {Name: "iota", NumArgs: 0},
-	OpBroadcast: {Name: "broadcast", NumArgs: 1},
-	OpReshape:   {Name: "reshape", NumArgs: 1},
-	OpPermute:   {Name: "permute", NumArgs: 1, Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}}},
-	OpReduce:    {Name: "reduce", NumArgs: 1, Attrs: []AttrSpec{axisAttr, {Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
-	OpMMA:       {Name: "mma", NumArgs: 3},
+	OpSplat:     {Name: "splat", Infer: inferSplat, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpIota:      {Name: "iota", Infer: inferIota, NumArgs: 0, NumResults: 1, TileResult: true},
+	OpBroadcast: {Name: "broadcast", Infer: inferBroadcast, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpReshape:   {Name: "reshape", Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
+	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
+	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true},
 
-	OpLoad:  {Name: "load", NumArgs: -1, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
-	OpStore: {Name: "store", NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: memHintAttrs},
+	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
+	OpStore: {Name: "store", Infer: inferStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, SideEffect: true, Global: GlobalWrite, Attrs: memHintAttrs},
 
-	OpFor:    {Name: "for", NumArgs: -1, NumRegions: 1, SideEffect: true},
-	OpIf:     {Name: "if", NumArgs: 1, NumRegions: 2, SideEffect: true},
-	OpYield:  {Name: "yield", NumArgs: -1, Terminator: true, SideEffect: true},
-	OpReturn: {Name: "return", NumArgs: 0, Terminator: true, SideEffect: true},
+	OpFor:    {Name: "for", Infer: inferFor, NumArgs: -1, NumResults: -1, NumRegions: 1, SideEffect: true},
+	OpIf:     {Name: "if", Infer: inferIf, NumArgs: 1, NumResults: -1, NumRegions: 2, SideEffect: true},
+	OpYield:  {Name: "yield", Infer: inferNone, NumArgs: -1, Terminator: true, SideEffect: true},
+	OpReturn: {Name: "return", Infer: inferNone, NumArgs: 0, Terminator: true, SideEffect: true},
 
-	OpShl:     {Name: "shl", NumArgs: 2, Elementwise: true},
-	OpShr:     {Name: "shr", NumArgs: 2, Elementwise: true},
-	OpAtan2:   {Name: "atan2", NumArgs: 2, Elementwise: true},
-	OpSin:     {Name: "sin", NumArgs: 1, Elementwise: true},
-	OpCos:     {Name: "cos", NumArgs: 1, Elementwise: true},
-	OpTan:     {Name: "tan", NumArgs: 1, Elementwise: true},
-	OpSinh:    {Name: "sinh", NumArgs: 1, Elementwise: true},
-	OpCosh:    {Name: "cosh", NumArgs: 1, Elementwise: true},
-	OpFloor:   {Name: "floor", NumArgs: 1, Elementwise: true},
-	OpCeil:    {Name: "ceil", NumArgs: 1, Elementwise: true},
-	OpLog2:    {Name: "log2", NumArgs: 1, Elementwise: true},
-	OpIsNaN:   {Name: "isnan", NumArgs: 1, Elementwise: true},
-	OpBitcast: {Name: "bitcast", NumArgs: 1, Elementwise: true},
-	OpScan: {Name: "scan", NumArgs: 1, Attrs: []AttrSpec{axisAttr,
-		{Name: "kind", Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
-		{Name: "reverse", Kind: AttrBool, Optional: true}}},
-	OpCat:     {Name: "cat", NumArgs: 2, Attrs: []AttrSpec{axisAttr}},
-	OpExtract: {Name: "extract", NumArgs: -1},
-	OpInsert:  {Name: "insert", NumArgs: -1},
+	OpShl:     {Name: "shl", Infer: elementwise(ints), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpShr:     {Name: "shr", Infer: elementwise(ints), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpAtan2:   {Name: "atan2", Infer: elementwise(floats), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
+	OpSin:     {Name: "sin", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpCos:     {Name: "cos", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpTan:     {Name: "tan", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpSinh:    {Name: "sinh", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpCosh:    {Name: "cosh", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpFloor:   {Name: "floor", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpCeil:    {Name: "ceil", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpLog2:    {Name: "log2", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpIsNaN:   {Name: "isnan", Infer: inferIsNaN, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpBitcast: {Name: "bitcast", Infer: inferBitcast, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
+	OpScan: {Name: "scan", Infer: inferScan, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr,
+		{Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
+		{Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
+	OpCat:     {Name: "cat", Infer: inferCat, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr}},
+	OpExtract: {Name: "extract", Infer: inferExtract, NumArgs: -1, NumResults: 1, TileResult: true},
+	OpInsert:  {Name: "insert", Infer: inferInsert, NumArgs: -1, NumResults: 1, TileResult: true},
 
-	OpGather:      {Name: "gather", NumArgs: -1, Global: GlobalRead, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpScatter:     {Name: "scatter", NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpAtomicRMW:   {Name: "atomic_rmw", NumArgs: -1, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: "kind", Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
-	OpAtomicCAS:   {Name: "atomic_cas", NumArgs: -1, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
-	OpReduceFn:    {Name: "reduce_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
-	OpScanFn:      {Name: "scan_fn", NumArgs: -1, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: "reverse", Kind: AttrBool, Optional: true}}},
-	OpPrintf:      {Name: "printf", NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
-	OpAssert:      {Name: "assert", NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
-	OpPackBytes:   {Name: "pack_bytes", NumArgs: 1},
-	OpUnpackBytes: {Name: "unpack_bytes", NumArgs: 1},
-	OpWhile:       {Name: "while", NumArgs: -1, NumRegions: 2, SideEffect: true},
-	OpStride:      {Name: "stride", NumArgs: 1, Attrs: []AttrSpec{axisAttr}},
+	OpGather:      {Name: "gather", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, Global: GlobalRead, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpScatter:     {Name: "scatter", Infer: inferIndexed, NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
+	OpAtomicRMW:   {Name: "atomic_rmw", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicCAS:   {Name: "atomic_cas", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
+	OpReduceFn:    {Name: "reduce_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
+	OpScanFn:      {Name: "scan_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
+	OpPrintf:      {Name: "printf", Infer: inferPrintf, NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
+	OpAssert:      {Name: "assert", Infer: inferAssert, NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
+	OpPackBytes:   {Name: "pack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpUnpackBytes: {Name: "unpack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpWhile:       {Name: "while", Infer: inferWhile, NumArgs: -1, NumResults: -1, NumRegions: 2, SideEffect: true},
+	OpStride:      {Name: "stride", Infer: inferArrayAxis, NumArgs: 1, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
 
-	OpSmemAlloc: {Name: "smem_alloc", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{
+	OpSmemAlloc: {Name: "smem_alloc", Infer: inferSmemAlloc, NumArgs: 0, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
 		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
-	OpSmemSlot: {Name: "smem_slot", NumArgs: 2, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpAsyncCopy: {Name: "async_copy", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
+	OpSmemSlot: {Name: "smem_slot", Infer: inferSmemSlot, NumArgs: 2, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpAsyncCopy: {Name: "async_copy", Infer: inferAsyncCopy, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		padAttr, {Name: "part", Kind: AttrInt}, {Name: "parts", Kind: AttrInt},
 		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
-	OpAsyncCommit: {Name: "async_commit", NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpAsyncWait:   {Name: "async_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
-	OpBarrier: {Name: "barrier", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpAsyncCommit: {Name: "async_commit", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpAsyncWait:   {Name: "async_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
+	OpBarrier: {Name: "barrier", Infer: inferBarrier, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "id", Kind: AttrInt, Optional: true}, {Name: "threads", Kind: AttrInt, Optional: true}}},
-	OpFragLoad: {Name: "frag_load", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{
+	OpFragLoad: {Name: "frag_load", Infer: inferFragLoad, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
-	OpMMAStep: {Name: "mma_step", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpSmemStage: {Name: "smem_stage", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
+	OpMMAStep: {Name: "mma_step", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpSmemStage: {Name: "smem_stage", Infer: inferSmemStage, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true},
 		{Name: "col", Kind: AttrInt, Optional: true}}},
-	OpMMAFMA:        {Name: "mma_fma", NumArgs: 3, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpConvertLayout: {Name: "convert_layout", NumArgs: 1, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpMMAFMA:        {Name: "mma_fma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpConvertLayout: {Name: "convert_layout", Infer: inferConvertLayout, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 
-	OpMbarAlloc: {Name: "mbar_alloc", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpMbarAlloc: {Name: "mbar_alloc", Infer: inferMbarAlloc, NumArgs: 0, NumResults: 1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
-	OpMbarWait: {Name: "mbar_wait", NumArgs: 3, LoweredOnly: true, SideEffect: true},
-	OpMbarArrive: {Name: "mbar_arrive", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpMbarWait: {Name: "mbar_wait", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true},
+	OpMbarArrive: {Name: "mbar_arrive", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "cluster", Kind: AttrInt, Optional: true}}},
-	OpMbarExpect: {Name: "mbar_expect", NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
-	OpTMALoad:    {Name: "tma_load", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
-	OpWGMMA: {Name: "wgmma", NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
+	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
+	OpTMALoad:    {Name: "tma_load", Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
+	OpWGMMA: {Name: "wgmma", Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "trans_b", Kind: AttrBool}, {Name: "zero_init", Kind: AttrBool, Optional: true}}},
-	OpWGMMAWait:       {Name: "wgmma_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
-	OpSetMaxRegs:      {Name: "set_max_regs", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
-	OpWarpID:          {Name: "warp_id", NumArgs: 0, LoweredOnly: true},
-	OpCTAID:           {Name: "cta_id", NumArgs: 0, LoweredOnly: true},
-	OpCTACount:        {Name: "cta_count", NumArgs: 0, LoweredOnly: true},
-	OpGridSize:        {Name: "grid_size", NumArgs: 0, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
-	OpTMAStore:        {Name: "tma_store", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
-	OpTMAStoreWait:    {Name: "tma_store_wait", NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
-	OpFenceProxyAsync: {Name: "fence_proxy_async", NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpClusterRank:     {Name: "cluster_rank", NumArgs: 0, LoweredOnly: true},
-	OpClusterSync:     {Name: "cluster_sync", NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpTMALoadPair: {Name: "tma_load_pair", NumArgs: -1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
+	OpWGMMAWait:       {Name: "wgmma_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
+	OpSetMaxRegs:      {Name: "set_max_regs", Infer: inferSetMaxRegs, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
+	OpWarpID:          {Name: "warp_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
+	OpCTAID:           {Name: "cta_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
+	OpCTACount:        {Name: "cta_count", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
+	OpGridSize:        {Name: "grid_size", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
+	OpTMAStore:        {Name: "tma_store", Infer: inferTMAStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
+	OpTMAStoreWait:    {Name: "tma_store_wait", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
+	OpFenceProxyAsync: {Name: "fence_proxy_async", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpClusterRank:     {Name: "cluster_rank", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
+	OpClusterSync:     {Name: "cluster_sync", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
+	OpTMALoadPair: {Name: "tma_load_pair", Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 5, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		{Name: "split", Kind: AttrString}}},
 }
 
@@ -553,7 +572,7 @@ const (
 var AtomicKinds = []string{AtomicXchg, AtomicAdd, AtomicMax, AtomicMin, AtomicAnd, AtomicOr, AtomicXor}
 
 // padAttr is the padding mode of load and async_copy.
-var padAttr = AttrSpec{Name: "pad", Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}
+var padAttr = AttrSpec{Name: AttrKeyPad, Kind: AttrEnum, Enum: []string{PadZero, PadNegZero, PadNaN, PadPosInf, PadNegInf}}
 
 // Copy paths (the "path" attribute of async_copy).
 const (

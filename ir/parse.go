@@ -8,7 +8,9 @@ package ir
 //	           [ "consts" "(" [ const { "," const } ] ")" ]
 //	           [ "hints" "(" [ const { "," const } ] ")" ]
 //	           [ "grid" "(" axis "," axis "," axis ")" ]
+//	           [ "lowered" "(" [ fact { "," fact } ] ")" ]
 //	           "{" { instr } "}" .
+//	fact     = name "=" attrval .
 //	param    = VALUE [ name ] ":" type [ "[" [ dim { "," dim } ] "]" ] .
 //	const    = name "=" ( INT | FLOAT | "true" | "false" | DTYPE ) .
 //	axis     = "_" | host .
@@ -390,6 +392,28 @@ func (p *textParser) fn() *Func {
 				continue
 			}
 			f.Grid[i] = p.host()
+		}
+		p.want(")")
+	}
+
+	if p.isWord("lowered") {
+		p.pos++
+		p.want("(")
+		seen := map[string]bool{}
+		for !p.is(")") {
+			if len(seen) > 0 {
+				p.want(",")
+			}
+			off := p.tok().off
+			key := p.name("kernel fact")
+			if seen[key] {
+				p.failAt(off, "kernel fact %s repeated", key)
+			}
+			seen[key] = true
+			p.want("=")
+			if msg := f.Facts.set(key, p.attrValue(AttrInvalid)); msg != "" {
+				p.failAt(off, "%s", msg)
+			}
 		}
 		p.want(")")
 	}
@@ -780,7 +804,7 @@ func (p *textParser) instr() *Instr {
 
 	if p.tok().kind == tokValue && !p.atResults() {
 		in.Args = append(in.Args, p.use())
-		if op == OpLoad || trailingArgs(op) > 0 {
+		if info := op.Info(); info.ArrayIndexed {
 			p.want("[")
 			for !p.is("]") {
 				if len(in.Args) > 1 {
@@ -789,7 +813,7 @@ func (p *textParser) instr() *Instr {
 				in.Args = append(in.Args, p.use())
 			}
 			p.pos++
-			for range trailingArgs(op) {
+			for range info.TrailingArgs {
 				p.want(",")
 				in.Args = append(in.Args, p.use())
 			}

@@ -166,6 +166,18 @@ func (p *textPrinter) fn(f *Func) {
 		}
 		p.s(")")
 	}
+	if facts := f.Facts.attrs(); len(facts) > 0 {
+		p.s("\n    lowered(")
+		for i, a := range facts {
+			if i > 0 {
+				p.s(", ")
+			}
+			p.s(textName(a.Key))
+			p.s("=")
+			p.s(formatAttrValue(a.Val))
+		}
+		p.s(")")
+	}
 	p.s(" {\n")
 	if f.Body != nil {
 		p.instrs(f.Body, 1)
@@ -278,13 +290,10 @@ func (p *textPrinter) instrHead(in *Instr) {
 		p.s(" = ")
 	}
 	p.s(in.Op.String())
-	switch {
-	case in.Op == OpLoad && len(in.Args) >= 1:
-		p.s(" ")
-		p.indexed(in.Args[0], in.Args[1:])
-	case trailingArgs(in.Op) > 0 && len(in.Args) >= 1+trailingArgs(in.Op):
+	switch info := in.Op.Info(); {
+	case info.ArrayIndexed && len(in.Args) >= 1+info.TrailingArgs:
 		// An array access and its other operands: store %A[%i, %j], %t.
-		n := len(in.Args) - trailingArgs(in.Op)
+		n := len(in.Args) - info.TrailingArgs
 		p.s(" ")
 		p.indexed(in.Args[0], in.Args[1:n])
 		for _, v := range in.Args[n:] {
@@ -547,20 +556,4 @@ func textName(s string) string {
 		return s
 	}
 	return strconv.Quote(s)
-}
-
-// trailingArgs is the number of operands after the indices of the array
-// accesses printed as %A[%i, %j], ...: the stored tile, the destination
-// shared tile, or for tma_load the tile, the barrier ring and the slot
-// (and for tma_load_pair the share flag and the rank).
-func trailingArgs(op Op) int {
-	switch op {
-	case OpStore, OpAsyncCopy, OpTMAStore:
-		return 1
-	case OpTMALoad:
-		return 3
-	case OpTMALoadPair:
-		return 5
-	}
-	return 0
 }

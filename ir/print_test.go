@@ -207,17 +207,17 @@ func TestPrintLayoutAliases(t *testing.T) {
 	acc := k.op(OpSplat, TileOf(F32, 16, 8), a1, x)
 	k.op(OpConvert, TileOf(F16, 16, 8), a2, acc)
 	k.op(OpSplat, TileOf(F32, 16, 16), s, x)
-	ret := Attrs{}
-	ret.Set(AttrKeyNumWarps, 1)
-	k.op(OpReturn, nil, ret)
+	f.Facts.NumWarps = 1
+	k.op(OpReturn, nil, nil)
 	want := `#blocked0 = blocked<reg=[[0, 1]], lane=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp=[]>
 #mma0 = mma<warps=[1, 1], reg=[[0, 1], [8, 0]], lane=[[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp=[]>
-kernel @k(%0 x: f32) {
+kernel @k(%0 x: f32)
+    lowered(num_warps=1) {
   %1 = splat %0 {layout=#blocked0} : tile<8x8xf32>
   %2 = splat %0 {layout=#mma0} : tile<16x8xf32>
   %3 = convert %2 {layout=#mma0} : tile<16x8xf16>
   %4 = splat %0 {layout=smem} : tile<16x16xf32>
-  return {num_warps=1}
+  return
 }
 `
 	got := Print(f)

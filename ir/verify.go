@@ -2,8 +2,9 @@ package ir
 
 // This file checks the IR's invariants: structure (operand, result and
 // region counts from the op table, terminators, back-pointers, unique IDs),
-// SSA dominance, and the typing rules of each op. Passes run it after every
-// step in tests; the builder's output must always pass it.
+// SSA dominance, each instruction's results against its op's typing rule
+// (OpInfo.Infer, infer.go), and regions against their ops. Passes run it
+// after every step in tests; the builder's output must always pass it.
 
 import (
 	"errors"
@@ -79,6 +80,9 @@ func (v *irVerifier) fn() {
 	}
 	v.consts()
 	v.grid()
+	if msg := f.Facts.check(); msg != "" {
+		v.errorf("%s", msg)
+	}
 	if v.err != nil {
 		return
 	}
@@ -446,556 +450,43 @@ func checkAttrs(in *Instr) string {
 	return ""
 }
 
-// typing checks the op's operand, attribute and result types; it returns
-// a message or "".
-// matrixOf reports whether t is what a TMA copy moves to or from arr: a
-// 2-D tile of arr's dtype, the array 2-D or, 3-D or 4-D, one matrix of it
-// that the indices before the last two pick.
-func matrixOf(t *Tile, arr *Array) bool {
-	return t.DType == arr.DType && t.Rank() == 2 && arr.Rank >= 2 && arr.Rank <= 4
-}
-
+// typing checks the instruction's results against its op's typing rule
+// (OpInfo.Infer), and its regions against the op's results and operands;
+// it returns a message or "".
 func (v *irVerifier) typing(in *Instr) string {
 	// Every value here is in scope, hence has a checked type.
-	nres := 1
-	switch in.Op {
-	case OpStore, OpYield, OpReturn, OpAsyncCopy, OpAsyncCommit, OpAsyncWait, OpBarrier, OpScatter, OpPrintf, OpAssert,
-		OpMbarWait, OpMbarArrive, OpMbarExpect, OpTMALoad, OpWGMMAWait, OpSetMaxRegs, OpTMAStore, OpTMAStoreWait, OpFenceProxyAsync,
-		OpClusterSync, OpTMALoadPair:
-		nres = 0
-	case OpFor:
-		nres = max(len(in.Args)-3, 0)
-	case OpIf:
-		nres = len(in.Results)
-	case OpWhile:
-		nres = len(in.Args)
-	case OpReduceFn, OpScanFn:
-		nres = len(in.Args) / 2
-	}
-	if len(in.Results) != nres {
+	info := in.Op.Info()
+	nres := info.NumResults // -1: the typing rule's count, checked below
+	if nres >= 0 && len(in.Results) != nres {
 		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), nres)
 	}
-	var res Type
-	if nres == 1 && in.Op != OpFor && in.Op != OpIf && in.Op != OpWhile && in.Op != OpReduceFn && in.Op != OpScanFn {
-		res = in.Results[0].Type
-		if msg := verifyType(res); msg != "" {
+	if nres == 1 {
+		if msg := verifyType(in.Results[0].Type); msg != "" {
 			return fmt.Sprintf("result %v: %s", in.Results[0], msg)
 		}
 	}
-	info := in.Op.Info()
-	a := in.Args
-
-	if info.Elementwise && in.Op != OpSelect && in.Op != OpConvert && in.Op != OpCmp && in.Op != OpIsNaN && in.Op != OpBitcast {
-		for _, x := range a {
-			if !TypesEqual(x.Type, res) {
-				return fmt.Sprintf("operand %v has type %v, want the result type %v", x, x.Type, res)
-			}
-		}
-		if _, ok := ValueShape(res); !ok {
-			return fmt.Sprintf("%s on %v, want a scalar or a tile", in.Op, res)
-		}
-		d := res.Elem()
-		switch in.Op {
-		case OpDiv, OpExp, OpExp2, OpLog, OpSqrt, OpRsqrt, OpTanh,
-			OpAtan2, OpSin, OpCos, OpTan, OpSinh, OpCosh, OpFloor, OpCeil, OpLog2:
-			if !d.IsFloat() {
-				return fmt.Sprintf("%s needs a float type, has %v", in.Op, d)
-			}
-		case OpShl, OpShr:
-			if !d.IsInt() {
-				return fmt.Sprintf("%s needs an integer type, has %v", in.Op, d)
-			}
-		case OpAnd, OpOr, OpXor, OpNot:
-			if d != Bool && !d.IsInt() {
-				return fmt.Sprintf("%s needs a bool or integer type, has %v", in.Op, d)
-			}
-		default:
-			if d == Bool {
-				return fmt.Sprintf("%s on bool", in.Op)
-			}
-		}
-		return ""
+	want, msg := info.Infer(in)
+	if msg != "" {
+		return msg
 	}
+	if len(in.Results) != len(want) {
+		return fmt.Sprintf("%s has %d results, want %d", in.Op, len(in.Results), len(want))
+	}
+	for i, t := range want {
+		if !TypesEqual(in.Results[i].Type, t) {
+			return fmt.Sprintf("result %v, want %v", in.Results[i].Type, t)
+		}
+	}
+	return verifyRegions(in)
+}
 
+// verifyRegions checks the parameters and yields of an op's regions
+// against its operands and results (the typing rule has checked those).
+func verifyRegions(in *Instr) string {
+	a := in.Args
 	switch in.Op {
-	case OpConst:
-		s, ok := res.(*Scalar)
-		if !ok {
-			return fmt.Sprintf("const result %v, want a scalar", res)
-		}
-		switch x := in.Attrs.Get("value").(type) {
-		case bool:
-			if s.DType != Bool {
-				return fmt.Sprintf("bool value for %v", s)
-			}
-		case int64:
-			if s.DType == Bool {
-				return "integer value for bool"
-			}
-			if s.DType.IsInt() && WrapInt(s.DType, x) != x {
-				return fmt.Sprintf("value %d does not fit in %v", x, s.DType)
-			}
-		case float64:
-			if !s.DType.IsFloat() {
-				return fmt.Sprintf("float value for %v", s)
-			}
-		default:
-			return fmt.Sprintf("value attribute of type %T", x)
-		}
-
-	case OpBlockID, OpNumBlocks:
-		axis, ok := in.Attrs.Get("axis").(int64)
-		if !ok || axis < 0 || axis > 2 {
-			return fmt.Sprintf("axis %v, want 0, 1 or 2", in.Attrs.Get("axis"))
-		}
-		if !TypesEqual(res, ScalarOf(I32)) {
-			return fmt.Sprintf("result %v, want i32", res)
-		}
-
-	case OpDim, OpStride:
-		arr, ok := a[0].Type.(*Array)
-		if !ok {
-			return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
-		}
-		axis, ok := in.Attrs.Get("axis").(int64)
-		if !ok || axis < 0 || axis >= int64(arr.Rank) {
-			return fmt.Sprintf("axis %v out of range for %v", in.Attrs.Get("axis"), arr)
-		}
-		if s, ok := res.(*Scalar); !ok || !s.DType.IsInt() {
-			return fmt.Sprintf("result %v, want a scalar integer", res)
-		}
-
-	case OpCmp:
-		if !TypesEqual(a[0].Type, a[1].Type) {
-			return fmt.Sprintf("operand types %v and %v differ", a[0].Type, a[1].Type)
-		}
-		sh, ok := ValueShape(a[0].Type)
-		if !ok {
-			return fmt.Sprintf("cmp on %v", a[0].Type)
-		}
-		rsh, ok := ValueShape(res)
-		if !ok || res.Elem() != Bool || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
-			return fmt.Sprintf("result %v, want bool of the operands' shape", res)
-		}
-
-	case OpSelect:
-		c := a[0].Type
-		if _, ok := ValueShape(res); !ok {
-			return fmt.Sprintf("select of %v", res)
-		}
-		if !TypesEqual(a[1].Type, res) || !TypesEqual(a[2].Type, res) {
-			return fmt.Sprintf("operands %v, %v, want the result type %v", a[1].Type, a[2].Type, res)
-		}
-		if !TypesEqual(c, ScalarOf(Bool)) && !TypesEqual(c, WithElem(res, Bool)) {
-			return fmt.Sprintf("condition %v, want bool of the result's shape or a bool scalar", c)
-		}
-
-	case OpConvert:
-		sh, ok := ValueShape(a[0].Type)
-		rsh, rok := ValueShape(res)
-		if !ok || !rok || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
-			return fmt.Sprintf("convert %v to %v changes the shape", a[0].Type, res)
-		}
-
-	case OpIsNaN, OpBitcast:
-		sh, ok := ValueShape(a[0].Type)
-		rsh, rok := ValueShape(res)
-		if !ok || !rok || !slices.Equal(sh, rsh) || IsTileType(res) != IsTileType(a[0].Type) {
-			return fmt.Sprintf("%s %v to %v changes the shape", in.Op, a[0].Type, res)
-		}
-		from, to := a[0].Type.Elem(), res.Elem()
-		if in.Op == OpIsNaN && (!from.IsFloat() || to != Bool) {
-			return fmt.Sprintf("isnan of %v to %v, want a float operand and a bool result", from, to)
-		}
-		if in.Op == OpBitcast && (from == Bool || to == Bool || from.Bits() != to.Bits()) {
-			return fmt.Sprintf("bitcast of %v to %v, want non-bool dtypes of one width", from, to)
-		}
-
-	case OpScan:
-		x, ok := a[0].Type.(*Tile)
-		if !ok || !TypesEqual(x, res) || x.DType == Bool {
-			return fmt.Sprintf("scan of %v to %v, want a non-bool tile and its type", a[0].Type, res)
-		}
-		if axis := in.Attrs.Int("axis"); axis < 0 || axis >= x.Rank() {
-			return fmt.Sprintf("axis %d out of range for %v", axis, x)
-		}
-
-	case OpCat:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || !TypesEqual(a[0].Type, a[1].Type) {
-			return fmt.Sprintf("cat of %v and %v, want two tiles of one type", a[0].Type, a[1].Type)
-		}
-		axis := in.Attrs.Int("axis")
-		if axis < 0 || axis >= x.Rank() {
-			return fmt.Sprintf("axis %d out of range for %v", axis, x)
-		}
-		want := TileOf(x.DType, x.Shape...)
-		want.Shape[axis] *= 2
-		if !TypesEqual(t, want) {
-			return fmt.Sprintf("result %v, want %v", t, want)
-		}
-
-	case OpExtract, OpInsert:
-		nt := 1
-		if in.Op == OpInsert {
-			nt = 2
-		}
-		if len(a) < nt {
-			return fmt.Sprintf("%s needs %d tiles and the indices", in.Op, nt)
-		}
-		x, ok := a[0].Type.(*Tile)
-		sub, sok := res.(*Tile)
-		if in.Op == OpInsert {
-			sub, sok = a[1].Type.(*Tile)
-			if !TypesEqual(res, a[0].Type) {
-				return fmt.Sprintf("result %v, want the tile's %v", res, a[0].Type)
-			}
-		}
-		if !ok || !sok || x.DType != sub.DType || x.Rank() != sub.Rank() {
-			return fmt.Sprintf("%s between %v and %v, want tiles of one dtype and rank", in.Op, a[0].Type, sub)
-		}
-		for i := range x.Shape {
-			if x.Shape[i]%sub.Shape[i] != 0 {
-				return fmt.Sprintf("%s: %v does not divide %v", in.Op, sub, x)
-			}
-		}
-		if len(a)-nt != x.Rank() {
-			return fmt.Sprintf("%d indices for a rank-%d tile", len(a)-nt, x.Rank())
-		}
-		for _, i := range a[nt:] {
-			if s, ok := i.Type.(*Scalar); !ok || !s.DType.IsInt() {
-				return fmt.Sprintf("index %v has type %v, want a scalar integer", i, i.Type)
-			}
-		}
-
-	case OpSplat:
-		s, ok := a[0].Type.(*Scalar)
-		t, tok := res.(*Tile)
-		if !ok || !tok || s.DType != t.DType {
-			return fmt.Sprintf("splat %v to %v, want a scalar to a tile of its dtype", a[0].Type, res)
-		}
-
-	case OpIota:
-		t, ok := res.(*Tile)
-		if !ok || t.Rank() != 1 || !t.DType.IsInt() {
-			return fmt.Sprintf("result %v, want a rank-1 i32 or i64 tile", res)
-		}
-
-	case OpBroadcast:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || x.DType != t.DType || x.Rank() != t.Rank() {
-			return fmt.Sprintf("broadcast %v to %v, want tiles of one dtype and rank", a[0].Type, res)
-		}
-		for i := range x.Shape {
-			if x.Shape[i] != t.Shape[i] && x.Shape[i] != 1 {
-				return fmt.Sprintf("broadcast %v to %v: dim %d is neither equal nor 1", x, t, i)
-			}
-		}
-
-	case OpReshape:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || x.DType != t.DType {
-			return fmt.Sprintf("reshape %v to %v, want tiles of one dtype", a[0].Type, res)
-		}
-		if x.NumElements() != t.NumElements() {
-			return fmt.Sprintf("reshape %v to %v changes the element count", x, t)
-		}
-
-	case OpPermute:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || x.DType != t.DType || x.Rank() != t.Rank() {
-			return fmt.Sprintf("permute %v to %v, want tiles of one dtype and rank", a[0].Type, res)
-		}
-		perm, ok := in.Attrs.Get("perm").([]int)
-		if !ok || len(perm) != x.Rank() {
-			return fmt.Sprintf("perm %s, want a permutation of %d axes", formatAttrValue(in.Attrs.Get("perm")), x.Rank())
-		}
-		seen := make([]bool, len(perm))
-		for _, p := range perm {
-			if p < 0 || p >= len(perm) || seen[p] {
-				return fmt.Sprintf("perm %s is not a permutation", formatAttrValue(perm))
-			}
-			seen[p] = true
-		}
-		for i, p := range perm {
-			if t.Shape[i] != x.Shape[p] {
-				return fmt.Sprintf("permute %v by %s gives %v", x, formatAttrValue(perm), PermutedTile(x, perm))
-			}
-		}
-
-	case OpReduce:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || x.Rank() == 0 {
-			return fmt.Sprintf("reduce %v to %v, want tiles of rank >= 1", a[0].Type, res)
-		}
-		axis, ok := in.Attrs.Get("axis").(int64)
-		if !ok || axis < 0 || axis >= int64(x.Rank()) {
-			return fmt.Sprintf("axis %s out of range for %v", formatAttrValue(in.Attrs.Get("axis")), x)
-		}
-		want := &Tile{DType: x.DType}
-		want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
-		switch in.Attrs.Get("kind") {
-		case ReduceSum, ReduceMax, ReduceMin, ReduceProd:
-			if x.DType == Bool {
-				return "reduce of bool"
-			}
-		case ReduceArgmax, ReduceArgmin:
-			want.DType = I32
-		}
-		if !TypesEqual(t, want) {
-			return fmt.Sprintf("result %v, want %v", t, want)
-		}
-
-	case OpMMA, OpMMAStep, OpMMAFMA:
-		return verifyMMA(a[0].Type, a[1].Type, a[2].Type, res)
-
-	case OpSmemAlloc:
-		if _, ok := res.(*Tile); !ok {
-			return fmt.Sprintf("result %v, want a tile", res)
-		}
-		if in.Attrs.Int("stages") < 1 || in.Attrs.Int("stage_bytes") <= 0 || in.Attrs.Int("row_bytes") <= 0 || in.Attrs.Int("smem") < 0 {
-			return "smem_alloc needs stages >= 1, positive stage_bytes and row_bytes, and smem >= 0"
-		}
-
-	case OpSmemSlot:
-		if d := a[0].Def; d == nil || d.Op != OpSmemAlloc {
-			return fmt.Sprintf("%v is not a smem_alloc ring", a[0])
-		}
-		if s, ok := a[1].Type.(*Scalar); !ok || s.DType != I32 {
-			return fmt.Sprintf("slot %v has type %v, want i32", a[1], a[1].Type)
-		}
-		if !TypesEqual(res, a[0].Type) {
-			return fmt.Sprintf("result %v, want the ring's %v", res, a[0].Type)
-		}
-
-	case OpAsyncCopy:
-		if len(a) < 2 {
-			return "async_copy needs an array, indices and a shared tile"
-		}
-		arr, msg := v.indexedArray(in, a[1:len(a)-1])
-		if msg != "" {
-			return msg
-		}
-		dst := a[len(a)-1]
-		t, ok := dst.Type.(*Tile)
-		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
-			return fmt.Sprintf("destination %v has type %v, want a rank-%d %v tile", dst, dst.Type, arr.Rank, arr.DType)
-		}
-		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
-			return fmt.Sprintf("destination %v is not a smem_slot", dst)
-		}
-		if n, q := in.Attrs.Int("parts"), in.Attrs.Int("part"); n < 1 || q < 0 || q >= n {
-			return fmt.Sprintf("part %d of %d", q, n)
-		}
-
-	case OpMbarAlloc:
-		if s, ok := res.(*Scalar); !ok || s.DType != I32 {
-			return fmt.Sprintf("result %v, want i32 (the ring's shared address)", res)
-		}
-		if in.Attrs.Int("stages") < 1 || in.Attrs.Int("count") < 1 || in.Attrs.Int("smem")%8 != 0 {
-			return "mbar_alloc needs stages >= 1, count >= 1 and smem a multiple of 8"
-		}
-
-	case OpMbarWait, OpMbarArrive, OpMbarExpect:
-		if d := a[0].Def; d == nil || d.Op != OpMbarAlloc {
-			return fmt.Sprintf("%v is not an mbar_alloc ring", a[0])
-		}
-		for i, x := range a[1:] {
-			want := I32
-			if in.Op == OpMbarArrive && i == 1 {
-				want = Bool
-			}
-			if s, ok := x.Type.(*Scalar); !ok || s.DType != want {
-				return fmt.Sprintf("%v has type %v, want %v", x, x.Type, want)
-			}
-		}
-		if in.Op == OpMbarExpect && in.Attrs.Int("bytes") <= 0 {
-			return "mbar_expect needs bytes > 0"
-		}
-
-	case OpTMALoad, OpTMALoadPair:
-		if in.Op == OpTMALoadPair {
-			if len(a) < 6 {
-				return "tma_load_pair needs an array, indices, a shared tile, a barrier ring, a slot, a share flag and the rank"
-			}
-			if s, ok := a[len(a)-2].Type.(*Scalar); !ok || s.DType != Bool {
-				return fmt.Sprintf("share flag %v has type %v, want bool", a[len(a)-2], a[len(a)-2].Type)
-			}
-			if s, ok := a[len(a)-1].Type.(*Scalar); !ok || s.DType != I32 {
-				return fmt.Sprintf("rank %v has type %v, want i32", a[len(a)-1], a[len(a)-1].Type)
-			}
-			if sp := in.Attrs.Str("split"); sp != "slabs" && sp != "rows" {
-				return fmt.Sprintf("split %q, want slabs or rows", sp)
-			}
-			a = a[:len(a)-2]
-		}
-		if len(a) < 4 {
-			return "tma_load needs an array, indices, a shared tile, a barrier ring and a slot"
-		}
-		arr, msg := v.indexedArray(in, a[1:len(a)-3])
-		if msg != "" {
-			return msg
-		}
-		dst := a[len(a)-3]
-		t, ok := dst.Type.(*Tile)
-		if !ok || !matrixOf(t, arr) {
-			return fmt.Sprintf("destination %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", dst, dst.Type, arr.DType)
-		}
-		if d := dst.Def; d == nil || d.Op != OpSmemSlot {
-			return fmt.Sprintf("destination %v is not a smem_slot", dst)
-		}
-		if d := a[len(a)-2].Def; d == nil || d.Op != OpMbarAlloc {
-			return fmt.Sprintf("%v is not an mbar_alloc ring", a[len(a)-2])
-		}
-
-	case OpTMAStore:
-		if len(a) < 2 {
-			return "tma_store needs an array, indices and a shared tile"
-		}
-		arr, msg := v.indexedArray(in, a[1:len(a)-1])
-		if msg != "" {
-			return msg
-		}
-		src := a[len(a)-1]
-		t, ok := src.Type.(*Tile)
-		if !ok || !matrixOf(t, arr) {
-			return fmt.Sprintf("source %v has type %v, want a 2-D %v tile of a 2-D, 3-D or 4-D array", src, src.Type, arr.DType)
-		}
-		if d := src.Def; d == nil || d.Op != OpSmemStage {
-			return fmt.Sprintf("source %v is not a smem_stage", src)
-		}
-
-	case OpBarrier:
-		if id, n := in.Attrs.Int("id"), in.Attrs.Int("threads"); id < 0 || id > 15 || n < 0 || n%32 != 0 || (id > 0) != (n > 0) {
-			return fmt.Sprintf("barrier id %d threads %d: a named barrier needs id 1..15 and a multiple of 32 threads", id, n)
-		}
-
-	case OpWGMMA:
-		if d := a[1].Def; d == nil || d.Op != OpSmemSlot {
-			return fmt.Sprintf("wgmma operand %v is not a smem_slot", a[1])
-		}
-		if _, ok := a[0].Type.(*Tile); !ok {
-			return fmt.Sprintf("wgmma operand %v is not a tile", a[0])
-		}
-		at, bt := a[0].Type, a[1].Type
-		if !in.Attrs.Bool("trans_b") {
-			// b is the (N, K) tile as loaded; the product uses its transpose.
-			if t, ok := bt.(*Tile); ok && t.Rank() == 2 {
-				bt = TileOf(t.DType, t.Shape[1], t.Shape[0])
-			}
-		}
-		return verifyMMA(at, bt, a[2].Type, res)
-
-	case OpWGMMAWait:
-		if in.Attrs.Int("pending") < 0 {
-			return "wgmma_wait with negative pending"
-		}
-
-	case OpSetMaxRegs:
-		if r := in.Attrs.Int("regs"); r < 24 || r > 256 || r%8 != 0 {
-			return fmt.Sprintf("set_max_regs %d, want a multiple of 8 in [24, 256]", r)
-		}
-
-	case OpAsyncWait:
-		if in.Attrs.Int("pending") < 0 {
-			return "async_wait with negative pending"
-		}
-
-	case OpConvertLayout:
-		if !TypesEqual(res, a[0].Type) {
-			return fmt.Sprintf("convert_layout of %v to %v, want one type", a[0].Type, res)
-		}
-
-	case OpSmemStage:
-		t, ok := a[0].Type.(*Tile)
-		if ok && in.Attrs.Get("col") != nil {
-			// A window of columns [col, col+N) of a rank-2 tile.
-			rt, rok := res.(*Tile)
-			col := in.Attrs.Int("col")
-			if !rok || t.Rank() != 2 || rt.Rank() != 2 || rt.DType != t.DType || rt.Shape[0] != t.Shape[0] ||
-				col < 0 || col+rt.Shape[1] > t.Shape[1] || in.Attrs.Get(AttrKeySlabBytes) == nil {
-				return fmt.Sprintf("smem_stage of columns from %d of %v to %v", col, a[0].Type, res)
-			}
-			t = rt
-		} else if !ok || !TypesEqual(res, t) || t.Rank() != 2 {
-			return fmt.Sprintf("smem_stage of %v to %v, want one rank-2 tile type", a[0].Type, res)
-		}
-		row := t.Shape[1] * t.DType.Bytes()
-		switch pitch, rb := in.Attrs.Get("pitch"), in.Attrs.Get("row_bytes"); {
-		case (pitch == nil) == (rb == nil) || (pitch != nil && in.Attrs.Get("smem") != nil) || (rb != nil && in.Attrs.Get("smem") == nil):
-			return "smem_stage needs either pitch, or smem and row_bytes"
-		case pitch != nil && in.Attrs.Int("pitch") < row:
-			return fmt.Sprintf("pitch %d is less than a row of %d bytes", in.Attrs.Int("pitch"), row)
-		case in.Attrs.Get(AttrKeySlabBytes) != nil:
-			// TMA's slabs: 64 16-bit columns of 128-byte rows each.
-			if in.Attrs.Int("row_bytes") != 128 || t.DType.Bytes() != 2 || row%128 != 0 || in.Attrs.Int(AttrKeySlabBytes) != t.Shape[0]*128 {
-				return fmt.Sprintf("smem_stage into slabs of %v: row_bytes %d, slab_bytes %d", t, in.Attrs.Int("row_bytes"), in.Attrs.Int(AttrKeySlabBytes))
-			}
-		case rb != nil && in.Attrs.Int("row_bytes") != row:
-			return fmt.Sprintf("row_bytes %d, want the tile's %d", in.Attrs.Int("row_bytes"), row)
-		}
-
-	case OpFragLoad:
-		src, ok := a[0].Type.(*Tile)
-		t, ok2 := res.(*Tile)
-		if !ok || !ok2 || src.Rank() != 2 || t.Rank() != 2 || t.DType != src.DType {
-			return fmt.Sprintf("frag_load of %v to %v, want rank-2 tiles of one dtype", a[0].Type, res)
-		}
-
-	case OpLoad:
-		if len(a) < 1 {
-			return "load needs an array and indices"
-		}
-		arr, msg := v.indexedArray(in, a[1:])
-		if msg != "" {
-			return msg
-		}
-		t, ok := res.(*Tile)
-		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
-			return fmt.Sprintf("result %v, want a rank-%d %v tile", res, arr.Rank, arr.DType)
-		}
-		if in.Attrs.Str("pad") == PadNaN && !t.DType.IsFloat() {
-			return fmt.Sprintf("pad nan on a %v load", t.DType)
-		}
-
-	case OpStore:
-		if len(a) < 2 {
-			return "store needs an array, indices and a tile"
-		}
-		arr, msg := v.indexedArray(in, a[1:len(a)-1])
-		if msg != "" {
-			return msg
-		}
-		x := a[len(a)-1]
-		t, ok := x.Type.(*Tile)
-		if !ok || t.DType != arr.DType || t.Rank() != arr.Rank {
-			return fmt.Sprintf("stored %v has type %v, want a rank-%d %v tile", x, x.Type, arr.Rank, arr.DType)
-		}
-
 	case OpFor:
-		if len(a) < 3 {
-			return "for needs lo, hi and step"
-		}
-		iv := a[0].Type
-		if s, ok := iv.(*Scalar); !ok || !s.DType.IsInt() {
-			return fmt.Sprintf("bound %v has type %v, want a scalar integer", a[0], iv)
-		}
-		for _, x := range a[1:3] {
-			if !TypesEqual(x.Type, iv) {
-				return fmt.Sprintf("bound %v has type %v, want %v like the others", x, x.Type, iv)
-			}
-		}
-		inits := a[3:]
-		for i, r := range in.Results {
-			if !TypesEqual(r.Type, inits[i].Type) {
-				return fmt.Sprintf("result %v has type %v, want the init's %v", r, r.Type, inits[i].Type)
-			}
-		}
+		iv, inits := a[0].Type, a[3:]
 		body := in.Regions[0]
 		if len(body.Params) != 1+len(inits) {
 			return fmt.Sprintf("body has %d parameters, want %d (the induction variable and one per carried value)", len(body.Params), 1+len(inits))
@@ -1012,11 +503,6 @@ func (v *irVerifier) typing(in *Instr) string {
 		return verifyYield(body, inits)
 
 	case OpWhile:
-		for i, r := range in.Results {
-			if !TypesEqual(r.Type, a[i].Type) {
-				return fmt.Sprintf("result %v has type %v, want the init's %v", r, r.Type, a[i].Type)
-			}
-		}
 		for ri, r := range in.Regions {
 			if len(r.Params) != len(a) {
 				return fmt.Sprintf("region %d has %d parameters, want %d (one per carried value)", ri, len(r.Params), len(a))
@@ -1036,48 +522,7 @@ func (v *irVerifier) typing(in *Instr) string {
 		}
 		return verifyYield(in.Regions[1], a)
 
-	case OpGather, OpScatter, OpAtomicRMW, OpAtomicCAS:
-		return verifyIndexed(in, res)
-
-	case OpReduceFn, OpScanFn:
-		return verifyCombiner(in)
-
-	case OpPrintf:
-		n, msg := PrintfConversions(in.Attrs.Str("format"))
-		if msg != "" {
-			return msg
-		}
-		if n != len(a) {
-			return fmt.Sprintf("format has %d conversions for %d operands", n, len(a))
-		}
-		for _, x := range a {
-			if _, ok := ValueShape(x.Type); !ok {
-				return fmt.Sprintf("printf of %v, want scalars and tiles", x.Type)
-			}
-		}
-
-	case OpAssert:
-		if _, ok := ValueShape(a[0].Type); !ok || a[0].Type.Elem() != Bool {
-			return fmt.Sprintf("assert of %v, want a bool scalar or tile", a[0].Type)
-		}
-
-	case OpPackBytes, OpUnpackBytes:
-		x, ok := a[0].Type.(*Tile)
-		t, tok := res.(*Tile)
-		if !ok || !tok || t.Rank() != 1 || x.DType == Bool || t.DType == Bool {
-			return fmt.Sprintf("%s of %v to %v, want non-bool tiles and a rank-1 result", in.Op, a[0].Type, res)
-		}
-		if in.Op == OpPackBytes && t.DType != U8 || in.Op == OpUnpackBytes && (x.DType != U8 || x.Rank() != 1) {
-			return fmt.Sprintf("%s of %v to %v: the bytes are a rank-1 u8 tile", in.Op, x, t)
-		}
-		if x.NumElements()*x.DType.Bytes() != t.NumElements()*t.DType.Bytes() {
-			return fmt.Sprintf("%s of %v to %v changes the byte count", in.Op, x, t)
-		}
-
 	case OpIf:
-		if !TypesEqual(a[0].Type, ScalarOf(Bool)) && !TypesEqual(a[0].Type, TileOf(Bool)) {
-			return fmt.Sprintf("condition %v has type %v, want bool or tile<bool>", a[0], a[0].Type)
-		}
 		for i, r := range in.Regions {
 			if len(r.Params) != 0 {
 				return fmt.Sprintf("region %d has parameters", i)
@@ -1086,6 +531,25 @@ func (v *irVerifier) typing(in *Instr) string {
 				return msg
 			}
 		}
+
+	case OpReduceFn, OpScanFn:
+		// The combiner: 2N rank-0 tile parameters, N yielded.
+		n := len(a) / 2
+		body := in.Regions[0]
+		if len(body.Params) != 2*n {
+			return fmt.Sprintf("region has %d parameters, want %d", len(body.Params), 2*n)
+		}
+		elems := make([]*Value, n)
+		for i := range elems {
+			e := TileOf(a[i].Type.Elem())
+			for _, p := range []*Value{body.Params[i], body.Params[n+i]} {
+				if p == nil || !TypesEqual(p.Type, e) {
+					return fmt.Sprintf("region parameter %v has type %v, want %v", p, typeOrNil(p), e)
+				}
+			}
+			elems[i] = &Value{Type: e}
+		}
+		return verifyYield(body, elems)
 	}
 	return ""
 }
@@ -1101,33 +565,6 @@ func typeOrNil(v *Value) Type {
 func IsTileType(t Type) bool {
 	_, ok := t.(*Tile)
 	return ok
-}
-
-// PermutedTile is the type of t with its dims permuted: dim i of the
-// result is dim perm[i] of t (the permute op's typing rule).
-func PermutedTile(t *Tile, perm []int) *Tile {
-	out := &Tile{DType: t.DType, Shape: make([]int, len(perm))}
-	for i, p := range perm {
-		out.Shape[i] = t.Shape[p]
-	}
-	return out
-}
-
-// indexedArray checks a load or store's array operand and its tile indices.
-func (v *irVerifier) indexedArray(in *Instr, idx []*Value) (*Array, string) {
-	arr, ok := in.Args[0].Type.(*Array)
-	if !ok {
-		return nil, fmt.Sprintf("operand %v has type %v, want an array", in.Args[0], in.Args[0].Type)
-	}
-	if len(idx) != arr.Rank {
-		return nil, fmt.Sprintf("%d indices for a rank-%d array", len(idx), arr.Rank)
-	}
-	for _, x := range idx {
-		if s, ok := x.Type.(*Scalar); !ok || !s.DType.IsInt() {
-			return nil, fmt.Sprintf("index %v has type %v, want a scalar integer", x, x.Type)
-		}
-	}
-	return arr, ""
 }
 
 // verifyYield checks that region r ends in a yield of values of the given types.
@@ -1201,72 +638,70 @@ func tileShapeString(t *Tile) string {
 // verifyIndexed checks gather, scatter, atomic_rmw and atomic_cas: the
 // array, one integer index tile per axis of the index shape, the value
 // operands (of the array's dtype and the index shape) and the optional
-// bool mask of gather and scatter.
-func verifyIndexed(in *Instr, res Type) string {
+// bool mask of gather and scatter; it returns the type of the values
+// (gather's and the atomics' result).
+func verifyIndexed(in *Instr) (Type, string) {
 	a := in.Args
 	if len(a) < 1 {
-		return fmt.Sprintf("%s needs an array", in.Op)
+		return nil, fmt.Sprintf("%s needs an array", in.Op)
 	}
 	arr, ok := a[0].Type.(*Array)
 	if !ok {
-		return fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
+		return nil, fmt.Sprintf("operand %v has type %v, want an array", a[0], a[0].Type)
 	}
 	nvals := map[Op]int{OpGather: 1, OpScatter: 1, OpAtomicRMW: 1, OpAtomicCAS: 2}[in.Op]
 	n := len(a) - 1 - arr.Rank - nvals
 	if n < 0 || n > 1 || n == 1 && in.Op != OpGather && in.Op != OpScatter {
-		return fmt.Sprintf("%s on a rank-%d array has %d operands", in.Op, arr.Rank, len(a))
+		return nil, fmt.Sprintf("%s on a rank-%d array has %d operands", in.Op, arr.Rank, len(a))
 	}
 	if arr.Rank == 0 {
-		return fmt.Sprintf("%s on a rank-0 array", in.Op)
+		return nil, fmt.Sprintf("%s on a rank-0 array", in.Op)
 	}
 	idx, ok := a[1].Type.(*Tile)
 	if !ok {
-		return fmt.Sprintf("index %v has type %v, want an integer tile", a[1], a[1].Type)
+		return nil, fmt.Sprintf("index %v has type %v, want an integer tile", a[1], a[1].Type)
 	}
 	shape := idx.Shape
 	for _, x := range a[1 : 1+arr.Rank] {
 		t, ok := x.Type.(*Tile)
 		if !ok || !t.DType.IsInt() || !slices.Equal(t.Shape, shape) {
-			return fmt.Sprintf("index %v has type %v, want an integer tile of shape %s", x, x.Type, tileShapeString(idx))
+			return nil, fmt.Sprintf("index %v has type %v, want an integer tile of shape %s", x, x.Type, tileShapeString(idx))
 		}
 	}
 	want := TileOf(arr.DType, shape...)
 	for _, x := range a[1+arr.Rank : 1+arr.Rank+nvals] {
 		if !TypesEqual(x.Type, want) {
-			return fmt.Sprintf("operand %v has type %v, want %v", x, x.Type, want)
+			return nil, fmt.Sprintf("operand %v has type %v, want %v", x, x.Type, want)
 		}
 	}
 	if n == 1 {
 		if m := a[len(a)-1]; !TypesEqual(m.Type, WithElem(want, Bool)) {
-			return fmt.Sprintf("mask %v has type %v, want %v", m, m.Type, WithElem(want, Bool))
+			return nil, fmt.Sprintf("mask %v has type %v, want %v", m, m.Type, WithElem(want, Bool))
 		}
-	}
-	if in.Op != OpScatter && !TypesEqual(res, want) {
-		return fmt.Sprintf("result %v, want %v", res, want)
 	}
 	d := arr.DType
 	switch in.Op {
 	case OpAtomicCAS:
 		if !AtomicDType(d, true) {
-			return fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
+			return nil, fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
 		}
 	case OpAtomicRMW:
-		switch k := in.Attrs.Str("kind"); k {
+		switch k := in.Attrs.Str(AttrKeyKind); k {
 		case AtomicXchg:
 			if !AtomicDType(d, true) {
-				return fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
+				return nil, fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
 			}
 		case AtomicAdd:
 			if !AtomicDType(d, true) && d != F16 && d != BF16 {
-				return fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
+				return nil, fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
 			}
 		default:
 			if !AtomicDType(d, false) {
-				return fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", k, d)
+				return nil, fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", k, d)
 			}
 		}
 	}
-	return ""
+	return want, ""
 }
 
 // AtomicDType reports whether the atomics support d: 32- and 64-bit
@@ -1279,56 +714,6 @@ func AtomicDType(d DType, floats bool) bool {
 		return floats
 	}
 	return false
-}
-
-// verifyCombiner checks reduce_fn and scan_fn: N tiles of one type-shape,
-// N scalar identities of their dtypes, a region of 2N rank-0 tile
-// parameters that yields N rank-0 tiles, and the results.
-func verifyCombiner(in *Instr) string {
-	a := in.Args
-	if len(a) == 0 || len(a)%2 != 0 {
-		return fmt.Sprintf("%s has %d operands, want N tiles and N identities", in.Op, len(a))
-	}
-	n := len(a) / 2
-	x0, ok := a[0].Type.(*Tile)
-	if !ok || x0.Rank() == 0 {
-		return fmt.Sprintf("operand %v has type %v, want a tile of rank >= 1", a[0], a[0].Type)
-	}
-	axis := in.Attrs.Int("axis")
-	if axis < 0 || axis >= x0.Rank() {
-		return fmt.Sprintf("axis %d out of range for %v", axis, x0)
-	}
-	body := in.Regions[0]
-	if len(body.Params) != 2*n {
-		return fmt.Sprintf("region has %d parameters, want %d", len(body.Params), 2*n)
-	}
-	elems := make([]*Value, n)
-	for i := 0; i < n; i++ {
-		x, ok := a[i].Type.(*Tile)
-		if !ok || !slices.Equal(x.Shape, x0.Shape) {
-			return fmt.Sprintf("operand %v has type %v, want a tile of shape %s", a[i], a[i].Type, tileShapeString(x0))
-		}
-		if !TypesEqual(a[n+i].Type, ScalarOf(x.DType)) {
-			return fmt.Sprintf("identity %v has type %v, want %v", a[n+i], a[n+i].Type, x.DType)
-		}
-		e := TileOf(x.DType)
-		for _, p := range []*Value{body.Params[i], body.Params[n+i]} {
-			if p == nil || !TypesEqual(p.Type, e) {
-				return fmt.Sprintf("region parameter %v has type %v, want %v", p, typeOrNil(p), e)
-			}
-		}
-		elems[i] = &Value{Type: e}
-		want := &Tile{DType: x.DType}
-		if in.Op == OpScanFn {
-			want.Shape = x.Shape
-		} else {
-			want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
-		}
-		if !TypesEqual(in.Results[i].Type, want) {
-			return fmt.Sprintf("result %v has type %v, want %v", in.Results[i], in.Results[i].Type, want)
-		}
-	}
-	return verifyYield(body, elems)
 }
 
 // PrintfConversions counts the conversions of a printf format (%%

@@ -1,6 +1,8 @@
 package ir
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +97,7 @@ func TestVerifyRejects(t *testing.T) {
 		{"unknown attr", "%4 = neg %1 {note=x} : f32\nreturn", "`%4 = neg %1 {note=x} : f32`: unknown attribute note on neg"},
 		{"lowered attr on another op", "%4 = neg %1 {num_warps=4} : f32\nreturn", "unknown attribute num_warps on neg"},
 		{"pipelined on a store", "%4 = splat %1 : tile<16x16xf32>\nstore %0[%2, %2], %4 {pipelined=true}\nreturn", "unknown attribute pipelined on store"},
-		{"lowered attr kind", "return {num_warps=true}", "attribute num_warps=true is a bool, want int (int64)"},
+		{"kernel fact on return", "return {num_warps=4}", "unknown attribute num_warps on return"},
 		{"lowered bool kind", "%4 = load %0[%2, %2] {pad=zero, staged=1} : tile<16x16xf32>\nreturn", "attribute staged=1 is an int, want bool (bool)"},
 		{"axis kind", "%4 = bid {axis=1.5} : i32\nreturn", "attribute axis=1.5 is a float, want int (int64)"},
 		{"perm kind", "%4 = splat %1 : tile<4x8xf32>\n%5 = permute %4 {perm=1} : tile<8x4xf32>\nreturn", "attribute perm=1 is an int, want int list ([]int)"},
@@ -122,6 +124,14 @@ func TestVerifyRejects(t *testing.T) {
 		{"async_wait without pending", "async_wait\nreturn", "missing attribute pending"},
 		{"frag_load layout", "%4 = smem_alloc {layout=smem, row_bytes=64, smem=0, stage_bytes=1024, stages=1} : tile<16x16xf32>\n%5 = smem_slot %4, %2 {layout=smem} : tile<16x16xf32>\n%6 = frag_load %5 {kstep=0, layout=mma_a<warps=[3, 1]>, operand=a} : tile<16x8xf32>\nreturn", "mma_a layout: warps [3, 1] are not positive powers of two"},
 		{"mma_step without layout", "%4 = splat %1 : tile<16x8xf32>\n%5 = splat %1 : tile<8x16xf32>\n%6 = splat %1 : tile<16x8xf32>\n%7 = mma_step %4, %5, %6 : tile<16x8xf32>\nreturn", "missing attribute layout"},
+		{"warp_id result", "%4 = warp_id : tile<4xf32>\nreturn", "`%4 = warp_id : tile<4xf32>`: result tile<4xf32>, want i32"},
+		{"cta_count result", "%4 = cta_count : f64\nreturn", "`%4 = cta_count : f64`: result f64, want i32"},
+		{"cta_id result", "%4 = cta_id : i64\nreturn", "result i64, want i32"},
+		{"cluster_rank result", "%4 = cluster_rank : bool\nreturn", "result bool, want i32"},
+		{"grid_size result", "%4 = grid_size {axis=0} : f32\nreturn", "result f32, want i32"},
+		{"mbar_alloc result", "%4 = mbar_alloc {count=1, smem=0, stages=1} : tile<4xi32>\nreturn", "result tile<4xi32>, want i32 (the ring's shared address)"},
+		{"gather result", "%4 = iota : tile<16xi32>\n%5 = splat %1 : tile<16xf32>\n%6 = gather %0, %4, %4, %5 {check_bounds=true} : tile<8xf32>\nreturn", "result tile<8xf32>, want tile<16xf32>"},
+		{"cat result", "%4 = splat %1 : tile<4x8xf32>\n%5 = cat %4, %4 {axis=1} : tile<8x8xf32>\nreturn", "result tile<8x8xf32>, want tile<4x16xf32>"},
 		{"rank-0 layout reg bases", "%4 = splat %1 {layout=blocked<reg=[[]], lane=[], warp=[]>} : tile<f32>\nreturn", "layout of a rank-0 tile has reg bases"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +166,8 @@ func TestVerifyRejectsHeader(t *testing.T) {
 		{"param tile", "kernel @k(%0 t: tile<4xf32>) {\nreturn\n}", "parameter t has type tile<4xf32>, want an array or a scalar"},
 		{"param names", "kernel @k(%0 x: f32, %1 x: f32) {\nreturn\n}", "parameter name x repeated"},
 		{"kernel name", "kernel @\"a b\"() {\nreturn\n}", `kernel name "a b" is not an identifier`},
+		{"kernel fact range", "kernel @k() lowered(smem_bytes=-1) {\nreturn\n}", "kernel fact smem_bytes=-1 is negative"},
+		{"kernel fact variant", "kernel @k() lowered(variant=slow) {\nreturn\n}", "kernel fact variant=slow, want fast or general"},
 		{"const name", "kernel @k() consts(\"a b\"=1) {\nreturn\n}", `constant name "a b" is not an identifier`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,4 +292,72 @@ func TestVerifyTMALoadRanks(t *testing.T) {
 			t.Errorf("array<%sxf16>: error %v, want the destination's", tc.dims, err)
 		}
 	}
+}
+
+// TestInferComplete checks that every op has a typing rule, and that the
+// check names the ops of a table that lack one.
+func TestInferComplete(t *testing.T) {
+	if missing := missingInfer(&opTable); len(missing) > 0 {
+		t.Errorf("ops without a typing rule: %v", missing)
+	}
+	table := opTable
+	table[OpMod].Infer = nil
+	table[OpWarpID].Infer = nil
+	if got, want := missingInfer(&table), []Op{OpMod, OpWarpID}; !slices.Equal(got, want) {
+		t.Errorf("missingInfer = %v, want %v", got, want)
+	}
+}
+
+// TestInferResults runs typing rules for a maker, without declared results.
+func TestInferResults(t *testing.T) {
+	f := NewFunc("k")
+	x := f.AddParam("x", ScalarOf(F32), nil).Value
+	n := f.AddParam("n", ScalarOf(I32), nil).Value
+	tile := f.NewInstr(OpSplat, []*Value{x}, TileOf(F32, 4, 8)).Result()
+	var axis1 Attrs
+	axis1.Set("axis", 1)
+	for _, tc := range []struct {
+		op    Op
+		args  []*Value
+		attrs Attrs
+		want  string
+	}{
+		{OpAdd, []*Value{x, x}, nil, "f32"},
+		{OpCmp, []*Value{tile, tile}, Attrs{{"pred", PredLT}}, "tile<4x8xbool>"},
+		{OpCat, []*Value{tile, tile}, axis1, "tile<4x16xf32>"},
+		{OpReduce, []*Value{tile}, Attrs{{"axis", int64(1)}, {"kind", ReduceArgmax}}, "tile<4xi32>"},
+		{OpPermute, []*Value{tile}, Attrs{{"perm", []int{1, 0}}}, "tile<8x4xf32>"},
+		{OpWarpID, nil, nil, "i32"},
+		{OpAdd, []*Value{x, n}, nil, "error: operand %1 has type i32, want the result type f32"},
+		{OpConvert, []*Value{x}, nil, "error: the result type of convert is chosen by its maker"},
+	} {
+		got := ""
+		r, msg := InferResult(tc.op, tc.args, tc.attrs)
+		if msg != "" {
+			got = "error: " + msg
+		} else {
+			got = r.String()
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.op, got, tc.want)
+		}
+	}
+}
+
+// TestAttrAccessors checks that the typed accessors read the attribute an
+// op declares and panic on one it does not.
+func TestAttrAccessors(t *testing.T) {
+	red := &Instr{Op: OpReduce, Attrs: Attrs{{AttrKeyAxis, int64(1)}, {AttrKeyKind, ReduceMax}}}
+	if red.Axis() != 1 || red.Kind() != ReduceMax {
+		t.Errorf("reduce: Axis %d, Kind %q", red.Axis(), red.Kind())
+	}
+	if scan := (&Instr{Op: OpScan}); scan.Reverse() {
+		t.Errorf("scan without reverse: Reverse() = true")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "add declares no int attribute axis") {
+			t.Errorf("Axis of add: recovered %v", r)
+		}
+	}()
+	(&Instr{Op: OpAdd}).Axis()
 }

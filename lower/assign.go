@@ -21,8 +21,6 @@ package lower
 // over those warps in a grid chosen in warps.go.
 
 import (
-	"fmt"
-
 	"github.com/tilec/tilec/ir"
 )
 
@@ -214,7 +212,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 				return s, nil
 			}})
 		case in.Op == ir.OpPermute:
-			perm := in.Attrs.Ints("perm")
+			perm := in.Perm()
 			shape := in.Args[0].Type.(*ir.Tile).Shape
 			rshape := in.Result().Type.(*ir.Tile).Shape
 			edges = append(edges, derived{from: in.Args[0], to: in.Result(), fn: func(l *Layout) (*Layout, error) {
@@ -224,7 +222,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 				return l.unpermute(perm, rshape), nil
 			}})
 		case in.Op == ir.OpReduce:
-			axis := in.Attrs.Int("axis")
+			axis := in.Axis()
 			reduced = append(reduced, in.Args[0])
 			edges = append(edges, derived{from: in.Result(), to: in.Args[0], soft: true, fn: func(l *Layout) (*Layout, error) {
 				return l.Reduce(axis), nil
@@ -404,11 +402,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 		}
 	}
 	rec(f.Body)
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	if ret.Op != ir.OpReturn {
-		return fmt.Errorf("lower: kernel %s does not end in return", f.Name)
-	}
-	ret.Attrs.Set("num_warps", nwarps)
+	f.Facts.NumWarps = nwarps
 	return nil
 }
 

@@ -39,7 +39,7 @@ func Check(f *ir.Func, t *Target) error {
 		switch in.Op {
 		case ir.OpReduce:
 			x := in.Args[0].Type.(*ir.Tile)
-			kind := in.Attrs.Str("kind")
+			kind := in.Kind()
 			switch {
 			case x.DType == ir.F64:
 				err = unsupportedAt(t, in, "reduce %s of f64 is not supported yet", kind)
@@ -131,7 +131,7 @@ func checkErrors(errs []error) error {
 // target: a bf16 add before sm_90.
 func checkAtomic(t *Target, in *ir.Instr) error {
 	d := in.Args[0].Type.(*ir.Array).DType
-	if in.Op == ir.OpAtomicRMW && in.Attrs.Str("kind") == ir.AtomicAdd && d == ir.BF16 && t.CC < 90 {
+	if in.Op == ir.OpAtomicRMW && in.Kind() == ir.AtomicAdd && d == ir.BF16 && t.CC < 90 {
 		return unsupportedAt(t, in, "atomic_rmw add of bf16 needs sm_90 (atom.add.bf16); use f32 or f16 on %s", t)
 	}
 	return nil

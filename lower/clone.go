@@ -10,6 +10,7 @@ func Clone(f *ir.Func) *ir.Func {
 	g.Consts = append([]ir.Const(nil), f.Consts...)
 	g.Hints = append([]ir.Const(nil), f.Hints...)
 	g.Grid = f.Grid
+	g.Facts = f.Facts
 	m := map[*ir.Value]*ir.Value{}
 	for _, p := range f.Params {
 		np := g.AddParam(p.Name, p.Type, append([]ir.Dim(nil), p.Dims...))

@@ -52,7 +52,7 @@ func ConvertLayouts(f *ir.Func, t *Target) error {
 				insertBefore(in, c)
 			})
 		case ir.OpReduce:
-			natural := src.Reduce(in.Attrs.Int("axis"))
+			natural := src.Reduce(in.Axis())
 			if _, ok := RegisterMap(natural, res); ok {
 				return
 			}

@@ -13,8 +13,9 @@
 // loop's prologue, carried ring slots and copies between k-steps.
 //
 // Layout decisions are lowered attributes that ir declares (ir.LoweredAttrs:
-// their kinds and the ops that may carry them); the schedule is ops in ir's
-// op table (OpInfo.LoweredOnly). ir.Verify checks both after every pass, and
+// their kinds and the ops that may carry them); decisions about the whole
+// kernel (num_warps, smem_bytes, variant, the warpspec facts) are fields of
+// ir.Func.Facts; the schedule is ops in ir's op table (OpInfo.LoweredOnly). ir.Verify checks both after every pass, and
 // `tilec compile --emit lowered` shows the result as IR text. A tile's
 // layout is one attribute, an *ir.Layout, which the printer names once per
 // kernel:

@@ -69,7 +69,7 @@ func evalConst(in *ir.Instr, vals []any) (any, bool) {
 			switch in.Op {
 			case ir.OpCmp:
 				// IntOrderKey orders u64 bit patterns as unsigned, as the interpreter compares.
-				return cmpInt(in.Attrs.Str("pred"), ir.IntOrderKey(ad, x), ir.IntOrderKey(ad, y))
+				return cmpInt(in.Pred(), ir.IntOrderKey(ad, x), ir.IntOrderKey(ad, y))
 			}
 			if ir.IntBinaryWarning(in.Op, y) != "" {
 				return nil, false // left to run time, which defines it and warns

@@ -427,25 +427,14 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 
 // NumWarps is the number of warps per block the lowered kernel was laid out for.
 func NumWarps(f *ir.Func) int {
-	for _, in := range f.Body.Instrs {
-		if in.Op == ir.OpReturn {
-			if n := in.Attrs.Int(ir.AttrKeyNumWarps); n > 0 {
-				return n
-			}
-		}
+	if n := f.Facts.NumWarps; n > 0 {
+		return n
 	}
 	return 4
 }
 
 // SmemBytes is the shared memory the lowered kernel uses (without alignment slack).
-func SmemBytes(f *ir.Func) int {
-	for _, in := range f.Body.Instrs {
-		if in.Op == ir.OpReturn {
-			return in.Attrs.Int(ir.AttrKeySmemBytes)
-		}
-	}
-	return 0
-}
+func SmemBytes(f *ir.Func) int { return f.Facts.SmemBytes }
 
 // Reduce is the layout of a reduction of l along axis: every basis loses its
 // axis component (threads and registers that differed only along the axis
@@ -505,7 +494,7 @@ func OperandLayout(in *ir.Instr, res *Layout) (*Layout, error) {
 		}
 		return s, nil
 	case ir.OpPermute:
-		return res.Permute(in.Attrs.Ints("perm"), shape), nil
+		return res.Permute(in.Perm(), shape), nil
 	}
 	return nil, fmt.Errorf("%s has no derived operand layout", in.Op)
 }

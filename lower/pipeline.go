@@ -63,7 +63,7 @@ func copyParts(t *Target, tt *ir.Tile, threads int) int {
 // Pipeline is the pipeline pass.
 func Pipeline(f *ir.Func, t *Target) error {
 	stageOperands(f)
-	p := &pipeliner{f: f, t: t, variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant)}
+	p := &pipeliner{f: f, t: t, variant: f.Facts.Variant}
 	p.threads = 32 * NumWarps(f)
 	var loads []*ir.Instr
 	f.Body.Walk(func(in *ir.Instr) {
@@ -195,7 +195,7 @@ func (p *pipeliner) copyTo(s *seq, ld *ir.Instr, idx []*ir.Value, dst *ir.Value,
 }
 
 func padOf(ld *ir.Instr) string {
-	if pad := ld.Attrs.Str("pad"); pad != "" {
+	if pad := ld.Pad(); pad != "" {
 		return pad
 	}
 	return ir.PadZero

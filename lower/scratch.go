@@ -81,8 +81,8 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		if err != nil || src == nil || src.Kind == ir.LayoutSmem {
 			return 0, err
 		}
-		axis := in.Attrs.Int("axis")
-		kind := in.Attrs.Str("kind")
+		axis := in.Axis()
+		kind := in.Kind()
 		arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin
 		if wb := ReduceWarpBits(src, axis); len(wb) > 0 {
 			return rt.NumElements() << len(wb) * ScratchSlot(ReduceAccType(in.Args[0].Type.Elem()), arg), nil
@@ -106,12 +106,8 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 // ScratchOffset is the byte offset of the scratch region from the shared
 // base, or -1 when the kernel has none.
 func ScratchOffset(f *ir.Func) int {
-	for _, in := range f.Body.Instrs {
-		if in.Op == ir.OpReturn {
-			if v, ok := in.Attrs.Get(ir.AttrKeyScratch).(int64); ok {
-				return int(v)
-			}
-		}
+	if f.Facts.HasScratch {
+		return f.Facts.Scratch
 	}
 	return -1
 }

@@ -163,16 +163,14 @@ func AllocShared(f *ir.Func, t *Target) error {
 	}
 	if scratch > 0 {
 		off := roundUp(maxTotal, 16)
-		ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-		ret.Attrs.Set(ir.AttrKeyScratch, off)
+		f.Facts.Scratch, f.Facts.HasScratch = off, true
 		maxTotal = off + roundUp(scratch, 16)
 	}
 	if maxTotal > t.KernelSharedBytes() {
 		return unsupportedPos(t, f.Pos, "kernel %s needs %d bytes of shared memory (%d of mma tiles, %d of reduction and conversion scratch); %s allows %d per block: use smaller tiles",
 			f.Name, maxTotal, maxTotal-roundUp(scratch, 16), roundUp(scratch, 16), t, t.KernelSharedBytes())
 	}
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	ret.Attrs.Set(ir.AttrKeySmemBytes, maxTotal)
+	f.Facts.SmemBytes, f.Facts.SmemSized = maxTotal, true
 	return nil
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/tilec/tilec/ir"
 )
 
-// Kernel variants (the return's variant attribute).
+// Kernel variants (ir.KernelFacts.Variant).
 const (
 	VariantFast    = "fast"
 	VariantGeneral = "general"
@@ -94,8 +94,7 @@ func splitVariants(f *ir.Func, t *Target) []*Variant {
 		f    *ir.Func
 		name string
 	}{{fast, VariantFast}, {gen, VariantGeneral}} {
-		ret := v.f.Body.Instrs[len(v.f.Body.Instrs)-1]
-		ret.Attrs.Set(ir.AttrKeyVariant, v.name)
+		v.f.Facts.Variant = v.name
 	}
 	return []*Variant{{Func: fast, Name: VariantFast, Aligned: arrays}, {Func: gen, Name: VariantGeneral}}
 }

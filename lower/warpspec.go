@@ -305,8 +305,7 @@ func wsStraightOp(in *ir.Instr) bool {
 // accumulators in the warpgroup grid, and replaces f only when the
 // rewrite applies.
 func WarpSpecialize(f *ir.Func, t *Target) error {
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	if ret.Attrs.Str(ir.AttrKeyVariant) != VariantFast {
+	if f.Facts.Variant != VariantFast {
 		return nil
 	}
 	lp, _ := findWGMMALoop(f, t)
@@ -327,7 +326,7 @@ func WarpSpecialize(f *ir.Func, t *Target) error {
 		if !w.plan() {
 			return nil
 		}
-		w.rewrite(g.Body.Instrs[len(g.Body.Instrs)-1])
+		w.rewrite(g.Body.Terminator())
 		DeadCode(g)
 	} else if !warpSpecializeAttention(g, t) {
 		return nil
@@ -341,7 +340,10 @@ func WarpSpecialize(f *ir.Func, t *Target) error {
 func relayForWarpgroups(f *ir.Func, t *Target) (*ir.Func, error) {
 	g := Clone(f)
 	strip := []string{ir.AttrKeyLayout, ir.AttrKeyStaged, ir.AttrKeySmem, ir.AttrKeyStages,
-		ir.AttrKeyRowBytes, ir.AttrKeyStageBytes, ir.AttrKeyNumWarps, ir.AttrKeyScratch, ir.AttrKeySmemBytes}
+		ir.AttrKeyRowBytes, ir.AttrKeyStageBytes}
+	g.Facts.NumWarps = 0
+	g.Facts.Scratch, g.Facts.HasScratch = 0, false
+	g.Facts.SmemBytes, g.Facts.SmemSized = 0, false
 	hasConvert := false
 	g.Body.Walk(func(in *ir.Instr) {
 		if in.Op == ir.OpConvertLayout {
@@ -592,15 +594,15 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 		// A block may not exit while its partner can still multicast
 		// into its shared memory or arrive on its barriers.
 		s.op(ir.OpClusterSync, nil, nil)
-		ret.Attrs.Set(ir.AttrKeyCluster, int64(w.cluster))
+		f.Facts.Cluster = w.cluster
 	}
 
-	ret.Attrs.Set(ir.AttrKeyNumWarps, int64(4*consumers))
-	ret.Attrs.Set(ir.AttrKeyBlockThreads, int64(128*(consumers+1)))
-	ret.Attrs.Set(ir.AttrKeyMaxRegs, int64(wsEntryRegs))
-	ret.Attrs.Set(ir.AttrKeyPersistent, true)
-	ret.Attrs.Set(ir.AttrKeySmemBytes, int64(smemBytes))
-	ret.Attrs = dropAttr(ret.Attrs, ir.AttrKeyScratch)
+	f.Facts.NumWarps = 4 * consumers
+	f.Facts.BlockThreads = 128 * (consumers + 1)
+	f.Facts.MaxRegs = wsEntryRegs
+	f.Facts.Persistent = true
+	f.Facts.SmemBytes, f.Facts.SmemSized = smemBytes, true
+	f.Facts.Scratch, f.Facts.HasScratch = 0, false
 	f.Body.Instrs = nil
 	for _, in := range append(s.out, ret) {
 		f.Body.Append(in)
@@ -744,10 +746,10 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 	for _, in := range instrs {
 		switch in.Op {
 		case ir.OpBlockID:
-			m[in.Result()] = bid[in.Attrs.Int("axis")]
+			m[in.Result()] = bid[in.Axis()]
 			continue
 		case ir.OpNumBlocks:
-			m[in.Result()] = grid[in.Attrs.Int("axis")]
+			m[in.Result()] = grid[in.Axis()]
 			continue
 		case ir.OpStore:
 			if in == w.lp.store && w.staging >= 0 {

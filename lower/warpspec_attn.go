@@ -207,8 +207,7 @@ type attnSpec struct {
 // both accumulators in the warpgroup layout, no scratch region (a
 // reduction or conversion across warps would need the block's barrier).
 func attnLayoutsOK(f *ir.Func, al *attnLoop) bool {
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	if ret.Attrs.Get(ir.AttrKeyScratch) != nil {
+	if f.Facts.HasScratch {
 		return false
 	}
 	for _, mma := range []*ir.Instr{al.qk, al.pv} {
@@ -240,7 +239,7 @@ func warpSpecializeAttention(f *ir.Func, t *Target) bool {
 	if !a.plan() {
 		return false
 	}
-	a.rewrite(f.Body.Instrs[len(f.Body.Instrs)-1])
+	a.rewrite(f.Body.Terminator())
 	DeadCode(f)
 	return true
 }

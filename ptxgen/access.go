@@ -200,7 +200,7 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 	regs := make([]Reg, lay.NumRegs())
 	var pad Reg
 	if !store {
-		pad = e.padValue(in.Attrs.Str("pad"), dt)
+		pad = e.padValue(in.Pad(), dt)
 	}
 	bt := btype(dt)
 	loadOp, storeOp := "ld.global."+bt, "st.global."+bt

@@ -17,7 +17,7 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 	case ir.OpSelect:
 		return e.selectReg(args[0], args[1], args[2], res)
 	case ir.OpCmp:
-		return e.cmp(in.Attrs.Str("pred"), args[0], args[1], in.Args[0].Type.Elem())
+		return e.cmp(in.Pred(), args[0], args[1], in.Args[0].Type.Elem())
 	case ir.OpBitcast:
 		// The same bits in a register of the other class (f32 <-> i32, f64 <-> i64).
 		r := e.newReg(classOf(res))

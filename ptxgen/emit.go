@@ -24,7 +24,7 @@ func EmitKernel(f *ir.Func, t *lower.Target) (k *Kernel, err error) {
 		vals:    map[*ir.Value]*value{},
 		arrs:    map[*ir.Value]*array{},
 		inv:     map[string]Reg{},
-		variant: f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Str(ir.AttrKeyVariant),
+		variant: f.Facts.Variant,
 	}
 	e.nt = blockThreads(f)
 	defer func() {
@@ -101,7 +101,7 @@ type emitter struct {
 	usesSmem        bool
 	uses            map[*ir.Value]int
 	hoist           *[]Instr // where invariants go inside a loop nest
-	variant         string   // "", VariantFast or VariantGeneral (the return's variant attribute)
+	variant         string   // "", VariantFast or VariantGeneral (the kernel's variant fact)
 }
 
 // value is how a tile or scalar is held.
@@ -352,7 +352,7 @@ func (e *emitter) finish() *Kernel {
 	if c := clusterSize(e.f); c > 1 {
 		fmt.Fprintf(&b, ".reqnctapercluster %d, 1, 1\n", c)
 	}
-	if n := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs); n > 0 {
+	if n := e.f.Facts.MaxRegs; n > 0 {
 		// setmaxnreg needs the count at entry (PTX.md 3.6).
 		fmt.Fprintf(&b, ".maxnreg %d\n", n)
 	} else if n := lower.Occupancy(e.f, e.t); n > 0 && !isPersistent(e.f) {
@@ -687,7 +687,7 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 	case ir.OpConst:
 		return e.constReg(in.Attrs.Get("value"), in.Result().Type.Elem())
 	case ir.OpBlockID, ir.OpNumBlocks:
-		ax := in.Attrs.Int("axis")
+		ax := in.Axis()
 		if ax < 0 || ax > 2 {
 			e.fail("%s axis %d", in.Op, ax)
 		}
@@ -700,12 +700,12 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 		return r
 	case ir.OpDim:
 		a := e.arrs[in.Args[0]]
-		ax := in.Attrs.Int("axis")
+		ax := in.Axis()
 		return a.dims[ax]
 	case ir.OpStride:
 		// The stride parameter is 64-bit; A.strides is int32 (cuTile's).
 		r := e.newReg(B32)
-		e.emit("cvt.u32.u64", r, e.arrs[in.Args[0]].strides[in.Attrs.Int("axis")])
+		e.emit("cvt.u32.u64", r, e.arrs[in.Args[0]].strides[in.Axis()])
 		return r
 	}
 	if !in.Op.Info().Elementwise {

@@ -260,7 +260,7 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 	if in.Op == ir.OpAtomicCAS {
 		op, typ = "cas", ".b"+bits
 	} else {
-		switch k := in.Attrs.Str("kind"); k {
+		switch k := in.Kind(); k {
 		case ir.AtomicXchg:
 			op, typ = "exch", ".b"+bits
 		case ir.AtomicAnd, ir.AtomicOr, ir.AtomicXor:

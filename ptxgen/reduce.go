@@ -193,8 +193,8 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		e.fail("reduce of a shared-memory tile is not supported yet")
 	}
 	L := x.lay
-	axis := in.Attrs.Int("axis")
-	kind := in.Attrs.Str("kind")
+	axis := in.Axis()
+	kind := in.Kind()
 	xt := in.Args[0].Type.Elem()
 	rt := in.Result().Type.Elem()
 	arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin

@@ -133,7 +133,7 @@ func tileShape(v *ir.Value) []int { return v.Type.(*ir.Tile).Shape }
 // emitCat emits cat: a at 0 and b at a's extent along the axis.
 func (e *emitter) emitCat(in *ir.Instr) {
 	shape := tileShape(in.Result())
-	axis := in.Attrs.Int("axis")
+	axis := in.Axis()
 	zero := make([]int, len(shape))
 	off := make([]int, len(shape))
 	off[axis] = tileShape(in.Args[0])[axis]
@@ -176,9 +176,9 @@ func (e *emitter) emitInsert(in *ir.Instr) {
 func (e *emitter) emitScan(in *ir.Instr) {
 	x := in.Args[0]
 	shape := tileShape(x)
-	axis := in.Attrs.Int("axis")
-	reverse := in.Attrs.Bool("reverse")
-	prod := in.Attrs.Str("kind") == ir.ReduceProd
+	axis := in.Axis()
+	reverse := in.Reverse()
+	prod := in.Kind() == ir.ReduceProd
 	xt := x.Type.Elem()
 	acc := lower.ReduceAccType(xt)
 	zero := make([]int, len(shape))
@@ -283,9 +283,9 @@ func (e *emitter) emitFoldFn(in *ir.Instr) {
 	}
 	x := in.Args[0]
 	shape := tileShape(x)
-	axis := in.Attrs.Int("axis")
+	axis := in.Axis()
 	scan := in.Op == ir.OpScanFn
-	reverse := scan && in.Attrs.Bool("reverse")
+	reverse := scan && in.Reverse()
 	xt := x.Type.Elem()
 	zero := make([]int, len(shape))
 	e.emit("bar.sync", Imm(0))

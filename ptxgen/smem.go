@@ -111,7 +111,7 @@ func (e *emitter) emitAsyncCopy(in *ir.Instr) {
 		arr:  in.Args[0],
 		idx:  in.Args[1 : n-1],
 		tile: dst.Type.(*ir.Tile),
-		pad:  in.Attrs.Str("pad"),
+		pad:  in.Pad(),
 		path: in.Attrs.Str("path"),
 	}
 	e.issueCopy(c, e.vals[dst].smem.base, in.Attrs.Int("part"), in.Attrs.Int("parts"))

@@ -22,14 +22,14 @@ func TestTMALoad4DCoordinates(t *testing.T) {
 		{3, "?x?x?", "%2, %1, %1", `\{%r\d+, %r\d+, BREG\}`},
 	} {
 		// %2 (5) is the batch, %3 (7) the head.
-		text := "kernel @k(%0 A: array<" + c.dims + "xf16>, %1 n: i32) {\n" +
+		text := "kernel @k(%0 A: array<" + c.dims + "xf16>, %1 n: i32) lowered(num_warps=4, smem_bytes=8200) {\n" +
 			"%2 = const {value=5} : i32\n%3 = const {value=7} : i32\n" +
 			"%4 = smem_alloc {layout=smem, row_bytes=128, slab_bytes=8192, smem=0, stage_bytes=8192, stages=1} : tile<64x64xf16>\n" +
 			"%5 = mbar_alloc {count=1, smem=8192, stages=1} : i32\n" +
 			"barrier\n" +
 			"%6 = smem_slot %4, %1 {layout=smem} : tile<64x64xf16>\n" +
 			"tma_load %0[" + c.idx + "], %6, %5, %1\n" +
-			"return {num_warps=4, smem_bytes=8200}\n}\n"
+			"return\n}\n"
 		f, err := ir.ParseFunc(text)
 		if err != nil {
 			t.Fatalf("%s: %v", c.dims, err)

@@ -212,7 +212,7 @@ func (e *emitter) tensorMap(arr *ir.Value, box [2]int) Reg {
 
 // emitGridSize reads the grid's extent along an axis from its parameter.
 func (e *emitter) emitGridSize(in *ir.Instr) {
-	ax := in.Attrs.Int("axis")
+	ax := in.Axis()
 	name := fmt.Sprintf("p_grid%d", ax)
 	r := e.entryOnce("grid:"+name, func() Reg {
 		e.params = append(e.params, ParamSlot{Kind: SlotGrid, Axis: ax})
@@ -511,7 +511,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 // entry count (.maxnreg) up or down.
 func (e *emitter) emitSetMaxRegs(in *ir.Instr) {
 	r := in.Attrs.Int("regs")
-	entry := e.f.Body.Instrs[len(e.f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyMaxRegs)
+	entry := e.f.Facts.MaxRegs
 	dir := "dec"
 	if r > entry {
 		dir = "inc"
@@ -520,10 +520,9 @@ func (e *emitter) emitSetMaxRegs(in *ir.Instr) {
 }
 
 // blockThreads is the block's thread count: 32 per layout warp, or the
-// return's block_threads (a producer warpgroup besides them).
+// kernel's block_threads (a producer warpgroup besides them).
 func blockThreads(f *ir.Func) int {
-	ret := f.Body.Instrs[len(f.Body.Instrs)-1]
-	if n := ret.Attrs.Int(ir.AttrKeyBlockThreads); n > 0 {
+	if n := f.Facts.BlockThreads; n > 0 {
 		return n
 	}
 	return 32 * lower.NumWarps(f)
@@ -531,12 +530,12 @@ func blockThreads(f *ir.Func) int {
 
 // clusterSize is the blocks per cluster of the lowered kernel (0: none).
 func clusterSize(f *ir.Func) int {
-	return f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Int(ir.AttrKeyCluster)
+	return f.Facts.Cluster
 }
 
 // isPersistent reports whether the lowered kernel loops over its grid.
 func isPersistent(f *ir.Func) bool {
-	return f.Body.Instrs[len(f.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
+	return f.Facts.Persistent
 }
 
 // stageSlabs writes an mma-layout 16-bit register tile into TMA's slab

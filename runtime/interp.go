@@ -673,9 +673,9 @@ func missingHandlers(table *[ir.NumOps]opHandler) []ir.Op {
 
 func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.Attrs.Get("value")) }
 
-func prepareAxis(ci *cinstr) { ci.axis = ci.in.Attrs.Int("axis") }
+func prepareAxis(ci *cinstr) { ci.axis = ci.in.Axis() }
 
-func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Attrs.Str("pred")] }
+func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Pred()] }
 
 func prepareFTZ(ci *cinstr) { ci.ftz = ci.in.Attrs.Get(ir.AttrKeyFTZ) == true }
 
@@ -695,11 +695,11 @@ func flushed(xs []float64) []float64 {
 	return xs
 }
 
-func preparePermute(ci *cinstr) { ci.perm = ci.in.Attrs.Ints("perm") }
+func preparePermute(ci *cinstr) { ci.perm = ci.in.Perm() }
 
 func prepareReduce(ci *cinstr) {
-	ci.kind = ci.in.Attrs.Str("kind")
-	ci.axis = ci.in.Attrs.Int("axis")
+	ci.kind = ci.in.Kind()
+	ci.axis = ci.in.Axis()
 }
 
 // prepareLoad decodes the padding value. On integer and bool dtypes the
@@ -707,7 +707,7 @@ func prepareReduce(ci *cinstr) {
 // maximum; false and true for bool), the zeros 0; NAN on them is rejected
 // by the builder and ir.Verify.
 func prepareLoad(ci *cinstr) {
-	pad := ci.in.Attrs.Str("pad")
+	pad := ci.in.Pad()
 	if ci.dtype.IsFloat() {
 		ci.pad = RoundTo(ci.dtype, padValues[pad])
 		return

@@ -221,7 +221,7 @@ func execAtomic(fr *frame, c *cinstr) error {
 }
 
 func prepareCombiner(ci *cinstr) {
-	ci.axis = ci.in.Attrs.Int("axis")
+	ci.axis = ci.in.Axis()
 	ci.reverse = ci.in.Attrs.Bool("reverse")
 }
 

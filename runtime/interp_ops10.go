@@ -98,9 +98,9 @@ func execBitcast(fr *frame, c *cinstr) error {
 }
 
 func prepareScan(ci *cinstr) {
-	ci.kind = ci.in.Attrs.Str("kind")
-	ci.axis = ci.in.Attrs.Int("axis")
-	ci.reverse = ci.in.Attrs.Bool("reverse")
+	ci.kind = ci.in.Kind()
+	ci.axis = ci.in.Axis()
+	ci.reverse = ci.in.Reverse()
 }
 
 // execScan is the inclusive scan along the axis, in index order (reverse:
@@ -220,7 +220,7 @@ func execCat(fr *frame, c *cinstr) error {
 	return nil
 }
 
-func prepareCat(ci *cinstr) { ci.axis = ci.in.Attrs.Int("axis") }
+func prepareCat(ci *cinstr) { ci.axis = ci.in.Axis() }
 
 // subtileOrigin reads the grid index operands from first on and returns the
 // element origin of the subtile of shape sub in a tile of shape full.

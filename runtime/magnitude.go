@@ -67,15 +67,15 @@ func magnitudeKernel(f *ir.Func) (*ir.Func, string) {
 				in.Attrs.Set("value", math.Abs(x))
 			}
 		case ir.OpReduce:
-			if float && in.Attrs.Str("kind") == ir.ReduceMin {
+			if float && in.Kind() == ir.ReduceMin {
 				in.Attrs.Set("kind", ir.ReduceMax)
 			}
 		case ir.OpAtomicRMW:
-			if in.Attrs.Str("kind") == ir.AtomicMin && isFloatValue(in.Results[0]) {
+			if in.Kind() == ir.AtomicMin && isFloatValue(in.Results[0]) {
 				in.Attrs.Set("kind", ir.AtomicMax)
 			}
 		case ir.OpLoad:
-			switch in.Attrs.Str("pad") {
+			switch in.Pad() {
 			case ir.PadNegInf, ir.PadNaN, ir.PadPosInf, ir.PadNegZero:
 				in.Attrs.Set("pad", ir.PadZero)
 			}
@@ -129,7 +129,7 @@ func notPolynomial(f *ir.Func) string {
 				return
 			}
 		case ir.OpReduce:
-			switch in.Attrs.Str("kind") {
+			switch in.Kind() {
 			case ir.ReduceSum, ir.ReduceMax, ir.ReduceMin, ir.ReduceProd:
 				return
 			}
@@ -139,7 +139,7 @@ func notPolynomial(f *ir.Func) string {
 			if !isFloatValue(in.Results[0]) {
 				return
 			}
-			switch in.Attrs.Str("kind") {
+			switch in.Kind() {
 			case ir.AtomicAdd, ir.AtomicMax, ir.AtomicMin, ir.AtomicXchg:
 				return
 			}

@@ -91,7 +91,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 				continue
 			}
 			if *emit == "lowered" {
-				persistent := vs[0].Func.Body.Instrs[len(vs[0].Func.Body.Instrs)-1].Attrs.Bool(ir.AttrKeyPersistent)
+				persistent := vs[0].Func.Facts.Persistent
 				printHintNotes(stderr, f, t, persistent)
 				for _, v := range vs {
 					if note := variantNote(f, v); note != "" {
@@ -135,7 +135,7 @@ func variantNote(f *ir.Func, v *lower.Variant) string {
 			names[i] = f.Params[p].Name
 		}
 		how := "cp.async copies"
-		if ret := v.Func.Body.Instrs[len(v.Func.Body.Instrs)-1]; ret.Attrs.Bool(ir.AttrKeyPersistent) {
+		if v.Func.Facts.Persistent {
 			how = "TMA copies, wgmma, persistent"
 		}
 		return fmt.Sprintf("// variant fast: launches where %s are 16-byte aligned with 16-byte rows (%s)", strings.Join(names, ", "), how)

@@ -749,6 +749,29 @@ func (b *builder) emit(pos lang.Pos, op ir.Op, t ir.Type, args ...*ir.Value) *ir
 	return b.emitAttrs(pos, op, t, nil, args...)
 }
 
+// emitInferred appends an instruction of op with one result, of the type
+// that op's typing rule (ir.OpInfo.Infer) gives for args and attrs. The
+// builder reports what the user got wrong with positioned errors before
+// it emits, so a rule that rejects the instruction is a builder bug: it
+// panics, and File reports it as an internal compiler error.
+func (b *builder) emitInferred(pos lang.Pos, op ir.Op, attrs ir.Attrs, args ...*ir.Value) *ir.Value {
+	ts := b.inferResults(pos, op, attrs, args)
+	if len(ts) != 1 {
+		panic(fmt.Sprintf("%s at %s: %d results, not one", op, pos, len(ts)))
+	}
+	return b.emitAttrs(pos, op, ts[0], attrs, args...)
+}
+
+// inferResults is the result types of op's typing rule for args and
+// attrs; a rejection is a builder bug (see emitInferred).
+func (b *builder) inferResults(pos lang.Pos, op ir.Op, attrs ir.Attrs, args []*ir.Value) []ir.Type {
+	ts, msg := ir.InferResults(op, args, attrs)
+	if msg != "" {
+		panic(fmt.Sprintf("%s at %s: %s", op, pos, msg))
+	}
+	return ts
+}
+
 // emitAttrs is emit with attributes.
 func (b *builder) emitAttrs(pos lang.Pos, op ir.Op, t ir.Type, attrs ir.Attrs, args ...*ir.Value) *ir.Value {
 	var in *ir.Instr

@@ -285,7 +285,7 @@ func (b *builder) biGridQuery(c *callCtx, op ir.Op) value {
 	}
 	var attrs ir.Attrs
 	attrs.Set("axis", axis)
-	return b.emitAttrs(c.pos, op, ir.ScalarOf(ir.I32), attrs)
+	return b.emitInferred(c.pos, op, attrs)
 }
 
 // biCdiv is ceil(a / b) on ints.
@@ -452,10 +452,9 @@ func (b *builder) biLoad(c *callCtx) value {
 
 // permuteTile emits t permuted: result axis k is t's axis perm[k].
 func (b *builder) permuteTile(pos lang.Pos, t *ir.Value, perm []int) *ir.Value {
-	tt := t.Type.(*ir.Tile)
 	var attrs ir.Attrs
 	attrs.Set("perm", append([]int(nil), perm...))
-	return b.emitAttrs(pos, ir.OpPermute, ir.PermutedTile(tt, perm), attrs, t)
+	return b.emitInferred(pos, ir.OpPermute, attrs, t)
 }
 
 func (b *builder) biStore(c *callCtx) value {
@@ -643,7 +642,7 @@ func (b *builder) biMMA(c *callCtx) value {
 	if !good {
 		return b.fail(c.argPos(2), "mma: %s inputs accumulate in %s, not %s", in, allowed, at.DType)
 	}
-	return b.emit(c.pos, ir.OpMMA, at, xv, yv, acc)
+	return b.emitInferred(c.pos, ir.OpMMA, nil, xv, yv, acc)
 }
 
 // matmul is a@b in the inputs' dtype: an mma into a zero accumulator
@@ -666,7 +665,7 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	}
 	shape := mmaShape(xt, yt)
 	zero := b.emit(pos, ir.OpSplat, ir.TileOf(accDT, shape...), b.constant(pos, 0.0, accDT))
-	r := b.emit(pos, ir.OpMMA, ir.TileOf(accDT, shape...), xv, yv, zero)
+	r := b.emitInferred(pos, ir.OpMMA, nil, xv, yv, zero)
 	return b.convert(pos, r, resDT)
 }
 
@@ -696,7 +695,7 @@ func (b *builder) mathOp(pos lang.Pos, name string, op ir.Op, x value) value {
 	} else if !dt.IsFloat() {
 		v = b.convert(pos, v, ir.F32)
 	}
-	return b.emit(pos, op, v.Type, v)
+	return b.emitInferred(pos, op, nil, v)
 }
 
 // minmax is elementwise min or max with broadcasting (folded on numbers).
@@ -726,7 +725,7 @@ func (b *builder) minmax(pos lang.Pos, name string, op ir.Op, x, y value) value 
 	if dt == ir.Bool {
 		dt = ir.I32
 	}
-	return b.emit(pos, op, typeOf(dt, shape, isTile), b.coerce(pos, x, dt, shape, isTile), b.coerce(pos, y, dt, shape, isTile))
+	return b.emitInferred(pos, op, nil, b.coerce(pos, x, dt, shape, isTile), b.coerce(pos, y, dt, shape, isTile))
 }
 
 func (b *builder) biWhere(c *callCtx) value {
@@ -795,15 +794,10 @@ func (b *builder) biReduce(c *callCtx, kind string) value {
 		}
 	}
 	xt := x.Type.(*ir.Tile)
-	shape := append(append([]int(nil), xt.Shape[:axis]...), xt.Shape[axis+1:]...)
-	dt := xt.DType
-	if kind == ir.ReduceArgmax || kind == ir.ReduceArgmin {
-		dt = ir.I32
-	}
 	var attrs ir.Attrs
 	attrs.Set("axis", axis)
 	attrs.Set("kind", kind)
-	r := b.emitAttrs(c.pos, ir.OpReduce, ir.TileOf(dt, shape...), attrs, x)
+	r := b.emitInferred(c.pos, ir.OpReduce, attrs, x)
 	if keep {
 		kept := make([]int, t.Rank())
 		if xt.Rank() == t.Rank() {
@@ -1305,7 +1299,7 @@ func (b *builder) floatUnary(pos lang.Pos, name string, op ir.Op, x value) value
 	if !v.Type.Elem().IsFloat() {
 		v = b.convert(pos, v, ir.F32)
 	}
-	return b.emit(pos, op, v.Type, v)
+	return b.emitInferred(pos, op, nil, v)
 }
 
 func (b *builder) biAtan2(c *callCtx) value {
@@ -1323,7 +1317,7 @@ func (b *builder) biAtan2(c *callCtx) value {
 	if !dt.IsFloat() {
 		dt = ir.F32
 	}
-	return b.emit(c.pos, ir.OpAtan2, typeOf(dt, shape, isTile), b.coerce(c.pos, x, dt, shape, isTile), b.coerce(c.pos, y, dt, shape, isTile))
+	return b.emitInferred(c.pos, ir.OpAtan2, nil, b.coerce(c.pos, x, dt, shape, isTile), b.coerce(c.pos, y, dt, shape, isTile))
 }
 
 func (b *builder) biIsNaN(c *callCtx) value {
@@ -1341,7 +1335,7 @@ func (b *builder) biIsNaN(c *callCtx) value {
 	if !v.Type.Elem().IsFloat() {
 		return b.fail(c.argPos(0), "isnan: x must be a float tile or scalar, got %s", v.Type)
 	}
-	return b.emit(c.pos, ir.OpIsNaN, ir.WithElem(v.Type, ir.Bool), v)
+	return b.emitInferred(c.pos, ir.OpIsNaN, nil, v)
 }
 
 func (b *builder) biScan(c *callCtx, kind string) value {
@@ -1375,7 +1369,7 @@ func (b *builder) biScan(c *callCtx, kind string) value {
 	if reverse {
 		attrs.Set("reverse", true)
 	}
-	return b.emitAttrs(c.pos, ir.OpScan, x.Type, attrs, x)
+	return b.emitInferred(c.pos, ir.OpScan, attrs, x)
 }
 
 func (b *builder) biCat(c *callCtx) value {
@@ -1402,14 +1396,12 @@ func (b *builder) biCat(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	shape := append([]int(nil), t.Shape...)
-	shape[axis] *= 2
 	if int64(t.NumElements())*2 > maxTileElems {
 		return b.fail(c.pos, "cat: the result is too large")
 	}
 	var attrs ir.Attrs
 	attrs.Set("axis", int64(axis))
-	return b.emitAttrs(c.pos, ir.OpCat, ir.TileOf(t.DType, shape...), attrs, ts[0], ts[1])
+	return b.emitInferred(c.pos, ir.OpCat, attrs, ts[0], ts[1])
 }
 
 // subtileIndex reads extract's and insert's grid index: one compile-time
@@ -1508,7 +1500,7 @@ func (b *builder) biInsert(c *callCtx) value {
 	if val == nil {
 		return poison{}
 	}
-	return b.emit(c.pos, ir.OpInsert, t, append([]*ir.Value{x, val}, idx...)...)
+	return b.emitInferred(c.pos, ir.OpInsert, nil, append([]*ir.Value{x, val}, idx...)...)
 }
 
 func (b *builder) biBitcast(c *callCtx) value {
@@ -1843,7 +1835,7 @@ func (b *builder) biGather(c *callCtx) value {
 	if mask != nil {
 		args = append(args, mask)
 	}
-	return b.emitAttrs(c.pos, ir.OpGather, ir.TileOf(a.dtype(), shape...), attrs, args...)
+	return b.emitInferred(c.pos, ir.OpGather, attrs, args...)
 }
 
 func (b *builder) biScatter(c *callCtx) value {
@@ -1942,7 +1934,7 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 		}
 		args = append(args, v)
 	}
-	return b.emitAttrs(c.pos, op, ir.TileOf(d, shape...), attrs, args...)
+	return b.emitInferred(c.pos, op, attrs, args...)
 }
 
 // advancedIndex reads load/store_advanced_indexing's indices: one 1-D
@@ -2054,7 +2046,7 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 	}
 	attrs.Set("check_bounds", true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
-	return b.emitAttrs(c.pos, ir.OpGather, ir.TileOf(d, shape...), attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
+	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
 }
 
 // biStoreAdvanced is store_advanced_indexing: a scatter of a tile of the
@@ -2203,12 +2195,7 @@ func (b *builder) biCombine(c *callCtx, op ir.Op) value {
 		return poison{}
 	}
 	body.Append(&ir.Instr{Op: ir.OpYield, Args: yields, Pos: ir.Pos(c.pos)})
-	for i := 0; i < n; i++ {
-		t := args[i].Type.(*ir.Tile)
-		rt := ir.TileOf(t.DType, t.Shape...)
-		if op == ir.OpReduceFn {
-			rt.Shape = append(append([]int{}, t.Shape[:axis]...), t.Shape[axis+1:]...)
-		}
+	for i, rt := range b.inferResults(c.pos, op, attrs, args) {
 		r := b.f.NewValue(rt)
 		r.Def, r.Index = in, i
 		in.Results = append(in.Results, r)

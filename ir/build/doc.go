@@ -8,7 +8,8 @@
 // folding with Python's semantics (fold.go, ct.static_iter in static.go; the
 // scalar arithmetic is ir/scalar's), type
 // and shape inference and the typing of every builtin (builtins.go, expr.go,
-// method.go), loops and control flow (loop.go, stmt.go), f-strings
+// method.go; the result type of an op that its operands decide comes from
+// the op's typing rule, ir.InferResults, through emitInferred), loops and control flow (loop.go, stmt.go), f-strings
 // (fstring.go), the launch grid and performance hints (grid.go, hints.go),
 // the specialization of a kernel on its constants (Options.Consts) and on
 // the launch signature of its unannotated parameters (Options.Args,

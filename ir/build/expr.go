@@ -412,9 +412,9 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	if isCmp {
 		var attrs ir.Attrs
 		attrs.Set("pred", pred)
-		return b.emitAttrs(pos, ir.OpCmp, typeOf(ir.Bool, shape, isTile), attrs, xv, yv)
+		return b.emitInferred(pos, ir.OpCmp, attrs, xv, yv)
 	}
-	return b.emit(pos, code, typeOf(dt, shape, isTile), xv, yv)
+	return b.emitInferred(pos, code, nil, xv, yv)
 }
 
 // typeOf is a scalar or tile type.
@@ -588,12 +588,12 @@ func (b *builder) unop(pos lang.Pos, op string, x value) value {
 		if dt == ir.Bool {
 			v = b.convert(pos, v, ir.I32)
 		}
-		return b.emit(pos, ir.OpNeg, v.Type, v)
+		return b.emitInferred(pos, ir.OpNeg, nil, v)
 	case "~":
 		if dt.IsFloat() {
 			return b.fail(pos, "operator ~ needs an int or bool operand, got %s", v.Type)
 		}
-		return b.emit(pos, ir.OpNot, v.Type, v)
+		return b.emitInferred(pos, ir.OpNot, nil, v)
 	case "not":
 		if _, ok := v.Type.(*ir.Tile); ok {
 			return b.fail(pos, "not on %s: use ~ for tiles", v.Type)
@@ -612,7 +612,7 @@ func (b *builder) toBool(pos lang.Pos, v *ir.Value) *ir.Value {
 	zero := b.constant(pos, int64(0), dt)
 	var attrs ir.Attrs
 	attrs.Set("pred", ir.PredNE)
-	return b.emitAttrs(pos, ir.OpCmp, ir.ScalarOf(ir.Bool), attrs, v, zero)
+	return b.emitInferred(pos, ir.OpCmp, attrs, v, zero)
 }
 
 // condition evaluates a scalar condition: a compile-time bool (ok, static)
@@ -671,7 +671,7 @@ func (b *builder) logical(e *lang.BinaryExpr) value {
 	if e.Op == "or" {
 		op = ir.OpOr
 	}
-	return b.emit(e.OpPos, op, ir.ScalarOf(ir.Bool), xr, yr)
+	return b.emitInferred(e.OpPos, op, nil, xr, yr)
 }
 
 // condExpr evaluates `x if c else y`: statically when c is compile-time,
@@ -723,16 +723,13 @@ func (b *builder) selectValues(pos lang.Pos, what string, c *ir.Value, x, y valu
 	}
 	xv := b.coerce(pos, x, dt, shape, isTile)
 	yv := b.coerce(pos, y, dt, shape, isTile)
-	return b.emit(pos, ir.OpSelect, typeOf(dt, shape, isTile), c, xv, yv)
+	return b.emitInferred(pos, ir.OpSelect, nil, c, xv, yv)
 }
 
 // permute emits a permute unless perm is the identity.
 func (b *builder) permute(pos lang.Pos, x *ir.Value, perm []int) *ir.Value {
-	t := x.Type.(*ir.Tile)
 	ident := true
-	shape := make([]int, len(perm))
 	for i, p := range perm {
-		shape[i] = t.Shape[p]
 		if p != i {
 			ident = false
 		}
@@ -742,7 +739,7 @@ func (b *builder) permute(pos lang.Pos, x *ir.Value, perm []int) *ir.Value {
 	}
 	var attrs ir.Attrs
 	attrs.Set("perm", append([]int(nil), perm...))
-	return b.emitAttrs(pos, ir.OpPermute, ir.TileOf(t.DType, shape...), attrs, x)
+	return b.emitInferred(pos, ir.OpPermute, attrs, x)
 }
 
 // reshape emits a reshape unless the shape is unchanged.

@@ -385,7 +385,7 @@ func (b *builder) whileCondition(s *lang.WhileStmt, brk bool) (static, cv bool, 
 	case s2:
 		return false, false, r1, true
 	}
-	return false, false, b.emit(s.Pos, ir.OpAnd, ir.ScalarOf(ir.Bool), r1, r2), true
+	return false, false, b.emitInferred(s.Pos, ir.OpAnd, nil, r1, r2), true
 }
 
 // tileCondition reads a condition that is a tile (isTile): cuTile's `if`,

@@ -197,19 +197,19 @@ func (c *counter) instr(in *ir.Instr) error {
 		}
 		return nil
 	case ir.OpBlockID:
-		c.set(in.Result(), cval{known: true, i: c.bid[in.Attrs.Int("axis")]})
+		c.set(in.Result(), cval{known: true, i: c.bid[in.Axis()]})
 		return nil
 	case ir.OpNumBlocks:
-		c.set(in.Result(), cval{known: true, i: int64(c.b.Grid[in.Attrs.Int("axis")])})
+		c.set(in.Result(), cval{known: true, i: int64(c.b.Grid[in.Axis()])})
 		return nil
 	case ir.OpDim:
 		if t := c.tensor(in.Args[0]); t != nil {
-			c.set(in.Result(), cval{known: true, i: int64(t.Shape[in.Attrs.Int("axis")])})
+			c.set(in.Result(), cval{known: true, i: int64(t.Shape[in.Axis()])})
 		}
 		return nil
 	case ir.OpStride:
 		if t := c.tensor(in.Args[0]); t != nil {
-			c.set(in.Result(), cval{known: true, i: ir.WrapInt(ir.I32, int64(t.Strides[in.Attrs.Int("axis")]))})
+			c.set(in.Result(), cval{known: true, i: ir.WrapInt(ir.I32, int64(t.Strides[in.Axis()]))})
 		}
 		return nil
 	case ir.OpMMA:
@@ -305,7 +305,7 @@ func (c *counter) instr(in *ir.Instr) error {
 		}
 		x, y := ir.IntOrderKey(ad, xs[0].i), ir.IntOrderKey(ad, xs[1].i)
 		var r bool
-		switch in.Attrs.Str("pred") {
+		switch in.Pred() {
 		case ir.PredEQ:
 			r = x == y
 		case ir.PredNE:
