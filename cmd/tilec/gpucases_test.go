@@ -467,8 +467,12 @@ func writeCasePTX(t *testing.T, dir string, mods []compiledPTX) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sort.Slice(mods, func(a, b int) bool { return mods[a].name < mods[b].name })
+	// Stable: one job's modules (a script's launches, in launch order)
+	// share a name and keep their order, so the files are the same from
+	// run to run; a repeated name gets a count.
+	sort.SliceStable(mods, func(a, b int) bool { return mods[a].name < mods[b].name })
 	seen := map[string]bool{}
+	used := map[string]int{}
 	write := func(name, ptx string) {
 		if ptx == "" || seen[ptx] {
 			return
@@ -477,6 +481,13 @@ func writeCasePTX(t *testing.T, dir string, mods []compiledPTX) {
 		target := ptxTarget.FindStringSubmatch(ptx)
 		if target == nil {
 			t.Fatalf("%s: no .target line", name)
+		}
+		key := name + "." + target[1]
+		if n := used[key]; n > 0 {
+			used[key]++
+			name = fmt.Sprintf("%s_%d", name, n+1)
+		} else {
+			used[key] = 1
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+"."+target[1]+".ptx"), []byte(ptx), 0o644); err != nil {
 			t.Fatal(err)
