@@ -376,6 +376,16 @@ var axisAttr = AttrSpec{Name: AttrKeyAxis, Kind: AttrInt}
 // with a compare and a select.
 var ftzAttr = AttrSpec{Name: AttrKeyFTZ, Kind: AttrBool, Optional: true}
 
+// propagateNaNAttr is cuTile's propagate_nan=True on min, max (elementwise
+// and reductions), argmin and argmax of floats: a NaN operand makes the
+// result NaN (argmin/argmax: the first NaN's index). Without it NaN is
+// ignored: the other operand wins, as PTX's max.f32 and C's fmax do, and a
+// reduction of all NaNs is NaN (argmin/argmax: index 0).
+var propagateNaNAttr = AttrSpec{Name: AttrKeyPropagateNaN, Kind: AttrBool, Optional: true}
+
+// AttrKeyPropagateNaN is the key of propagateNaNAttr.
+const AttrKeyPropagateNaN = "propagate_nan"
+
 // AttrKeyFTZ is the key of ftzAttr.
 const AttrKeyFTZ = "ftz"
 
@@ -403,8 +413,8 @@ var opTable = [NumOps]OpInfo{
 	OpFloorDiv: {Name: "floordiv", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpMod:      {Name: "mod", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpPow:      {Name: "pow", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
-	OpMin:      {Name: "min", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
-	OpMax:      {Name: "max", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr}, Elementwise: true},
+	OpMin:      {Name: "min", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr, propagateNaNAttr}, Elementwise: true},
+	OpMax:      {Name: "max", Infer: elementwise(numeric), NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{ftzAttr, propagateNaNAttr}, Elementwise: true},
 	OpAnd:      {Name: "and", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpOr:       {Name: "or", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
 	OpXor:      {Name: "xor", Infer: elementwise(boolOrInts), NumArgs: 2, NumResults: 1, TileResult: true, Elementwise: true},
@@ -428,7 +438,7 @@ var opTable = [NumOps]OpInfo{
 	OpBroadcast: {Name: "broadcast", Infer: inferBroadcast, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpReshape:   {Name: "reshape", Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
-	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}}},
+	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}, propagateNaNAttr}},
 	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true},
 
 	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},

@@ -33,6 +33,9 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return p
 	}
 	d := in.Args[0].Type.Elem()
+	if (in.Op == ir.OpMin || in.Op == ir.OpMax) && d.IsFloat() && in.Attrs.Get(ir.AttrKeyPropagateNaN) == true {
+		return e.minMaxNaN(in.Op, args, d, in.Attrs.Get(ir.AttrKeyFTZ) == true)
+	}
 	if d == ir.F32 && in.Attrs.Get(ir.AttrKeyFTZ) == true {
 		return e.arithFTZ(in.Op, args)
 	}
@@ -50,6 +53,35 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return e.normalize(e.arith(in.Op, args, d), res)
 	}
 	return e.arith(in.Op, args, d)
+}
+
+// minMaxNaN is min or max with cuTile's propagate_nan=True: NaN if either
+// operand is NaN (PTX's .NaN form; f16 and bf16 through f32, f64, which
+// has no .NaN form, by a select). Without the attribute min and max are
+// plain min.f32/max.f32, which ignore NaN as cuTile does by default.
+func (e *emitter) minMaxNaN(op ir.Op, a []Reg, d ir.DType, ftz bool) Reg {
+	name := map[ir.Op]string{ir.OpMin: "min", ir.OpMax: "max"}[op]
+	switch d {
+	case ir.F16, ir.BF16:
+		r := e.minMaxNaN(op, []Reg{e.convert(a[0], d, ir.F32), e.convert(a[1], d, ir.F32)}, ir.F32, false)
+		return e.convert(r, ir.F32, d)
+	case ir.F64:
+		r := e.newReg(F64)
+		e.emit(name+".f64", r, a[0], a[1])
+		p := e.newReg(Pred)
+		e.emit("setp.nan.f64", p, a[0], a[1])
+		n := e.newReg(F64)
+		e.emit("add.rn.f64", n, a[0], a[1]) // a NaN where either is
+		out := e.newReg(F64)
+		e.emit("selp.f64", out, n, r, p)
+		return out
+	}
+	if ftz {
+		name += ".ftz"
+	}
+	r := e.newReg(F32)
+	e.emit(name+".NaN.f32", r, a[0], a[1])
+	return r
 }
 
 // arithFTZ is a float32 op of flush_to_zero=True (ir.AttrKeyFTZ): the

@@ -198,6 +198,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 	xt := in.Args[0].Type.Elem()
 	rt := in.Result().Type.Elem()
 	arg := kind == ir.ReduceArgmax || kind == ir.ReduceArgmin
+	propNaN := in.Attrs.Get(ir.AttrKeyPropagateNaN) == true
 	acc := lower.ReduceAccType(xt)
 	if xt == ir.F64 || xt == ir.Bool || (acc == ir.I64 && arg) {
 		e.fail("reduce %s of %s is not supported yet", kind, xt)
@@ -233,7 +234,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		}
 		o := S.CanonicalReg(r)
 		if q, ok := parts[o]; ok {
-			parts[o] = e.combine(kind, acc, q, p)
+			parts[o] = e.combine(kind, propNaN, acc, q, p)
 		} else {
 			parts[o] = p
 		}
@@ -255,7 +256,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 			if arg {
 				q.i = e.shflBfly(p.i, 1<<b)
 			}
-			parts[o] = e.combine(kind, acc, p, q)
+			parts[o] = e.combine(kind, propNaN, acc, p, q)
 		}
 	}
 
@@ -305,7 +306,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 				if kk == 0 {
 					cur = q
 				} else {
-					cur = e.combine(kind, acc, cur, q)
+					cur = e.combine(kind, propNaN, acc, cur, q)
 				}
 			}
 			parts[o] = cur
@@ -354,7 +355,10 @@ func (e *emitter) shflBfly(x Reg, mask int) Reg {
 // combine merges two partials of a reduction of kind in dtype d. It is
 // symmetric (combine(a, b) == combine(b, a)), so that both lanes of a
 // butterfly end with the same value.
-func (e *emitter) combine(kind string, d ir.DType, a, b part) part {
+// combine is one step of a reduction: a and b combined by kind. Float max
+// and min ignore NaN (max.f32) unless propNaN (max.NaN.f32); argmax and
+// argmin then skip NaN elements, or take the first NaN with propNaN.
+func (e *emitter) combine(kind string, propNaN bool, d ir.DType, a, b part) part {
 	t := ptype(d)
 	isF := d.IsFloat()
 	r := part{v: e.newReg(classOf(d))}
@@ -376,7 +380,7 @@ func (e *emitter) combine(kind string, d ir.DType, a, b part) part {
 		if kind == ir.ReduceMin {
 			op = "min."
 		}
-		if isF {
+		if isF && propNaN {
 			op += "NaN."
 		}
 		e.emit(op+t, r.v, a.v, b.v)
@@ -403,14 +407,21 @@ func (e *emitter) combine(kind string, d ir.DType, a, b part) part {
 		e.emit("setp.lt.s32", li, b.i, a.i)
 		take := gt
 		if isF {
-			// A NaN beats a number; between NaNs the smaller index wins.
+			// With propNaN a NaN beats a number, else a number beats a NaN;
+			// between NaNs the smaller index wins.
 			bn := e.newReg(Pred)
 			e.emit("setp.nan."+t, bn, b.v, b.v)
 			an := e.newReg(Pred)
 			e.emit("setp.nan."+t, an, a.v, a.v)
-			nan := e.newReg(Pred)
-			e.emit("not.pred", nan, an)
-			take = or(take, and(bn, nan))
+			if propNaN {
+				notA := e.newReg(Pred)
+				e.emit("not.pred", notA, an)
+				take = or(take, and(bn, notA))
+			} else {
+				notB := e.newReg(Pred)
+				e.emit("not.pred", notB, bn)
+				take = or(take, and(an, notB))
+			}
 			eq = or(eq, and(an, bn))
 		}
 		take = or(take, and(eq, li))

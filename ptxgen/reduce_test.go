@@ -36,11 +36,15 @@ func TestReducePatterns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", f.Name, T, err)
 			}
+			// max and min ignore NaN (cuTile's default): plain max.f32/min.f32.
 			want := []string{`shfl\.sync\.bfly\.b32`, `bar\.sync 0`, `st\.shared\.`, `setp\.nan\.f32`}
 			if f.Name == "cols" {
-				want = append(want, `max\.NaN\.f32`)
+				want = append(want, `max\.f32`)
 			} else {
-				want = append(want, `min\.NaN\.f32`, `add\.s32`)
+				want = append(want, `min\.f32`, `add\.s32`)
+			}
+			if count(k.PTX, `\.NaN\.`) != 0 {
+				t.Errorf("%s %s: a NaN-propagating min/max without propagate_nan", f.Name, T)
 			}
 			for _, w := range want {
 				if count(k.PTX, w) == 0 {
@@ -75,5 +79,13 @@ func TestReduceWarpOffsetsPerWidth(t *testing.T) {
 	checkPatterns(t, "reduce_widths.tile", nil, []string{
 		`mad\.lo\.u32 %r\d+, %r\d+, 128, `, `mad\.lo\.u32 %r\d+, %r\d+, 256, `,
 		`mad\.lo\.u32 %r\d+, %r\d+, 16, `, `mad\.lo\.u32 %r\d+, %r\d+, 32, `,
+	}, []string{`ld\.local`})
+}
+
+// propagate_nan=True takes PTX's .NaN forms (f16 through f32); without it
+// min and max are the plain instructions, which ignore NaN.
+func TestPropagateNaNPatterns(t *testing.T) {
+	checkPatterns(t, "nan_rules.tile", nil, []string{
+		`max\.NaN\.f32`, `min\.NaN\.f32`, `max\.f32`, `min\.f32`, `setp\.nan\.f32`,
 	}, []string{`ld\.local`})
 }

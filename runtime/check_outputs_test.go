@@ -265,3 +265,26 @@ func TestCastSpecials(t *testing.T) {
 		}
 	}
 }
+
+// nan_rules.tile on the interpreter: min and max ignore NaN unless
+// propagate_nan=True (cuTile 1.6), elementwise and reduced.
+func TestNaNRules(t *testing.T) {
+	k, err := CompileFile("testdata/kernels/nan_rules.tile", CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []Arg{NewTensor(ir.F32, 8), NewTensor(ir.F32, 8), NewTensor(ir.F32, 4), NewTensor(ir.I32, 4), NewTensor(ir.F16, 8)}
+	fakeDevice(t, k, args)
+	nan := math.NaN()
+	for i, want := range [][]float64{
+		{0, 0, 0, 0, 0.5, 0, 2.5, 3.5},          // maximum(x, 0)
+		{0, 0, nan, 0, 0.5, nan, 2.5, 3.5},      // maximum(x, 0, propagate_nan=True)
+		{3.5, nan, -3.5, nan},                   // max, max propagating, min, min propagating
+		{7, 2, 0, 2},                            // argmax, argmax propagating, argmin, argmin propagating
+		{-3.5, -2.5, nan, -0.5, 0.5, nan, 1, 1}, // f16 minimum(h, 1, propagate_nan=True)
+	} {
+		if got := args[i].(*Tensor).Float64s(); !sameFloats(got, want) {
+			t.Errorf("%s = %v, want %v", k.Func.Params[i].Name, got, want)
+		}
+	}
+}

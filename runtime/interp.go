@@ -205,6 +205,7 @@ type cinstr struct {
 	pad     float64
 	reverse bool  // scan
 	ftz     bool  // flush float32 subnormal operands and results to zero (ir.AttrKeyFTZ)
+	propNaN bool  // min/max/argmin/argmax of floats: NaN wins (ir.AttrKeyPropagateNaN); else ignored
 	padI    int64 // the padding of an integer or bool load
 	cval    val   // const
 }
@@ -585,8 +586,8 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpFloorDiv: {nil, execBinary},
 	ir.OpMod:      {nil, execBinary},
 	ir.OpPow:      {nil, execBinary},
-	ir.OpMin:      {prepareFTZ, execBinary},
-	ir.OpMax:      {prepareFTZ, execBinary},
+	ir.OpMin:      {prepareMinMax, execBinary},
+	ir.OpMax:      {prepareMinMax, execBinary},
 	ir.OpAnd:      {nil, execBinary},
 	ir.OpOr:       {nil, execBinary},
 	ir.OpXor:      {nil, execBinary},
@@ -679,6 +680,26 @@ func preparePred(ci *cinstr) { ci.pred = predCodes[ci.in.Pred()] }
 
 func prepareFTZ(ci *cinstr) { ci.ftz = ci.in.Attrs.Get(ir.AttrKeyFTZ) == true }
 
+func prepareMinMax(ci *cinstr) {
+	prepareFTZ(ci)
+	ci.propNaN = ci.in.Attrs.Get(ir.AttrKeyPropagateNaN) == true
+}
+
+// floatBinary is the float op of c on x and y: ir.EvalFloatBinary, with
+// min and max ignoring NaN unless c propagates it (cuTile's default).
+func (c *cinstr) floatBinary(x, y float64) float64 {
+	if !c.propNaN {
+		switch c.op {
+		case ir.OpMax:
+			return scalar.MaxFloatNum(x, y)
+		case ir.OpMin:
+			return scalar.MinFloatNum(x, y)
+		}
+	}
+	r, _ := ir.EvalFloatBinary(c.op, x, y)
+	return r
+}
+
 // flushed returns xs with float32 subnormals flushed to signed zeros
 // (PTX's .ftz), copying only when there is one to flush: xs may be a
 // register's tile.
@@ -700,6 +721,7 @@ func preparePermute(ci *cinstr) { ci.perm = ci.in.Perm() }
 func prepareReduce(ci *cinstr) {
 	ci.kind = ci.in.Kind()
 	ci.axis = ci.in.Axis()
+	ci.propNaN = ci.in.Attrs.Get(ir.AttrKeyPropagateNaN) == true
 }
 
 // prepareLoad decodes the padding value. On integer and bool dtypes the
@@ -868,8 +890,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			if c.ftz {
 				x.f, y.f = scalar.FlushF32(x.f), scalar.FlushF32(y.f)
 			}
-			r, _ := ir.EvalFloatBinary(c.op, x.f, y.f)
-			fr.regs[c.res[0]] = val{f: c.round(r)}
+			fr.regs[c.res[0]] = val{f: c.round(c.floatBinary(x.f, y.f))}
 		} else {
 			r, _ := ir.EvalIntBinaryOf(c.op, c.dtype, x.i, y.i)
 			fr.regs[c.res[0]] = val{i: ir.WrapInt(c.dtype, r)}
@@ -905,7 +926,7 @@ func execBinary(fr *frame, c *cinstr) error {
 			}
 		default:
 			for i := range out {
-				out[i], _ = ir.EvalFloatBinary(c.op, x[i], y[i])
+				out[i] = c.floatBinary(x[i], y[i])
 			}
 		}
 		c.roundSlice(out)

@@ -35,7 +35,7 @@ func execReduce(fr *frame, c *cinstr) error {
 			for in := 0; in < inner; in++ {
 				base := o*length*inner + in
 				best := 0
-				if isFloat(from) {
+				if isFloat(from) && c.propNaN {
 					bv := src.f[base]
 					for l := 1; l < length; l++ {
 						x := src.f[base+l*inner]
@@ -43,6 +43,16 @@ func execReduce(fr *frame, c *cinstr) error {
 							break // the first NaN wins, as in numpy
 						}
 						if x != x || (isMax && x > bv) || (!isMax && x < bv) {
+							best, bv = l, x
+						}
+					}
+				} else if isFloat(from) {
+					// NaN ignored: the first extreme among the numbers (index 0
+					// when all are NaN).
+					bv := src.f[base]
+					for l := 1; l < length; l++ {
+						x := src.f[base+l*inner]
+						if x == x && (bv != bv || (isMax && x > bv) || (!isMax && x < bv)) {
 							best, bv = l, x
 						}
 					}
@@ -61,7 +71,7 @@ func execReduce(fr *frame, c *cinstr) error {
 	default:
 		if isFloat(from) {
 			out.f = make([]float64, c.n)
-			reduceFloat(c.kind, from, src.f, out.f, outer, length, inner)
+			reduceFloat(c.kind, c.propNaN, from, src.f, out.f, outer, length, inner)
 			roundSlice(c.dtype, out.f)
 		} else {
 			out.i = make([]int64, c.n)
@@ -95,8 +105,9 @@ func execReduce(fr *frame, c *cinstr) error {
 
 // reduceFloat reduces along the middle axis in ascending index order. Sums
 // of f16, bf16, f32 and tf32 accumulate in f32 (each partial sum rounded to
-// f32), sums of f64 in f64; max and min are exact (NaN propagates).
-func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inner int) {
+// f32), sums of f64 in f64; max and min are exact, ignoring NaN unless
+// propNaN (cuTile's propagate_nan=True).
+func reduceFloat(kind string, propNaN bool, d ir.DType, src, dst []float64, outer, length, inner int) {
 	for o := 0; o < outer; o++ {
 		for in := 0; in < inner; in++ {
 			base := o*length*inner + in
@@ -134,15 +145,23 @@ func reduceFloat(kind string, d ir.DType, src, dst []float64, outer, length, inn
 					dst[o*inner+in] = float64(acc)
 				}
 			case ir.ReduceMax:
+				combine := scalar.MaxFloatNum
+				if propNaN {
+					combine = scalar.MaxFloat
+				}
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = scalar.MaxFloat(acc, src[base+l*inner])
+					acc = combine(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			case ir.ReduceMin:
+				combine := scalar.MinFloatNum
+				if propNaN {
+					combine = scalar.MinFloat
+				}
 				acc := src[base]
 				for l := 1; l < length; l++ {
-					acc = scalar.MinFloat(acc, src[base+l*inner])
+					acc = combine(acc, src[base+l*inner])
 				}
 				dst[o*inner+in] = acc
 			}

@@ -121,8 +121,17 @@ func TestBinaryFloat(t *testing.T) {
 	expect(t, "div", runTiles(t, binOp(ir.OpDiv), x, y), 3.75, -3.75, -3.75, math.Inf(1), f(f(0.1)/f(0.2)), f(0.2), nan, nan)
 	expect(t, "floordiv", runTiles(t, binOp(ir.OpFloorDiv), x, y), 3, -4, -4, math.Inf(1), 0, 0, nan, nan)
 	expect(t, "mod", runTiles(t, binOp(ir.OpMod), x, y), 1.5, 0.5, -0.5, nan, f(0.1), 2, nan, nan)
-	expect(t, "max", runTiles(t, binOp(ir.OpMax), x, y), 7.5, 2, 7.5, 3, f(0.2), 10, 0, nan)
-	expect(t, "min", runTiles(t, binOp(ir.OpMin), x, y), 2, -7.5, -2, 0, f(0.1), 2, math.Copysign(0, -1), nan)
+	// max and min ignore NaN (cuTile's default), or propagate it with propagate_nan.
+	expect(t, "max", runTiles(t, binOp(ir.OpMax), x, y), 7.5, 2, 7.5, 3, f(0.2), 10, 0, 1)
+	expect(t, "min", runTiles(t, binOp(ir.OpMin), x, y), 2, -7.5, -2, 0, f(0.1), 2, math.Copysign(0, -1), 1)
+	propagate := func(op ir.Op) func(k *kb, in []*ir.Value) *ir.Value {
+		return func(k *kb, in []*ir.Value) *ir.Value {
+			return k.op(op, in[0].Type, map[string]any{ir.AttrKeyPropagateNaN: true}, in[0], in[1])
+		}
+	}
+	expect(t, "max propagate_nan", runTiles(t, propagate(ir.OpMax), x, y), 7.5, 2, 7.5, 3, f(0.2), 10, 0, nan)
+	expect(t, "min propagate_nan", runTiles(t, propagate(ir.OpMin), x, y), 2, -7.5, -2, 0, f(0.1), 2, math.Copysign(0, -1), nan)
+	expect(t, "max of NaNs", runTiles(t, binOp(ir.OpMax), vec(ir.F32, nan), vec(ir.F32, nan)), nan)
 	expect(t, "pow", runTiles(t, binOp(ir.OpPow), vec(ir.F32, 2, 4, -2), vec(ir.F32, 10, 0.5, 3)), 1024, 2, -8)
 	// f16 results round after every op: 2048+1 ties to 2048, 2048+3 to 2052.
 	expect(t, "f16 add", runTiles(t, binOp(ir.OpAdd), vec(ir.F16, 2048, 2048, 65504), vec(ir.F16, 1, 3, 16)),
@@ -346,8 +355,21 @@ func TestReduce(t *testing.T) {
 	expect(t, "keepdims", runTiles(t, keepdims, x), 8, 1)
 	// f16 sums accumulate in f32: 2048+1+1 is 2050 (f16 accumulation would stay at 2048).
 	expect(t, "f16 sum", runTiles(t, red(ir.ReduceSum, 0, ir.F16), vec(ir.F16, 2048, 1, 1, 0)), 2050)
-	expect(t, "max nan", runTiles(t, red(ir.ReduceMax, 0, ir.F32), vec(ir.F32, 1, nan, 3, 2)), nan)
-	expect(t, "argmax nan", runTiles(t, red(ir.ReduceArgmax, 0, ir.I32), vec(ir.F32, 1, nan, 3, 2)), 1)
+	// NaN is ignored unless propagate_nan: then the max is NaN and argmax the first NaN's index.
+	withNaN := vec(ir.F32, 1, nan, 3, 2) // four: runTiles pads to a power of two with zeros
+	expect(t, "max nan", runTiles(t, red(ir.ReduceMax, 0, ir.F32), withNaN), 3)
+	expect(t, "min nan", runTiles(t, red(ir.ReduceMin, 0, ir.F32), withNaN), 1)
+	expect(t, "argmax nan", runTiles(t, red(ir.ReduceArgmax, 0, ir.I32), withNaN), 2)
+	expect(t, "argmin nan first", runTiles(t, red(ir.ReduceArgmin, 0, ir.I32), vec(ir.F32, nan, 4, 1, 1)), 2)
+	expect(t, "max all nan", runTiles(t, red(ir.ReduceMax, 0, ir.F32), vec(ir.F32, nan, nan)), nan)
+	expect(t, "argmax all nan", runTiles(t, red(ir.ReduceArgmax, 0, ir.I32), vec(ir.F32, nan, nan)), 0)
+	redNaN := func(kind string, d ir.DType) func(k *kb, in []*ir.Value) *ir.Value {
+		return func(k *kb, in []*ir.Value) *ir.Value {
+			return k.op(ir.OpReduce, ir.TileOf(d), map[string]any{"axis": 0, "kind": kind, ir.AttrKeyPropagateNaN: true}, in[0])
+		}
+	}
+	expect(t, "max propagate_nan", runTiles(t, redNaN(ir.ReduceMax, ir.F32), withNaN), nan)
+	expect(t, "argmax propagate_nan", runTiles(t, redNaN(ir.ReduceArgmax, ir.I32), withNaN), 1)
 	expect(t, "i32 sum wraps", runTiles(t, red(ir.ReduceSum, 0, ir.I32), vec(ir.I32, math.MaxInt32, 1)), math.MinInt32)
 	expect(t, "i32 argmax", runTiles(t, red(ir.ReduceArgmax, 0, ir.I32), vec(ir.I32, 3, 9, 9, 1)), 1)
 }

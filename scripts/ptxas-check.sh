@@ -64,6 +64,7 @@ cases=(
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
 	"reduce_widths|runtime/testdata/kernels/reduce_widths.tile|"
 	"cast_specials|runtime/testdata/kernels/cast_specials.tile|"
+	"nan_rules|runtime/testdata/kernels/nan_rules.tile|"
 	"pow_atan2|runtime/testdata/kernels/pow_atan2.tile|"
 	"scan_cat|runtime/testdata/kernels/scan_cat.tile|"
 	"fold_fn|runtime/testdata/kernels/fold_fn.tile|"

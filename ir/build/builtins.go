@@ -57,34 +57,44 @@ func init() {
 			return b.flushToZero(c, 1, b.mathOp(c.pos, c.name, op, c.args[0].v))
 		})
 	}
-	def("maximum(x, y, flush_to_zero=False)", func(b *builder, c *callCtx) value {
-		if !b.plainNumerics(c, -1, 2) {
+	def("maximum(x, y, flush_to_zero=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 2) || !b.boolArgOK(c, 3, "propagate_nan") {
 			return poison{}
 		}
-		return b.flushToZero(c, 2, b.minmax(c.pos, "maximum", ir.OpMax, c.args[0].v, c.args[1].v))
+		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "maximum", ir.OpMax, c.args[0].v, c.args[1].v)))
 	})
-	def("minimum(x, y, flush_to_zero=False)", func(b *builder, c *callCtx) value {
-		if !b.plainNumerics(c, -1, 2) {
+	def("minimum(x, y, flush_to_zero=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 2) || !b.boolArgOK(c, 3, "propagate_nan") {
 			return poison{}
 		}
-		return b.flushToZero(c, 2, b.minmax(c.pos, "minimum", ir.OpMin, c.args[0].v, c.args[1].v))
+		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "minimum", ir.OpMin, c.args[0].v, c.args[1].v)))
 	})
 	def("where(cond, x, y)", (*builder).biWhere)
 	def("sum(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceSum) })
-	def("max(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
-		if !b.plainNumerics(c, -1, 3) {
+	def("max(x, axis=None, keepdims=False, flush_to_zero=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 3) || !b.boolArgOK(c, 4, "propagate_nan") {
 			return poison{}
 		}
-		return b.flushToZero(c, 3, b.biReduce(c, ir.ReduceMax))
+		return b.flushToZero(c, 3, b.propagateNaN(c, 4, b.biReduce(c, ir.ReduceMax)))
 	})
-	def("min(x, axis=None, keepdims=False, flush_to_zero=False)", func(b *builder, c *callCtx) value {
-		if !b.plainNumerics(c, -1, 3) {
+	def("min(x, axis=None, keepdims=False, flush_to_zero=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, -1, 3) || !b.boolArgOK(c, 4, "propagate_nan") {
 			return poison{}
 		}
-		return b.flushToZero(c, 3, b.biReduce(c, ir.ReduceMin))
+		return b.flushToZero(c, 3, b.propagateNaN(c, 4, b.biReduce(c, ir.ReduceMin)))
 	})
-	def("argmax(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceArgmax) })
-	def("argmin(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceArgmin) })
+	def("argmax(x, axis=None, keepdims=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.boolArgOK(c, 3, "propagate_nan") {
+			return poison{}
+		}
+		return b.propagateNaN(c, 3, b.biReduce(c, ir.ReduceArgmax))
+	})
+	def("argmin(x, axis=None, keepdims=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
+		if !b.boolArgOK(c, 3, "propagate_nan") {
+			return poison{}
+		}
+		return b.propagateNaN(c, 3, b.biReduce(c, ir.ReduceArgmin))
+	})
 	def("reshape(x, shape)", (*builder).biReshape)
 	def("permute(x, axes)", (*builder).biPermute)
 	def("transpose(x, axis0=None, axis1=None)", (*builder).biTranspose)
@@ -706,7 +716,8 @@ func (b *builder) minmax(pos lang.Pos, name string, op ir.Op, x, y value) value 
 	if xf, ok := x.(float64); ok && name != "min" && name != "max" {
 		if yf, ok := y.(float64); ok {
 			// ct.minimum and ct.maximum fold as the min and max ops
-			// compute: NaN wins, -0 < +0 (Python's min and max compare).
+			// compute with propagate_nan: NaN wins, -0 < +0; the caller's
+			// propagateNaN refolds them by the call's NaN rule.
 			r, _ := ir.EvalFloatBinary(op, xf, yf)
 			return r
 		}
@@ -1202,6 +1213,61 @@ func init() {
 		}
 		return c.args[0].v
 	})
+}
+
+// boolArgOK checks that argument i, when given, is True or False.
+func (b *builder) boolArgOK(c *callCtx, i int, what string) bool {
+	if c.given(i) {
+		if _, ok := c.args[i].v.(bool); !ok {
+			b.errorf(c.argPos(i), "%s: %s must be True or False, got %s", c.name, what, describe(c.args[i].v))
+			return false
+		}
+	}
+	return true
+}
+
+// propagateNaN applies a propagate_nan=True argument (index i) to result r
+// of min, max (elementwise or reduced), argmin or argmax: the op this call
+// emitted (through a keepdims reshape) takes the propagate_nan attribute,
+// so that a NaN operand gives NaN (argmin/argmax: the first NaN's index).
+// Without it NaN is ignored, cuTile's default. Folded constants follow the
+// same rule. Integer operands have no NaN and are left alone.
+func (b *builder) propagateNaN(c *callCtx, i int, r value) value {
+	prop := false
+	if i >= 0 && c.given(i) {
+		prop, _ = c.args[i].v.(bool)
+	}
+	if f, ok := r.(float64); ok && c.name != "max" && c.name != "min" && len(c.args) >= 2 {
+		// ct.minimum/maximum of two float constants: fold by the rule.
+		x, xok := c.args[0].v.(float64)
+		y, yok := c.args[1].v.(float64)
+		if xok && yok && !prop {
+			if c.name == "maximum" {
+				return scalar.MaxFloatNum(x, y)
+			}
+			return scalar.MinFloatNum(x, y)
+		}
+		return f
+	}
+	if !prop {
+		return r
+	}
+	v, ok := r.(*ir.Value)
+	if !ok || v.Def == nil {
+		return r
+	}
+	d := v.Def
+	if d.Op == ir.OpReshape && d.Args[0].Def != nil {
+		d = d.Args[0].Def
+	}
+	if d.Pos != ir.Pos(c.pos) || !(d.Op == ir.OpMin || d.Op == ir.OpMax || d.Op == ir.OpReduce) {
+		return r
+	}
+	if !d.Args[0].Type.Elem().IsFloat() {
+		return r
+	}
+	d.Attrs.Set(ir.AttrKeyPropagateNaN, true)
+	return r
 }
 
 // plainNumerics checks the rounding_mode and flush_to_zero arguments (at

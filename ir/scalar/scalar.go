@@ -96,6 +96,34 @@ func PowFloat(x, y float64) float64 {
 // MaxFloat and MinFloat are IEEE 754-2019 maximum and minimum, as PTX
 // max.NaN and min.NaN: NaN if either operand is NaN, and +0 > -0.
 func MaxFloat(x, y float64) float64 {
+	return maxFloat(x, y)
+}
+
+// MaxFloatNum is max ignoring NaN (C's fmax, PTX's max.f32, cuTile's
+// maximum without propagate_nan): a NaN operand gives the other one; two
+// NaNs give NaN. -0 < +0 as in MaxFloat.
+func MaxFloatNum(x, y float64) float64 {
+	switch {
+	case x != x:
+		return y
+	case y != y:
+		return x
+	}
+	return maxFloat(x, y)
+}
+
+// MinFloatNum is MinFloat ignoring NaN, as MaxFloatNum is MaxFloat.
+func MinFloatNum(x, y float64) float64 {
+	switch {
+	case x != x:
+		return y
+	case y != y:
+		return x
+	}
+	return MinFloat(x, y)
+}
+
+func maxFloat(x, y float64) float64 {
 	switch {
 	case x > y:
 		return x
