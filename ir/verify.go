@@ -620,6 +620,10 @@ func verifyMMA(at, bt, ct, res Type) string {
 		ok = c.DType == F32
 	case a.DType == F64 && b.DType == F64:
 		ok = c.DType == F64
+	case a.DType.IsFloat8() && b.DType.IsFloat8():
+		// Exact products (at most 4 significant bits each), summed in the
+		// accumulator's dtype.
+		ok = c.DType == F32 || c.DType == F16
 	}
 	if !ok {
 		return fmt.Sprintf("mma of %v x %v into %v is not supported", a.DType, b.DType, c.DType)

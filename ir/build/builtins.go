@@ -43,7 +43,14 @@ func init() {
 	def("ones(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(1)}) })
 	def("arange(n, dtype=int32)", (*builder).biArange)
 	def("astype(x, dtype)", (*builder).biAstype)
-	def("mma(a, b, acc)", (*builder).biMMA)
+	// use_fast_acc (cuTile 1.4+) lets fp8 mma accumulate in lower precision
+	// on the GPU; the interpreter's sums are exact float32 either way.
+	def("mma(a, b, acc, use_fast_acc=False)", func(b *builder, c *callCtx) value {
+		if !b.boolArgOK(c, 3, "use_fast_acc") {
+			return poison{}
+		}
+		return b.biMMA(c)
+	})
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
 	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "tanh": ir.OpTanh, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
@@ -604,7 +611,7 @@ func (b *builder) mmaInputs(pos lang.Pos, name string, x, y value) (*ir.Value, *
 		b.errorf(pos, "%s: a is %s but b is %s: batch dimensions %d and %d differ", name, xt, yt, xt.Shape[0], yt.Shape[0])
 	case xt.Shape[r-1] != yt.Shape[r-2]:
 		b.errorf(pos, "%s: a is %s but b is %s: inner dimensions %d and %d differ", name, xt, yt, xt.Shape[r-1], yt.Shape[r-2])
-	case xt.DType != yt.DType && !(isF32ish(xt.DType) && isF32ish(yt.DType)):
+	case xt.DType != yt.DType && !(isF32ish(xt.DType) && isF32ish(yt.DType)) && !(xt.DType.IsFloat8() && yt.DType.IsFloat8()):
 		b.errorf(pos, "%s: a is %s but b is %s: input dtypes differ; use ct.astype", name, xt, yt)
 	case !xt.DType.IsFloat():
 		b.errorf(pos, "%s: %s inputs are not supported (use f16, bf16, f32, tf32 or f64)", name, xt.DType)
@@ -648,6 +655,11 @@ func (b *builder) biMMA(c *callCtx) value {
 		good, allowed = at.DType == ir.F32, "f32"
 	case in == ir.F64:
 		good, allowed = at.DType == ir.F64, "f64"
+	case in.IsFloat8():
+		good, allowed = at.DType == ir.F32 || at.DType == ir.F16, "f32 or f16"
+	}
+	if allowed == "" {
+		return b.fail(c.argPos(0), "mma: %s inputs are not supported (mma takes float16, bfloat16, float8_e4m3fn, float8_e5m2, tfloat32, float32 or float64 tiles)", in)
 	}
 	if !good {
 		return b.fail(c.argPos(2), "mma: %s inputs accumulate in %s, not %s", in, allowed, at.DType)
