@@ -6,7 +6,6 @@ package main
 // repetition is one such launch.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -32,8 +31,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 var openBenchDevice = bench.OpenCUDA
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("bench", stdout, stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
 	entry := fs.String("entry", "", "time the kernels that the file's host launch function of this name launches (each launch checked, then timed on the GPU alone; cuBLAS beside a repetition that is one GEMM launch)")
 	sizes := fs.String("sizes", "", "sizes to give every symbolic dim but batch axes, swept together (default "+defaultSizes+" when no --shape)")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,8 +13,7 @@ import (
 )
 
 func cmdCompile(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("compile", stdout, stderr)
 	emit := fs.String("emit", "ir", "what to print: ast, ir, lowered or ptx")
 	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: "+strings.Join(lower.TargetNames(), ", "))
 	variant := fs.String("variant", "fast", "with --emit ptx, which variant of a kernel that has two: fast (aligned launches) or general (any launch)")

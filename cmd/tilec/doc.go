@@ -1,9 +1,14 @@
 // Command tilec compiles and runs tile kernels.
 //
-//	tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
-//	tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy]
-//	tilec bench FILE --sizes 1024,2048,... [-D name=value ...] [--grid x,y,z] [--json]
-//	tilec bench FILE --entry FUNC --arg X=f16[M,N] ... [--shape M=4096,8192,N=M] [--json]
+// A file runs in three ways:
+//
+//	tilec run FILE                     its if __name__ == "__main__": block, as Python would
+//	tilec run FILE --entry FUNC ...    its host launch function FUNC
+//	tilec run FILE --kernel NAME ...   one kernel, with --arg signatures, -D constants and --grid
+//
+// and tilec compile, bench, tune, plot and cache do the rest; `tilec --help`
+// lists them, and `tilec CMD --help` shows a command's flags and examples
+// (help.go; the examples run in TestHelpExamplesRun).
 //
 // The command is a thin layer over the packages: lang parses, ir builds and
 // verifies, lower and ptxgen produce PTX, runtime executes (the CPU

@@ -17,17 +17,6 @@ func main1() int {
 	return runCommand(os.Args[1:], os.Stdout, os.Stderr)
 }
 
-const usage = `usage:
-  tilec compile FILE [--emit ast|ir|lowered|ptx] [--target T] [-D name=value ...] [--kernel NAME] [--dump-after PASS]
-  tilec run FILE --entry FUNC [--arg A=f16[M,K] ...] [--shape M=..,N=..] [--scalar x=1] [--in A=a.npy] [--out result=c.npy] [--backend cpu|cuda]
-  tilec run FILE [-D name=value ...] [--shape M=..,N=..] [--seed N] [--backend cpu|cuda] [--target T] [--in A=a.npy] [--out C=c.npy] [--timeout 30s] [--progress auto|off|1s]
-  tilec bench FILE [--shape M=1024:16384:x2,N=M | --sizes 1024,2048] [-D name=value ...] [--grid x,y,z] [--json] [--plot out.png]
-  tilec bench FILE --entry FUNC --arg X=f16[M,N] ... [--shape M=4096,8192,N=M] [--scalar x=1] [--json] [--plot out.png]
-  tilec tune FILE [--space tm=64,128,256 ...] [--shape M=4096,N=4096] [-D name=value ...]
-  tilec plot REPORT.json -o out.png
-  tilec cache list|clear|dir
-`
-
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -48,11 +37,17 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	case "cache":
 		err = cmdCache(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) == 2 && args[0] == "help" && args[1] != "help" {
+			return runCommand([]string{args[1], "--help"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
 		fmt.Fprintf(stderr, "tilec: unknown command %q\n%s", args[0], usage)
 		return 2
+	}
+	if err == errHelp {
+		return 0
 	}
 	if err != nil {
 		if err != errUsage {
@@ -85,6 +80,9 @@ func sourceArg(fs *flag.FlagSet, args []string) (string, error) {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return "", err
+	}
+	if helpAsked(fs) {
+		return "", errHelp
 	}
 	if len(pos) != 1 {
 		return "", usagef("%s takes one source file, got %d", fs.Name(), len(pos))

@@ -3,7 +3,6 @@ package main
 // tilec plot: a plot of a `tilec bench --json` report, without a GPU.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,8 +10,7 @@ import (
 )
 
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("plot", stdout, stderr)
 	out := fs.String("o", "", "the plot to write (.png, .svg or .pdf)")
 	path, err := sourceArg(fs, args)
 	if err != nil {

@@ -32,8 +32,7 @@ const (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", stdout, stderr)
 	kernel := fs.String("kernel", "", "kernel to run (default: the file's only kernel)")
 	entry := fs.String("entry", "", "run the file's host launch function of this name (its ct.launch calls run the kernels)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")

@@ -5,7 +5,6 @@ package main
 // tilec run and tilec bench.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,11 +17,10 @@ import (
 )
 
 func cmdTune(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("tune", stdout, stderr)
 	kernel := fs.String("kernel", "", "kernel to tune (default: the file's only kernel)")
 	var spaces, shapes stringList
-	fs.Var(&spaces, "space", "constants and knobs to search: --space tm=64,128,256 --space stages=2,3,4 occupancy=1,2 (repeatable; default: the source's '# tilec: tune' block, else the kernel's power-of-two int constants at half, the default and twice it)")
+	fs.Var(&spaces, "space", "constants and knobs to search: --space tm=64,128,256 --space \"stages=2,3,4 occupancy=1,2\" (repeatable; default: the source's '# tilec: tune' block, else the kernel's power-of-two int constants at half, the default and twice it)")
 	fs.Var(&shapes, "shape", "the shape to tune at: --shape M=4096,N=4096,K=4096 (dims left out: 512, batch axes 4)")
 	target := fs.String("target", "", "GPU target (default: the best for the device)")
 	warmup := fs.Int("warmup", 3, "untimed launches of each candidate before timing")
