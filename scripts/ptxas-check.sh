@@ -81,7 +81,7 @@ cases=(
 	"cutile_moe_align|examples/cutile/moe_align.py|--arg TopkIds=i32[N] --arg SortedIds=i32[S] --arg BlockExpert=i32[B] --arg Total=i32[1] -D EXPERTS=8 -D TOKENS=128 -D BLOCK=16 -D MAX_BLOCKS=16"
 	"cutile_dropout|examples/cutile/dropout.py|--arg X=f32[N] --arg Y=f32[N] -D TILE=1024"
 	"cutile_hadamard|examples/cutile/hadamard.py|--arg X=f32[R,C] --arg Y=f32[R,C] -D ROWS=16"
-	# The 16 older plain-cuTile programs (README's examples/cutile table), each kernel with the
+	# The 16 older plain-cuTile programs (docs/status.md's examples/cutile table), each kernel with the
 	# constants its host function passes at the sizes gpu-check runs.
 	"cutile_vector_add|examples/cutile/vector_add.py|--arg a=f32[N] --arg b=f32[N] --arg c=f32[N] -D TILE=1024"
 	"cutile_matmul_f16|examples/cutile/matmul.py|--arg A=f16[M,K] --arg B=f16[K,N] --arg C=f16[M,N] -D tm=128 -D tn=128 -D tk=32"
@@ -127,7 +127,7 @@ assemble() { # name arch file flags...
 	if "$assembler" -arch="$arch" -v "$work/$name.ptx" -o /dev/null >"$work/$name.log" 2>&1; then
 		spill=$(grep -o '[0-9]* bytes spill stores' "$work/$name.log" | sort -n | tail -1)
 		printf '%-40s ok: %s, %s\n' "$name" "$(grep -o 'Used [0-9]* registers' "$work/$name.log" | head -1)" "${spill:-0 bytes spill stores}"
-		# Two older programs' host functions pick tiles that spill a little on sm_80 (README), and
+		# Two older programs' host functions pick tiles that spill a little on sm_80 (docs/status.md), and
 		# ptxas 12.4 gives the persistent matmul's nested loop 96 registers and 12 bytes of spills on
 		# sm_90a; any other spill fails.
 		case "$name" in
