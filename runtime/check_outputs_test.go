@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 // Every array a kernel may write is compared: scatter and atomic outputs
@@ -76,7 +77,7 @@ func TestCheckComparesEveryWrittenArray(t *testing.T) {
 // The magnitude kernel of a matmul computes sum_k |a_ik||b_kj|, the scale
 // of each element's rounding error.
 func TestMagnitudeOfMatmul(t *testing.T) {
-	f := buildMatmul(ir.F16, 16, 16, 16, 2)
+	f := irtest.Matmul(ir.F16, 16, 16, 16, 2)
 	g, why := magnitudeKernel(f)
 	if g == nil {
 		t.Fatalf("matmul is not polynomial? %s", why)
@@ -184,7 +185,7 @@ func TestPoisonRoundTrip(t *testing.T) {
 }
 
 func TestPoisonFloatOutputsRestores(t *testing.T) {
-	f := buildMatmul(ir.F16, 16, 16, 16, 2)
+	f := irtest.Matmul(ir.F16, 16, 16, 16, 2)
 	A, B := NewTensor(ir.F16, 16, 16), NewTensor(ir.F16, 16, 16)
 	C := FromFloat64(ir.F16, []int{2, 2}, []float64{1, 2, 3, 4})
 	restore := PoisonFloatOutputs(f, []Arg{A, B, C})

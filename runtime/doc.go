@@ -7,12 +7,9 @@
 // is tilec's reference semantics and the oracle GPU results are checked
 // against.
 //
-// The CUDA backend implements the same Backend: cuda.go (compile through
-// lower and ptxgen, load, launch, copy back) and bench_cuda.go (device-resident
-// buffers, timing, cuBLAS), both under the build tag cuda and built on the
-// driver layer in runtime/cudadrv, the only package with cgo. Without the
-// tag, cuda_stub.go gives the same API failing with ErrNoCUDA; cuda_info.go
-// holds the types both builds share.
+// The CUDA backend, which implements the same Backend, is package
+// runtime/cuda (cgo, through runtime/cudadrv, only there); runtime imports
+// neither, so the interpreter and the launch API build without a driver.
 //
 // # Launch checks
 //

@@ -112,41 +112,6 @@ func (k *kb) cdivIR(x *ir.Value, c int64) *ir.Value {
 	return k.bin(ir.OpFloorDiv, k.bin(ir.OpAdd, x, k.cint(c-1)), k.cint(c))
 }
 
-// buildMatmul mirrors testdata/kernels/matmul.tile: swizzled 2-D tiles of C, a K
-// loop of load/load/mma in f32, convert, store.
-func buildMatmul(dt ir.DType, tm, tn, tk, group int) *ir.Func {
-	k := newKB("matmul")
-	A := k.array("A", dt, "M", "K")
-	B := k.array("B", dt, "K", "N")
-	C := k.array("C", dt, "M", "N")
-	k.f.Grid[0] = hop(ir.HostMul, &ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{sym("M"), hconst(int64(tm))}},
-		&ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{sym("N"), hconst(int64(tn))}})
-	i32 := ir.ScalarOf(ir.I32)
-	bid := k.op(ir.OpBlockID, i32, map[string]any{"axis": 0})
-	M := k.op(ir.OpDim, i32, map[string]any{"axis": 0}, A)
-	K := k.op(ir.OpDim, i32, map[string]any{"axis": 1}, A)
-	N := k.op(ir.OpDim, i32, map[string]any{"axis": 1}, B)
-	numM := k.cdivIR(M, int64(tm))
-	numN := k.cdivIR(N, int64(tn))
-	G := k.cint(int64(group))
-	inGroup := k.bin(ir.OpMul, G, numN)
-	groupID := k.bin(ir.OpFloorDiv, bid, inGroup)
-	firstM := k.bin(ir.OpMul, groupID, G)
-	groupSize := k.bin(ir.OpMin, k.bin(ir.OpSub, numM, firstM), G)
-	bidM := k.bin(ir.OpAdd, firstM, k.bin(ir.OpMod, bid, groupSize))
-	bidN := k.bin(ir.OpFloorDiv, k.bin(ir.OpMod, bid, inGroup), groupSize)
-	numK := k.cdivIR(K, int64(tk))
-	acc := k.op(ir.OpSplat, ir.TileOf(ir.F32, tm, tn), nil, k.cfloat(ir.F32, 0))
-	res := k.forLoop(k.cint(0), numK, k.cint(1), []*ir.Value{acc}, func(kk *ir.Value, c []*ir.Value) []*ir.Value {
-		a := k.load(A, []int{tm, tk}, ir.PadZero, bidM, kk)
-		b := k.load(B, []int{tk, tn}, ir.PadZero, kk, bidN)
-		return []*ir.Value{k.op(ir.OpMMA, c[0].Type, nil, a, b, c[0])}
-	})
-	out := k.op(ir.OpConvert, ir.TileOf(dt, tm, tn), nil, res[0])
-	k.store(C, out, bidM, bidN)
-	return k.ret()
-}
-
 // refMatmul is C = A@B in float64 over logical elements.
 func refMatmul(A, B *Tensor) []float64 {
 	M, K, N := A.Shape[0], A.Shape[1], B.Shape[1]

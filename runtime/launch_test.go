@@ -8,23 +8,8 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
-
-// copyTile loads a (tm x tn) tile of A at tile index (bid0, bid1) with pad
-// and stores it into C at the same tile index.
-func copyTile(d ir.DType, tm, tn int, pad string) *ir.Func {
-	k := newKB("copy")
-	A := k.array("A", d, "M", "N")
-	C := k.array("C", d, "M2", "N2")
-	k.f.Grid[0] = &ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{sym("M2"), hconst(int64(tm))}}
-	k.f.Grid[1] = &ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{sym("N2"), hconst(int64(tn))}}
-	i32 := ir.ScalarOf(ir.I32)
-	b0 := k.op(ir.OpBlockID, i32, map[string]any{"axis": 0})
-	b1 := k.op(ir.OpBlockID, i32, map[string]any{"axis": 1})
-	t := k.load(A, []int{tm, tn}, pad, b0, b1)
-	k.store(C, t, b0, b1)
-	return k.ret()
-}
 
 func TestLoadPadding(t *testing.T) {
 	negZero := math.Copysign(0, -1)
@@ -38,7 +23,7 @@ func TestLoadPadding(t *testing.T) {
 		A := FromFloat64(ir.F32, []int{3, 3}, seq(9))
 		C := NewTensor(ir.F32, 4, 4)
 		C.Fill(7)
-		if _, err := Launch(NewKernel(copyTile(ir.F32, 4, 4, tc.pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
+		if _, err := Launch(NewKernel(irtest.CopyTile(ir.F32, 4, 4, tc.pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		p := tc.want
@@ -51,7 +36,7 @@ func TestLoadPadding(t *testing.T) {
 	}{{ir.PadZero, 0}, {ir.PadNegZero, 0}, {ir.PadPosInf, math.MaxInt32}, {ir.PadNegInf, math.MinInt32}} {
 		A := FromFloat64(ir.I32, []int{1, 1}, []float64{5})
 		C := NewTensor(ir.I32, 2, 2)
-		if _, err := Launch(NewKernel(copyTile(ir.I32, 2, 2, tc.pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
+		if _, err := Launch(NewKernel(irtest.CopyTile(ir.I32, 2, 2, tc.pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		expect(t, "i32 "+tc.pad, C, 5, tc.want, tc.want, tc.want)
@@ -70,7 +55,7 @@ func TestCopyOddSizes(t *testing.T) {
 		if !d.IsFloat() {
 			pad = ir.PadNegInf
 		}
-		if _, err := Launch(NewKernel(copyTile(d, 8, 16, pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
+		if _, err := Launch(NewKernel(irtest.CopyTile(d, 8, 16, pad)), []Arg{A, C}, LaunchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(A.Data, C.Data) {
@@ -84,14 +69,14 @@ func TestStridedViews(t *testing.T) {
 	base := FromFloat64(ir.F32, []int{5, 3}, seq(15))
 	A := base.Transpose()
 	C := NewTensor(ir.F32, 3, 5)
-	if _, err := Launch(NewKernel(copyTile(ir.F32, 2, 4, ir.PadZero)), []Arg{A, C}, LaunchOptions{}); err != nil {
+	if _, err := Launch(NewKernel(irtest.CopyTile(ir.F32, 2, 4, ir.PadZero)), []Arg{A, C}, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, "transposed load", C, A.Float64s()...)
 	// Store through a transposed view of the output.
 	outBase := NewTensor(ir.F32, 5, 3)
 	src := FromFloat64(ir.F32, []int{3, 5}, seq(15))
-	if _, err := Launch(NewKernel(copyTile(ir.F32, 2, 4, ir.PadZero)), []Arg{src, outBase.Transpose()}, LaunchOptions{}); err != nil {
+	if _, err := Launch(NewKernel(irtest.CopyTile(ir.F32, 2, 4, ir.PadZero)), []Arg{src, outBase.Transpose()}, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, "transposed store", outBase.Transpose(), seq(15)...)
@@ -103,7 +88,7 @@ func TestStridedViews(t *testing.T) {
 	}
 	win.Offset = 2
 	C2 := NewTensor(ir.F16, 3, 5)
-	if _, err := Launch(NewKernel(copyTile(ir.F16, 4, 2, ir.PadZero)), []Arg{win, C2}, LaunchOptions{}); err != nil {
+	if _, err := Launch(NewKernel(irtest.CopyTile(ir.F16, 4, 2, ir.PadZero)), []Arg{win, C2}, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, "window", C2, 2, 3, 4, 5, 6, 18, 19, 20, 21, 22, 34, 35, 36, 37, 38)
@@ -114,7 +99,7 @@ func TestStridedViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	C3 := NewTensor(ir.F32, 3, 4)
-	if _, err := Launch(NewKernel(copyTile(ir.F32, 2, 2, ir.PadZero)), []Arg{bc, C3}, LaunchOptions{}); err != nil {
+	if _, err := Launch(NewKernel(irtest.CopyTile(ir.F32, 2, 2, ir.PadZero)), []Arg{bc, C3}, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, "broadcast view", C3, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4)
@@ -127,7 +112,7 @@ func TestMatmulTransposedOperand(t *testing.T) {
 	B := Bt.Transpose()
 	C := NewTensor(ir.F16, 30, 50)
 	// C = A^T @ B with A^T a transposed view too.
-	k := NewKernel(buildMatmul(ir.F16, 16, 32, 16, 2))
+	k := NewKernel(irtest.Matmul(ir.F16, 16, 32, 16, 2))
 	if _, err := Launch(k, []Arg{A.Transpose(), B, C}, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +123,7 @@ func TestParallelMatchesSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	A := RandNormal(rng, ir.BF16, 100, 70)
 	B := RandNormal(rng, ir.BF16, 70, 90)
-	k := NewKernel(buildMatmul(ir.BF16, 16, 32, 16, 3))
+	k := NewKernel(irtest.Matmul(ir.BF16, 16, 32, 16, 3))
 	var outs [][]byte
 	for _, w := range []int{1, 2, 7} {
 		C := NewTensor(ir.BF16, 100, 90)
@@ -163,7 +148,7 @@ func TestGridOverrideAndBlocks(t *testing.T) {
 	A := FromFloat64(ir.F32, []int{4, 4}, seq(16))
 	C := NewTensor(ir.F32, 4, 4)
 	C.Fill(-1)
-	k := NewKernel(copyTile(ir.F32, 2, 2, ir.PadZero))
+	k := NewKernel(irtest.CopyTile(ir.F32, 2, 2, ir.PadZero))
 	// Only block (1,0): rows 2-3, cols 0-1.
 	res, err := Launch(k, []Arg{A, C}, LaunchOptions{Blocks: [][3]int{{1, 0, 0}}})
 	if err != nil {
@@ -222,7 +207,7 @@ func TestScalarParams(t *testing.T) {
 }
 
 func TestLaunchErrors(t *testing.T) {
-	mm := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	mm := NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	f16 := func(shape ...int) *Tensor { return NewTensor(ir.F16, shape...) }
 	for _, tc := range []struct {
 		args []Arg

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 func TestMatmulHandBuilt(t *testing.T) {
@@ -23,7 +24,7 @@ func TestMatmulHandBuilt(t *testing.T) {
 		B := RandNormal(rng, tc.dt, tc.K, tc.N)
 		C := NewTensor(tc.dt, tc.M, tc.N)
 		C.Fill(nan)
-		f := buildMatmul(tc.dt, tc.tm, tc.tn, tc.tk, tc.group)
+		f := irtest.Matmul(tc.dt, tc.tm, tc.tn, tc.tk, tc.group)
 		if err := ir.Verify(f); err != nil {
 			t.Fatalf("hand-built IR: %v", err)
 		}
@@ -47,7 +48,7 @@ func BenchmarkInterpMatmul(b *testing.B) {
 
 // BenchmarkInterpMatmulHandBuilt is the same on the hand-built IR.
 func BenchmarkInterpMatmulHandBuilt(b *testing.B) {
-	benchMatmul(b, NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8)))
+	benchMatmul(b, NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8)))
 }
 
 func benchMatmul(b *testing.B, k *Kernel) {

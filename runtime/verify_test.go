@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 func TestToleranceFor(t *testing.T) {
@@ -15,13 +16,13 @@ func TestToleranceFor(t *testing.T) {
 			t.Errorf("ToleranceFor(%s) = %+v, want rel %g", d, got, want)
 		}
 	}
-	if got := KernelTolerance(buildMatmul(ir.F32, 16, 16, 8, 2), ir.F32); got.Rel != 1e-3 {
+	if got := KernelTolerance(irtest.Matmul(ir.F32, 16, 16, 8, 2), ir.F32); got.Rel != 1e-3 {
 		t.Errorf("f32 matmul: %+v, want tf32's 1e-3", got)
 	}
-	if got := KernelTolerance(buildMatmul(ir.F16, 16, 16, 16, 2), ir.F16); got.Rel != 1e-2 {
+	if got := KernelTolerance(irtest.Matmul(ir.F16, 16, 16, 16, 2), ir.F16); got.Rel != 1e-2 {
 		t.Errorf("f16 matmul: %+v", got)
 	}
-	if got := KernelTolerance(copyTile(ir.F32, 2, 2, ir.PadZero), ir.F32); got.Rel != 1e-5 {
+	if got := KernelTolerance(irtest.CopyTile(ir.F32, 2, 2, ir.PadZero), ir.F32); got.Rel != 1e-5 {
 		t.Errorf("f32 copy: %+v", got)
 	}
 }
@@ -232,7 +233,7 @@ func TestCheckAgainstInterpreterFull(t *testing.T) {
 	A := RandNormal(rng, ir.F16, 37, 21)
 	B := RandNormal(rng, ir.F16, 21, 19)
 	C := NewTensor(ir.F16, 37, 19)
-	k := NewKernel(buildMatmul(ir.F16, 16, 16, 16, 2))
+	k := NewKernel(irtest.Matmul(ir.F16, 16, 16, 16, 2))
 	args := []Arg{A, B, C}
 	PoisonOutputs(k.Func, args)
 	inputs := CloneArgs(args)
@@ -314,7 +315,7 @@ func TestCheckAgainstInterpreterSampled(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		A := RandNormal(rng, d, 41, 77) // 11 x 10 blocks, partial at the edges
 		C := NewTensor(d, 41, 77)
-		k := NewKernel(copyTile(d, tm, tn, ir.PadZero))
+		k := NewKernel(irtest.CopyTile(d, tm, tn, ir.PadZero))
 		args := []Arg{A, C}
 		PoisonOutputs(k.Func, args)
 		inputs := CloneArgs(args)
@@ -402,7 +403,7 @@ func TestCheckAgainstInterpreterInOut(t *testing.T) {
 }
 
 func TestWrittenParamsAndPoison(t *testing.T) {
-	f := buildMatmul(ir.F16, 16, 16, 16, 2)
+	f := irtest.Matmul(ir.F16, 16, 16, 16, 2)
 	if got := WrittenParams(f); len(got) != 1 || got[0] != 2 {
 		t.Errorf("WrittenParams = %v, want [2]", got)
 	}

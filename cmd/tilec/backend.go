@@ -6,12 +6,13 @@ import (
 
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 )
 
 // defaultBackend is cuda in a cuda build (which only starts where a driver
 // is present), cpu otherwise.
 func defaultBackend() string {
-	if runtime.CUDAAvailable {
+	if cuda.CUDAAvailable {
 		return "cuda"
 	}
 	return "cpu"
@@ -38,7 +39,7 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 	case "cpu":
 		return runtime.CPU{Workers: workers}, nil
 	case "cuda":
-		gpu, err := runtime.NewCUDA(0)
+		gpu, err := cuda.NewCUDA(0)
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
 )
@@ -167,7 +168,7 @@ func (r *entryRun) hostOptions() host.Options {
 	// Host code's torch.cuda queries see the GPU it runs on (the
 	// interpreter's own facts otherwise).
 	var device *host.Device
-	if cuda, ok := r.backend.(*runtime.CUDA); ok {
+	if cuda, ok := r.backend.(*cuda.CUDA); ok {
 		f := cuda.Facts()
 		device = &f
 	}
@@ -204,7 +205,7 @@ func (r *entryRun) hostOptions() host.Options {
 		}
 		fmt.Fprintf(r.stdout, "launch   %s at %d:%d: %s, grid (%d, %d, %d) = %d blocks, %s\n", l.Name, l.Pos.Line, l.Pos.Col,
 			consts, l.Grid[0], l.Grid[1], l.Grid[2], l.Grid[0]*l.Grid[1]*l.Grid[2], res.Elapsed.Round(time.Microsecond))
-		if cuda, ok := r.backend.(*runtime.CUDA); ok {
+		if cuda, ok := r.backend.(*cuda.CUDA); ok {
 			if info, err := cuda.CompileInfo(k); err == nil {
 				fmt.Fprintf(r.stdout, "compiled %s\n", info.Summary())
 			}

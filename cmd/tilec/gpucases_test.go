@@ -27,6 +27,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 )
 
@@ -91,7 +92,7 @@ var gpuCaseTargets = []string{"sm_80", "sm_90a"}
 // target: host functions pick their tiles from the device
 // (examples/cutile/attention.py asks for capability (9, 0)), so each
 // target gets the kernels a GPU of its kind would launch.
-var gpuCaseDevices = map[string]runtime.DeviceFacts{
+var gpuCaseDevices = map[string]cuda.DeviceFacts{
 	"sm_80":  {Name: "NVIDIA A100 (TestGPUCases)", Major: 8, Minor: 0, SMs: 108, TotalBytes: 80 << 30},
 	"sm_90a": {Name: "NVIDIA H100 (TestGPUCases)", Major: 9, Minor: 0, SMs: 132, TotalBytes: 80 << 30},
 }

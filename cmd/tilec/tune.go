@@ -14,6 +14,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -183,7 +184,7 @@ func writeTuneResult(w io.Writer, r *tune.Result) {
 // applyTuned looks up the cached tuning result for f (built with the
 // user's constants) at dims on gpu and returns the kernel built with the
 // winner's constants (nil: none) and the note that says so.
-func applyTuned(gpu *runtime.CUDA, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
+func applyTuned(gpu *cuda.CUDA, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
 	dev := bench.CUDADevice(gpu)
 	t, err := dev.Target()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -17,7 +18,7 @@ import (
 // `tilec run` does (the kernel as the options build it when nothing was
 // cached). Needs a cuda build and a GPU.
 func ExampleCache_CompileFile() {
-	gpu, err := runtime.NewCUDA(0)
+	gpu, err := cuda.NewCUDA(0)
 	if err != nil {
 		log.Fatal(err)
 	}

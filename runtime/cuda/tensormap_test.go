@@ -1,10 +1,11 @@
-package runtime
+package cuda
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
 )
 
 // TestTensorMapGeometry: the dims, byte strides and box of the TMA maps of
@@ -24,7 +25,7 @@ func TestTensorMapGeometry(t *testing.T) {
 		// the extent below.
 		{[]int{0, 3, 0, 64}, []int{0, 0, 64, 1}, []uint64{64, 1, 3, 1}, []uint64{128, 128, 384}, []uint32{64, 128, 1, 1}},
 	} {
-		tn := &Tensor{DType: ir.F16, Shape: c.shape, Strides: c.strides}
+		tn := &runtime.Tensor{DType: ir.F16, Shape: c.shape, Strides: c.strides}
 		dims, bytes, box, err := tensorMapGeometry(tn, [2]int{64, 128})
 		if err != nil {
 			t.Errorf("%v: %v", c.shape, err)
@@ -35,7 +36,7 @@ func TestTensorMapGeometry(t *testing.T) {
 		}
 	}
 	for _, shape := range [][]int{{64}, {1, 2, 3, 4, 64}} {
-		tn := &Tensor{DType: ir.F16, Shape: shape, Strides: RowMajorStrides(shape)}
+		tn := &runtime.Tensor{DType: ir.F16, Shape: shape, Strides: runtime.RowMajorStrides(shape)}
 		if _, _, _, err := tensorMapGeometry(tn, [2]int{64, 64}); err == nil {
 			t.Errorf("%v: no error", shape)
 		}

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package runtime
+package cuda
 
 import (
 	"math/rand/v2"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 // TestCUDAKernelCache: a second CUDA backend (as a second process would
@@ -17,18 +19,18 @@ func TestCUDAKernelCache(t *testing.T) {
 	testGPU(t)
 	dir := filepath.Join(t.TempDir(), "kernels")
 	rng := rand.New(rand.NewPCG(5, 6))
-	k := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	k := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	for round, wantCached := range []bool{false, true} {
 		c, err := NewCUDA(0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Cache = &KernelCache{Dir: dir}
-		A := RandNormal(rng, ir.F16, 300, 200)
-		B := RandNormal(rng, ir.F16, 200, 150)
-		checkGPU(t, c, k, []Arg{A, B, NewTensor(ir.F16, 300, 150)}, CheckOptions{})
-		At := RandNormal(rng, ir.F16, 200, 300) // a transposed A: the general variant
-		checkGPU(t, c, k, []Arg{At.Transpose(), B, NewTensor(ir.F16, 300, 150)}, CheckOptions{})
+		c.Cache = &runtime.KernelCache{Dir: dir}
+		A := runtime.RandNormal(rng, ir.F16, 300, 200)
+		B := runtime.RandNormal(rng, ir.F16, 200, 150)
+		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
+		At := runtime.RandNormal(rng, ir.F16, 200, 300) // a transposed A: the general variant
+		checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
 		info, err := c.CompileInfo(k)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +43,7 @@ func TestCUDAKernelCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if es, err := (&KernelCache{Dir: dir}).List(); err != nil || len(es) != 1 {
+	if es, err := (&runtime.KernelCache{Dir: dir}).List(); err != nil || len(es) != 1 {
 		t.Errorf("cache: %d entries, %v; want 1", len(es), err)
 	}
 }

@@ -1,13 +1,13 @@
 //go:build cuda
 
-package runtime
+package cuda
 
 // Tests of the CUDA backend against the interpreter. They need a GPU: a
 // cuda-tagged binary exits at start-up without one (gorgonia.org/cu's init).
 // Build them here and run them on the GPU machine:
 //
-//	go test -c -tags cuda -o .dev/runtime.test ./runtime
-//	.dev/runtime.test -test.run CUDA -test.v        (there)
+//	go test -c -tags cuda -o .dev/runtime.test ./runtime/cuda
+//	(cd runtime/cuda && ../../.dev/runtime.test -test.run CUDA -test.v)        (there)
 
 import (
 	"math/rand/v2"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 var (
@@ -34,7 +36,7 @@ func testGPU(t *testing.T) *CUDA {
 	return gpu
 }
 
-func logInfo(t *testing.T, c *CUDA, k *Kernel) {
+func logInfo(t *testing.T, c *CUDA, k *runtime.Kernel) {
 	t.Helper()
 	info, err := c.CompileInfo(k)
 	if err != nil {
@@ -45,18 +47,18 @@ func logInfo(t *testing.T, c *CUDA, k *Kernel) {
 
 // checkGPU launches k on args on the GPU (outputs poisoned first) and
 // checks the result against the interpreter.
-func checkGPU(t *testing.T, c *CUDA, k *Kernel, args []Arg, opts CheckOptions) {
+func checkGPU(t *testing.T, c *CUDA, k *runtime.Kernel, args []runtime.Arg, opts runtime.CheckOptions) {
 	t.Helper()
-	PoisonOutputs(k.Func, args)
-	inputs := CloneArgs(args)
-	res, err := c.Launch(k, args, LaunchOptions{Grid: opts.Grid})
+	runtime.PoisonOutputs(k.Func, args)
+	inputs := runtime.CloneArgs(args)
+	res, err := c.Launch(k, args, runtime.LaunchOptions{Grid: opts.Grid})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Elapsed <= 0 {
 		t.Errorf("elapsed %v", res.Elapsed)
 	}
-	chk, err := CheckAgainstInterpreter(k, inputs, args, opts)
+	chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,18 +73,18 @@ func TestCUDACopyStrided(t *testing.T) {
 	t.Logf("device: %s", c.DeviceName())
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, d := range []ir.DType{ir.F32, ir.F16} {
-		k := NewKernel(copyTile(d, 16, 32, ir.PadZero))
+		k := runtime.NewKernel(irtest.CopyTile(d, 16, 32, ir.PadZero))
 		// A transposed view (strides (1, 45)) and a C with an offset and row
 		// padding: the device gets storage spans and the same strides.
-		base := RandNormal(rng, d, 77, 45)
+		base := runtime.RandNormal(rng, d, 77, 45)
 		A := base.Transpose()
-		Cstore := NewTensor(d, 50, 80)
+		Cstore := runtime.NewTensor(d, 50, 80)
 		C, err := Cstore.View([]int{45, 77}, []int{80, 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		C.Offset = 3
-		checkGPU(t, c, k, []Arg{A, C}, CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, C}, runtime.CheckOptions{})
 		// The storage outside C's view came back unchanged (zero).
 		if x := Cstore.Data[0]; x != 0 {
 			t.Errorf("%s: storage before the view changed", d)
@@ -105,22 +107,22 @@ func TestCUDAMatmul(t *testing.T) {
 		{ir.TF32, 64, 64, 32, 8, 127, 129, 65}, // f32 inputs are exact float32: interpreter only
 		{ir.F16, 64, 64, 32, 4, 300, 200, 100},
 	} {
-		k := NewKernel(buildMatmul(tc.dt, tc.tm, tc.tn, tc.tk, tc.group))
-		A := RandNormal(rng, tc.dt, tc.M, tc.K)
-		B := RandNormal(rng, tc.dt, tc.K, tc.N)
-		C := NewTensor(tc.dt, tc.M, tc.N)
-		checkGPU(t, c, k, []Arg{A, B, C}, CheckOptions{})
+		k := runtime.NewKernel(irtest.Matmul(tc.dt, tc.tm, tc.tn, tc.tk, tc.group))
+		A := runtime.RandNormal(rng, tc.dt, tc.M, tc.K)
+		B := runtime.RandNormal(rng, tc.dt, tc.K, tc.N)
+		C := runtime.NewTensor(tc.dt, tc.M, tc.N)
+		checkGPU(t, c, k, []runtime.Arg{A, B, C}, runtime.CheckOptions{})
 		logInfo(t, c, k)
 	}
 	// A transposed A operand: C = (A^T)^T-style strided load.
-	k := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
-	At := RandNormal(rng, ir.F16, 200, 300) // A is its transpose: 300 x 200
-	B := RandNormal(rng, ir.F16, 200, 150)
-	checkGPU(t, c, k, []Arg{At.Transpose(), B, NewTensor(ir.F16, 300, 150)}, CheckOptions{})
+	k := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
+	At := runtime.RandNormal(rng, ir.F16, 200, 300) // A is its transpose: 300 x 200
+	B := runtime.RandNormal(rng, ir.F16, 200, 150)
+	checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
 
 	// Same IR, same target: one cache entry.
 	n := len(c.cache)
-	k2 := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	k2 := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	if _, err := c.CompileInfo(k2); err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +136,12 @@ func TestCUDAPrepared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const M, N, K = 1024, 512, 768
 	for _, dt := range []ir.DType{ir.F16, ir.BF16} {
-		k := NewKernel(buildMatmul(dt, 128, 256, 64, 8))
-		A, B, C := RandNormal(rng, dt, M, K), RandNormal(rng, dt, K, N), NewTensor(dt, M, N)
-		args := []Arg{A, B, C}
-		PoisonOutputs(k.Func, args)
-		inputs := CloneArgs(args)
-		p, err := c.Prepare(k, args, LaunchOptions{})
+		k := runtime.NewKernel(irtest.Matmul(dt, 128, 256, 64, 8))
+		A, B, C := runtime.RandNormal(rng, dt, M, K), runtime.RandNormal(rng, dt, K, N), runtime.NewTensor(dt, M, N)
+		args := []runtime.Arg{A, B, C}
+		runtime.PoisonOutputs(k.Func, args)
+		inputs := runtime.CloneArgs(args)
+		p, err := c.Prepare(k, args, runtime.LaunchOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +152,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err := p.Download(); err != nil {
 			t.Fatal(err)
 		}
-		chk, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+		chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +172,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		PoisonOutputs(k.Func, args)
+		runtime.PoisonOutputs(k.Func, args)
 		if err := p.Upload(); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +185,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err := p.Download(); err != nil {
 			t.Fatal(err)
 		}
-		chk, err = CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+		chk, err = runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,17 +209,17 @@ func TestCUDAPrepared(t *testing.T) {
 // batched baseline computes the same product), and 2-D names are refused.
 func TestCUDAPreparedBatched(t *testing.T) {
 	c := testGPU(t)
-	k, err := CompileFile("../testdata/kernels/batched_matmul.tile", CompileOptions{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
+	k, err := runtime.CompileFile("../../testdata/kernels/batched_matmul.tile", runtime.CompileOptions{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	const Bt, M, N, K = 3, 320, 192, 256
-	A, B, C := RandNormal(rng, ir.F16, Bt, M, K), RandNormal(rng, ir.F16, Bt, K, N), NewTensor(ir.F16, Bt, M, N)
-	args := []Arg{A, B, C}
-	PoisonOutputs(k.Func, args)
-	inputs := CloneArgs(args)
-	p, err := c.Prepare(k, args, LaunchOptions{})
+	A, B, C := runtime.RandNormal(rng, ir.F16, Bt, M, K), runtime.RandNormal(rng, ir.F16, Bt, K, N), runtime.NewTensor(ir.F16, Bt, M, N)
+	args := []runtime.Arg{A, B, C}
+	runtime.PoisonOutputs(k.Func, args)
+	inputs := runtime.CloneArgs(args)
+	p, err := c.Prepare(k, args, runtime.LaunchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	t.Logf("cuBLAS batched f16 %d x %dx%dx%d: %.3f ms (%.1f TFLOP/s)", Bt, M, N, K, blas, Bt*TFLOPS(M, N, K, blas))
 	// The cold call alone (bench --entry) writes C too: C poisoned again
 	// first, so the check below sees what it wrote.
-	PoisonOutputs(k.Func, args)
+	runtime.PoisonOutputs(k.Func, args)
 	if err := p.Upload(); err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	if err := p.Download(); err != nil {
 		t.Fatal(err)
 	}
-	chk, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+	chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,12 +260,12 @@ func TestCUDAPreparedBatched(t *testing.T) {
 
 func TestCUDAErrors(t *testing.T) {
 	c := testGPU(t)
-	k := NewKernel(copyTile(ir.F32, 16, 32, ir.PadZero))
-	A, C := NewTensor(ir.F32, 4, 4), NewTensor(ir.F32, 4, 4)
-	if _, err := c.Launch(k, []Arg{A, C}, LaunchOptions{Blocks: [][3]int{{0, 0, 0}}}); err == nil {
+	k := runtime.NewKernel(irtest.CopyTile(ir.F32, 16, 32, ir.PadZero))
+	A, C := runtime.NewTensor(ir.F32, 4, 4), runtime.NewTensor(ir.F32, 4, 4)
+	if _, err := c.Launch(k, []runtime.Arg{A, C}, runtime.LaunchOptions{Blocks: [][3]int{{0, 0, 0}}}); err == nil {
 		t.Error("Blocks on the GPU: no error")
 	}
-	if _, err := c.Launch(k, []Arg{A}, LaunchOptions{}); err == nil {
+	if _, err := c.Launch(k, []runtime.Arg{A}, runtime.LaunchOptions{}); err == nil {
 		t.Error("missing argument: no error")
 	}
 	old := c.Target
@@ -284,7 +286,7 @@ func TestCUDAErrors(t *testing.T) {
 func TestCUDAVariants(t *testing.T) {
 	c := testGPU(t)
 	rng := rand.New(rand.NewPCG(7, 8))
-	k := NewKernel(buildMatmul(ir.F16, 128, 256, 64, 8))
+	k := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	for _, tc := range []struct {
 		name    string
 		M, N, K int
@@ -299,7 +301,7 @@ func TestCUDAVariants(t *testing.T) {
 	} {
 		// A and B share one storage (one device buffer), so B's device
 		// address is A's plus (M*K + gap) elements.
-		store := RandNormal(rng, ir.F16, tc.M*tc.K+tc.gap+tc.K*tc.N)
+		store := runtime.RandNormal(rng, ir.F16, tc.M*tc.K+tc.gap+tc.K*tc.N)
 		A, err := store.View([]int{tc.M, tc.K}, []int{tc.K, 1})
 		if err != nil {
 			t.Fatal(err)
@@ -309,7 +311,7 @@ func TestCUDAVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		B.Offset = tc.M*tc.K + tc.gap
-		checkGPU(t, c, k, []Arg{A, B, NewTensor(ir.F16, tc.M, tc.N)}, CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, tc.M, tc.N)}, runtime.CheckOptions{})
 		info, err := c.CompileInfo(k)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package runtime
+package cuda
 
 // Types of the CUDA backend that exist in every build, so that callers
 // (cmd/tilec) compile with and without the cuda build tag: the backend

@@ -1,6 +1,7 @@
-package runtime
+package cuda
 
 import "fmt"
+import "github.com/tilec/tilec/runtime"
 
 // tensorMapGeometry is the shape part of a TMA descriptor of t (the CUDA
 // backend's tensorMap; PTX.md 3.5), innermost dimension first: the
@@ -12,7 +13,7 @@ import "fmt"
 // TMA wants every extent at least 1 and every stride at least the extent
 // below it; an empty array is never read (its loops run no iteration) but
 // still needs a valid map, so both are raised to those minimums.
-func tensorMapGeometry(t *Tensor, box [2]int) (dims, strides []uint64, boxes []uint32, err error) {
+func tensorMapGeometry(t *runtime.Tensor, box [2]int) (dims, strides []uint64, boxes []uint32, err error) {
 	r := len(t.Shape)
 	if r < 2 || r > 4 || len(t.Strides) != r || t.Strides[r-1] != 1 {
 		return nil, nil, nil, fmt.Errorf("shape %v strides %v is not a row-major 2-D, 3-D or 4-D array", t.Shape, t.Strides)

@@ -1,6 +1,6 @@
 //go:build !cuda
 
-package runtime
+package cuda
 
 // The CUDA backend's stand-in for builds without the cuda tag: the same
 // API, every call failing with ErrNoCUDA, so that callers need no build tags
@@ -9,6 +9,7 @@ package runtime
 import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
+	"github.com/tilec/tilec/runtime"
 )
 
 // CUDAAvailable reports whether this build has the CUDA backend.
@@ -20,10 +21,10 @@ const DefaultTarget = "sm_80"
 // CUDA is the GPU backend; in this build it cannot be opened.
 type CUDA struct {
 	Target *lower.Target
-	Cache  *KernelCache
+	Cache  *runtime.KernelCache
 }
 
-var _ Backend = (*CUDA)(nil)
+var _ runtime.Backend = (*CUDA)(nil)
 
 // NewCUDA fails with ErrNoCUDA in this build.
 func NewCUDA(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
@@ -33,11 +34,11 @@ func (c *CUDA) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }
 func (c *CUDA) DeviceName() string                    { return "none (built without cuda)" }
 func (c *CUDA) Facts() DeviceFacts                    { return DeviceFacts{} }
 func (c *CUDA) Close() error                          { return nil }
-func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
+func (c *CUDA) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
 	return nil, ErrNoCUDA
 }
-func (c *CUDA) CompileInfo(k *Kernel) (*CompileInfo, error) { return nil, ErrNoCUDA }
-func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, error) {
+func (c *CUDA) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) { return nil, ErrNoCUDA }
+func (c *CUDA) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
 	return nil, ErrNoCUDA
 }
 func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error { return ErrNoCUDA }

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package runtime
+package cuda
 
 // The device-resident API for benchmarks: upload once, launch many times,
 // time with CUDA events, compare with cuBLAS on the same buffers.
@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/cudadrv"
 )
 
@@ -25,7 +26,7 @@ import (
 type Prepared struct {
 	c    *CUDA
 	ck   *cudaKernel
-	b    *Binding
+	b    *runtime.Binding
 	da   *devArgs
 	args []any // the marshalled launch arguments
 }
@@ -35,7 +36,7 @@ type Prepared struct {
 // once and picks the kernel variant these device arrays allow (see
 // CUDA.CompileInfo; Info says which). The host tensors stay bound to the Prepared: Download copies into
 // them, Upload copies from them.
-func (c *CUDA) Prepare(k *Kernel, args []Arg, opts LaunchOptions) (*Prepared, error) {
+func (c *CUDA) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
 	b, err := k.Bind(args, opts.Grid)
 	if err != nil {
 		return nil, err
@@ -251,7 +252,7 @@ func (p *Prepared) Ptr(name string) (uint64, error) {
 	return uint64(p.da.ptrs[i]), nil
 }
 
-func (p *Prepared) array(name string) (int, *Tensor, error) {
+func (p *Prepared) array(name string) (int, *runtime.Tensor, error) {
 	if p.da == nil {
 		return 0, nil, fmt.Errorf("cuda: %s: Prepared used after Free", p.ck.pk.Name)
 	}
@@ -351,7 +352,7 @@ type gemmOperands struct {
 // else would time a different product or read out of bounds.
 func (p *Prepared) gemmOperands(rank int, a, b, c string) (gemmOperands, error) {
 	var op gemmOperands
-	var ts [3]*Tensor
+	var ts [3]*runtime.Tensor
 	for j, name := range []string{a, b, c} {
 		_, t, err := p.array(name)
 		if err != nil {
@@ -387,7 +388,7 @@ func (p *Prepared) gemmOperands(rank int, a, b, c string) (gemmOperands, error) 
 
 // rowMajorContiguous reports whether t's elements are packed in row-major
 // order (the last axis fastest, no gaps).
-func rowMajorContiguous(t *Tensor) bool {
+func rowMajorContiguous(t *runtime.Tensor) bool {
 	want := 1
 	for ax := t.Rank() - 1; ax >= 0; ax-- {
 		if t.Strides[ax] != want {

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package runtime
+package cuda
 
 // The CUDA backend: compiles a kernel's IR through lower and ptxgen, loads
 // the PTX with the driver's JIT (cached), uploads the arguments, launches,
@@ -27,6 +27,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/cudadrv"
 )
 
@@ -49,7 +50,7 @@ type CUDA struct {
 	Target *lower.Target
 	// Cache is the disk cache of compiled kernels (nil: none). NewCUDA
 	// opens the one the environment names (OpenKernelCache).
-	Cache *KernelCache
+	Cache *runtime.KernelCache
 
 	mu    sync.Mutex
 	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
@@ -78,7 +79,7 @@ type cudaKernel struct {
 	resident int
 }
 
-var _ Backend = (*CUDA)(nil)
+var _ runtime.Backend = (*CUDA)(nil)
 
 // NewCUDA opens GPU ordinal (0 for the first) for the CUDA backend.
 func NewCUDA(ordinal int) (*CUDA, error) {
@@ -86,7 +87,7 @@ func NewCUDA(ordinal int) (*CUDA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CUDA{Dev: d, Cache: OpenKernelCache(), cache: map[string]*cudaKernel{}}, nil
+	return &CUDA{Dev: d, Cache: runtime.OpenKernelCache(), cache: map[string]*cudaKernel{}}, nil
 }
 
 // Name implements Backend.
@@ -171,9 +172,9 @@ func (e *DeviceTimeoutError) Unwrap() error { return e.Err }
 // plantedFault, set only in a build with the tag plantfault
 // (planted_fault.go), corrupts a launch's results after they are copied
 // back: the GPU check must catch it.
-var plantedFault func(f *ir.Func, args []Arg)
+var plantedFault func(f *ir.Func, args []runtime.Arg)
 
-func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
+func (c *CUDA) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
 	if len(opts.Blocks) > 0 {
 		return nil, errors.New("cuda: LaunchOptions.Blocks selects blocks for the interpreter; the GPU runs the whole grid")
 	}
@@ -199,7 +200,7 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 	if plantedFault != nil {
 		plantedFault(p.b.Kernel.Func, args)
 	}
-	return &LaunchResult{Grid: p.b.Grid, Dims: p.b.Dims, Blocks: p.b.NumBlocks(),
+	return &runtime.LaunchResult{Grid: p.b.Grid, Dims: p.b.Dims, Blocks: p.b.NumBlocks(),
 		Elapsed: time.Duration(ms * float64(time.Millisecond))}, nil
 }
 
@@ -209,7 +210,7 @@ func (c *CUDA) Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult,
 // variants (CompileInfo.Variant "fast" or "general") it describes the
 // variant that k's latest Launch or Prepare on c ran, or the fast one
 // before any.
-func (c *CUDA) CompileInfo(k *Kernel) (*CompileInfo, error) {
+func (c *CUDA) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) {
 	ck, err := c.compile(k)
 	if err != nil {
 		return nil, err
@@ -228,7 +229,7 @@ func (c *CUDA) CompileInfo(k *Kernel) (*CompileInfo, error) {
 // it copies with cp.async is 16-byte aligned with unit last stride, else
 // the general one, loaded here the first time it is needed), and records
 // it for CompileInfo.
-func (c *CUDA) forLaunch(ck *cudaKernel, b *Binding, da *devArgs) (*cudaKernel, error) {
+func (c *CUDA) forLaunch(ck *cudaKernel, b *runtime.Binding, da *devArgs) (*cudaKernel, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := ck
@@ -249,7 +250,7 @@ func (c *CUDA) forLaunch(ck *cudaKernel, b *Binding, da *devArgs) (*cudaKernel, 
 
 // arrayArgs are the array arguments as the kernel receives them: device
 // address of element [0, ...], element size, strides (ptxgen.ArrayArg).
-func arrayArgs(b *Binding, da *devArgs) []ptxgen.ArrayArg {
+func arrayArgs(b *runtime.Binding, da *devArgs) []ptxgen.ArrayArg {
 	out := make([]ptxgen.ArrayArg, len(b.Tensors))
 	for i, t := range b.Tensors {
 		if t == nil {
@@ -271,7 +272,7 @@ func arrayArgs(b *Binding, da *devArgs) []ptxgen.ArrayArg {
 // a kernel with the same IR text (which includes the baked constants) was
 // compiled for the same target before; the PTX comes from the disk cache
 // (c.Cache) when another process compiled it.
-func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
+func (c *CUDA) compile(k *runtime.Kernel) (*cudaKernel, error) {
 	if k == nil || k.Func == nil {
 		return nil, errors.New("cuda: nil kernel")
 	}
@@ -304,7 +305,7 @@ func (c *CUDA) compile(k *Kernel) (*cudaKernel, error) {
 		// A cache entry that does not fit its IR (it cannot happen unless
 		// the key misses an input of the compiler): compile afresh and
 		// replace it.
-		if pk, err = CompilePTXFor(k.Func, target); err != nil {
+		if pk, err = runtime.CompilePTXFor(k.Func, target); err != nil {
 			return nil, err
 		}
 		cached = false
@@ -474,7 +475,7 @@ type devArgs struct {
 
 // elemSpan is the range [lo, hi] of element indices of t's Data that t's
 // elements occupy; ok is false for a tensor without elements.
-func elemSpan(t *Tensor) (lo, hi int, ok bool) {
+func elemSpan(t *runtime.Tensor) (lo, hi int, ok bool) {
 	lo, hi = t.Offset, t.Offset
 	for i, d := range t.Shape {
 		if d == 0 {
@@ -492,7 +493,7 @@ func elemSpan(t *Tensor) (lo, hi int, ok bool) {
 // upload copies the binding's arrays to the device: one buffer per
 // distinct host storage, covering the union of the byte spans its tensors
 // reach.
-func (c *CUDA) upload(b *Binding) (*devArgs, error) {
+func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 	da := &devArgs{ptrs: make([]cudadrv.DevicePtr, len(b.Tensors))}
 	type group struct {
 		data   []byte // the longest Data seen with this base
@@ -541,7 +542,7 @@ func (c *CUDA) upload(b *Binding) (*devArgs, error) {
 	}
 	if free, total, err := c.Dev.MemInfo(); err == nil && need > free {
 		return nil, fmt.Errorf("cuda: the arrays need %s of device memory (%s), more than the %s free of %s",
-			FormatBytes(need), strings.Join(sizes, ", "), FormatBytes(free), FormatBytes(total))
+			runtime.FormatBytes(need), strings.Join(sizes, ", "), runtime.FormatBytes(free), runtime.FormatBytes(total))
 	}
 	for _, base := range order {
 		g := groups[base]
@@ -608,7 +609,7 @@ func (c *CUDA) free(da *devArgs) error {
 // (elements), scalars in their dtype (f16 and bf16 as their bits), the
 // grid's extents as uint32, and tensor maps encoded for the arrays as
 // bound (ptxgen.SlotTensorMap).
-func (c *CUDA) marshal(pk *ptxgen.Kernel, b *Binding, da *devArgs) ([]any, error) {
+func (c *CUDA) marshal(pk *ptxgen.Kernel, b *runtime.Binding, da *devArgs) ([]any, error) {
 	f := b.Kernel.Func
 	out := make([]any, len(pk.Params))
 	for i, s := range pk.Params {
@@ -666,9 +667,9 @@ func scalarParam(d ir.DType, v any) (any, error) {
 		case ir.F64:
 			return x, nil
 		case ir.F16:
-			return F16Bits(x), nil
+			return runtime.F16Bits(x), nil
 		case ir.BF16:
-			return BF16Bits(x), nil
+			return runtime.BF16Bits(x), nil
 		}
 	}
 	return nil, fmt.Errorf("unsupported scalar %T for %s", v, d)
@@ -681,7 +682,7 @@ func scalarParam(d ir.DType, v any) (any, error) {
 // and a head of (B, H, S, D) attention arrays). The fast variant that takes
 // it is launched only when the array is Aligned16 (16-byte base and row
 // stride, unit last stride), which is what TMA needs.
-func (c *CUDA) tensorMap(t *Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
+func (c *CUDA) tensorMap(t *runtime.Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
 	var dt cudadrv.TensorMapDataType
 	switch t.DType {
 	case ir.F16:

@@ -1,12 +1,13 @@
 //go:build cuda && plantfault
 
-package runtime
+package cuda
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
 )
 
 // A test build (go build -tags cuda,plantfault) whose CUDA launches come
@@ -16,7 +17,7 @@ import (
 // against the interpreter to fail; it proves the check compares scatter
 // outputs on the GPU.
 func init() {
-	plantedFault = func(f *ir.Func, args []Arg) {
+	plantedFault = func(f *ir.Func, args []runtime.Arg) {
 		target := -1
 		f.Body.Walk(func(in *ir.Instr) {
 			if in.Op == ir.OpScatter && target < 0 {
@@ -31,7 +32,7 @@ func init() {
 		if target < 0 || target >= len(args) {
 			return
 		}
-		t, ok := args[target].(*Tensor)
+		t, ok := args[target].(*runtime.Tensor)
 		if !ok || t == nil || t.NumElements() == 0 {
 			return
 		}
