@@ -25,15 +25,24 @@ func goList(t *testing.T, tags, format string, pkgs ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
-// TestRuntimeDependencies: runtime depends on none of the CUDA backend's
-// packages nor on cgo, in either build.
+// TestRuntimeDependencies: runtime depends on none of the packages above it
+// (the kernel cache, the CUDA backend and its driver layer) nor on cgo, and
+// the kernel cache not on the CUDA backend, in either build.
 func TestRuntimeDependencies(t *testing.T) {
-	banned := []string{module + "runtime/cuda", module + "runtime/cudadrv", "runtime/cgo", "gorgonia.org/"}
-	for _, tags := range []string{"", "cuda"} {
-		for _, dep := range goList(t, tags, "{{join .Deps \"\\n\"}}", module+"runtime") {
-			for _, b := range banned {
-				if dep == b || strings.HasPrefix(dep, strings.TrimSuffix(b, "/")+"/") {
-					t.Errorf("runtime (tags %q) depends on %s", tags, dep)
+	cuda := []string{module + "runtime/cuda", module + "runtime/cudadrv", "runtime/cgo", "gorgonia.org/"}
+	for _, tc := range []struct {
+		pkg    string
+		banned []string
+	}{
+		{"runtime", append([]string{module + "runtime/kcache"}, cuda...)},
+		{"runtime/kcache", cuda},
+	} {
+		for _, tags := range []string{"", "cuda"} {
+			for _, dep := range goList(t, tags, "{{join .Deps \"\\n\"}}", module+tc.pkg) {
+				for _, b := range tc.banned {
+					if dep == b || strings.HasPrefix(dep, strings.TrimSuffix(b, "/")+"/") {
+						t.Errorf("%s (tags %q) depends on %s", tc.pkg, tags, dep)
+					}
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/cuda"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 func cmdCompile(args []string, stdout, stderr io.Writer) error {
@@ -105,7 +106,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		// The PTX comes from the disk cache where this build compiled the
 		// kernel before; --dump-after lowers above and reads no cache.
-		cache := runtime.OpenKernelCache()
+		cache := kcache.Open()
 		if *dumpAfter != "" {
 			cache = nil
 		}

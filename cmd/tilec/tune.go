@@ -15,6 +15,7 @@ import (
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/cuda"
+	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -104,7 +105,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := tune.Search(dev, &tune.Config{Build: build, Base: base, File: srcPath, Space: space, Dims: dims,
 		Scalars: scalars, Warmup: *warmup, Iters: *iters, Seed: 1, Jobs: *jobs,
-		Compile: runtime.OpenKernelCache(), Progress: stderr})
+		Compile: kcache.Open(), Progress: stderr})
 	if res != nil {
 		writeTuneResult(stdout, res)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/cudadrv"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // CUDAAvailable reports whether this build has the CUDA backend.
@@ -49,8 +50,8 @@ type CUDA struct {
 	// the first launch.
 	Target *lower.Target
 	// Cache is the disk cache of compiled kernels (nil: none). NewCUDA
-	// opens the one the environment names (OpenKernelCache).
-	Cache *runtime.KernelCache
+	// opens the one the environment names (kcache.Open).
+	Cache *kcache.Cache
 
 	mu    sync.Mutex
 	cache map[string]*cudaKernel // key: target + "\x00" + ir.Print(func)
@@ -87,7 +88,7 @@ func NewCUDA(ordinal int) (*CUDA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CUDA{Dev: d, Cache: runtime.OpenKernelCache(), cache: map[string]*cudaKernel{}}, nil
+	return &CUDA{Dev: d, Cache: kcache.Open(), cache: map[string]*cudaKernel{}}, nil
 }
 
 // Name implements Backend.

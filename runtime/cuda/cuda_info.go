@@ -56,7 +56,7 @@ type CompileInfo struct {
 	Variant string
 
 	// Cached says that the PTX came from the disk cache of compiled
-	// kernels (KernelCache): lower and ptxgen did not run.
+	// kernels (kcache.Cache): lower and ptxgen did not run.
 	Cached bool
 
 	// Resident is, for a persistent kernel, the most blocks launched (the

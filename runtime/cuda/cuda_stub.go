@@ -10,6 +10,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // CUDAAvailable reports whether this build has the CUDA backend.
@@ -21,7 +22,7 @@ const DefaultTarget = "sm_80"
 // CUDA is the GPU backend; in this build it cannot be opened.
 type CUDA struct {
 	Target *lower.Target
-	Cache  *runtime.KernelCache
+	Cache  *kcache.Cache
 }
 
 var _ runtime.Backend = (*CUDA)(nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/internal/irtest"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // TestCUDAKernelCache: a second CUDA backend (as a second process would
@@ -25,7 +26,7 @@ func TestCUDAKernelCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Cache = &runtime.KernelCache{Dir: dir}
+		c.Cache = &kcache.Cache{Dir: dir}
 		A := runtime.RandNormal(rng, ir.F16, 300, 200)
 		B := runtime.RandNormal(rng, ir.F16, 200, 150)
 		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
@@ -43,7 +44,7 @@ func TestCUDAKernelCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if es, err := (&runtime.KernelCache{Dir: dir}).List(); err != nil || len(es) != 1 {
+	if es, err := (&kcache.Cache{Dir: dir}).List(); err != nil || len(es) != 1 {
 		t.Errorf("cache: %d entries, %v; want 1", len(es), err)
 	}
 }

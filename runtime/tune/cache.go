@@ -1,14 +1,14 @@
 package tune
 
 // The disk cache of tuning results, beside the kernel cache: the directory
-// "tuned" inside runtime.KernelCacheDir (the kernel cache's Clear and trim
+// "tuned" inside kcache.Dir (the kernel cache's Clear and trim
 // touch only its own files, not this directory). One JSON file per result,
 // named
 //
 //	<what>-<space>.json
 //
 // where <what> is a hash of the cache format, the tilec build
-// (runtime.BuildVersion), the device name, the target, the kernel's
+// (kcache.BuildVersion), the device name, the target, the kernel's
 // signature (Signature: its IR as built with the user's constants, so the
 // source, the launch signature and every constant not tuned) and the shape
 // class (ShapeClass), and <space> a hash of the search space. Tuning again
@@ -33,6 +33,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // cacheFormat is the entry format; bump it when Entry changes meaning
@@ -83,13 +84,13 @@ func (e *Entry) ConstsString() string {
 type Cache struct {
 	Dir string
 	// Version identifies the tilec build; "" means this one
-	// (runtime.BuildVersion). Tests set it.
+	// (kcache.BuildVersion). Tests set it.
 	Version string
 }
 
 // CacheDir is the "tuned" directory inside the kernel cache's.
 func CacheDir() (string, error) {
-	d, err := runtime.KernelCacheDir()
+	d, err := kcache.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +100,7 @@ func CacheDir() (string, error) {
 // OpenCache returns the cache the environment names (nil when
 // TILEC_CACHE=off or there is no cache directory).
 func OpenCache() *Cache {
-	if !runtime.KernelCacheEnabled() {
+	if !kcache.Enabled() {
 		return nil
 	}
 	d, err := CacheDir()
@@ -113,7 +114,7 @@ func (c *Cache) version() string {
 	if c.Version != "" {
 		return c.Version
 	}
-	return runtime.BuildVersion()
+	return kcache.BuildVersion()
 }
 
 // Signature identifies a kernel as built with the user's constants (not

@@ -9,6 +9,7 @@ import (
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -89,7 +90,7 @@ func TestApplyKnobs(t *testing.T) {
 	if strings.Contains(pb.PTX, ".minnctapersm") {
 		t.Errorf("the base kernel's PTX has .minnctapersm")
 	}
-	kc := &runtime.KernelCache{Dir: t.TempDir(), Version: "test"}
+	kc := &kcache.Cache{Dir: t.TempDir(), Version: "test"}
 	if kc.Key(f, lower.MustTarget("sm_80")) == kc.Key(base, lower.MustTarget("sm_80")) {
 		t.Error("the kernel cache key ignores the knobs")
 	}

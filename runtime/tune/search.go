@@ -13,6 +13,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // Config is one search.
@@ -36,7 +37,7 @@ type Config struct {
 	// Compile is the compile cache the device reads (so that what the
 	// parallel compiles produce is not compiled again); nil compiles
 	// without one.
-	Compile *runtime.KernelCache
+	Compile *kcache.Cache
 	// Progress receives a line per candidate (nil: none).
 	Progress io.Writer
 }

@@ -1,6 +1,6 @@
-package runtime
+package kcache
 
-// The disk cache of compiled kernels: what CompilePTXFor returns, stored
+// The disk cache of compiled kernels: what runtime.CompilePTXFor returns, stored
 // under a content address so that a second process compiling the same
 // kernel for the same target skips lower and ptxgen.
 //
@@ -42,16 +42,17 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 )
 
-// KernelCache is a directory of compiled kernels. Its methods are safe for
+// Cache is a directory of compiled kernels. Its methods are safe for
 // concurrent use, by goroutines and by processes sharing the directory. A
-// nil *KernelCache is a cache that is off: CompilePTXFor compiles, Get
+// nil *Cache is a cache that is off: CompilePTXFor compiles, Get
 // misses, Put stores nothing.
-type KernelCache struct {
+type Cache struct {
 	// Dir holds the entries; it is created on the first Put.
 	Dir string
-	// MaxBytes bounds the entries' total size (0: DefaultKernelCacheMaxBytes).
+	// MaxBytes bounds the entries' total size (0: DefaultMaxBytes).
 	MaxBytes int64
 	// Version identifies the compiler that wrote the entries; "" means this
 	// build's (BuildVersion). Tests set it to stand for another build.
@@ -73,8 +74,8 @@ const (
 	kcacheMaxEntry = 64 << 20
 )
 
-// DefaultKernelCacheMaxBytes bounds a cache whose MaxBytes is 0.
-const DefaultKernelCacheMaxBytes = 512 << 20
+// DefaultMaxBytes bounds a cache whose MaxBytes is 0.
+const DefaultMaxBytes = 512 << 20
 
 // kcacheHeader is an entry's first line.
 type kcacheHeader struct {
@@ -89,10 +90,10 @@ type kcacheHeader struct {
 	Sum     string    `json:"sha256"` // hex SHA-256 of the body
 }
 
-// KernelCacheDir is where the cache lives: $TILEC_CACHE_DIR, or tilec/kernels
+// Dir is where the cache lives: $TILEC_CACHE_DIR, or tilec/kernels
 // under the user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or
 // ~/.cache on Linux).
-func KernelCacheDir() (string, error) {
+func Dir() (string, error) {
 	if d := os.Getenv("TILEC_CACHE_DIR"); d != "" {
 		return d, nil
 	}
@@ -103,9 +104,9 @@ func KernelCacheDir() (string, error) {
 	return filepath.Join(d, "tilec", "kernels"), nil
 }
 
-// KernelCacheEnabled reports whether the environment leaves the cache on:
+// Enabled reports whether the environment leaves the cache on:
 // TILEC_CACHE=off (or 0, false, no) turns it off.
-func KernelCacheEnabled() bool {
+func Enabled() bool {
 	switch strings.ToLower(strings.TrimSpace(os.Getenv("TILEC_CACHE"))) {
 	case "off", "0", "false", "no":
 		return false
@@ -113,18 +114,18 @@ func KernelCacheEnabled() bool {
 	return true
 }
 
-// OpenKernelCache returns the cache the environment asks for (KernelCacheDir,
-// KernelCacheEnabled), or nil when it is off or there is no directory for
+// Open returns the cache the environment asks for (Dir,
+// Enabled), or nil when it is off or there is no directory for
 // it: compiling without a cache is never an error.
-func OpenKernelCache() *KernelCache {
-	if !KernelCacheEnabled() {
+func Open() *Cache {
+	if !Enabled() {
 		return nil
 	}
-	dir, err := KernelCacheDir()
+	dir, err := Dir()
 	if err != nil {
 		return nil
 	}
-	return &KernelCache{Dir: dir}
+	return &Cache{Dir: dir}
 }
 
 var buildVersion = sync.OnceValue(func() string {
@@ -183,44 +184,44 @@ func releaseBuild(bi *debug.BuildInfo) bool {
 	return true
 }
 
-func (c *KernelCache) version() string {
+func (c *Cache) version() string {
 	if c.Version != "" {
 		return c.Version
 	}
 	return BuildVersion()
 }
 
-func (c *KernelCache) maxBytes() int64 {
+func (c *Cache) maxBytes() int64 {
 	if c.MaxBytes > 0 {
 		return c.MaxBytes
 	}
-	return DefaultKernelCacheMaxBytes
+	return DefaultMaxBytes
 }
 
 // Key is the content address of f compiled for t by this cache's build.
-func (c *KernelCache) Key(f *ir.Func, t *lower.Target) string {
+func (c *Cache) Key(f *ir.Func, t *lower.Target) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "tilec kernel cache %d\x00%s\x00%+v\x00", kcacheFormat, c.version(), *t)
 	io.WriteString(h, ir.Print(f))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (c *KernelCache) path(key string) string { return filepath.Join(c.Dir, key+kcacheExt) }
+func (c *Cache) path(key string) string { return filepath.Join(c.Dir, key+kcacheExt) }
 
-// CompilePTXFor is the package's CompilePTXFor through the cache: an entry
+// CompilePTXFor is runtime.CompilePTXFor through the cache: an entry
 // for f and t is returned as it was stored (hit true); otherwise f is
 // compiled and the result stored. Errors are never cached, and a cache that
 // cannot be read or written only costs the compilation.
-func (c *KernelCache) CompilePTXFor(f *ir.Func, t *lower.Target) (pk *ptxgen.Kernel, hit bool, err error) {
+func (c *Cache) CompilePTXFor(f *ir.Func, t *lower.Target) (pk *ptxgen.Kernel, hit bool, err error) {
 	if c == nil {
-		pk, err = CompilePTXFor(f, t)
+		pk, err = runtime.CompilePTXFor(f, t)
 		return pk, false, err
 	}
 	key := c.Key(f, t)
 	if pk, ok := c.Get(key); ok {
 		return pk, true, nil
 	}
-	pk, err = CompilePTXFor(f, t)
+	pk, err = runtime.CompilePTXFor(f, t)
 	if err != nil {
 		return nil, false, err
 	}
@@ -231,7 +232,7 @@ func (c *KernelCache) CompilePTXFor(f *ir.Func, t *lower.Target) (pk *ptxgen.Ker
 // Get returns the kernel stored under key, and refreshes the entry's mtime
 // (the trim removes the least recently used first). A missing, unreadable
 // or invalid entry is a miss.
-func (c *KernelCache) Get(key string) (*ptxgen.Kernel, bool) {
+func (c *Cache) Get(key string) (*ptxgen.Kernel, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -316,7 +317,7 @@ func checkCached(pk *ptxgen.Kernel) error {
 
 // Put stores pk under key, atomically: the entry appears whole or not at
 // all. Then the directory is trimmed to MaxBytes.
-func (c *KernelCache) Put(key string, pk *ptxgen.Kernel) error {
+func (c *Cache) Put(key string, pk *ptxgen.Kernel) error {
 	if c == nil {
 		return nil
 	}
@@ -358,8 +359,8 @@ func (c *KernelCache) Put(key string, pk *ptxgen.Kernel) error {
 	return c.Trim()
 }
 
-// KernelCacheEntry describes one entry (KernelCache.List).
-type KernelCacheEntry struct {
+// Entry describes one entry (Cache.List).
+type Entry struct {
 	Key     string
 	Kernel  string // the PTX .entry name; "" for an unreadable entry
 	Target  string
@@ -377,18 +378,18 @@ type KernelCacheEntry struct {
 
 // List describes the entries, most recently used first. It reads only the
 // headers.
-func (c *KernelCache) List() ([]KernelCacheEntry, error) {
+func (c *Cache) List() ([]Entry, error) {
 	files, err := c.files()
 	if err != nil {
 		return nil, err
 	}
 	build := c.version()
-	var out []KernelCacheEntry
+	var out []Entry
 	for _, fi := range files {
 		if !strings.HasSuffix(fi.Name(), kcacheExt) {
 			continue
 		}
-		e := KernelCacheEntry{Key: strings.TrimSuffix(fi.Name(), kcacheExt), Bytes: fi.Size(), Used: fi.ModTime()}
+		e := Entry{Key: strings.TrimSuffix(fi.Name(), kcacheExt), Bytes: fi.Size(), Used: fi.ModTime()}
 		h, err := readHeader(filepath.Join(c.Dir, fi.Name()))
 		switch {
 		case err != nil:
@@ -424,7 +425,7 @@ func readHeader(path string) (*kcacheHeader, error) {
 
 // files lists the directory's regular files; a missing directory is an
 // empty cache.
-func (c *KernelCache) files() ([]fs.FileInfo, error) {
+func (c *Cache) files() ([]fs.FileInfo, error) {
 	des, err := os.ReadDir(c.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -446,7 +447,7 @@ func (c *KernelCache) files() ([]fs.FileInfo, error) {
 
 // Clear removes every entry and temporary file of the cache (nothing else
 // in its directory) and returns how many entries and bytes it removed.
-func (c *KernelCache) Clear() (n int, bytes int64, err error) {
+func (c *Cache) Clear() (n int, bytes int64, err error) {
 	files, err := c.files()
 	if err != nil {
 		return 0, 0, err
@@ -472,7 +473,7 @@ func (c *KernelCache) Clear() (n int, bytes int64, err error) {
 // hour) and, when the entries exceed MaxBytes, the least recently used ones
 // until they fill at most three quarters of it (so that the next writes do
 // not trim again at once).
-func (c *KernelCache) Trim() error {
+func (c *Cache) Trim() error {
 	files, err := c.files()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package runtime
+package kcache
 
 import (
 	"bytes"
@@ -16,12 +16,13 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 )
 
 // exampleFunc compiles an example kernel with the given constants.
 func exampleFunc(t *testing.T, file string, consts map[string]string) *ir.Func {
 	t.Helper()
-	k, err := CompileFile(filepath.Join("..", "testdata", "kernels", file), CompileOptions{Consts: consts})
+	k, err := runtime.CompileFile(filepath.Join("..", "..", "testdata", "kernels", file), runtime.CompileOptions{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,15 +32,15 @@ func exampleFunc(t *testing.T, file string, consts map[string]string) *ir.Func {
 	return k.Func
 }
 
-func testCache(t *testing.T) *KernelCache {
-	return &KernelCache{Dir: filepath.Join(t.TempDir(), "kernels"), Version: "test build"}
+func testCache(t *testing.T) *Cache {
+	return &Cache{Dir: filepath.Join(t.TempDir(), "kernels"), Version: "test build"}
 }
 
 func TestKernelCacheHitMiss(t *testing.T) {
 	c := testCache(t)
 	f := exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"})
 	tg := lower.MustTarget("sm_80")
-	want, err := CompilePTXFor(f, tg)
+	want, err := runtime.CompilePTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +61,9 @@ func TestKernelCacheHitMiss(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("cached kernel differs from CompilePTXFor:\n%+v\n%+v", got, want)
 	}
-	// Another KernelCache on the same directory (another process) reads
+	// Another Cache on the same directory (another process) reads
 	// the same entry.
-	c2 := &KernelCache{Dir: c.Dir, Version: c.Version}
+	c2 := &Cache{Dir: c.Dir, Version: c.Version}
 	if got, ok := c2.Get(c.Key(f, tg)); !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("another cache on the directory: hit %v", ok)
 	}
@@ -79,7 +80,7 @@ func TestKernelCacheHitMiss(t *testing.T) {
 		e.Key != c.Key(f, tg) || e.Bytes < int64(len(want.PTX)+len(want.General.PTX)) {
 		t.Errorf("List: %+v", e)
 	}
-	if es, _ := (&KernelCache{Dir: c.Dir, Version: "another build"}).List(); len(es) != 1 || es[0].Current {
+	if es, _ := (&Cache{Dir: c.Dir, Version: "another build"}).List(); len(es) != 1 || es[0].Current {
 		t.Errorf("List by another build: %+v, want one entry not current", es)
 	}
 }
@@ -121,7 +122,7 @@ func TestKernelCacheKey(t *testing.T) {
 		"target sm_90":       c.Key(f, sm90),
 		"tuning MaxStages=2": c.Key(f, &tuned),
 		"another kernel":     c.Key(exampleFunc(t, "matmul_bt.tile", map[string]string{"tm": "64"}), sm80),
-		"another build":      (&KernelCache{Version: "another build"}).Key(f, sm80),
+		"another build":      (&Cache{Version: "another build"}).Key(f, sm80),
 	}
 	seen := map[string]string{key: "the kernel"}
 	for what, k := range other {
@@ -173,7 +174,7 @@ var corruptions = map[string]func(entry []byte) []byte{
 func TestKernelCacheCorruptEntry(t *testing.T) {
 	f := exampleFunc(t, "vector_add.tile", nil)
 	tg := lower.MustTarget("sm_80")
-	want, err := CompilePTXFor(f, tg)
+	want, err := runtime.CompilePTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,26 +229,26 @@ func TestKernelCacheEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TILEC_CACHE_DIR", dir)
 	t.Setenv("TILEC_CACHE", "")
-	if d, err := KernelCacheDir(); err != nil || d != dir {
-		t.Errorf("KernelCacheDir: %q, %v; want %q", d, err, dir)
+	if d, err := Dir(); err != nil || d != dir {
+		t.Errorf("Dir: %q, %v; want %q", d, err, dir)
 	}
-	if c := OpenKernelCache(); c == nil || c.Dir != dir {
-		t.Errorf("OpenKernelCache: %+v", c)
+	if c := Open(); c == nil || c.Dir != dir {
+		t.Errorf("Open: %+v", c)
 	}
 	for _, off := range []string{"off", "OFF", "0", "false", "no"} {
 		t.Setenv("TILEC_CACHE", off)
-		if c := OpenKernelCache(); c != nil {
+		if c := Open(); c != nil {
 			t.Errorf("TILEC_CACHE=%s: cache %+v", off, c)
 		}
 	}
 	t.Setenv("TILEC_CACHE_DIR", "")
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "xdg"))
-	if d, err := KernelCacheDir(); err != nil || d != filepath.Join(dir, "xdg", "tilec", "kernels") {
-		t.Errorf("KernelCacheDir under XDG_CACHE_HOME: %q, %v", d, err)
+	if d, err := Dir(); err != nil || d != filepath.Join(dir, "xdg", "tilec", "kernels") {
+		t.Errorf("Dir under XDG_CACHE_HOME: %q, %v", d, err)
 	}
 
 	// A nil cache (off) compiles and stores nothing.
-	var c *KernelCache
+	var c *Cache
 	f := exampleFunc(t, "vector_add.tile", nil)
 	for range 2 {
 		pk, hit, err := c.CompilePTXFor(f, lower.MustTarget("sm_80"))
@@ -261,30 +262,30 @@ func TestKernelCacheEnvironment(t *testing.T) {
 	// A directory that cannot be created costs only the compilation.
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
-	bad := &KernelCache{Dir: filepath.Join(file, "kernels"), Version: "test build"}
+	bad := &Cache{Dir: filepath.Join(file, "kernels"), Version: "test build"}
 	if _, hit, err := bad.CompilePTXFor(f, lower.MustTarget("sm_80")); err != nil || hit {
 		t.Fatalf("unwritable cache: hit %v, err %v", hit, err)
 	}
 }
 
-// Writers and readers in parallel, on separate KernelCache values as
+// Writers and readers in parallel, on separate Cache values as
 // separate processes would be: a reader sees a whole entry or none.
 func TestKernelCacheConcurrent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "kernels")
 	f := exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"})
 	tg := lower.MustTarget("sm_80")
-	want, err := CompilePTXFor(f, tg)
+	want, err := runtime.CompilePTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := (&KernelCache{Version: "test build"}).Key(f, tg)
+	key := (&Cache{Version: "test build"}).Key(f, tg)
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for w := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &KernelCache{Dir: dir, Version: "test build"}
+			c := &Cache{Dir: dir, Version: "test build"}
 			for i := range 12 {
 				if (w+i)%2 == 0 {
 					if err := c.Put(key, want); err != nil {
@@ -373,7 +374,7 @@ func TestKernelCacheTrimAndClear(t *testing.T) {
 		t.Error("Clear removed a file that is not the cache's")
 	}
 	// An empty or missing directory is an empty cache.
-	missing := &KernelCache{Dir: filepath.Join(t.TempDir(), "none")}
+	missing := &Cache{Dir: filepath.Join(t.TempDir(), "none")}
 	if es, err := missing.List(); err != nil || len(es) != 0 {
 		t.Errorf("List of a missing directory: %v, %v", es, err)
 	}
@@ -427,7 +428,7 @@ func TestBuildVersion(t *testing.T) {
 }
 
 // Processes sharing a directory: this test binary, run again as writers
-// and readers (kcacheChild), each with its own KernelCache.
+// and readers (kcacheChild), each with its own Cache.
 func TestKernelCacheProcesses(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -451,7 +452,7 @@ func TestKernelCacheProcesses(t *testing.T) {
 			t.Errorf("child %d: %v\n%s", i, err, outs[i])
 		}
 	}
-	c := &KernelCache{Dir: dir, Version: "test build"}
+	c := &Cache{Dir: dir, Version: "test build"}
 	es, err := c.List()
 	if err != nil || len(es) != 2 {
 		t.Fatalf("List: %d entries, %v; want 2", len(es), err)
@@ -470,12 +471,12 @@ func TestKernelCacheChild(t *testing.T) {
 	if dir == "" {
 		return
 	}
-	c := &KernelCache{Dir: dir, Version: "test build"}
+	c := &Cache{Dir: dir, Version: "test build"}
 	tg := lower.MustTarget("sm_80")
 	fs := []*ir.Func{exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"}), exampleFunc(t, "vector_add.tile", nil)}
 	var want []*ptxgen.Kernel
 	for _, f := range fs {
-		pk, err := CompilePTXFor(f, tg)
+		pk, err := runtime.CompilePTXFor(f, tg)
 		if err != nil {
 			t.Fatal(err)
 		}
