@@ -26,16 +26,19 @@ func goList(t *testing.T, tags, format string, pkgs ...string) []string {
 }
 
 // TestRuntimeDependencies: runtime depends on none of the packages above it
-// (the kernel cache, the CUDA backend and its driver layer) nor on cgo, and
-// the kernel cache not on the CUDA backend, in either build.
+// (the interpreter, the check, the kernel cache, the CUDA backend and its
+// driver layer) nor on cgo; the interpreter and the check, which every
+// build runs, reach neither cgo nor the CUDA backend; in either build.
 func TestRuntimeDependencies(t *testing.T) {
 	cuda := []string{module + "runtime/cuda", module + "runtime/cudadrv", "runtime/cgo", "gorgonia.org/"}
 	for _, tc := range []struct {
 		pkg    string
 		banned []string
 	}{
-		{"runtime", append([]string{module + "runtime/kcache"}, cuda...)},
+		{"runtime", append([]string{module + "runtime/kcache", module + "runtime/interp", module + "runtime/check"}, cuda...)},
 		{"runtime/kcache", cuda},
+		{"runtime/interp", append([]string{module + "runtime/kcache", module + "runtime/check"}, cuda...)},
+		{"runtime/check", append([]string{module + "runtime/kcache"}, cuda...)},
 	} {
 		for _, tags := range []string{"", "cuda"} {
 			for _, dep := range goList(t, tags, "{{join .Deps \"\\n\"}}", module+tc.pkg) {

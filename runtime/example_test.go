@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 const saxpySource = `
@@ -32,7 +33,7 @@ func Example() {
 	}
 	X := runtime.FromFloat64(ir.F32, []int{3}, []float64{1, 2, 3})
 	Y := runtime.FromFloat64(ir.F32, []int{3}, []float64{10, 20, 30})
-	res, err := runtime.CPU{}.Launch(k, []runtime.Arg{X, Y, 2.0}, runtime.LaunchOptions{})
+	res, err := interp.CPU{}.Launch(k, []runtime.Arg{X, Y, 2.0}, runtime.LaunchOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -68,7 +69,7 @@ func ExampleKernel_Bind() {
 	A := runtime.RandNormal(rng, ir.F16, 256, 512)
 	B := runtime.RandNormal(rng, ir.F16, 256, 128)
 	C := runtime.NewTensor(ir.F16, 256, 128)
-	_, err := runtime.CPU{}.Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{})
+	_, err := interp.CPU{}.Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{})
 	fmt.Println(err)
 	// Output:
 	// argument B: dimension K is 256 but A gives 512

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
@@ -182,9 +183,9 @@ func (r *entryRun) hostOptions() host.Options {
 			// The float outputs are poisoned for the device, so that the
 			// check sees an element it fails to write, and given back
 			// where the kernel writes nothing once the check has passed.
-			restore := runtime.PoisonFloatOutputs(k.Func, l.Args)
+			restore := check.PoisonFloatOutputs(k.Func, l.Args)
 			defer restore()
-			before = runtime.CloneArgs(l.Args) // the interpreter checks the device against these
+			before = check.CloneArgs(l.Args) // the interpreter checks the device against these
 		}
 		lo := runtime.LaunchOptions{Grid: l.Grid, Workers: r.workers}
 		if r.timeout > 0 {

@@ -29,6 +29,7 @@ import (
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // gpuCase is one row of testdata/gpu/cases.txt.
@@ -375,7 +376,7 @@ func compileHostCase(root string, j *gpuCaseJob, t *lower.Target, cache *ptxCach
 			out = append(out, c)
 		}
 		if j.kind == "script" {
-			_, err := runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := interp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}
 		return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/npy"
 )
@@ -151,10 +152,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for name := range ins {
 		poison[paramIndex(f, name)] = nil
 	}
-	runtime.PoisonOutputs(f, poison)
+	check.PoisonOutputs(f, poison)
 	var inputs []runtime.Arg
 	if backend.Name() != "cpu" {
-		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
+		inputs = check.CloneArgs(kargs) // the interpreter checks the device against these
 	}
 	start := time.Now()
 	opts := runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers}
@@ -205,7 +206,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
-	for _, i := range runtime.WrittenParams(f) {
+	for _, i := range check.WrittenParams(f) {
 		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
 	}
 	if inputs != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
@@ -47,10 +48,10 @@ func logInfo(t *testing.T, c *CUDA, k *runtime.Kernel) {
 
 // checkGPU launches k on args on the GPU (outputs poisoned first) and
 // checks the result against the interpreter.
-func checkGPU(t *testing.T, c *CUDA, k *runtime.Kernel, args []runtime.Arg, opts runtime.CheckOptions) {
+func checkGPU(t *testing.T, c *CUDA, k *runtime.Kernel, args []runtime.Arg, opts check.CheckOptions) {
 	t.Helper()
-	runtime.PoisonOutputs(k.Func, args)
-	inputs := runtime.CloneArgs(args)
+	check.PoisonOutputs(k.Func, args)
+	inputs := check.CloneArgs(args)
 	res, err := c.Launch(k, args, runtime.LaunchOptions{Grid: opts.Grid})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func checkGPU(t *testing.T, c *CUDA, k *runtime.Kernel, args []runtime.Arg, opts
 	if res.Elapsed <= 0 {
 		t.Errorf("elapsed %v", res.Elapsed)
 	}
-	chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, opts)
+	chk, err := check.CheckAgainstInterpreter(k, inputs, args, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestCUDACopyStrided(t *testing.T) {
 			t.Fatal(err)
 		}
 		C.Offset = 3
-		checkGPU(t, c, k, []runtime.Arg{A, C}, runtime.CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, C}, check.CheckOptions{})
 		// The storage outside C's view came back unchanged (zero).
 		if x := Cstore.Data[0]; x != 0 {
 			t.Errorf("%s: storage before the view changed", d)
@@ -111,14 +112,14 @@ func TestCUDAMatmul(t *testing.T) {
 		A := runtime.RandNormal(rng, tc.dt, tc.M, tc.K)
 		B := runtime.RandNormal(rng, tc.dt, tc.K, tc.N)
 		C := runtime.NewTensor(tc.dt, tc.M, tc.N)
-		checkGPU(t, c, k, []runtime.Arg{A, B, C}, runtime.CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, B, C}, check.CheckOptions{})
 		logInfo(t, c, k)
 	}
 	// A transposed A operand: C = (A^T)^T-style strided load.
 	k := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	At := runtime.RandNormal(rng, ir.F16, 200, 300) // A is its transpose: 300 x 200
 	B := runtime.RandNormal(rng, ir.F16, 200, 150)
-	checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
+	checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, check.CheckOptions{})
 
 	// Same IR, same target: one cache entry.
 	n := len(c.cache)
@@ -139,8 +140,8 @@ func TestCUDAPrepared(t *testing.T) {
 		k := runtime.NewKernel(irtest.Matmul(dt, 128, 256, 64, 8))
 		A, B, C := runtime.RandNormal(rng, dt, M, K), runtime.RandNormal(rng, dt, K, N), runtime.NewTensor(dt, M, N)
 		args := []runtime.Arg{A, B, C}
-		runtime.PoisonOutputs(k.Func, args)
-		inputs := runtime.CloneArgs(args)
+		check.PoisonOutputs(k.Func, args)
+		inputs := check.CloneArgs(args)
 		p, err := c.Prepare(k, args, runtime.LaunchOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +153,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err := p.Download(); err != nil {
 			t.Fatal(err)
 		}
-		chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
+		chk, err := check.CheckAgainstInterpreter(k, inputs, args, check.CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +173,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runtime.PoisonOutputs(k.Func, args)
+		check.PoisonOutputs(k.Func, args)
 		if err := p.Upload(); err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +186,7 @@ func TestCUDAPrepared(t *testing.T) {
 		if err := p.Download(); err != nil {
 			t.Fatal(err)
 		}
-		chk, err = runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
+		chk, err = check.CheckAgainstInterpreter(k, inputs, args, check.CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,8 +218,8 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	const Bt, M, N, K = 3, 320, 192, 256
 	A, B, C := runtime.RandNormal(rng, ir.F16, Bt, M, K), runtime.RandNormal(rng, ir.F16, Bt, K, N), runtime.NewTensor(ir.F16, Bt, M, N)
 	args := []runtime.Arg{A, B, C}
-	runtime.PoisonOutputs(k.Func, args)
-	inputs := runtime.CloneArgs(args)
+	check.PoisonOutputs(k.Func, args)
+	inputs := check.CloneArgs(args)
 	p, err := c.Prepare(k, args, runtime.LaunchOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	t.Logf("cuBLAS batched f16 %d x %dx%dx%d: %.3f ms (%.1f TFLOP/s)", Bt, M, N, K, blas, Bt*TFLOPS(M, N, K, blas))
 	// The cold call alone (bench --entry) writes C too: C poisoned again
 	// first, so the check below sees what it wrote.
-	runtime.PoisonOutputs(k.Func, args)
+	check.PoisonOutputs(k.Func, args)
 	if err := p.Upload(); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestCUDAPreparedBatched(t *testing.T) {
 	if err := p.Download(); err != nil {
 		t.Fatal(err)
 	}
-	chk, err := runtime.CheckAgainstInterpreter(k, inputs, args, runtime.CheckOptions{})
+	chk, err := check.CheckAgainstInterpreter(k, inputs, args, check.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestCUDAVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		B.Offset = tc.M*tc.K + tc.gap
-		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, tc.M, tc.N)}, runtime.CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, tc.M, tc.N)}, check.CheckOptions{})
 		info, err := c.CompileInfo(k)
 		if err != nil {
 			t.Fatal(err)

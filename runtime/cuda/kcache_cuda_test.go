@@ -9,6 +9,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/internal/irtest"
 	"github.com/tilec/tilec/runtime/kcache"
 )
@@ -29,9 +30,9 @@ func TestCUDAKernelCache(t *testing.T) {
 		c.Cache = &kcache.Cache{Dir: dir}
 		A := runtime.RandNormal(rng, ir.F16, 300, 200)
 		B := runtime.RandNormal(rng, ir.F16, 200, 150)
-		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{A, B, runtime.NewTensor(ir.F16, 300, 150)}, check.CheckOptions{})
 		At := runtime.RandNormal(rng, ir.F16, 200, 300) // a transposed A: the general variant
-		checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, runtime.CheckOptions{})
+		checkGPU(t, c, k, []runtime.Arg{At.Transpose(), B, runtime.NewTensor(ir.F16, 300, 150)}, check.CheckOptions{})
 		info, err := c.CompileInfo(k)
 		if err != nil {
 			t.Fatal(err)

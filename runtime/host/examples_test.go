@@ -14,6 +14,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // The plain-cuTile examples (examples/cutile/*.py): each host function runs
@@ -285,7 +286,7 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 				t.Errorf("%s: %s: %v", c.file, l.Name, err)
 			}
 			// The next launch may read this one's output: fill it.
-			_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		})
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // Program is a parsed source file whose plain defs can run as host code.
@@ -463,14 +464,14 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	run := in.opts.Launch
 	if run == nil {
 		run = func(l *Launch) error {
-			_, err := runtime.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := tileinterp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}
 	}
 	if err := run(l); err != nil {
 		var pe *lang.Error
 		var pl lang.ErrorList
-		var ee *runtime.ExecError
+		var ee *tileinterp.ExecError
 		if errors.As(err, &pe) || errors.As(err, &pl) {
 			panic(hostError{err})
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/runtime"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // The examples (examples/*.tile) are plain cuTile scripts: kernels, a host
@@ -67,7 +68,7 @@ func runCheckingScript(t *testing.T, path string) {
 		if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
 			t.Errorf("%s: %v", l.Name, err)
 		}
-		_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+		_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 		return err
 	}}
 	if err := loadScript(t, path, src).RunMain(opts); err != nil {

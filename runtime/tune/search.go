@@ -13,6 +13,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/kcache"
 )
 
@@ -142,7 +143,7 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	runtime.PoisonOutputs(base, args)
+	check.PoisonOutputs(base, args)
 	todo := len(res.Candidates) - res.Count(Pruned)
 	done := 0
 	for _, c := range res.Candidates {
