@@ -25,19 +25,24 @@ func goList(t *testing.T, tags, format string, pkgs ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
-// TestRuntimeDependencies: runtime depends on none of the packages above it
-// (the interpreter, the check, the kernel cache, the CUDA backend and its
-// driver layer) nor on cgo; the interpreter and the check, which every
-// build runs, reach neither cgo nor the CUDA backend; in either build.
+// TestRuntimeDependencies: runtime, the launch API, depends on none of the
+// packages above it (the compile pipeline, the interpreter, the check, the
+// kernel cache, the CUDA backend and its driver layer), nor on the builder,
+// lower, ptxgen or cgo; the interpreter runs IR without the pipeline; the
+// pipeline, the interpreter and the check, which every build runs, reach
+// neither cgo nor the CUDA backend; in either build.
 func TestRuntimeDependencies(t *testing.T) {
 	cuda := []string{module + "runtime/cuda", module + "runtime/cudadrv", "runtime/cgo", "gorgonia.org/"}
 	for _, tc := range []struct {
 		pkg    string
 		banned []string
 	}{
-		{"runtime", append([]string{module + "runtime/kcache", module + "runtime/interp", module + "runtime/check"}, cuda...)},
+		{"runtime", append([]string{module + "runtime/compile", module + "runtime/kcache", module + "runtime/interp",
+			module + "runtime/check", module + "ir/build", module + "lower", module + "ptxgen"}, cuda...)},
+		{"runtime/compile", append([]string{module + "runtime/interp", module + "runtime/check", module + "runtime/kcache"}, cuda...)},
 		{"runtime/kcache", cuda},
-		{"runtime/interp", append([]string{module + "runtime/kcache", module + "runtime/check"}, cuda...)},
+		{"runtime/interp", append([]string{module + "runtime/compile", module + "runtime/kcache", module + "runtime/check",
+			module + "lower", module + "ptxgen"}, cuda...)},
 		{"runtime/check", append([]string{module + "runtime/kcache"}, cuda...)},
 	} {
 		for _, tags := range []string{"", "cuda"} {

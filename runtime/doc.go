@@ -1,13 +1,14 @@
 // Package runtime is the launch API every backend shares, and what users
 // import first: host tensors (Tensor, their dtype numerics and the poison
-// pattern of outputs), kernels (Kernel, Arg, Kernel.Bind, the
-// specialization of generic kernels), the Backend interface with
-// LaunchOptions and LaunchResult (Progress, Warning), and the compile driver
-// (Compile, CompileFile and CompilePTX in compile.go: source text to a
-// Kernel or to PTX).
+// pattern of outputs), kernels (Kernel, Arg, Kernel.Bind; generic kernels
+// through Specializer), and the Backend interface with LaunchOptions and
+// LaunchResult (Progress, Warning). It imports only ir and lang (for
+// positions), so every package of the runtime can stand on it.
 //
 // The implementations live in packages of their own above it, each named
 // for its job; runtime imports none of them (deps_test.go):
+//   - runtime/compile: the compile pipeline, source text to a Kernel
+//     (compile.File, compile.Source) and a kernel to PTX (compile.PTX);
 //   - runtime/interp: the CPU backend, an interpreter of the IR that is
 //     tilec's reference semantics (interp.CPU, interp.Launch);
 //   - runtime/check: the comparison of a device's results against the

@@ -21,7 +21,7 @@ type Kernel struct {
 	// Func is the kernel's IR; nil for a generic kernel (IsGeneric).
 	Func *ir.Func
 
-	generic *genericKernel
+	generic Specializer
 
 	memoMu sync.Mutex
 	memo   map[any]*memoEntry
@@ -60,7 +60,7 @@ func (k *Kernel) Memo(key any, build func() (any, error)) (any, error) {
 // Name is the kernel's name.
 func (k *Kernel) Name() string {
 	if k.generic != nil {
-		return k.generic.name
+		return k.generic.Name()
 	}
 	return k.Func.Name
 }
@@ -175,6 +175,36 @@ type Binding struct {
 
 // NumBlocks is the product of the grid's extents.
 func (b *Binding) NumBlocks() int { return b.Grid[0] * b.Grid[1] * b.Grid[2] }
+
+// Specializer is a generic kernel: one written as cuTile writes kernels,
+// with unannotated parameters that take their dtype and rank from each
+// launch's arguments. runtime/compile implements it (it builds from the
+// source, which runtime does not see).
+type Specializer interface {
+	// Name is the kernel's name.
+	Name() string
+	// Specialize returns the kernel built for args' signature.
+	Specialize(args []Arg) (*Kernel, error)
+}
+
+// NewGenericKernel wraps a generic kernel: its Func is nil, and Bind (every
+// launch) specializes it on the arguments first.
+func NewGenericKernel(s Specializer) *Kernel { return &Kernel{generic: s} }
+
+// IsGeneric reports whether k takes parameter types from its launch
+// arguments; its Func is nil and Specialize gives the launchable kernel.
+func (k *Kernel) IsGeneric() bool { return k.generic != nil }
+
+// Specialize returns the kernel built for args' signature (see
+// runtime/compile: for each unannotated parameter, an array's dtype and
+// rank or a scalar's dtype; builds are cached per signature). A kernel that
+// is not generic is returned as is.
+func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
+	if k.generic == nil {
+		return k, nil
+	}
+	return k.generic.Specialize(args)
+}
 
 // Bind checks args against the kernel's parameters, binds the symbolic
 // dims, and evaluates the grid (or takes grid when it is non-zero).

@@ -10,7 +10,7 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/kcache"
 )
@@ -52,7 +52,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 			return usagef("--dump-after needs --emit lowered or ptx: --emit %s does not lower", *emit)
 		}
 	}
-	src, err := runtime.ReadSource(srcPath)
+	src, err := compile.ReadSource(srcPath)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
@@ -58,7 +59,7 @@ func entryConflicts(kernel, grid string, consts defines) error {
 // loadEntry loads the program of path and the parameters of its host
 // function entry.
 func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
-	src, err := runtime.ReadSource(path)
+	src, err := compile.ReadSource(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +83,7 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 // here: they surface when the driver launches one, as they would in
 // cuTile.
 func loadScript(path string) (*host.Program, error) {
-	src, err := runtime.ReadSource(path)
+	src, err := compile.ReadSource(path)
 	if err != nil {
 		return nil, err
 	}

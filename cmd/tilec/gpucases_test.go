@@ -27,6 +27,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/interp"
@@ -182,7 +183,7 @@ func (c *ptxCache) compile(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) 
 		c.m[key] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.pk, e.err = runtime.CompilePTXFor(f, t) })
+	e.once.Do(func() { e.pk, e.err = compile.PTXFor(f, t) })
 	return e.pk, e.err
 }
 

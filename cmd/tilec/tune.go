@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
@@ -50,7 +50,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	build := kernelBuilder(srcPath, *kernel, consts, sigs)
 
 	// The space: the source's block, then --space over it; else the default.
-	src, err := runtime.ReadSource(srcPath)
+	src, err := compile.ReadSource(srcPath)
 	if err != nil {
 		return err
 	}

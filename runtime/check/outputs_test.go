@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // check read ir.ParamAccess, a device run compared only Pad (the one
 // ct.store).
 func TestCheckComparesEveryWrittenArray(t *testing.T) {
-	k, err := runtime.CompileFile("../testdata/kernels/indexed_atomics.tile", runtime.CompileOptions{})
+	k, err := compile.File("../testdata/kernels/indexed_atomics.tile", compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestUlpOf(t *testing.T) {
 // saturate, and a zero remainder keeps the dividend's sign (cuTile's
 // C-style remainder; the GPU check compares the GPU with these).
 func TestCastSpecials(t *testing.T) {
-	k, err := runtime.CompileFile("../testdata/kernels/cast_specials.tile", runtime.CompileOptions{})
+	k, err := compile.File("../testdata/kernels/cast_specials.tile", compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cudadrv"
 	"github.com/tilec/tilec/runtime/kcache"
 )
@@ -306,7 +307,7 @@ func (c *CUDA) compile(k *runtime.Kernel) (*cudaKernel, error) {
 		// A cache entry that does not fit its IR (it cannot happen unless
 		// the key misses an input of the compiler): compile afresh and
 		// replace it.
-		if pk, err = runtime.CompilePTXFor(k.Func, target); err != nil {
+		if pk, err = compile.PTXFor(k.Func, target); err != nil {
 			return nil, err
 		}
 		cached = false

@@ -19,6 +19,7 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
@@ -210,7 +211,7 @@ func TestCUDAPrepared(t *testing.T) {
 // batched baseline computes the same product), and 2-D names are refused.
 func TestCUDAPreparedBatched(t *testing.T) {
 	c := testGPU(t)
-	k, err := runtime.CompileFile("../../testdata/kernels/batched_matmul.tile", runtime.CompileOptions{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
+	k, err := compile.File("../../testdata/kernels/batched_matmul.tile", compile.Options{Consts: map[string]string{"tm": "64", "tn": "64", "tk": "32"}})
 	if err != nil {
 		t.Fatal(err)
 	}

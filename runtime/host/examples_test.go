@@ -14,6 +14,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
@@ -282,7 +283,7 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+			if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
 				t.Errorf("%s: %s: %v", c.file, l.Name, err)
 			}
 			// The next launch may read this one's output: fill it.
@@ -365,7 +366,7 @@ func eachAttentionKernel(t *testing.T, target string, check func(i int, c exampl
 			if err != nil {
 				return err
 			}
-			pk, err := runtime.CompilePTX(k.Func, target)
+			pk, err := compile.PTX(k.Func, target)
 			if err != nil {
 				return err
 			}

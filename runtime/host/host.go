@@ -17,6 +17,7 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
@@ -64,7 +65,7 @@ type Options struct {
 	// Device is what torch.cuda's queries report; nil: the interpreter's.
 	Device *Device
 	// Strict builds the kernels that ct.launch launches in strict mode:
-	// tilec's extensions to cuTile 1.6 are errors (runtime.CompileOptions).
+	// tilec's extensions to cuTile 1.6 are errors (compile.Options).
 	Strict bool
 }
 
@@ -454,7 +455,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	kern, ok := in.kernels[key]
 	if !ok {
 		var err error
-		kern, err = runtime.CompileParsed(in.prog.file, runtime.CompileOptions{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
+		kern, err = compile.Parsed(in.prog.file, compile.Options{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
 		if err != nil {
 			panic(hostError{err})
 		}

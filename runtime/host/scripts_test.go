@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
@@ -65,7 +66,7 @@ func runCheckingScript(t *testing.T, path string) {
 			return err
 		}
 		// Every kernel the driver launches also lowers to sm_80 PTX.
-		if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+		if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
 			t.Errorf("%s: %v", l.Name, err)
 		}
 		_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // FuzzCompilePTX drives the whole compiler, source to PTX for both targets:
@@ -41,14 +42,14 @@ func FuzzCompilePTX(f *testing.F) {
 				consts[name] = val
 			}
 		}
-		k, err := runtime.Compile("fuzz.tile", []byte(src), runtime.CompileOptions{Consts: consts})
+		k, err := compile.Source("fuzz.tile", []byte(src), compile.Options{Consts: consts})
 		if err != nil {
 			return
 		}
 		// sm_90a: the warpspec pass (TMA, wgmma, persistent) on mutated
 		// GEMM and attention kernels.
 		for _, target := range []string{"sm_80", "sm_90a", "sm_120a"} {
-			pk, err := runtime.CompilePTX(k.Func, target)
+			pk, err := compile.PTX(k.Func, target)
 			if err != nil {
 				continue
 			}
@@ -87,7 +88,7 @@ func FuzzInterpret(f *testing.F) {
 				consts[name] = val
 			}
 		}
-		k, err := runtime.Compile("fuzz.tile", []byte(src), runtime.CompileOptions{Consts: consts})
+		k, err := compile.Source("fuzz.tile", []byte(src), compile.Options{Consts: consts})
 		if err != nil {
 			return
 		}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // launchSrc compiles src (after `import cuda.tile as ct`) and launches it
 // on the interpreter with opts.
 func launchSrc(t *testing.T, src string, opts runtime.LaunchOptions, args ...runtime.Arg) error {
 	t.Helper()
-	k, err := runtime.Compile("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), runtime.CompileOptions{})
+	k, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

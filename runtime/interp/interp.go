@@ -42,7 +42,7 @@ type programKey struct{}
 // programOf returns the interpreter's compiled form of k, built once per
 // Kernel however many launches share it.
 func programOf(k *runtime.Kernel) (*program, error) {
-	p, err := k.Memo(programKey{}, func() (any, error) { return compile(k.Func) })
+	p, err := k.Memo(programKey{}, func() (any, error) { return compileProgram(k.Func) })
 	prog, _ := p.(*program)
 	return prog, err
 }
@@ -427,7 +427,7 @@ func isFloat(d ir.DType) bool { return d.IsFloat() }
 // compile turns f into a program. The IR must pass ir.Verify, which is the
 // one statement of what valid IR is; the handlers rely on it and do not
 // check operand counts, types or shapes again.
-func compile(f *ir.Func) (*program, error) {
+func compileProgram(f *ir.Func) (*program, error) {
 	if err := ir.Verify(f); err != nil {
 		return nil, fmt.Errorf("interpreter: kernel is not valid IR: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // Issue 10's acceptance kernels (testdata/kernels), each run on the
@@ -22,7 +23,7 @@ func compileKernel(t *testing.T, file string, consts map[string]string) *runtime
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := runtime.Compile(file, src, runtime.CompileOptions{Consts: consts})
+	k, err := compile.Source(file, src, compile.Options{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}

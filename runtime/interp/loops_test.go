@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // while loops, break and continue (testdata/kernels/while_loops.tile) on
@@ -76,7 +77,7 @@ func TestKernelWhileLoops(t *testing.T) {
 func runLoopKernel(t *testing.T, body string, n int64) []int64 {
 	t.Helper()
 	src := "import cuda.tile as ct\n\n@ct.kernel(grid=(1,))\ndef k(Y: ct.Array[ct.int32, (8,)], n: int):\n" + body
-	k, err := runtime.Compile("loop.py", []byte(src), runtime.CompileOptions{})
+	k, err := compile.Source("loop.py", []byte(src), compile.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
@@ -129,7 +130,7 @@ func TestRuntimeAssertStatement(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 	src := "import cuda.tile as ct\n\n@ct.kernel(grid=(1,))\ndef k(Y: ct.Array[ct.int32, (8,)], n: int):\n" + body
-	k, err := runtime.Compile("loop.py", []byte(src), runtime.CompileOptions{})
+	k, err := compile.Source("loop.py", []byte(src), compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

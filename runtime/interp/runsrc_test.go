@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // runSrc compiles the kernel source (with `import cuda.tile as ct` added)
@@ -14,7 +15,7 @@ import (
 // otherwise.
 func runSrc(t *testing.T, src string, args ...runtime.Arg) {
 	t.Helper()
-	k, err := runtime.Compile("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), runtime.CompileOptions{})
+	k, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func runSrc(t *testing.T, src string, args ...runtime.Arg) {
 
 // compileErr compiles the source and returns its error text ("" if none).
 func compileErr(src string) string {
-	_, err := runtime.Compile("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), runtime.CompileOptions{})
+	_, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
 	if err == nil {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // seedKernel is the seed post's kernel as the post writes it: unannotated
@@ -45,7 +46,7 @@ def matmul_kernel(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
 // and f32, odd sizes): each is specialized once, cached, and correct
 // against a float64 reference.
 func TestGenericKernel(t *testing.T) {
-	k, err := runtime.Compile("seed.py", []byte(seedKernel), runtime.CompileOptions{Consts: map[string]string{"tm": "32", "tn": "16", "tk": "16"}})
+	k, err := compile.Source("seed.py", []byte(seedKernel), compile.Options{Consts: map[string]string{"tm": "32", "tn": "16", "tk": "16"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestGenericKernel(t *testing.T) {
 	}
 }
 
-// TestGenericKernelArgs: CompileOptions.Args give the signature up front
+// TestGenericKernelArgs: compile.Options.Args give the signature up front
 // (what tilec --arg does): the kernel is not generic.
 func TestGenericKernelArgs(t *testing.T) {
 	sig := func(s string) build.ArgSig {
@@ -100,7 +101,7 @@ func TestGenericKernelArgs(t *testing.T) {
 		}
 		return a
 	}
-	k, err := runtime.Compile("seed.py", []byte(seedKernel), runtime.CompileOptions{
+	k, err := compile.Source("seed.py", []byte(seedKernel), compile.Options{
 		Consts: map[string]string{"tm": "32", "tn": "16", "tk": "16"},
 		Args:   map[string]build.ArgSig{"A": sig("bf16[M,K]"), "B": sig("bf16[K,N]"), "C": sig("bf16[M,N]")}})
 	if err != nil {

@@ -1,6 +1,6 @@
 package kcache
 
-// The disk cache of compiled kernels: what runtime.CompilePTXFor returns, stored
+// The disk cache of compiled kernels: what compile.PTXFor returns, stored
 // under a content address so that a second process compiling the same
 // kernel for the same target skips lower and ptxgen.
 //
@@ -42,7 +42,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // Cache is a directory of compiled kernels. Its methods are safe for
@@ -208,20 +208,20 @@ func (c *Cache) Key(f *ir.Func, t *lower.Target) string {
 
 func (c *Cache) path(key string) string { return filepath.Join(c.Dir, key+kcacheExt) }
 
-// CompilePTXFor is runtime.CompilePTXFor through the cache: an entry
+// CompilePTXFor is compile.PTXFor through the cache: an entry
 // for f and t is returned as it was stored (hit true); otherwise f is
 // compiled and the result stored. Errors are never cached, and a cache that
 // cannot be read or written only costs the compilation.
 func (c *Cache) CompilePTXFor(f *ir.Func, t *lower.Target) (pk *ptxgen.Kernel, hit bool, err error) {
 	if c == nil {
-		pk, err = runtime.CompilePTXFor(f, t)
+		pk, err = compile.PTXFor(f, t)
 		return pk, false, err
 	}
 	key := c.Key(f, t)
 	if pk, ok := c.Get(key); ok {
 		return pk, true, nil
 	}
-	pk, err = runtime.CompilePTXFor(f, t)
+	pk, err = compile.PTXFor(f, t)
 	if err != nil {
 		return nil, false, err
 	}

@@ -16,13 +16,13 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // exampleFunc compiles an example kernel with the given constants.
 func exampleFunc(t *testing.T, file string, consts map[string]string) *ir.Func {
 	t.Helper()
-	k, err := runtime.CompileFile(filepath.Join("..", "..", "testdata", "kernels", file), runtime.CompileOptions{Consts: consts})
+	k, err := compile.File(filepath.Join("..", "..", "testdata", "kernels", file), compile.Options{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestKernelCacheHitMiss(t *testing.T) {
 	c := testCache(t)
 	f := exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"})
 	tg := lower.MustTarget("sm_80")
-	want, err := runtime.CompilePTXFor(f, tg)
+	want, err := compile.PTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +52,14 @@ func TestKernelCacheHitMiss(t *testing.T) {
 		t.Fatalf("first compile: hit %v, err %v", hit, err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatal("first compile differs from CompilePTXFor")
+		t.Fatal("first compile differs from compile.PTXFor")
 	}
 	got, hit, err = c.CompilePTXFor(f, tg)
 	if err != nil || !hit {
 		t.Fatalf("second compile: hit %v, err %v", hit, err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("cached kernel differs from CompilePTXFor:\n%+v\n%+v", got, want)
+		t.Fatalf("cached kernel differs from compile.PTXFor:\n%+v\n%+v", got, want)
 	}
 	// Another Cache on the same directory (another process) reads
 	// the same entry.
@@ -174,7 +174,7 @@ var corruptions = map[string]func(entry []byte) []byte{
 func TestKernelCacheCorruptEntry(t *testing.T) {
 	f := exampleFunc(t, "vector_add.tile", nil)
 	tg := lower.MustTarget("sm_80")
-	want, err := runtime.CompilePTXFor(f, tg)
+	want, err := compile.PTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestKernelCacheConcurrent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "kernels")
 	f := exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"})
 	tg := lower.MustTarget("sm_80")
-	want, err := runtime.CompilePTXFor(f, tg)
+	want, err := compile.PTXFor(f, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +476,7 @@ func TestKernelCacheChild(t *testing.T) {
 	fs := []*ir.Func{exampleFunc(t, "matmul.tile", map[string]string{"tm": "64"}), exampleFunc(t, "vector_add.tile", nil)}
 	var want []*ptxgen.Kernel
 	for _, f := range fs {
-		pk, err := runtime.CompilePTXFor(f, tg)
+		pk, err := compile.PTXFor(f, tg)
 		if err != nil {
 			t.Fatal(err)
 		}

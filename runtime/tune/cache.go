@@ -33,6 +33,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/kcache"
 )
 
@@ -344,7 +345,7 @@ func dimsString(dims map[string]int64) string {
 	return strings.Join(parts, ",")
 }
 
-// CompileFile is runtime.CompileFile with the tuning cached for the kernel
+// CompileFile is compile.File with the tuning cached for the kernel
 // on dev at the shapes of args: the kernel built with the winner's
 // constants and knobs, as `tilec run` and `tilec bench` launch it, or the
 // kernel as opts build it when there is no result (or c is nil: the cache
@@ -354,8 +355,8 @@ func dimsString(dims map[string]int64) string {
 // and, for a kernel with unannotated parameters, the same --arg
 // signatures (Args); args are the launch's arguments, whose shapes pick the
 // class. For the CUDA backend, dev is bench.CUDADevice(gpu).
-func (c *Cache) CompileFile(dev bench.Device, path string, opts runtime.CompileOptions, args []runtime.Arg) (k *runtime.Kernel, note string, err error) {
-	k, err = runtime.CompileFile(path, opts)
+func (c *Cache) CompileFile(dev bench.Device, path string, opts compile.Options, args []runtime.Arg) (k *runtime.Kernel, note string, err error) {
+	k, err = compile.File(path, opts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -382,7 +383,7 @@ func (c *Cache) CompileFile(dev bench.Device, path string, opts runtime.CompileO
 		for n, v := range consts {
 			o.Consts[n] = v
 		}
-		g, err := runtime.CompileFile(path, o)
+		g, err := compile.File(path, o)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package runtime
+package compile
 
 // This file is the Go API's front door: source text to a launchable Kernel,
 // and a Kernel to PTX for a target, without the caller touching lang, ir,
@@ -17,10 +17,11 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 )
 
-// CompileOptions select a kernel of a source file and bake its constants.
-type CompileOptions struct {
+// Options select a kernel of a source file and bake its constants.
+type Options struct {
 	// Kernel names the kernel to compile; "" means the file's only kernel.
 	Kernel string
 	// Consts bake constant parameters, as `-D name=value` does on the
@@ -38,15 +39,15 @@ type CompileOptions struct {
 }
 
 // buildOptions are the builder's options for the kernel opts selects.
-func (opts CompileOptions) buildOptions() build.Options {
+func (opts Options) buildOptions() build.Options {
 	return build.Options{Kernel: opts.Kernel, Consts: opts.Consts, Args: opts.Args, Strict: opts.Strict}
 }
 
-// Compile parses src (named filename in error messages), builds and verifies
+// Source parses src (named filename in error messages), builds and verifies
 // the IR of one kernel with its constants baked in, and returns it ready to
 // launch on any backend. User mistakes come back as a lang.ErrorList, every
 // error of the file with its position.
-func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) {
+func Source(filename string, src []byte, opts Options) (*runtime.Kernel, error) {
 	file, err := lang.ParseProgram(filename, src)
 	if err != nil {
 		if file == nil || isGeneric(file, opts) {
@@ -56,12 +57,12 @@ func Compile(filename string, src []byte, opts CompileOptions) (*Kernel, error) 
 		}
 		return nil, build.AfterParseErrors(file, err, opts.buildOptions())
 	}
-	return CompileParsed(file, opts)
+	return Parsed(file, opts)
 }
 
 // isGeneric reports whether the kernel that opts selects has unannotated
 // parameters that opts.Args does not give: it is specialized at launch.
-func isGeneric(file *lang.File, opts CompileOptions) bool {
+func isGeneric(file *lang.File, opts Options) bool {
 	_, params, err := build.KernelLaunchParams(file, opts.Kernel)
 	if err != nil {
 		return false
@@ -74,17 +75,17 @@ func isGeneric(file *lang.File, opts CompileOptions) bool {
 	return false
 }
 
-// CompileParsed is Compile on a file already parsed (the host launch
+// Parsed is Source on a file already parsed (the host launch
 // function compiles each kernel it launches from the file it runs).
-func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
+func Parsed(file *lang.File, opts Options) (*runtime.Kernel, error) {
 	filename := ""
 	if file.Src != nil {
 		filename = file.Src.Name
 	}
 	if isGeneric(file, opts) {
 		name, params, _ := build.KernelLaunchParams(file, opts.Kernel)
-		return &Kernel{generic: &genericKernel{file: file, opts: opts, name: name, params: params,
-			cache: map[string]*Kernel{}}}, nil
+		return runtime.NewGenericKernel(&genericKernel{file: file, opts: opts, name: name, params: params,
+			cache: map[string]*runtime.Kernel{}}), nil
 	}
 	mod, err := build.File(file, opts.buildOptions())
 	if err != nil {
@@ -92,7 +93,7 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 	}
 	switch {
 	case len(mod.Funcs) == 1:
-		return NewKernel(mod.Funcs[0]), nil
+		return runtime.NewKernel(mod.Funcs[0]), nil
 	case len(mod.Funcs) == 0 && opts.Kernel != "":
 		return nil, fmt.Errorf("%s: no kernel named %s", filename, opts.Kernel)
 	case len(mod.Funcs) == 0:
@@ -105,8 +106,8 @@ func CompileParsed(file *lang.File, opts CompileOptions) (*Kernel, error) {
 	return nil, &SeveralKernelsError{File: filename, Kernels: names}
 }
 
-// SeveralKernelsError is Compile's error for a file with several kernels
-// and no CompileOptions.Kernel; front ends name their own way to choose.
+// SeveralKernelsError is Source's error for a file with several kernels
+// and no Options.Kernel; front ends name their own way to choose.
 type SeveralKernelsError struct {
 	File    string
 	Kernels []string
@@ -119,13 +120,13 @@ func (e *SeveralKernelsError) Choose(how string) string {
 	return fmt.Sprintf("%s has %d kernels (%s): choose one with %s", e.File, len(e.Kernels), strings.Join(e.Kernels, ", "), how)
 }
 
-// CompileFile is Compile on the contents of a file (read with ReadSource).
-func CompileFile(path string, opts CompileOptions) (*Kernel, error) {
+// File is Source on the contents of a file (read with ReadSource).
+func File(path string, opts Options) (*runtime.Kernel, error) {
 	src, err := ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
-	return Compile(path, src, opts)
+	return Source(path, src, opts)
 }
 
 // MaxSourceBytes bounds a source file: kernels are short, and a path such
@@ -146,7 +147,7 @@ func ReadSource(path string) ([]byte, error) {
 		return nil, err
 	}
 	if len(src) > MaxSourceBytes {
-		return nil, fmt.Errorf("%s: more than %s: not a kernel source file", path, FormatBytes(MaxSourceBytes))
+		return nil, fmt.Errorf("%s: more than %s: not a kernel source file", path, runtime.FormatBytes(MaxSourceBytes))
 	}
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil, fmt.Errorf("%s: empty file: no kernel (a def decorated with @ct.kernel)", path)
@@ -154,7 +155,7 @@ func ReadSource(path string) ([]byte, error) {
 	return src, nil
 }
 
-// CompilePTX lowers f for the target named target (one of
+// PTX lowers f for the target named target (one of
 // lower.TargetNames: "sm_80", "sm_90", "sm_120a", ...) and emits its PTX
 // with the launch ABI (block size, shared memory, parameter slots). It
 // needs no GPU: the CUDA backend calls it before loading the module.
@@ -163,17 +164,17 @@ func ReadSource(path string) ([]byte, error) {
 // as two variants (ptxgen.EmitVariants): the returned Kernel is the fast
 // one, valid only where its FastPathOK holds for the launch's arrays, and
 // its General field is the one for every other launch (ForLaunch picks).
-func CompilePTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
+func PTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
 	t, err := lower.LookupTarget(target)
 	if err != nil {
 		return nil, err
 	}
-	return CompilePTXFor(f, t)
+	return PTXFor(f, t)
 }
 
-// CompilePTXFor is CompilePTX for a Target value, whose Tuning the caller
+// PTXFor is PTX for a Target value, whose Tuning the caller
 // may have changed.
-func CompilePTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
+func PTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
 	vs, err := lower.LowerVariants(f, t, lower.Options{})
 	var pos *lang.Error
 	if errors.As(err, &pos) {

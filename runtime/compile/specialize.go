@@ -1,9 +1,9 @@
-package runtime
+package compile
 
 // Generic kernels: a kernel written as cuTile writes it, with unannotated
 // parameters (`def matmul_kernel(A, B, C, tm: ConstInt, ...)`), takes each
 // such parameter's dtype and rank from its launch argument. The kernel is
-// built once per signature (plus its constants, fixed at Compile) and the
+// built once per signature (plus its constants, fixed at Source) and the
 // builds are cached in the Kernel; backends key their own caches on the
 // specialized IR, which includes the signature.
 
@@ -15,33 +15,29 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/runtime"
 )
 
+// genericKernel is the runtime.Specializer of a generic kernel's Kernel.
 type genericKernel struct {
 	file   *lang.File
-	opts   CompileOptions
+	opts   Options
 	name   string
 	params []build.LaunchParam
 
 	mu    sync.Mutex
-	cache map[string]*Kernel // signature key -> specialization
+	cache map[string]*runtime.Kernel // signature key -> specialization
 }
 
-// IsGeneric reports whether k takes parameter types from its launch
-// arguments; its Func is nil and Specialize gives the launchable kernel.
-func (k *Kernel) IsGeneric() bool { return k.generic != nil }
+// Name implements runtime.Specializer.
+func (g *genericKernel) Name() string { return g.name }
 
 // Specialize returns the kernel built for args' signature: for each
 // unannotated parameter, an array's dtype and rank (its dims are symbols
 // named param_axis, bound at launch: A_0, A_1) or a scalar's dtype (Go
 // int and int32 give i32, int64 i64, float32 and float64 f32 as Python
-// floats do in cuTile, bool bool). Builds are cached per signature. A
-// kernel that is not generic is returned as is.
-func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
-	g := k.generic
-	if g == nil {
-		return k, nil
-	}
+// floats do in cuTile, bool bool). Builds are cached per signature.
+func (g *genericKernel) Specialize(args []runtime.Arg) (*runtime.Kernel, error) {
 	if len(args) != len(g.params) {
 		names := make([]string, len(g.params))
 		for i, p := range g.params {
@@ -79,15 +75,15 @@ func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := NewKernel(mod.Funcs[0])
+	s := runtime.NewKernel(mod.Funcs[0])
 	g.cache[key.String()] = s
 	return s, nil
 }
 
 // argSignature is the signature an argument gives an unannotated parameter.
-func argSignature(name string, a Arg) (build.ArgSig, error) {
+func argSignature(name string, a runtime.Arg) (build.ArgSig, error) {
 	switch v := a.(type) {
-	case *Tensor:
+	case *runtime.Tensor:
 		if v == nil {
 			return build.ArgSig{}, fmt.Errorf("nil tensor")
 		}
