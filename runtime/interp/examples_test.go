@@ -14,6 +14,7 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 // compileExample builds kernel name of examples/<file>.tile with the -D
@@ -426,10 +427,10 @@ def oob(A: ct.Array[ct.float32, (M,)], n: int):
 }
 
 func TestInterpreterBugIsAnError(t *testing.T) {
-	k := newKB("bug")
-	k.f.Grid[0] = hconst(2)
-	k.cint(1)
-	kern := runtime.NewKernel(k.ret())
+	k := irtest.NewBuilder("bug")
+	k.F.Grid[0] = irtest.HConst(2)
+	k.CInt(1)
+	kern := runtime.NewKernel(k.Ret())
 	p, err := programOf(kern)
 	if err != nil {
 		t.Fatal(err)

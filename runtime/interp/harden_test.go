@@ -11,6 +11,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 // Sizes from users are checked before anything is allocated: a byte count
@@ -75,11 +76,11 @@ func TestViewStrideOverflow(t *testing.T) {
 // X.shape[0] is an i32): a dim of 2^31 or more is an error at bind time
 // naming the argument and axis, not a negative shape.
 func TestBindI32Dims(t *testing.T) {
-	k := newKB("dims")
-	X := k.array("X", ir.F32, "M", "N")
-	k.f.Grid[0] = hconst(1)
+	k := irtest.NewBuilder("dims")
+	X := k.Array("X", ir.F32, "M", "N")
+	k.F.Grid[0] = irtest.HConst(1)
 	_ = X
-	kern := runtime.NewKernel(k.ret())
+	kern := runtime.NewKernel(k.Ret())
 	// A broadcast view: 2^31 rows over 4 elements of storage.
 	big := &runtime.Tensor{DType: ir.F32, Shape: []int{4, 1 << 31}, Strides: []int{1, 0}, Data: make([]byte, 16)}
 	_, err := kern.Bind([]runtime.Arg{big}, [3]int{})
@@ -95,13 +96,13 @@ func TestBindI32Dims(t *testing.T) {
 // A tile index whose element offset overflows 64 bits lies outside the
 // array; before, 2^62 * 4 wrapped to 0 and loaded the first tile.
 func TestTileIndexOverflow(t *testing.T) {
-	k := newKB("far")
-	X := k.array("X", ir.F32, "N")
-	Y := k.array("Y", ir.F32, "N")
-	i := k.scalarParam("i", ir.I64)
-	k.f.Grid[0] = hconst(1)
-	k.store(Y, k.load(X, []int{4}, ir.PadZero, i), k.cint(0))
-	kern := runtime.NewKernel(k.ret())
+	k := irtest.NewBuilder("far")
+	X := k.Array("X", ir.F32, "N")
+	Y := k.Array("Y", ir.F32, "N")
+	i := k.ScalarParam("i", ir.I64)
+	k.F.Grid[0] = irtest.HConst(1)
+	k.Store(Y, k.Load(X, []int{4}, ir.PadZero, i), k.CInt(0))
+	kern := runtime.NewKernel(k.Ret())
 	X0 := runtime.FromFloat64(ir.F32, []int{8}, seq(8))
 	Y0 := runtime.NewTensor(ir.F32, 8)
 	_, err := CPU{}.Launch(kern, []runtime.Arg{X0, Y0, int64(1) << 62}, runtime.LaunchOptions{})
@@ -112,10 +113,10 @@ func TestTileIndexOverflow(t *testing.T) {
 
 // Explicit grids (LaunchOptions.Grid) get the same limits as declared ones.
 func TestGridLimits(t *testing.T) {
-	k := newKB("g")
-	k.array("X", ir.F32, "N")
-	k.f.Grid[0] = sym("N")
-	kern := runtime.NewKernel(k.ret())
+	k := irtest.NewBuilder("g")
+	k.Array("X", ir.F32, "N")
+	k.F.Grid[0] = irtest.Sym("N")
+	kern := runtime.NewKernel(k.Ret())
 	X := runtime.NewTensor(ir.F32, 4)
 	for _, tc := range []struct {
 		grid [3]int
@@ -136,19 +137,19 @@ func TestGridLimits(t *testing.T) {
 // A context stops the interpreter inside a loop of 2^60 iterations, with a
 // *StoppedError that wraps the context's error; progress is reported.
 func TestLaunchContext(t *testing.T) {
-	k := newKB("forever")
-	X := k.array("X", ir.I64, 4)
-	k.f.Grid[0] = hconst(3)
+	k := irtest.NewBuilder("forever")
+	X := k.Array("X", ir.I64, 4)
+	k.F.Grid[0] = irtest.HConst(3)
 	i64 := ir.ScalarOf(ir.I64)
-	lo := k.op(ir.OpConst, i64, map[string]any{"value": int64(0)})
-	hi := k.op(ir.OpConst, i64, map[string]any{"value": int64(1) << 60})
-	one := k.op(ir.OpConst, i64, map[string]any{"value": int64(1)})
-	acc := k.forLoop(lo, hi, one, []*ir.Value{lo}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
-		return []*ir.Value{k.bin(ir.OpAdd, c[0], one)}
+	lo := k.Op(ir.OpConst, i64, map[string]any{"value": int64(0)})
+	hi := k.Op(ir.OpConst, i64, map[string]any{"value": int64(1) << 60})
+	one := k.Op(ir.OpConst, i64, map[string]any{"value": int64(1)})
+	acc := k.ForLoop(lo, hi, one, []*ir.Value{lo}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
+		return []*ir.Value{k.Bin(ir.OpAdd, c[0], one)}
 	})
-	tl := k.op(ir.OpSplat, ir.TileOf(ir.I64, 4), nil, acc[0])
-	k.store(X, tl, k.cint(0))
-	kern := runtime.NewKernel(k.ret())
+	tl := k.Op(ir.OpSplat, ir.TileOf(ir.I64, 4), nil, acc[0])
+	k.Store(X, tl, k.CInt(0))
+	kern := runtime.NewKernel(k.Ret())
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	var reports atomic.Int32

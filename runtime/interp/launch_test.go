@@ -171,19 +171,19 @@ func TestGridOverrideAndBlocks(t *testing.T) {
 }
 
 func TestScalarParams(t *testing.T) {
-	k := newKB("axpy")
-	X := k.array("X", ir.F32, "N")
-	Y := k.array("Y", ir.F32, "N")
-	alpha := k.scalarParam("alpha", ir.F32)
-	n := k.scalarParam("n", ir.I32)
-	k.f.Grid[0] = &ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{sym("N"), hconst(4)}}
-	bid := k.op(ir.OpBlockID, ir.ScalarOf(ir.I32), map[string]any{"axis": 0})
-	x := k.load(X, []int{4}, ir.PadZero, bid)
-	a := k.op(ir.OpSplat, x.Type, nil, alpha)
-	nf := k.op(ir.OpConvert, ir.ScalarOf(ir.F32), nil, n)
-	y := k.bin(ir.OpAdd, k.bin(ir.OpMul, a, x), k.op(ir.OpSplat, x.Type, nil, nf))
-	k.store(Y, y, bid)
-	kern := runtime.NewKernel(k.ret())
+	k := irtest.NewBuilder("axpy")
+	X := k.Array("X", ir.F32, "N")
+	Y := k.Array("Y", ir.F32, "N")
+	alpha := k.ScalarParam("alpha", ir.F32)
+	n := k.ScalarParam("n", ir.I32)
+	k.F.Grid[0] = &ir.HostExpr{Op: ir.HostCdiv, Args: []*ir.HostExpr{irtest.Sym("N"), irtest.HConst(4)}}
+	bid := k.Op(ir.OpBlockID, ir.ScalarOf(ir.I32), map[string]any{"axis": 0})
+	x := k.Load(X, []int{4}, ir.PadZero, bid)
+	a := k.Op(ir.OpSplat, x.Type, nil, alpha)
+	nf := k.Op(ir.OpConvert, ir.ScalarOf(ir.F32), nil, n)
+	y := k.Bin(ir.OpAdd, k.Bin(ir.OpMul, a, x), k.Op(ir.OpSplat, x.Type, nil, nf))
+	k.Store(Y, y, bid)
+	kern := runtime.NewKernel(k.Ret())
 	Xt := vec(ir.F32, 1, 2, 3, 4, 5, 6)
 	Yt := runtime.NewTensor(ir.F32, 6)
 	if _, err := Launch(kern, []runtime.Arg{Xt, Yt, 0.5, 10}, runtime.LaunchOptions{}); err != nil {
@@ -230,17 +230,17 @@ func TestLaunchErrors(t *testing.T) {
 		}
 	}
 	// A literal dim.
-	k := newKB("fixed")
-	k.array("A", ir.F32, "M", 64)
-	k.f.Grid[0] = hconst(1)
-	_, err := Launch(runtime.NewKernel(k.ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 3, 30)}, runtime.LaunchOptions{})
+	k := irtest.NewBuilder("fixed")
+	k.Array("A", ir.F32, "M", 64)
+	k.F.Grid[0] = irtest.HConst(1)
+	_, err := Launch(runtime.NewKernel(k.Ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 3, 30)}, runtime.LaunchOptions{})
 	if want := "argument A: dimension 1 is 30 but the kernel declares 64"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
 	// No grid.
-	k = newKB("nogrid")
-	k.array("A", ir.F32, "M")
-	_, err = Launch(runtime.NewKernel(k.ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 3)}, runtime.LaunchOptions{})
+	k = irtest.NewBuilder("nogrid")
+	k.Array("A", ir.F32, "M")
+	_, err = Launch(runtime.NewKernel(k.Ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 3)}, runtime.LaunchOptions{})
 	if want := "nogrid declares no grid: pass LaunchOptions.Grid"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
@@ -248,13 +248,13 @@ func TestLaunchErrors(t *testing.T) {
 
 func TestOutOfBoundsTile(t *testing.T) {
 	// A kernel that loads tile (bid+2, 0) of A: block 3 reads tile row 5.
-	k := newKB("oob")
-	A := k.array("A", ir.F16, "M", "K")
-	k.f.Grid[0] = hconst(4)
-	bid := k.op(ir.OpBlockID, ir.ScalarOf(ir.I32), map[string]any{"axis": 0})
-	row := k.bin(ir.OpAdd, bid, k.cint(2))
-	k.load(A, []int{128, 64}, ir.PadZero, row, k.cint(0))
-	kern := runtime.NewKernel(k.ret())
+	k := irtest.NewBuilder("oob")
+	A := k.Array("A", ir.F16, "M", "K")
+	k.F.Grid[0] = irtest.HConst(4)
+	bid := k.Op(ir.OpBlockID, ir.ScalarOf(ir.I32), map[string]any{"axis": 0})
+	row := k.Bin(ir.OpAdd, bid, k.CInt(2))
+	k.Load(A, []int{128, 64}, ir.PadZero, row, k.CInt(0))
+	kern := runtime.NewKernel(k.Ret())
 	_, err := Launch(kern, []runtime.Arg{runtime.NewTensor(ir.F16, 512, 256)}, runtime.LaunchOptions{})
 	want := "block (2,0,0): load of A at tile index (4, 0) with shape (128, 64) lies entirely outside A's shape (512, 256)"
 	if err == nil || err.Error() != want {
@@ -266,12 +266,12 @@ func TestOutOfBoundsTile(t *testing.T) {
 		t.Errorf("got %v\nwant %q", err, want)
 	}
 	// Negative tile index, on a store.
-	k = newKB("neg")
-	C := k.array("C", ir.F32, "N")
-	k.f.Grid[0] = hconst(1)
-	z := k.op(ir.OpSplat, ir.TileOf(ir.F32, 4), nil, k.cfloat(ir.F32, 0))
-	k.store(C, z, k.cint(-1))
-	_, err = Launch(runtime.NewKernel(k.ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 8)}, runtime.LaunchOptions{})
+	k = irtest.NewBuilder("neg")
+	C := k.Array("C", ir.F32, "N")
+	k.F.Grid[0] = irtest.HConst(1)
+	z := k.Op(ir.OpSplat, ir.TileOf(ir.F32, 4), nil, k.CFloat(ir.F32, 0))
+	k.Store(C, z, k.CInt(-1))
+	_, err = Launch(runtime.NewKernel(k.Ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 8)}, runtime.LaunchOptions{})
 	want = "block (0,0,0): store of C at tile index (-1) with shape (4) lies entirely outside C's shape (8)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %q", err, want)
@@ -279,20 +279,20 @@ func TestOutOfBoundsTile(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
-	k := newKB("bad")
-	A := k.array("A", ir.F32, "N")
-	k.f.Grid[0] = hconst(1)
-	x := k.load(A, []int{4}, "sideways", k.cint(0))
+	k := irtest.NewBuilder("bad")
+	A := k.Array("A", ir.F32, "N")
+	k.F.Grid[0] = irtest.HConst(1)
+	x := k.Load(A, []int{4}, "sideways", k.CInt(0))
 	_ = x
-	_, err := Launch(runtime.NewKernel(k.ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 4)}, runtime.LaunchOptions{})
+	_, err := Launch(runtime.NewKernel(k.Ret()), []runtime.Arg{runtime.NewTensor(ir.F32, 4)}, runtime.LaunchOptions{})
 	if want := "interpreter: kernel is not valid IR: ir: kernel @bad: `%2 = load %0[%1] {pad=sideways} : tile<4xf32>`: attribute pad=sideways, want one of zero, neg_zero, nan, pos_inf, neg_inf"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
-	k = newKB("bad2")
-	a := k.op(ir.OpSplat, ir.TileOf(ir.F32, 4), nil, k.cfloat(ir.F32, 0))
-	k.op(ir.OpMMA, ir.TileOf(ir.F32, 4), nil, a, a, a)
-	k.f.Grid[0] = hconst(1)
-	_, err = Launch(runtime.NewKernel(k.ret()), nil, runtime.LaunchOptions{})
+	k = irtest.NewBuilder("bad2")
+	a := k.Op(ir.OpSplat, ir.TileOf(ir.F32, 4), nil, k.CFloat(ir.F32, 0))
+	k.Op(ir.OpMMA, ir.TileOf(ir.F32, 4), nil, a, a, a)
+	k.F.Grid[0] = irtest.HConst(1)
+	_, err = Launch(runtime.NewKernel(k.Ret()), nil, runtime.LaunchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "mma ranks 1, 1, 1, want all 2 or all 3") {
 		t.Errorf("got %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 // runTiles runs a one-block kernel that loads each input whole (its shape
@@ -15,9 +16,9 @@ import (
 // tile) into a new tensor, which it returns. The result tensor has the
 // first input's shape when the result tile has that input's tile shape, and
 // the result tile's shape otherwise.
-func runTiles(t *testing.T, body func(k *kb, in []*ir.Value) *ir.Value, inputs ...*runtime.Tensor) *runtime.Tensor {
+func runTiles(t *testing.T, body func(k *irtest.Builder, in []*ir.Value) *ir.Value, inputs ...*runtime.Tensor) *runtime.Tensor {
 	t.Helper()
-	k := newKB("op")
+	k := irtest.NewBuilder("op")
 	var tiles []*ir.Value
 	var arrays []*ir.Value
 	for i, in := range inputs {
@@ -25,19 +26,19 @@ func runTiles(t *testing.T, body func(k *kb, in []*ir.Value) *ir.Value, inputs .
 		for j, d := range in.Shape {
 			dims[j] = d
 		}
-		arrays = append(arrays, k.array(string(rune('a'+i)), in.DType, dims...))
+		arrays = append(arrays, k.Array(string(rune('a'+i)), in.DType, dims...))
 	}
-	zero := k.cint(0)
+	zero := k.CInt(0)
 	for i, in := range inputs {
 		idx := make([]*ir.Value, len(in.Shape))
 		for j := range idx {
 			idx[j] = zero
 		}
-		tiles = append(tiles, k.load(arrays[i], pow2Shape(in.Shape), ir.PadZero, idx...))
+		tiles = append(tiles, k.Load(arrays[i], pow2Shape(in.Shape), ir.PadZero, idx...))
 	}
 	r := body(k, tiles)
 	if s, ok := r.Type.(*ir.Scalar); ok {
-		r = k.op(ir.OpSplat, ir.TileOf(s.DType, 1), nil, r)
+		r = k.Op(ir.OpSplat, ir.TileOf(s.DType, 1), nil, r)
 	}
 	rt := r.Type.(*ir.Tile)
 	shape := rt.Shape
@@ -50,9 +51,9 @@ func runTiles(t *testing.T, body func(k *kb, in []*ir.Value) *ir.Value, inputs .
 		dims[j] = d
 		idx[j] = zero
 	}
-	out := k.array("out", rt.DType, dims...)
-	k.store(out, r, idx...)
-	k.f.Grid[0] = hconst(1)
+	out := k.Array("out", rt.DType, dims...)
+	k.Store(out, r, idx...)
+	k.F.Grid[0] = irtest.HConst(1)
 	res := runtime.NewTensor(rt.DType, shape...)
 	res.Fill(math.NaN())
 	args := make([]runtime.Arg, 0, len(inputs)+1)
@@ -60,7 +61,7 @@ func runTiles(t *testing.T, body func(k *kb, in []*ir.Value) *ir.Value, inputs .
 		args = append(args, in)
 	}
 	args = append(args, res)
-	if _, err := Launch(runtime.NewKernel(k.ret()), args, runtime.LaunchOptions{}); err != nil {
+	if _, err := Launch(runtime.NewKernel(k.Ret()), args, runtime.LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return res
@@ -108,12 +109,12 @@ func expect(t *testing.T, what string, got *runtime.Tensor, want ...float64) {
 	}
 }
 
-func binOp(op ir.Op) func(k *kb, in []*ir.Value) *ir.Value {
-	return func(k *kb, in []*ir.Value) *ir.Value { return k.bin(op, in[0], in[1]) }
+func binOp(op ir.Op) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return func(k *irtest.Builder, in []*ir.Value) *ir.Value { return k.Bin(op, in[0], in[1]) }
 }
 
-func unOp(op ir.Op) func(k *kb, in []*ir.Value) *ir.Value {
-	return func(k *kb, in []*ir.Value) *ir.Value { return k.op(op, in[0].Type, nil, in[0]) }
+func unOp(op ir.Op) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return func(k *irtest.Builder, in []*ir.Value) *ir.Value { return k.Op(op, in[0].Type, nil, in[0]) }
 }
 
 func TestBinaryFloat(t *testing.T) {
@@ -161,9 +162,9 @@ func TestBinaryInt(t *testing.T) {
 	expect(t, "bool xor", runTiles(t, binOp(ir.OpXor), b(0, 0, 1, 1), b(0, 1, 0, 1)), 0, 1, 1, 0)
 }
 
-func cmp(pred string) func(k *kb, in []*ir.Value) *ir.Value {
-	return func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpCmp, ir.WithElem(in[0].Type, ir.Bool), map[string]any{"pred": pred}, in[0], in[1])
+func cmp(pred string) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpCmp, ir.WithElem(in[0].Type, ir.Bool), map[string]any{"pred": pred}, in[0], in[1])
 	}
 }
 
@@ -207,20 +208,20 @@ func TestUnary(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
-	sel := func(k *kb, in []*ir.Value) *ir.Value { return k.op(ir.OpSelect, in[1].Type, nil, in...) }
+	sel := func(k *irtest.Builder, in []*ir.Value) *ir.Value { return k.Op(ir.OpSelect, in[1].Type, nil, in...) }
 	c := vec(ir.Bool, 1, 0, 1, 0)
 	expect(t, "f32", runTiles(t, sel, c, vec(ir.F32, 1, 2, 3, 4), vec(ir.F32, -1, -2, -3, -4)), 1, -2, 3, -4)
 	expect(t, "i32", runTiles(t, sel, c, vec(ir.I32, 1, 2, 3, 4), vec(ir.I32, -1, -2, -3, -4)), 1, -2, 3, -4)
-	scalarCond := func(k *kb, in []*ir.Value) *ir.Value {
-		cv := k.op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": false})
-		return k.op(ir.OpSelect, in[0].Type, nil, cv, in[0], in[1])
+	scalarCond := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		cv := k.Op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": false})
+		return k.Op(ir.OpSelect, in[0].Type, nil, cv, in[0], in[1])
 	}
 	expect(t, "scalar cond", runTiles(t, scalarCond, vec(ir.F32, 1, 2), vec(ir.F32, 3, 4)), 3, 4)
 }
 
-func conv(d ir.DType) func(k *kb, in []*ir.Value) *ir.Value {
-	return func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpConvert, ir.WithElem(in[0].Type, d), nil, in[0])
+func conv(d ir.DType) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpConvert, ir.WithElem(in[0].Type, d), nil, in[0])
 	}
 }
 
@@ -240,29 +241,29 @@ func TestConvert(t *testing.T) {
 }
 
 func TestSplatIotaConst(t *testing.T) {
-	splat := func(d ir.DType, v float64, shape ...int) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value {
-			s := k.op(ir.OpConvert, ir.ScalarOf(d), nil, k.cfloat(ir.F32, v))
-			return k.op(ir.OpSplat, ir.TileOf(d, shape...), nil, s)
+	splat := func(d ir.DType, v float64, shape ...int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+			s := k.Op(ir.OpConvert, ir.ScalarOf(d), nil, k.CFloat(ir.F32, v))
+			return k.Op(ir.OpSplat, ir.TileOf(d, shape...), nil, s)
 		}
 	}
 	expect(t, "splat f32->f16", runTiles(t, splat(ir.F16, 0.1, 2, 2)), fill(4, runtime.F16Float(runtime.F16Bits(float64(float32(0.1)))))...)
 	expect(t, "splat f32->i32", runTiles(t, splat(ir.I32, -2.5, 2)), -2, -2)
-	iota := func(d ir.DType, n int) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value { return k.op(ir.OpIota, ir.TileOf(d, n), nil) }
+	iota := func(d ir.DType, n int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value { return k.Op(ir.OpIota, ir.TileOf(d, n), nil) }
 	}
 	expect(t, "iota i32", runTiles(t, iota(ir.I32, 4)), 0, 1, 2, 3)
 	expect(t, "iota i64", runTiles(t, iota(ir.I64, 2)), 0, 1)
-	constF16 := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpConst, ir.ScalarOf(ir.F16), map[string]any{"value": 1.0 / 3})
+	constF16 := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpConst, ir.ScalarOf(ir.F16), map[string]any{"value": 1.0 / 3})
 	}
 	expect(t, "const f16", runTiles(t, constF16), runtime.F16Float(0x3555))
-	constIntF32 := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpConst, ir.ScalarOf(ir.F32), map[string]any{"value": int64(1<<24 + 1)})
+	constIntF32 := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpConst, ir.ScalarOf(ir.F32), map[string]any{"value": int64(1<<24 + 1)})
 	}
 	expect(t, "const int as f32", runTiles(t, constIntF32), 1<<24) // rounded to f32
-	constBool := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": true})
+	constBool := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": true})
 	}
 	expect(t, "const bool", runTiles(t, constBool), 1)
 }
@@ -276,21 +277,21 @@ func fill(n int, v float64) []float64 {
 }
 
 func TestShapeOps(t *testing.T) {
-	bc := func(shape ...int) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value {
-			return k.op(ir.OpBroadcast, ir.TileOf(in[0].Type.Elem(), shape...), nil, in[0])
+	bc := func(shape ...int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+			return k.Op(ir.OpBroadcast, ir.TileOf(in[0].Type.Elem(), shape...), nil, in[0])
 		}
 	}
 	expect(t, "broadcast 1x4->2x4", runTiles(t, bc(2, 4), mat(ir.F32, 1, 4, 1, 2, 3, 4)), 1, 2, 3, 4, 1, 2, 3, 4)
 	expect(t, "broadcast 2x1->2x4", runTiles(t, bc(2, 4), mat(ir.I32, 2, 1, 1, 2)), 1, 1, 1, 1, 2, 2, 2, 2)
-	bcRow := func(k *kb, in []*ir.Value) *ir.Value {
-		row := k.op(ir.OpReshape, ir.TileOf(ir.F32, 1, 2), nil, in[0])
-		return k.op(ir.OpBroadcast, ir.TileOf(ir.F32, 2, 2), nil, row)
+	bcRow := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		row := k.Op(ir.OpReshape, ir.TileOf(ir.F32, 1, 2), nil, in[0])
+		return k.Op(ir.OpBroadcast, ir.TileOf(ir.F32, 2, 2), nil, row)
 	}
 	expect(t, "broadcast 2->1x2->2x2", runTiles(t, bcRow, vec(ir.F32, 5, 6)), 5, 6, 5, 6)
-	rs := func(shape ...int) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value {
-			return k.op(ir.OpReshape, ir.TileOf(in[0].Type.Elem(), shape...), nil, in[0])
+	rs := func(shape ...int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+			return k.Op(ir.OpReshape, ir.TileOf(in[0].Type.Elem(), shape...), nil, in[0])
 		}
 	}
 	r := runTiles(t, rs(4, 2), mat(ir.F32, 2, 4, 1, 2, 3, 4, 5, 6, 7, 8))
@@ -298,9 +299,9 @@ func TestShapeOps(t *testing.T) {
 	if !slices.Equal(r.Shape, []int{4, 2}) {
 		t.Errorf("reshape shape %v", r.Shape)
 	}
-	perm := func(p []int, shape ...int) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value {
-			return k.op(ir.OpPermute, ir.TileOf(in[0].Type.Elem(), shape...), map[string]any{"perm": p}, in[0])
+	perm := func(p []int, shape ...int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+			return k.Op(ir.OpPermute, ir.TileOf(in[0].Type.Elem(), shape...), map[string]any{"perm": p}, in[0])
 		}
 	}
 	expect(t, "permute 2x4", runTiles(t, perm([]int{1, 0}, 4, 2), mat(ir.F32, 2, 4, 1, 2, 3, 4, 5, 6, 7, 8)),
@@ -326,9 +327,9 @@ func seq(n int) []float64 {
 	return s
 }
 
-func red(kind string, axis int, d ir.DType, shape ...int) func(k *kb, in []*ir.Value) *ir.Value {
-	return func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpReduce, ir.TileOf(d, shape...), map[string]any{"axis": axis, "kind": kind}, in[0])
+func red(kind string, axis int, d ir.DType, shape ...int) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpReduce, ir.TileOf(d, shape...), map[string]any{"axis": axis, "kind": kind}, in[0])
 	}
 }
 
@@ -340,13 +341,13 @@ func TestReduce(t *testing.T) {
 	expect(t, "min axis 0", runTiles(t, red(ir.ReduceMin, 0, ir.F32, 4), x), 1, -8, -3, 5)
 	expect(t, "argmax axis 1 (first)", runTiles(t, red(ir.ReduceArgmax, 1, ir.I32, 2), x), 1, 3)
 	expect(t, "argmin axis 0", runTiles(t, red(ir.ReduceArgmin, 0, ir.I32, 4), x), 0, 1, 0, 0)
-	sumAll := func(k *kb, in []*ir.Value) *ir.Value {
-		flat := k.op(ir.OpReshape, ir.TileOf(ir.F32, 8), nil, in[0])
+	sumAll := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		flat := k.Op(ir.OpReshape, ir.TileOf(ir.F32, 8), nil, in[0])
 		return red(ir.ReduceSum, 0, ir.F32)(k, []*ir.Value{flat})
 	}
 	expect(t, "sum all", runTiles(t, sumAll, x), 9)
-	keepdims := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpReshape, ir.TileOf(ir.F32, 2, 1), nil, red(ir.ReduceSum, 1, ir.F32, 2)(k, in))
+	keepdims := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpReshape, ir.TileOf(ir.F32, 2, 1), nil, red(ir.ReduceSum, 1, ir.F32, 2)(k, in))
 	}
 	expect(t, "keepdims", runTiles(t, keepdims, x), 8, 1)
 	// f16 sums accumulate in f32: 2048+1+1 is 2050 (f16 accumulation would stay at 2048).
@@ -357,7 +358,9 @@ func TestReduce(t *testing.T) {
 	expect(t, "i32 argmax", runTiles(t, red(ir.ReduceArgmax, 0, ir.I32), vec(ir.I32, 3, 9, 9, 1)), 1)
 }
 
-func mmaOp(k *kb, in []*ir.Value) *ir.Value { return k.op(ir.OpMMA, in[2].Type, nil, in...) }
+func mmaOp(k *irtest.Builder, in []*ir.Value) *ir.Value {
+	return k.Op(ir.OpMMA, in[2].Type, nil, in...)
+}
 
 func TestMMA(t *testing.T) {
 	a := mat(ir.F16, 2, 2, 1, 2, 3, 4)
@@ -400,61 +403,61 @@ func TestMMA(t *testing.T) {
 
 func TestScalarOps(t *testing.T) {
 	// Scalar arithmetic (as the swizzle uses): (-7 // 2) * 10 + (-7 % 2) = -39.
-	f := func(k *kb, in []*ir.Value) *ir.Value {
-		a, b := k.cint(-7), k.cint(2)
-		q := k.bin(ir.OpFloorDiv, a, b)
-		m := k.bin(ir.OpMod, a, b)
-		return k.bin(ir.OpAdd, k.bin(ir.OpMul, q, k.cint(10)), m)
+	f := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		a, b := k.CInt(-7), k.CInt(2)
+		q := k.Bin(ir.OpFloorDiv, a, b)
+		m := k.Bin(ir.OpMod, a, b)
+		return k.Bin(ir.OpAdd, k.Bin(ir.OpMul, q, k.CInt(10)), m)
 	}
 	expect(t, "int", runTiles(t, f), -39)
-	g := func(k *kb, in []*ir.Value) *ir.Value {
-		x := k.cfloat(ir.F16, 2048)
-		return k.bin(ir.OpAdd, x, k.cfloat(ir.F16, 1))
+	g := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		x := k.CFloat(ir.F16, 2048)
+		return k.Bin(ir.OpAdd, x, k.CFloat(ir.F16, 1))
 	}
 	expect(t, "f16", runTiles(t, g), 2048)
-	h := func(k *kb, in []*ir.Value) *ir.Value {
-		c := k.op(ir.OpCmp, ir.ScalarOf(ir.Bool), map[string]any{"pred": ir.PredLT}, k.cint(1), k.cint(2))
-		return k.op(ir.OpSelect, ir.ScalarOf(ir.F32), nil, c, k.cfloat(ir.F32, 1.5), k.cfloat(ir.F32, 2.5))
+	h := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		c := k.Op(ir.OpCmp, ir.ScalarOf(ir.Bool), map[string]any{"pred": ir.PredLT}, k.CInt(1), k.CInt(2))
+		return k.Op(ir.OpSelect, ir.ScalarOf(ir.F32), nil, c, k.CFloat(ir.F32, 1.5), k.CFloat(ir.F32, 2.5))
 	}
 	expect(t, "select", runTiles(t, h), 1.5)
-	u := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpSqrt, ir.ScalarOf(ir.F32), nil, k.cfloat(ir.F32, 2))
+	u := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpSqrt, ir.ScalarOf(ir.F32), nil, k.CFloat(ir.F32, 2))
 	}
 	expect(t, "sqrt", runTiles(t, u), float64(float32(math.Sqrt2)))
-	cv := func(k *kb, in []*ir.Value) *ir.Value {
-		return k.op(ir.OpConvert, ir.ScalarOf(ir.I32), nil, k.cfloat(ir.F32, -3.7))
+	cv := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return k.Op(ir.OpConvert, ir.ScalarOf(ir.I32), nil, k.CFloat(ir.F32, -3.7))
 	}
 	expect(t, "convert", runTiles(t, cv), -3)
 }
 
 func TestForLoop(t *testing.T) {
 	// sum of i over range(10, 0, -3) = 10+7+4+1; and a carried swap.
-	f := func(k *kb, in []*ir.Value) *ir.Value {
-		r := k.forLoop(k.cint(10), k.cint(0), k.cint(-3), []*ir.Value{k.cint(0)}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
-			return []*ir.Value{k.bin(ir.OpAdd, c[0], iv)}
+	f := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		r := k.ForLoop(k.CInt(10), k.CInt(0), k.CInt(-3), []*ir.Value{k.CInt(0)}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
+			return []*ir.Value{k.Bin(ir.OpAdd, c[0], iv)}
 		})
 		return r[0]
 	}
 	expect(t, "negative step", runTiles(t, f), 22)
-	g := func(k *kb, in []*ir.Value) *ir.Value {
-		r := k.forLoop(k.cint(0), k.cint(3), k.cint(1), []*ir.Value{in[0], in[1]}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
+	g := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		r := k.ForLoop(k.CInt(0), k.CInt(3), k.CInt(1), []*ir.Value{in[0], in[1]}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
 			return []*ir.Value{c[1], c[0]} // swap: reads both before writing
 		})
-		return k.bin(ir.OpSub, r[0], r[1])
+		return k.Bin(ir.OpSub, r[0], r[1])
 	}
 	expect(t, "swap", runTiles(t, g, vec(ir.F32, 1, 2), vec(ir.F32, 10, 20)), 9, 18)
-	z := func(k *kb, in []*ir.Value) *ir.Value {
-		r := k.forLoop(k.cint(5), k.cint(5), k.cint(1), []*ir.Value{k.cint(42)}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
+	z := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		r := k.ForLoop(k.CInt(5), k.CInt(5), k.CInt(1), []*ir.Value{k.CInt(42)}, func(iv *ir.Value, c []*ir.Value) []*ir.Value {
 			return []*ir.Value{iv}
 		})
 		return r[0]
 	}
 	expect(t, "zero trips", runTiles(t, z), 42)
 	// nested loops: sum over i<3, j<i of (i*10+j)
-	n := func(k *kb, in []*ir.Value) *ir.Value {
-		r := k.forLoop(k.cint(0), k.cint(3), k.cint(1), []*ir.Value{k.cint(0)}, func(i *ir.Value, c []*ir.Value) []*ir.Value {
-			r2 := k.forLoop(k.cint(0), i, k.cint(1), []*ir.Value{c[0]}, func(j *ir.Value, c2 []*ir.Value) []*ir.Value {
-				return []*ir.Value{k.bin(ir.OpAdd, c2[0], k.bin(ir.OpAdd, k.bin(ir.OpMul, i, k.cint(10)), j))}
+	n := func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		r := k.ForLoop(k.CInt(0), k.CInt(3), k.CInt(1), []*ir.Value{k.CInt(0)}, func(i *ir.Value, c []*ir.Value) []*ir.Value {
+			r2 := k.ForLoop(k.CInt(0), i, k.CInt(1), []*ir.Value{c[0]}, func(j *ir.Value, c2 []*ir.Value) []*ir.Value {
+				return []*ir.Value{k.Bin(ir.OpAdd, c2[0], k.Bin(ir.OpAdd, k.Bin(ir.OpMul, i, k.CInt(10)), j))}
 			})
 			return r2
 		})
@@ -464,17 +467,17 @@ func TestForLoop(t *testing.T) {
 }
 
 func TestIf(t *testing.T) {
-	mk := func(cond bool) func(k *kb, in []*ir.Value) *ir.Value {
-		return func(k *kb, in []*ir.Value) *ir.Value {
-			c := k.op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": cond})
-			ifi := k.f.NewInstr(ir.OpIf, []*ir.Value{c}, in[0].Type)
-			outer := k.b
-			k.b = ifi.NewRegion()
-			k.op(ir.OpYield, nil, nil, k.bin(ir.OpAdd, in[0], in[0]))
-			k.b = ifi.NewRegion()
-			k.op(ir.OpYield, nil, nil, k.op(ir.OpNeg, in[0].Type, nil, in[0]))
-			k.b = outer
-			k.b.Append(ifi)
+	mk := func(cond bool) func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+		return func(k *irtest.Builder, in []*ir.Value) *ir.Value {
+			c := k.Op(ir.OpConst, ir.ScalarOf(ir.Bool), map[string]any{"value": cond})
+			ifi := k.F.NewInstr(ir.OpIf, []*ir.Value{c}, in[0].Type)
+			outer := k.B
+			k.B = ifi.NewRegion()
+			k.Op(ir.OpYield, nil, nil, k.Bin(ir.OpAdd, in[0], in[0]))
+			k.B = ifi.NewRegion()
+			k.Op(ir.OpYield, nil, nil, k.Op(ir.OpNeg, in[0].Type, nil, in[0]))
+			k.B = outer
+			k.B.Append(ifi)
 			return ifi.Result()
 		}
 	}

@@ -1,6 +1,7 @@
 // Package irtest builds kernels' IR by hand for the runtime's tests (the
-// interpreter's and the CUDA backend's), standing in for the front end so
-// that a test of a backend does not depend on lang and ir/build.
+// interpreter's, the check's and the CUDA backend's), standing in for the
+// front end so that a test of a backend does not depend on lang and
+// ir/build, and so that the packages' tests share one builder.
 package irtest
 
 import "github.com/tilec/tilec/ir"
