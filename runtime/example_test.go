@@ -23,7 +23,7 @@ def saxpy(X: ct.Array[ct.float32, (N,)], Y: ct.Array[ct.float32, (N,)], a: float
 
 // Compile a kernel from source with a constant baked in, and run it on the
 // CPU interpreter (runtime/interp). A GPU build runs the same kernel with
-// cuda.NewCUDA(0) (runtime/cuda).
+// cuda.New(0) (runtime/cuda).
 func Example() {
 	k, err := compile.Source("saxpy.tile", []byte(saxpySource), compile.Options{
 		Consts: map[string]string{"tile": "128"},

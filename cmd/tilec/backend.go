@@ -14,7 +14,7 @@ import (
 // defaultBackend is cuda in a cuda build (which only starts where a driver
 // is present), cpu otherwise.
 func defaultBackend() string {
-	if cuda.CUDAAvailable {
+	if cuda.Available {
 		return "cuda"
 	}
 	return "cpu"
@@ -41,7 +41,7 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 	case "cpu":
 		return interp.CPU{Workers: workers}, nil
 	case "cuda":
-		gpu, err := cuda.NewCUDA(0)
+		gpu, err := cuda.New(0)
 		if err != nil {
 			return nil, err
 		}

@@ -83,10 +83,10 @@ var ErrNeedsGPU = errors.New("timing kernels needs a GPU and a cuda build of til
 // OpenCUDA opens GPU 0 for timing with the given target (nil: the device's
 // best). In a build without cuda it returns ErrNeedsGPU.
 func OpenCUDA(target *lower.Target) (Device, error) {
-	if !cuda.CUDAAvailable {
+	if !cuda.Available {
 		return nil, ErrNeedsGPU
 	}
-	gpu, err := cuda.NewCUDA(0)
+	gpu, err := cuda.New(0)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNeedsGPU, err)
 	}

@@ -33,8 +33,8 @@ import (
 	"github.com/tilec/tilec/runtime/kcache"
 )
 
-// CUDAAvailable reports whether this build has the CUDA backend.
-const CUDAAvailable = true
+// Available reports whether this build has the CUDA backend.
+const Available = true
 
 // DefaultTarget is the target `tilec compile` emits for when none is
 // named: the mma.sync path of sm_80, which runs on every GPU tilec supports.
@@ -50,7 +50,7 @@ type CUDA struct {
 	// for the device (lower.BestTarget: sm_90 on an H100). Set it before
 	// the first launch.
 	Target *lower.Target
-	// Cache is the disk cache of compiled kernels (nil: none). NewCUDA
+	// Cache is the disk cache of compiled kernels (nil: none). New
 	// opens the one the environment names (kcache.Open).
 	Cache *kcache.Cache
 
@@ -83,8 +83,8 @@ type cudaKernel struct {
 
 var _ runtime.Backend = (*CUDA)(nil)
 
-// NewCUDA opens GPU ordinal (0 for the first) for the CUDA backend.
-func NewCUDA(ordinal int) (*CUDA, error) {
+// New opens GPU ordinal (0 for the first) for the CUDA backend.
+func New(ordinal int) (*CUDA, error) {
 	d, err := cudadrv.Open(ordinal)
 	if err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ import (
 	"github.com/tilec/tilec/runtime/kcache"
 )
 
-// CUDAAvailable reports whether this build has the CUDA backend.
-const CUDAAvailable = false
+// Available reports whether this build has the CUDA backend.
+const Available = false
 
 // DefaultTarget is the target `tilec compile` emits for when none is named.
 const DefaultTarget = "sm_80"
@@ -27,8 +27,8 @@ type CUDA struct {
 
 var _ runtime.Backend = (*CUDA)(nil)
 
-// NewCUDA fails with ErrNoCUDA in this build.
-func NewCUDA(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
+// New fails with ErrNoCUDA in this build.
+func New(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
 
 func (c *CUDA) Name() string                          { return "cuda" }
 func (c *CUDA) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }

@@ -31,9 +31,9 @@ var (
 
 func testGPU(t *testing.T) *CUDA {
 	t.Helper()
-	gpuOnce.Do(func() { gpu, gpuErr = NewCUDA(0) })
+	gpuOnce.Do(func() { gpu, gpuErr = New(0) })
 	if gpuErr != nil {
-		t.Fatalf("NewCUDA: %v", gpuErr)
+		t.Fatalf("New: %v", gpuErr)
 	}
 	return gpu
 }

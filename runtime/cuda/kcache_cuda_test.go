@@ -23,7 +23,7 @@ func TestCUDAKernelCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	k := runtime.NewKernel(irtest.Matmul(ir.F16, 128, 256, 64, 8))
 	for round, wantCached := range []bool{false, true} {
-		c, err := NewCUDA(0)
+		c, err := New(0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ import (
 // `tilec run` does (the kernel as the options build it when nothing was
 // cached). Needs a cuda build and a GPU.
 func ExampleCache_CompileFile() {
-	gpu, err := cuda.NewCUDA(0)
+	gpu, err := cuda.New(0)
 	if err != nil {
 		log.Fatal(err)
 	}
