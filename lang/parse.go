@@ -24,7 +24,7 @@ func Parse(filename string, src []byte) (*File, error) {
 }
 
 // ParseProgram is Parse for a whole cuTile program, what tilec's commands
-// and runtime.CompileFile read: the errors of its host code (a def without
+// and compile.File read: the errors of its host code (a def without
 // @ct.kernel, or a class) are kept in File.Deferred instead of failing the
 // parse, so that a program whose host code uses Python tilec lacks
 // (classes, lambda, with, comprehensions) still compiles its kernels. An

@@ -1,18 +1,23 @@
-// Package runtime executes compiled kernels. It owns the Go API's front
-// door (Compile, CompileFile and CompilePTX in compile.go: source text to a
-// Kernel or to PTX), host tensors (Tensor), the launch API shared by every
-// backend (Kernel, Arg, LaunchOptions, Backend, Kernel.Bind), the numerics of
-// the narrow float formats, the comparison of results against the
-// interpreter (verify.go), and the CPU backend: an interpreter of the IR that
-// is tilec's reference semantics and the oracle GPU results are checked
-// against.
+// Package runtime is the launch API every backend shares, and what users
+// import first: host tensors (Tensor, their dtype numerics and the poison
+// pattern of outputs), kernels (Kernel, Arg, Kernel.Bind; generic kernels
+// through Specializer), and the Backend interface with LaunchOptions and
+// LaunchResult (Progress, Warning). It imports only ir and lang (for
+// positions), so every package of the runtime can stand on it.
 //
-// The CUDA backend implements the same Backend: cuda.go (compile through
-// lower and ptxgen, load, launch, copy back) and bench_cuda.go (device-resident
-// buffers, timing, cuBLAS), both under the build tag cuda and built on the
-// driver layer in runtime/cudadrv, the only package with cgo. Without the
-// tag, cuda_stub.go gives the same API failing with ErrNoCUDA; cuda_info.go
-// holds the types both builds share.
+// The implementations live in packages of their own above it, each named
+// for its job; runtime imports none of them (deps_test.go):
+//   - runtime/compile: the compile pipeline, source text to a Kernel
+//     (compile.File, compile.Source) and a kernel to PTX (compile.PTX);
+//   - runtime/interp: the CPU backend, an interpreter of the IR that is
+//     tilec's reference semantics (interp.CPU, interp.Launch);
+//   - runtime/check: the comparison of a device's results against the
+//     interpreter (check.CheckAgainstInterpreter, Compare, Poison*);
+//   - runtime/kcache: the disk cache of compiled kernels;
+//   - runtime/cuda: the CUDA backend (cgo, through runtime/cudadrv, only
+//     there);
+//   - runtime/host: the host-code driver; runtime/bench, runtime/tune,
+//     runtime/npy.
 //
 // # Launch checks
 //
@@ -21,52 +26,13 @@
 // dims fit the i32 kernels index arrays with, binds the symbolic dims from
 // the first argument that has them and checks the others against it, checks
 // literal dims, converts scalars, and evaluates the grid; the Binding it
-// returns is what a backend launches with. During execution, a load or store
-// whose tile lies entirely outside its array (negative tile indices
-// included) stops the launch with an *ExecError naming the source position,
-// the block and the tile index; a tile that is partly outside is padded
-// (load) or clipped (store). Of several failing blocks the one with the
-// smallest linear id is reported, so errors do not depend on scheduling.
+// returns is what a backend launches with. What happens after, during
+// execution, is each backend's (runtime/interp's doc says the
+// interpreter's).
 //
-// Blocks run in parallel on a pool of goroutines, each with its own
-// registers; results do not depend on the number of workers. A launch's
-// LaunchOptions.Context stops it between blocks and at every iteration of a
-// for loop (a *StoppedError); LaunchOptions.Progress reports the blocks
-// done; integer ops whose result is numpy's convention rather than Python's
-// (x // 0) are counted and returned as LaunchResult.Warnings.
+// # Numerics
 //
-// # Numerics of the interpreter
-//
-// Values are held as float64 (float dtypes), int64 (integers, bools as 0/1)
-// and rounded to their dtype after every op, so that a result is what the
-// dtype's own arithmetic gives:
-//   - f16, bf16 and f32 results are rounded to nearest even after each op
-//     (computed in float64, which for + - * / sqrt gives the correctly
-//     rounded result). Conversions from float64 round once, never through f32.
-//     Overflow gives infinity.
-//   - tf32 values are stored as f32; arithmetic on them rounds to f32. Only a
-//     conversion to tf32 and the inputs of mma use tf32 precision (10-bit
-//     mantissa, round to nearest with ties away from zero, PTX cvt.rna).
-//   - i32 and i64 wrap (two's complement). // and % follow Python (floor);
-//     integer x // 0 is 0 and x % 0 is x (keeping x == (x//y)*y + x%y); there
-//     is no trap, as on the GPU. Integer ** with a negative exponent is 0
-//     unless the base is 1 or -1.
-//   - float -> int conversion truncates toward zero and saturates to the
-//     type's range; NaN gives 0 (PTX cvt.rzi semantics). float -> bool is
-//     x != 0 (NaN is true).
-//   - min/max (ct.minimum, ct.maximum and reductions) propagate NaN and order
-//     -0 below +0 (IEEE 754-2019 minimum/maximum).
-//   - exp, log, tanh, ... are float64 math rounded to the dtype (the GPU's
-//     approximations differ within the dtype tolerance).
-//   - reduce: sums add in ascending index order, accumulating in f32 for
-//     f16, bf16, f32 and tf32 (f64 for f64; wrapping integers), and round to
-//     the result dtype at the end. argmax/argmin give the first index of the
-//     extreme value; a NaN counts as the extreme.
-//   - mma(a, b, acc): f16 and bf16 inputs are exact, f32 and tf32 inputs are
-//     rounded to tf32; every product is then exact. For each output element
-//     the products are added to acc one at a time in ascending k, rounding
-//     each partial sum to acc's dtype (f32 for f32 and tf32 accumulators;
-//     f16 and bf16 accumulators round after every add; f64 in f64).
-//   - loads pad with the padding mode's value (rounded to the dtype); integer
-//     and bool loads always pad with 0.
+// RoundTo and the F16/BF16/TF32/F8 conversions are the dtypes' own
+// arithmetic, which the interpreter applies after every op
+// (runtime/interp's doc has its numerics in full).
 package runtime

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/ir/scalar"
 )
 
 // Narrow floating-point formats are produced from float64 in one rounding
@@ -200,47 +199,4 @@ func RoundTo(d ir.DType, x float64) float64 {
 		return ir.IntToFloat(d, ir.FloatToInt(d, x))
 	}
 	return x
-}
-
-// roundSlice rounds every element of xs to the float dtype d in place.
-func roundSlice(d ir.DType, xs []float64) {
-	switch d {
-	case ir.F16:
-		for i, x := range xs {
-			xs[i] = F16Float(F16Bits(x))
-		}
-	case ir.BF16:
-		for i, x := range xs {
-			xs[i] = BF16Float(BF16Bits(x))
-		}
-	case ir.F32, ir.TF32:
-		for i, x := range xs {
-			xs[i] = float64(float32(x))
-		}
-	case ir.F8E4M3, ir.F8E5M2:
-		for i, x := range xs {
-			xs[i] = F8Float(d, F8Bits(d, x))
-		}
-	}
-}
-
-// wrapSlice wraps every element of xs to the integer or bool dtype d in
-// place (ir.WrapInt, with the dtype dispatched once).
-func wrapSlice(d ir.DType, xs []int64) {
-	switch {
-	case d == ir.Bool:
-		for i, x := range xs {
-			xs[i] = scalar.Bool(x)
-		}
-	case d.IsUnsigned() && d.Bits() < 64:
-		bits := d.Bits()
-		for i, x := range xs {
-			xs[i] = scalar.WrapUnsigned(bits, x)
-		}
-	case !d.IsUnsigned() && d.Bits() < 64:
-		bits := d.Bits()
-		for i, x := range xs {
-			xs[i] = scalar.Wrap(bits, x)
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lang"
 )
 
 // Kernel is a compiled kernel ready to launch: the IR function, which the
@@ -20,28 +21,48 @@ type Kernel struct {
 	// Func is the kernel's IR; nil for a generic kernel (IsGeneric).
 	Func *ir.Func
 
-	generic *genericKernel
+	generic Specializer
 
+	memoMu sync.Mutex
+	memo   map[any]*memoEntry
+}
+
+type memoEntry struct {
 	once sync.Once
-	prog *program
+	v    any
 	err  error
 }
 
-// NewKernel wraps f. The interpreter program is built on first use.
+// NewKernel wraps f. What a backend derives from it (the interpreter's
+// program) is built on first use (Memo).
 func NewKernel(f *ir.Func) *Kernel { return &Kernel{Func: f} }
+
+// Memo returns what build returns for key, calling it on the first call
+// for that key only, even when calls race. Backends keep what they derive
+// from the kernel here (runtime/interp its compiled program, under a key
+// type of its own), so that it lives exactly as long as the Kernel and is
+// built once however many launches share it.
+func (k *Kernel) Memo(key any, build func() (any, error)) (any, error) {
+	k.memoMu.Lock()
+	e := k.memo[key]
+	if e == nil {
+		if k.memo == nil {
+			k.memo = map[any]*memoEntry{}
+		}
+		e = &memoEntry{}
+		k.memo[key] = e
+	}
+	k.memoMu.Unlock()
+	e.once.Do(func() { e.v, e.err = build() })
+	return e.v, e.err
+}
 
 // Name is the kernel's name.
 func (k *Kernel) Name() string {
 	if k.generic != nil {
-		return k.generic.name
+		return k.generic.Name()
 	}
 	return k.Func.Name
-}
-
-// program returns the interpreter's compiled form of the kernel.
-func (k *Kernel) program() (*program, error) {
-	k.once.Do(func() { k.prog, k.err = compile(k.Func) })
-	return k.prog, k.err
 }
 
 // Arg is one launch argument: a *Tensor for an array parameter, or a Go
@@ -85,16 +106,58 @@ type LaunchResult struct {
 	Warnings []*Warning
 }
 
+// Progress is a report on a running launch (LaunchOptions.Progress).
+type Progress struct {
+	Done, Total int // blocks finished, blocks in the launch
+	Elapsed     time.Duration
+}
+
+// ETA estimates the time left from the rate so far (0 before any block is
+// done).
+func (p Progress) ETA() time.Duration {
+	if p.Done <= 0 {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.Total-p.Done) / float64(p.Done))
+}
+
+// Warning is a run-time event with a defined result that is likely a
+// mistake, reported as numpy reports it (ir.IntBinaryWarning): an integer
+// division or modulo by zero, an integer to a negative power. Block is the
+// first block (smallest linear id) where it happened, Count the number of
+// elements over the launch.
+type Warning struct {
+	Block [3]int
+	Pos   lang.Pos
+	Op    ir.Op
+	Msg   string
+	Count int64
+}
+
+// String is the warning with its position: `file:line:col: warning: ...`.
+func (w *Warning) String() string {
+	if w.Pos.IsValid() {
+		return fmt.Sprintf("%s:%d:%d: %s", w.Pos.File, w.Pos.Line, w.Pos.Col, w.Message())
+	}
+	return w.Message()
+}
+
+// Message is the warning without its position.
+func (w *Warning) Message() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "warning: %s in %d element", w.Msg, w.Count)
+	if w.Count != 1 {
+		b.WriteString("s")
+	}
+	fmt.Fprintf(&b, ", first in block (%d,%d,%d)", w.Block[0], w.Block[1], w.Block[2])
+	return b.String()
+}
+
 // Backend executes kernels. The CPU interpreter is one; a CUDA backend
 // (build tag cuda) is another.
 type Backend interface {
 	Name() string
 	Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error)
-}
-
-// Launch runs k on the CPU interpreter.
-func Launch(k *Kernel, args []Arg, opts LaunchOptions) (*LaunchResult, error) {
-	return CPU{}.Launch(k, args, opts)
 }
 
 // Binding is the outcome of checking launch arguments against a kernel:
@@ -112,6 +175,36 @@ type Binding struct {
 
 // NumBlocks is the product of the grid's extents.
 func (b *Binding) NumBlocks() int { return b.Grid[0] * b.Grid[1] * b.Grid[2] }
+
+// Specializer is a generic kernel: one written as cuTile writes kernels,
+// with unannotated parameters that take their dtype and rank from each
+// launch's arguments. runtime/compile implements it (it builds from the
+// source, which runtime does not see).
+type Specializer interface {
+	// Name is the kernel's name.
+	Name() string
+	// Specialize returns the kernel built for args' signature.
+	Specialize(args []Arg) (*Kernel, error)
+}
+
+// NewGenericKernel wraps a generic kernel: its Func is nil, and Bind (every
+// launch) specializes it on the arguments first.
+func NewGenericKernel(s Specializer) *Kernel { return &Kernel{generic: s} }
+
+// IsGeneric reports whether k takes parameter types from its launch
+// arguments; its Func is nil and Specialize gives the launchable kernel.
+func (k *Kernel) IsGeneric() bool { return k.generic != nil }
+
+// Specialize returns the kernel built for args' signature (see
+// runtime/compile: for each unannotated parameter, an array's dtype and
+// rank or a scalar's dtype; builds are cached per signature). A kernel that
+// is not generic is returned as is.
+func (k *Kernel) Specialize(args []Arg) (*Kernel, error) {
+	if k.generic == nil {
+		return k, nil
+	}
+	return k.generic.Specialize(args)
+}
 
 // Bind checks args against the kernel's parameters, binds the symbolic
 // dims, and evaluates the grid (or takes grid when it is non-zero).
@@ -147,7 +240,7 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 				return nil, fmt.Errorf("argument %s: rank %d (shape %v), kernel declares rank %d %s",
 					p.Name, len(t.Shape), t.Shape, pt.Rank, dimsString(p.Dims))
 			}
-			if err := t.checkBounds(); err != nil {
+			if err := t.CheckBounds(); err != nil {
 				return nil, fmt.Errorf("argument %s: %v", p.Name, err)
 			}
 			for ax, d := range t.Shape {

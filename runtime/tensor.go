@@ -57,7 +57,7 @@ func FromFloat64(dtype ir.DType, shape []int, data []float64) *Tensor {
 		panic(fmt.Sprintf("runtime.FromFloat64: %d values for shape %v", len(data), shape))
 	}
 	for i, x := range data {
-		t.setFlat(t.Offset+i, x)
+		t.SetElemAt(t.Offset+i, x)
 	}
 	return t
 }
@@ -108,8 +108,10 @@ func (t *Tensor) index(idx []int) int {
 	return e
 }
 
-// getFlat reads element e of Data as a float64.
-func (t *Tensor) getFlat(e int) float64 {
+// ElemAt reads element e of Data as a float64. e is an element index into
+// Data (Offset plus index times strides), as the interpreter and the check
+// (runtime/interp, runtime/check) walk tensors; At takes a logical index.
+func (t *Tensor) ElemAt(e int) float64 {
 	d := t.Data
 	switch t.DType {
 	case ir.F16:
@@ -133,13 +135,13 @@ func (t *Tensor) getFlat(e int) float64 {
 		return F8Float(t.DType, d[e])
 	}
 	if t.DType.IsInt() {
-		return ir.IntToFloat(t.DType, t.getFlatInt(e))
+		return ir.IntToFloat(t.DType, t.ElemIntAt(e))
 	}
 	panic("runtime.Tensor: invalid dtype " + t.DType.String())
 }
 
-// getFlatInt reads element e of Data as an int64 (floats truncate).
-func (t *Tensor) getFlatInt(e int) int64 {
+// ElemIntAt reads element e of Data as an int64 (floats truncate).
+func (t *Tensor) ElemIntAt(e int) int64 {
 	switch t.DType {
 	case ir.I32:
 		return int64(int32(binary.LittleEndian.Uint32(t.Data[4*e:])))
@@ -161,11 +163,11 @@ func (t *Tensor) getFlatInt(e int) int64 {
 	case ir.U32:
 		return int64(binary.LittleEndian.Uint32(t.Data[4*e:]))
 	}
-	return ir.FloatToInt(ir.I64, t.getFlat(e))
+	return ir.FloatToInt(ir.I64, t.ElemAt(e))
 }
 
-// setFlat writes x, rounded to the dtype, to element e of Data.
-func (t *Tensor) setFlat(e int, x float64) {
+// SetElemAt writes x, rounded to the dtype, to element e of Data.
+func (t *Tensor) SetElemAt(e int, x float64) {
 	d := t.Data
 	switch t.DType {
 	case ir.F16:
@@ -192,12 +194,12 @@ func (t *Tensor) setFlat(e int, x float64) {
 		if !t.DType.IsInt() {
 			panic("runtime.Tensor: invalid dtype " + t.DType.String())
 		}
-		t.setFlatInt(e, ir.FloatToInt(t.DType, x))
+		t.SetElemIntAt(e, ir.FloatToInt(t.DType, x))
 	}
 }
 
-// setFlatInt writes the integer x (wrapped to the dtype) to element e.
-func (t *Tensor) setFlatInt(e int, x int64) {
+// SetElemIntAt writes the integer x (wrapped to the dtype) to element e.
+func (t *Tensor) SetElemIntAt(e int, x int64) {
 	switch t.DType {
 	case ir.I32:
 		binary.LittleEndian.PutUint32(t.Data[4*e:], uint32(x))
@@ -216,26 +218,26 @@ func (t *Tensor) setFlatInt(e int, x int64) {
 			t.Data[e] = 0
 		}
 	default:
-		t.setFlat(e, float64(x))
+		t.SetElemAt(e, float64(x))
 	}
 }
 
 // At returns the element at idx as a float64 (integers above 2^53 lose
 // precision: use AtInt).
-func (t *Tensor) At(idx ...int) float64 { return t.getFlat(t.index(idx)) }
+func (t *Tensor) At(idx ...int) float64 { return t.ElemAt(t.index(idx)) }
 
 // AtInt returns the element at idx as an int64 (floats truncate toward zero).
-func (t *Tensor) AtInt(idx ...int) int64 { return t.getFlatInt(t.index(idx)) }
+func (t *Tensor) AtInt(idx ...int) int64 { return t.ElemIntAt(t.index(idx)) }
 
 // Set stores x, rounded to the dtype, at idx.
-func (t *Tensor) Set(x float64, idx ...int) { t.setFlat(t.index(idx), x) }
+func (t *Tensor) Set(x float64, idx ...int) { t.SetElemAt(t.index(idx), x) }
 
 // SetInt stores the integer x at idx (wrapped for integer dtypes).
-func (t *Tensor) SetInt(x int64, idx ...int) { t.setFlatInt(t.index(idx), x) }
+func (t *Tensor) SetInt(x int64, idx ...int) { t.SetElemIntAt(t.index(idx), x) }
 
-// forEach calls fn with the Data element index of every logical element, in
+// ForEachElem calls fn with the Data element index of every logical element, in
 // row-major order.
-func (t *Tensor) forEach(fn func(e int)) {
+func (t *Tensor) ForEachElem(fn func(e int)) {
 	n := t.NumElements()
 	if n == 0 {
 		return
@@ -264,21 +266,21 @@ func (t *Tensor) forEach(fn func(e int)) {
 // Float64s returns the elements in logical row-major order.
 func (t *Tensor) Float64s() []float64 {
 	out := make([]float64, 0, t.NumElements())
-	t.forEach(func(e int) { out = append(out, t.getFlat(e)) })
+	t.ForEachElem(func(e int) { out = append(out, t.ElemAt(e)) })
 	return out
 }
 
 // Int64s returns the elements in logical row-major order as integers.
 func (t *Tensor) Int64s() []int64 {
 	out := make([]int64, 0, t.NumElements())
-	t.forEach(func(e int) { out = append(out, t.getFlatInt(e)) })
+	t.ForEachElem(func(e int) { out = append(out, t.ElemIntAt(e)) })
 	return out
 }
 
 // Fill sets every element to x (rounded to the dtype). Fill(math.NaN())
 // poisons an output buffer so that an element a kernel fails to write shows.
 func (t *Tensor) Fill(x float64) {
-	t.forEach(func(e int) { t.setFlat(e, x) })
+	t.ForEachElem(func(e int) { t.SetElemAt(e, x) })
 }
 
 // Clone returns a contiguous copy of t.
@@ -286,7 +288,7 @@ func (t *Tensor) Clone() *Tensor {
 	c := NewTensor(t.DType, t.Shape...)
 	bs := t.DType.Bytes()
 	i := 0
-	t.forEach(func(e int) {
+	t.ForEachElem(func(e int) {
 		copy(c.Data[i*bs:(i+1)*bs], t.Data[e*bs:(e+1)*bs])
 		i++
 	})
@@ -327,14 +329,14 @@ func (t *Tensor) View(shape, strides []int) (*Tensor, error) {
 	}
 	v := &Tensor{DType: t.DType, Shape: append([]int{}, shape...), Strides: append([]int{}, strides...),
 		Offset: t.Offset, Data: t.Data}
-	if err := v.checkBounds(); err != nil {
+	if err := v.CheckBounds(); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-// checkBounds reports an error unless every element of t lies inside Data.
-func (t *Tensor) checkBounds() error {
+// CheckBounds reports an error unless every element of t lies inside Data.
+func (t *Tensor) CheckBounds() error {
 	if t.DType.Bytes() == 0 {
 		return fmt.Errorf("invalid dtype %s", t.DType)
 	}
@@ -397,7 +399,7 @@ func RandNormal(rng *rand.Rand, dtype ir.DType, shape ...int) *Tensor {
 
 // FillRandNormal overwrites t with values as RandNormal makes them.
 func (t *Tensor) FillRandNormal(rng *rand.Rand) {
-	t.forEach(func(e int) {
+	t.ForEachElem(func(e int) {
 		x := rng.NormFloat64()
 		switch t.DType {
 		case ir.I8, ir.I16, ir.I32, ir.I64:
@@ -411,7 +413,7 @@ func (t *Tensor) FillRandNormal(rng *rand.Rand) {
 				x = 0
 			}
 		}
-		t.setFlat(e, x)
+		t.SetElemAt(e, x)
 	})
 }
 

@@ -3,12 +3,12 @@
 # device tool) with a cuda-built binary carried there:
 #
 #   here:   source scripts/cuda-dev.sh && go build -tags cuda -o .dev/tilec ./cmd/tilec
-#           go test -c -tags cuda -o .dev/runtime.test ./runtime        (optional: the gotest section)
+#           go test -c -tags cuda -o .dev/runtime.test ./runtime/cuda   (optional: the gotest section)
 #   there:  bash scripts/gpu-check.sh [all | gotest | ptxas | run | bench | refs ...]
 #           (device tool: carry [".dev/tilec", ".dev/runtime.test"])
 #
 # Sections (default all, in this order):
-#   gotest the CUDA backend's Go tests (runtime/cuda_test.go) from .dev/runtime.test, if it is there
+#   gotest the CUDA backend's Go tests (runtime/cuda, package cuda) from .dev/runtime.test, if it is there
 #   ptxas  emit each example's PTX (tilec compile --emit ptx --target sm_80 | sm_90 | sm_120a) and
 #          assemble each with the machine's ptxas for its own architecture:
 #          registers, spills, errors
@@ -212,7 +212,7 @@ section_gotest() {
 		return
 	fi
 	t0=$SECONDS
-	(cd "$root/runtime" && timeout -k 5 "$RUN_TIMEOUT" "$GOTEST" -test.run CUDA -test.v -test.count 1) >"$log" 2>&1
+	(cd "$root/runtime/cuda" && timeout -k 5 "$RUN_TIMEOUT" "$GOTEST" -test.run CUDA -test.v -test.count 1) >"$log" 2>&1
 	rc=$?
 	record gotest runtime.test "$(status $rc)" $((SECONDS - t0)) "$(grep -c -- '--- PASS' "$log") passed, $(grep -c -- '--- FAIL' "$log") failed"
 }

@@ -6,12 +6,15 @@ import (
 
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/cuda"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // defaultBackend is cuda in a cuda build (which only starts where a driver
 // is present), cpu otherwise.
 func defaultBackend() string {
-	if runtime.CUDAAvailable {
+	if cuda.Available {
 		return "cuda"
 	}
 	return "cpu"
@@ -36,9 +39,9 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 	}
 	switch name {
 	case "cpu":
-		return runtime.CPU{Workers: workers}, nil
+		return interp.CPU{Workers: workers}, nil
 	case "cuda":
-		gpu, err := runtime.NewCUDA(0)
+		gpu, err := cuda.New(0)
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +55,7 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 // the same inputs (every block for small outputs, a sample of blocks for
 // large ones) and fails the command on a mismatch.
 func checkDevice(w io.Writer, k *runtime.Kernel, inputs, outputs []runtime.Arg, grid [3]int, seed int64, workers int) error {
-	res, err := runtime.CheckAgainstInterpreter(k, inputs, outputs, runtime.CheckOptions{
+	res, err := check.CheckAgainstInterpreter(k, inputs, outputs, check.CheckOptions{
 		Grid: grid, Seed: uint64(seed), Workers: workers,
 	})
 	if err != nil {

@@ -1,6 +1,6 @@
 package main
 
-// tilec cache: the disk cache of compiled kernels (runtime.KernelCache),
+// tilec cache: the disk cache of compiled kernels (kcache.Cache),
 // which `tilec run --backend cuda` and `tilec compile --emit ptx` read and
 // fill.
 
@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -33,13 +33,13 @@ func cmdCache(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, cacheUsage)
 		return usagef("cache takes one subcommand: list, clear or dir")
 	}
-	dir, err := runtime.KernelCacheDir()
+	dir, err := kcache.Dir()
 	if err != nil {
 		return fmt.Errorf("tilec: %v", err)
 	}
-	c := &runtime.KernelCache{Dir: dir}
+	c := &kcache.Cache{Dir: dir}
 	off := ""
-	if !runtime.KernelCacheEnabled() {
+	if !kcache.Enabled() {
 		off = " (off: TILEC_CACHE=off)"
 	}
 	switch args[0] {
@@ -70,7 +70,7 @@ func cmdCache(args []string, stdout, stderr io.Writer) error {
 	return usagef("cache: unknown subcommand %q (list, clear or dir)", args[0])
 }
 
-func cacheList(c *runtime.KernelCache, off string, stdout io.Writer) error {
+func cacheList(c *kcache.Cache, off string, stdout io.Writer) error {
 	es, err := c.List()
 	if err != nil {
 		return fmt.Errorf("tilec: cache list: %v", err)
@@ -110,7 +110,7 @@ func cacheList(c *runtime.KernelCache, off string, stdout io.Writer) error {
 		w.Flush()
 	}
 	fmt.Fprintf(stdout, "%d %s, %s in %s%s\n", len(es), plural(len(es), "entry", "entries"), shortBytes(total), c.Dir, off)
-	fmt.Fprintf(stdout, "this tilec: %s\n", runtime.BuildVersion())
+	fmt.Fprintf(stdout, "this tilec: %s\n", kcache.BuildVersion())
 	tc := &tune.Cache{Dir: filepath.Join(c.Dir, "tuned")}
 	tuned, err := tc.List()
 	if err != nil {

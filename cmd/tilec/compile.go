@@ -9,13 +9,15 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile", stdout, stderr)
 	emit := fs.String("emit", "ir", "what to print: ast, ir, lowered or ptx")
-	target := fs.String("target", runtime.DefaultTarget, "GPU target for lowered and ptx: "+strings.Join(lower.TargetNames(), ", "))
+	target := fs.String("target", cuda.DefaultTarget, "GPU target for lowered and ptx: "+strings.Join(lower.TargetNames(), ", "))
 	variant := fs.String("variant", "fast", "with --emit ptx, which variant of a kernel that has two: fast (aligned launches) or general (any launch)")
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
@@ -48,7 +50,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 			return usagef("--dump-after needs --emit lowered or ptx: --emit %s does not lower", *emit)
 		}
 	}
-	src, err := runtime.ReadSource(srcPath)
+	src, err := compile.ReadSource(srcPath)
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		// The PTX comes from the disk cache where this build compiled the
 		// kernel before; --dump-after lowers above and reads no cache.
-		cache := runtime.OpenKernelCache()
+		cache := kcache.Open()
 		if *dumpAfter != "" {
 			cache = nil
 		}

@@ -20,6 +20,9 @@ import (
 
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
 )
@@ -56,7 +59,7 @@ func entryConflicts(kernel, grid string, consts defines) error {
 // loadEntry loads the program of path and the parameters of its host
 // function entry.
 func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
-	src, err := runtime.ReadSource(path)
+	src, err := compile.ReadSource(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +83,7 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 // here: they surface when the driver launches one, as they would in
 // cuTile.
 func loadScript(path string) (*host.Program, error) {
-	src, err := runtime.ReadSource(path)
+	src, err := compile.ReadSource(path)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +170,7 @@ func (r *entryRun) hostOptions() host.Options {
 	// Host code's torch.cuda queries see the GPU it runs on (the
 	// interpreter's own facts otherwise).
 	var device *host.Device
-	if cuda, ok := r.backend.(*runtime.CUDA); ok {
+	if cuda, ok := r.backend.(*cuda.CUDA); ok {
 		f := cuda.Facts()
 		device = &f
 	}
@@ -181,9 +184,9 @@ func (r *entryRun) hostOptions() host.Options {
 			// The float outputs are poisoned for the device, so that the
 			// check sees an element it fails to write, and given back
 			// where the kernel writes nothing once the check has passed.
-			restore := runtime.PoisonFloatOutputs(k.Func, l.Args)
+			restore := check.PoisonFloatOutputs(k.Func, l.Args)
 			defer restore()
-			before = runtime.CloneArgs(l.Args) // the interpreter checks the device against these
+			before = check.CloneArgs(l.Args) // the interpreter checks the device against these
 		}
 		lo := runtime.LaunchOptions{Grid: l.Grid, Workers: r.workers}
 		if r.timeout > 0 {
@@ -204,7 +207,7 @@ func (r *entryRun) hostOptions() host.Options {
 		}
 		fmt.Fprintf(r.stdout, "launch   %s at %d:%d: %s, grid (%d, %d, %d) = %d blocks, %s\n", l.Name, l.Pos.Line, l.Pos.Col,
 			consts, l.Grid[0], l.Grid[1], l.Grid[2], l.Grid[0]*l.Grid[1]*l.Grid[2], res.Elapsed.Round(time.Microsecond))
-		if cuda, ok := r.backend.(*runtime.CUDA); ok {
+		if cuda, ok := r.backend.(*cuda.CUDA); ok {
 			if info, err := cuda.CompileInfo(k); err == nil {
 				fmt.Fprintf(r.stdout, "compiled %s\n", info.Summary())
 			}

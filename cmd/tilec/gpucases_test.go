@@ -27,7 +27,10 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // gpuCase is one row of testdata/gpu/cases.txt.
@@ -91,7 +94,7 @@ var gpuCaseTargets = []string{"sm_80", "sm_90a"}
 // target: host functions pick their tiles from the device
 // (examples/cutile/attention.py asks for capability (9, 0)), so each
 // target gets the kernels a GPU of its kind would launch.
-var gpuCaseDevices = map[string]runtime.DeviceFacts{
+var gpuCaseDevices = map[string]cuda.DeviceFacts{
 	"sm_80":  {Name: "NVIDIA A100 (TestGPUCases)", Major: 8, Minor: 0, SMs: 108, TotalBytes: 80 << 30},
 	"sm_90a": {Name: "NVIDIA H100 (TestGPUCases)", Major: 9, Minor: 0, SMs: 132, TotalBytes: 80 << 30},
 }
@@ -180,7 +183,7 @@ func (c *ptxCache) compile(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) 
 		c.m[key] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.pk, e.err = runtime.CompilePTXFor(f, t) })
+	e.once.Do(func() { e.pk, e.err = compile.PTXFor(f, t) })
 	return e.pk, e.err
 }
 
@@ -374,7 +377,7 @@ func compileHostCase(root string, j *gpuCaseJob, t *lower.Target, cache *ptxCach
 			out = append(out, c)
 		}
 		if j.kind == "script" {
-			_, err := runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := interp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}
 		return nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 )
 
 // TestHelpExamplesRun runs every example of `tilec --help` and of each
@@ -47,7 +47,7 @@ func TestHelpExamplesRun(t *testing.T) {
 			continue
 		}
 		timed := args[1] == "bench" || args[1] == "tune"
-		if timed && runtime.CUDAAvailable {
+		if timed && cuda.Available {
 			continue // on a GPU they would time for minutes; gpu-check runs bench and tune
 		}
 		var stdout, stderr bytes.Buffer

@@ -5,7 +5,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // loadKernel compiles one kernel of a file: the one named by kernel, or the
@@ -14,8 +14,8 @@ import (
 // build error names every one that is missing.
 // strict makes tilec's extensions to cuTile 1.6 errors.
 func loadKernel(path, kernel string, consts map[string]string, args argSigs, strict bool) (*ir.Func, error) {
-	k, err := runtime.CompileFile(path, runtime.CompileOptions{Kernel: kernel, Consts: consts, Args: args, Strict: strict})
-	var several *runtime.SeveralKernelsError
+	k, err := compile.File(path, compile.Options{Kernel: kernel, Consts: consts, Args: args, Strict: strict})
+	var several *compile.SeveralKernelsError
 	if errors.As(err, &several) {
 		return nil, usagef("%s", several.Choose("--kernel NAME"))
 	}
@@ -23,7 +23,7 @@ func loadKernel(path, kernel string, consts map[string]string, args argSigs, str
 		return nil, err
 	}
 	if k.IsGeneric() {
-		src, err := runtime.ReadSource(path)
+		src, err := compile.ReadSource(path)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +43,7 @@ func loadKernel(path, kernel string, consts map[string]string, args argSigs, str
 // quoteSource adds the source line and caret to a positioned error from a
 // stage that has no source text (lowering for the GPU, at launch).
 func quoteSource(path string, err error) error {
-	src, rerr := runtime.ReadSource(path)
+	src, rerr := compile.ReadSource(path)
 	if rerr != nil {
 		return err
 	}

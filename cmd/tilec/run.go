@@ -19,6 +19,8 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/npy"
 )
 
@@ -131,7 +133,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tunedNote := ""
-	if gpu, ok := backend.(*runtime.CUDA); ok && *tuned && *grid == "" {
+	if gpu, ok := backend.(*cuda.CUDA); ok && *tuned && *grid == "" {
 		var g *ir.Func
 		if g, tunedNote, err = applyTuned(gpu, srcPath, *kernel, consts, sigs, f, dims); err != nil {
 			return err
@@ -149,10 +151,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	for name := range ins {
 		poison[paramIndex(f, name)] = nil
 	}
-	runtime.PoisonOutputs(f, poison)
+	check.PoisonOutputs(f, poison)
 	var inputs []runtime.Arg
 	if backend.Name() != "cpu" {
-		inputs = runtime.CloneArgs(kargs) // the interpreter checks the device against these
+		inputs = check.CloneArgs(kargs) // the interpreter checks the device against these
 	}
 	start := time.Now()
 	opts := runtime.LaunchOptions{Grid: explicitGrid, Workers: *workers}
@@ -193,7 +195,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "shapes   %s\n", dimsString(dims, res.Dims))
 	fmt.Fprintf(stdout, "grid     (%d, %d, %d) = %d blocks\n", res.Grid[0], res.Grid[1], res.Grid[2], res.Grid[0]*res.Grid[1]*res.Grid[2])
 	fmt.Fprintf(stdout, "backend  %s\n", backend.Name())
-	if gpu, ok := backend.(*runtime.CUDA); ok {
+	if gpu, ok := backend.(*cuda.CUDA); ok {
 		if info, err := gpu.CompileInfo(k); err == nil {
 			fmt.Fprintf(stdout, "device   %s\n", info.Device)
 			fmt.Fprintf(stdout, "compiled %s\n", info.Summary())
@@ -203,7 +205,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
-	for _, i := range runtime.WrittenParams(f) {
+	for _, i := range check.WrittenParams(f) {
 		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
 	}
 	if inputs != nil {

@@ -11,8 +11,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
+	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -46,7 +48,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	build := kernelBuilder(srcPath, *kernel, consts, sigs)
 
 	// The space: the source's block, then --space over it; else the default.
-	src, err := runtime.ReadSource(srcPath)
+	src, err := compile.ReadSource(srcPath)
 	if err != nil {
 		return err
 	}
@@ -101,7 +103,7 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := tune.Search(dev, &tune.Config{Build: build, Base: base, File: srcPath, Space: space, Dims: dims,
 		Scalars: scalars, Warmup: *warmup, Iters: *iters, Seed: 1, Jobs: *jobs,
-		Compile: runtime.OpenKernelCache(), Progress: stderr})
+		Compile: kcache.Open(), Progress: stderr})
 	if res != nil {
 		writeTuneResult(stdout, res)
 	}
@@ -181,7 +183,7 @@ func writeTuneResult(w io.Writer, r *tune.Result) {
 // applyTuned looks up the cached tuning result for f (built with the
 // user's constants) at dims on gpu and returns the kernel built with the
 // winner's constants (nil: none) and the note that says so.
-func applyTuned(gpu *runtime.CUDA, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
+func applyTuned(gpu *cuda.CUDA, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
 	dev := bench.CUDADevice(gpu)
 	t, err := dev.Target()
 	if err != nil {

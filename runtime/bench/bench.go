@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 )
 
 // Config is one benchmark: a kernel over a sweep of shapes.
@@ -259,7 +260,7 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 	if err != nil {
 		return row, err
 	}
-	runtime.PoisonOutputs(f, args)
+	check.PoisonOutputs(f, args)
 	k := runtime.NewKernel(f)
 	b, err := k.Bind(args, cfg.Grid)
 	if err != nil {

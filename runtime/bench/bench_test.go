@@ -11,14 +11,14 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
-	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
-func compile(t *testing.T, path string, consts map[string]string) *ir.Func {
+func compileFunc(t *testing.T, path string, consts map[string]string) *ir.Func {
 	t.Helper()
-	k, err := runtime.CompileFile(path, runtime.CompileOptions{Consts: consts})
+	k, err := compile.File(path, compile.Options{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func compile(t *testing.T, path string, consts map[string]string) *ir.Func {
 // interpreter, TFLOP/s from the IR's mma work, cuBLAS side by side, the
 // fractions of the H100's peak.
 func TestRunMatmul(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compileFunc(t, "../../testdata/kernels/matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, err := bench.ParseSweep(nil, "128,256", bench.SymDims(f), false)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestRunMatmul(t *testing.T) {
 // time one product of the batch or none. Non-square shapes, so that the
 // fake's shapes catch a mix-up of M, N and K.
 func TestRunBatchedMatmul(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compileFunc(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, err := bench.ParseSweep([]string{"Bt=3,2,M=128,64,N=64,128,K=96,32"}, "", nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestRunBatchedMatmul(t *testing.T) {
 // A device with only the plain GEMM gives a batched kernel no baseline, and
 // the row's note says why, rather than timing the plain GEMM.
 func TestRunBatchedMatmulNoBatchedBaseline(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
+	f := compileFunc(t, "../../testdata/kernels/batched_matmul.tile", map[string]string{"tm": "64", "tn": "64", "tk": "32"})
 	sw, _ := bench.ParseSweep([]string{"Bt=2,M=64,N=64,K=32"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 0.001 }, CublasMS: func(m, n, k int) float64 { return 0.0005 }}
 	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20})
@@ -224,7 +224,7 @@ func TestGEMMOperandsOfExamples(t *testing.T) {
 		"vector_add.tile":       "",
 		"broadcast.tile":        "",
 	} {
-		f := compile(t, "../../testdata/kernels/"+file, nil)
+		f := compileFunc(t, "../../testdata/kernels/"+file, nil)
 		got := ""
 		if a, b, c, ok := bench.GEMMOperands(f); ok {
 			got = "gemm " + f.Params[a].Name + " " + f.Params[b].Name + " " + f.Params[c].Name
@@ -240,7 +240,7 @@ func TestGEMMOperandsOfExamples(t *testing.T) {
 
 // A kernel without mma is judged by GB/s; an unknown device has no peak.
 func TestRunSoftmaxGBs(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/softmax.tile", nil)
+	f := compileFunc(t, "../../testdata/kernels/softmax.tile", nil)
 	sw, err := bench.ParseSweep([]string{"M=64:128,N=300"}, "", nil, false)
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func TestRunSoftmaxGBs(t *testing.T) {
 
 // A kernel whose device result differs from the interpreter's is not timed.
 func TestRunWrongResult(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/vector_add.tile", nil)
+	f := compileFunc(t, "../../testdata/kernels/vector_add.tile", nil)
 	sw, _ := bench.ParseSweep([]string{"N=5000"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return 1 }, Corrupt: func(*ir.Func) bool { return true }}
 	_, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20, Check: true})
@@ -277,8 +277,8 @@ func TestRunWrongResult(t *testing.T) {
 
 // Specialize swaps in another kernel per shape (tuned constants) and says so.
 func TestRunSpecialize(t *testing.T) {
-	f := compile(t, "../../testdata/kernels/vector_add.tile", nil)
-	g := compile(t, "../../testdata/kernels/vector_add.tile", map[string]string{"tile": "256"})
+	f := compileFunc(t, "../../testdata/kernels/vector_add.tile", nil)
+	g := compileFunc(t, "../../testdata/kernels/vector_add.tile", map[string]string{"tile": "256"})
 	sw, _ := bench.ParseSweep([]string{"N=1000,5000"}, "", nil, false)
 	dev := &benchtest.Device{MS: func(f *ir.Func) float64 { return 1 }}
 	rep, err := bench.Run(dev, &bench.Config{Func: f, Sweep: sw, Warmup: 1, Iters: 20,
@@ -326,7 +326,7 @@ func TestLookupPeak(t *testing.T) {
 // benchmark gives, checked against the interpreter on that grid; without
 // one it is an error, not a launch.
 func TestRunGivenGrid(t *testing.T) {
-	k, err := runtime.CompileFile("../../examples/cutile/vector_add.py", runtime.CompileOptions{
+	k, err := compile.File("../../examples/cutile/vector_add.py", compile.Options{
 		Consts: map[string]string{"TILE": "256"},
 		Args: map[string]build.ArgSig{
 			"a": mustSig(t, "f32[N]"), "b": mustSig(t, "f32[N]"), "c": mustSig(t, "f32[N]"),

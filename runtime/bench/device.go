@@ -9,6 +9,7 @@ import (
 
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 )
 
@@ -82,10 +83,10 @@ var ErrNeedsGPU = errors.New("timing kernels needs a GPU and a cuda build of til
 // OpenCUDA opens GPU 0 for timing with the given target (nil: the device's
 // best). In a build without cuda it returns ErrNeedsGPU.
 func OpenCUDA(target *lower.Target) (Device, error) {
-	if !runtime.CUDAAvailable {
+	if !cuda.Available {
 		return nil, ErrNeedsGPU
 	}
-	gpu, err := runtime.NewCUDA(0)
+	gpu, err := cuda.New(0)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNeedsGPU, err)
 	}
@@ -96,16 +97,16 @@ func OpenCUDA(target *lower.Target) (Device, error) {
 // The CUDA backend's Prepared (in every build: the stand-in's methods fail
 // with runtime.ErrNoCUDA) times kernels and cuBLAS.
 var (
-	_ Prepared            = (*runtime.Prepared)(nil)
-	_ LocalMemory         = (*runtime.Prepared)(nil)
-	_ GEMMBaseline        = (*runtime.Prepared)(nil)
-	_ BatchedGEMMBaseline = (*runtime.Prepared)(nil)
+	_ Prepared            = (*cuda.Prepared)(nil)
+	_ LocalMemory         = (*cuda.Prepared)(nil)
+	_ GEMMBaseline        = (*cuda.Prepared)(nil)
+	_ BatchedGEMMBaseline = (*cuda.Prepared)(nil)
 )
 
 // CUDADevice is the CUDA backend as a Device.
-func CUDADevice(gpu *runtime.CUDA) Device { return cudaDevice{gpu} }
+func CUDADevice(gpu *cuda.CUDA) Device { return cudaDevice{gpu} }
 
-type cudaDevice struct{ gpu *runtime.CUDA }
+type cudaDevice struct{ gpu *cuda.CUDA }
 
 var deviceNameRE = regexp.MustCompile(`^(.*) \(sm_(\d+)`)
 

@@ -36,6 +36,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/host"
 )
 
@@ -197,9 +198,9 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		var inputs []runtime.Arg
 		if cfg.Check {
 			// Poisoned for the check, given back where nothing was written.
-			restore := runtime.PoisonFloatOutputs(k.Func, l.Args)
+			restore := check.PoisonFloatOutputs(k.Func, l.Args)
 			defer restore()
-			inputs = runtime.CloneArgs(l.Args)
+			inputs = check.CloneArgs(l.Args)
 		}
 		p, err := dev.Prepare(k, l.Args, l.Grid)
 		if err != nil {
@@ -213,7 +214,7 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 			return err
 		}
 		if cfg.Check {
-			res, err := runtime.CheckAgainstInterpreter(k, inputs, l.Args, runtime.CheckOptions{
+			res, err := check.CheckAgainstInterpreter(k, inputs, l.Args, check.CheckOptions{
 				Grid: l.Grid, Seed: seed, Workers: cfg.Workers})
 			if err != nil {
 				return err

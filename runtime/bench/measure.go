@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/check"
 )
 
 // Default sizes of the symbolic dims a shape leaves out (as `tilec run`):
@@ -197,7 +198,7 @@ type Measurement struct {
 
 // WrongResultError is Measure's error when the device's result differs
 // from the interpreter's: the kernel was not timed.
-type WrongResultError struct{ Check *runtime.CheckResult }
+type WrongResultError struct{ Check *check.CheckResult }
 
 func (e *WrongResultError) Error() string {
 	return "wrong result, not timed: " + firstLines(e.Check.String(), 4)
@@ -213,7 +214,7 @@ func firstLines(s string, n int) string {
 
 // checkSummary describes a passed check for a report ("ok (max rel err
 // 1e-07, all blocks)") and returns its largest relative error.
-func checkSummary(res *runtime.CheckResult) (string, float64) {
+func checkSummary(res *check.CheckResult) (string, float64) {
 	blocks := "all blocks"
 	if res.Blocks != nil {
 		blocks = fmt.Sprintf("%d sampled blocks", len(res.Blocks))
@@ -256,7 +257,7 @@ func (e *SpillError) Error() string {
 
 func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOptions) (*Measurement, error) {
 	m := &Measurement{Check: "skipped"}
-	devArgs := runtime.CloneArgs(args)
+	devArgs := check.CloneArgs(args)
 	p, err := dev.Prepare(k, devArgs, opts.Grid)
 	if err != nil {
 		return nil, err
@@ -274,7 +275,7 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 		if err := p.Download(); err != nil {
 			return nil, err
 		}
-		res, err := runtime.CheckAgainstInterpreter(k, args, devArgs, runtime.CheckOptions{
+		res, err := check.CheckAgainstInterpreter(k, args, devArgs, check.CheckOptions{
 			Grid: opts.Grid, Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
 		if err != nil {
 			return nil, err
@@ -403,7 +404,7 @@ func gemmOperands(f *ir.Func, rank int, same sameDim) (a, b, c int, ok bool) {
 		}
 	}
 	stored := map[int]bool{}
-	for _, i := range runtime.WrittenParams(f) {
+	for _, i := range check.WrittenParams(f) {
 		stored[i] = true
 	}
 	// The matrix axes: o, o+1 after the batch axis (o = 1) if any.

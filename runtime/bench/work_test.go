@@ -6,13 +6,14 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // bind compiles an example with constants and binds random arguments of
 // the dims given.
 func bind(t *testing.T, path string, consts map[string]string, dims map[string]int64) *runtime.Binding {
 	t.Helper()
-	k, err := runtime.CompileFile(path, runtime.CompileOptions{Consts: consts})
+	k, err := compile.File(path, compile.Options{Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}

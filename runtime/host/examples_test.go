@@ -14,6 +14,8 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // The plain-cuTile examples (examples/cutile/*.py): each host function runs
@@ -281,11 +283,11 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+			if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
 				t.Errorf("%s: %s: %v", c.file, l.Name, err)
 			}
 			// The next launch may read this one's output: fill it.
-			_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		})
 		if err != nil {
@@ -364,7 +366,7 @@ func eachAttentionKernel(t *testing.T, target string, check func(i int, c exampl
 			if err != nil {
 				return err
 			}
-			pk, err := runtime.CompilePTX(k.Func, target)
+			pk, err := compile.PTX(k.Func, target)
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,8 @@ import (
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // Program is a parsed source file whose plain defs can run as host code.
@@ -63,7 +65,7 @@ type Options struct {
 	// Device is what torch.cuda's queries report; nil: the interpreter's.
 	Device *Device
 	// Strict builds the kernels that ct.launch launches in strict mode:
-	// tilec's extensions to cuTile 1.6 are errors (runtime.CompileOptions).
+	// tilec's extensions to cuTile 1.6 are errors (compile.Options).
 	Strict bool
 }
 
@@ -453,7 +455,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	kern, ok := in.kernels[key]
 	if !ok {
 		var err error
-		kern, err = runtime.CompileParsed(in.prog.file, runtime.CompileOptions{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
+		kern, err = compile.Parsed(in.prog.file, compile.Options{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
 		if err != nil {
 			panic(hostError{err})
 		}
@@ -463,14 +465,14 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	run := in.opts.Launch
 	if run == nil {
 		run = func(l *Launch) error {
-			_, err := runtime.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := tileinterp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}
 	}
 	if err := run(l); err != nil {
 		var pe *lang.Error
 		var pl lang.ErrorList
-		var ee *runtime.ExecError
+		var ee *tileinterp.ExecError
 		if errors.As(err, &pe) || errors.As(err, &pl) {
 			panic(hostError{err})
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/runtime"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 func load(t *testing.T, name string, src []byte) *Program {
@@ -71,7 +72,7 @@ func TestSeedMatmul(t *testing.T) {
 		var launches []*Launch
 		res, err := p.Run("cutile_matmul", map[string]any{"A": A, "B": B}, Options{Launch: func(l *Launch) error {
 			launches = append(launches, l)
-			_, err := runtime.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := tileinterp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}})
 		if err != nil {

@@ -12,14 +12,14 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/lang"
-	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/cuda"
 )
 
 // Device describes the GPU a script asks torch.cuda about: the CUDA
 // backend's facts (runtime.CUDA.Facts). Options.Device nil is the
 // interpreter's: capability 8.0 (the sm_80 code tilec compiles by
 // default), one "SM" per interpreter worker, and no memory size.
-type Device = runtime.DeviceFacts
+type Device = cuda.DeviceFacts
 
 func (in *interp) device() Device {
 	if in.opts.Device != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	tileinterp "github.com/tilec/tilec/runtime/interp"
 )
 
 // The examples (examples/*.tile) are plain cuTile scripts: kernels, a host
@@ -64,10 +66,10 @@ func runCheckingScript(t *testing.T, path string) {
 			return err
 		}
 		// Every kernel the driver launches also lowers to sm_80 PTX.
-		if _, err := runtime.CompilePTX(k.Func, "sm_80"); err != nil {
+		if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
 			t.Errorf("%s: %v", l.Name, err)
 		}
-		_, err = runtime.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+		_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 		return err
 	}}
 	if err := loadScript(t, path, src).RunMain(opts); err != nil {

@@ -1,14 +1,14 @@
 package tune
 
 // The disk cache of tuning results, beside the kernel cache: the directory
-// "tuned" inside runtime.KernelCacheDir (the kernel cache's Clear and trim
+// "tuned" inside kcache.Dir (the kernel cache's Clear and trim
 // touch only its own files, not this directory). One JSON file per result,
 // named
 //
 //	<what>-<space>.json
 //
 // where <what> is a hash of the cache format, the tilec build
-// (runtime.BuildVersion), the device name, the target, the kernel's
+// (kcache.BuildVersion), the device name, the target, the kernel's
 // signature (Signature: its IR as built with the user's constants, so the
 // source, the launch signature and every constant not tuned) and the shape
 // class (ShapeClass), and <space> a hash of the search space. Tuning again
@@ -33,6 +33,8 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // cacheFormat is the entry format; bump it when Entry changes meaning
@@ -83,13 +85,13 @@ func (e *Entry) ConstsString() string {
 type Cache struct {
 	Dir string
 	// Version identifies the tilec build; "" means this one
-	// (runtime.BuildVersion). Tests set it.
+	// (kcache.BuildVersion). Tests set it.
 	Version string
 }
 
 // CacheDir is the "tuned" directory inside the kernel cache's.
 func CacheDir() (string, error) {
-	d, err := runtime.KernelCacheDir()
+	d, err := kcache.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -99,7 +101,7 @@ func CacheDir() (string, error) {
 // OpenCache returns the cache the environment names (nil when
 // TILEC_CACHE=off or there is no cache directory).
 func OpenCache() *Cache {
-	if !runtime.KernelCacheEnabled() {
+	if !kcache.Enabled() {
 		return nil
 	}
 	d, err := CacheDir()
@@ -113,7 +115,7 @@ func (c *Cache) version() string {
 	if c.Version != "" {
 		return c.Version
 	}
-	return runtime.BuildVersion()
+	return kcache.BuildVersion()
 }
 
 // Signature identifies a kernel as built with the user's constants (not
@@ -343,7 +345,7 @@ func dimsString(dims map[string]int64) string {
 	return strings.Join(parts, ",")
 }
 
-// CompileFile is runtime.CompileFile with the tuning cached for the kernel
+// CompileFile is compile.File with the tuning cached for the kernel
 // on dev at the shapes of args: the kernel built with the winner's
 // constants and knobs, as `tilec run` and `tilec bench` launch it, or the
 // kernel as opts build it when there is no result (or c is nil: the cache
@@ -353,8 +355,8 @@ func dimsString(dims map[string]int64) string {
 // and, for a kernel with unannotated parameters, the same --arg
 // signatures (Args); args are the launch's arguments, whose shapes pick the
 // class. For the CUDA backend, dev is bench.CUDADevice(gpu).
-func (c *Cache) CompileFile(dev bench.Device, path string, opts runtime.CompileOptions, args []runtime.Arg) (k *runtime.Kernel, note string, err error) {
-	k, err = runtime.CompileFile(path, opts)
+func (c *Cache) CompileFile(dev bench.Device, path string, opts compile.Options, args []runtime.Arg) (k *runtime.Kernel, note string, err error) {
+	k, err = compile.File(path, opts)
 	if err != nil {
 		return nil, "", err
 	}
@@ -381,7 +383,7 @@ func (c *Cache) CompileFile(dev bench.Device, path string, opts runtime.CompileO
 		for n, v := range consts {
 			o.Consts[n] = v
 		}
-		g, err := runtime.CompileFile(path, o)
+		g, err := compile.File(path, o)
 		if err != nil {
 			return nil, err
 		}

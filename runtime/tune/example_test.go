@@ -8,6 +8,8 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -17,7 +19,7 @@ import (
 // `tilec run` does (the kernel as the options build it when nothing was
 // cached). Needs a cuda build and a GPU.
 func ExampleCache_CompileFile() {
-	gpu, err := runtime.NewCUDA(0)
+	gpu, err := cuda.New(0)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func ExampleCache_CompileFile() {
 		runtime.RandNormal(rng, ir.F16, 4096, 4096),
 		runtime.NewTensor(ir.F16, 4096, 4096),
 	}
-	k, note, err := tune.OpenCache().CompileFile(bench.CUDADevice(gpu), "testdata/kernels/matmul.tile", runtime.CompileOptions{}, args)
+	k, note, err := tune.OpenCache().CompileFile(bench.CUDADevice(gpu), "testdata/kernels/matmul.tile", compile.Options{}, args)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/kcache"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -75,21 +77,21 @@ func TestApplyKnobs(t *testing.T) {
 	if txt := ir.Print(lowered); !strings.Contains(txt, "stages=2}") || strings.Contains(txt, "stages=4") {
 		t.Errorf("lowered IR without 2-stage rings:\n%s", txt)
 	}
-	pk, err := runtime.CompilePTX(f, "sm_80")
+	pk, err := compile.PTX(f, "sm_80")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(pk.PTX, "\n.minnctapersm 3\n") {
 		t.Errorf("PTX lacks .minnctapersm 3")
 	}
-	pb, err := runtime.CompilePTX(base, "sm_80")
+	pb, err := compile.PTX(base, "sm_80")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(pb.PTX, ".minnctapersm") {
 		t.Errorf("the base kernel's PTX has .minnctapersm")
 	}
-	kc := &runtime.KernelCache{Dir: t.TempDir(), Version: "test"}
+	kc := &kcache.Cache{Dir: t.TempDir(), Version: "test"}
 	if kc.Key(f, lower.MustTarget("sm_80")) == kc.Key(base, lower.MustTarget("sm_80")) {
 		t.Error("the kernel cache key ignores the knobs")
 	}
@@ -233,7 +235,7 @@ func TestSearchPrunesSpills(t *testing.T) {
 // the cache has nothing for them.
 func TestCompileFileTuned(t *testing.T) {
 	const path = "../../testdata/kernels/matmul.tile"
-	opts := runtime.CompileOptions{Consts: map[string]string{"tk": "32"}}
+	opts := compile.Options{Consts: map[string]string{"tk": "32"}}
 	b := builder(path, opts.Consts)
 	base := mustBuild(t, b)
 	space, _ := tune.ParseSpace([]string{"tm=64,128 stages=2,3"})
@@ -290,7 +292,7 @@ func TestCompileFileTuned(t *testing.T) {
 	if _, _, err := cache.CompileFile(dev, path, opts, args(100, 200, 40)[:2]); err == nil {
 		t.Error("two arguments for three parameters: no error")
 	}
-	_, _, err = cache.CompileFile(dev, "../../examples/cutile/vector_add.py", runtime.CompileOptions{}, nil)
+	_, _, err = cache.CompileFile(dev, "../../examples/cutile/vector_add.py", compile.Options{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "give CompileOptions.Args the signatures it was tuned with") {
 		t.Errorf("generic kernel: %v", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/kcache"
 )
 
 // Config is one search.
@@ -36,7 +38,7 @@ type Config struct {
 	// Compile is the compile cache the device reads (so that what the
 	// parallel compiles produce is not compiled again); nil compiles
 	// without one.
-	Compile *runtime.KernelCache
+	Compile *kcache.Cache
 	// Progress receives a line per candidate (nil: none).
 	Progress io.Writer
 }
@@ -141,7 +143,7 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	runtime.PoisonOutputs(base, args)
+	check.PoisonOutputs(base, args)
 	todo := len(res.Candidates) - res.Count(Pruned)
 	done := 0
 	for _, c := range res.Candidates {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
 	"github.com/tilec/tilec/runtime/bench/benchtest"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/tune"
 )
 
@@ -25,7 +25,7 @@ func builder(path string, user map[string]string) tune.Build {
 		for k, v := range consts {
 			all[k] = v
 		}
-		k, err := runtime.CompileFile(path, runtime.CompileOptions{Consts: all})
+		k, err := compile.File(path, compile.Options{Consts: all})
 		if err != nil {
 			return nil, err
 		}

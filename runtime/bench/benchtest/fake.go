@@ -12,6 +12,8 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
+	"github.com/tilec/tilec/runtime/check"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // Device is a fake bench.Device.
@@ -107,11 +109,11 @@ func (p *prepared) Run() error {
 		return errors.New("benchtest: Run after Free")
 	}
 	p.d.Launches++
-	if _, err := runtime.Launch(p.k, p.args, runtime.LaunchOptions{Grid: p.grid}); err != nil {
+	if _, err := interp.Launch(p.k, p.args, runtime.LaunchOptions{Grid: p.grid}); err != nil {
 		return err
 	}
 	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
-		for _, i := range runtime.WrittenParams(p.k.Func) {
+		for _, i := range check.WrittenParams(p.k.Func) {
 			t := p.args[i].(*runtime.Tensor)
 			t.Fill(12345)
 		}

@@ -1,0 +1,81 @@
+package interp
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+)
+
+// runSrc compiles the kernel source (with `import cuda.tile as ct` added)
+// and launches it on args with grid (1, 1, 1) unless the kernel says
+// otherwise.
+func runSrc(t *testing.T, src string, args ...runtime.Arg) {
+	t.Helper()
+	k, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Launch(k, args, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compileErr compiles the source and returns its error text ("" if none).
+func compileErr(src string) string {
+	_, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func wantInts(t *testing.T, what string, got *runtime.Tensor, want ...int64) {
+	t.Helper()
+	g := got.Int64s()
+	if len(g) != len(want) {
+		t.Fatalf("%s: %d elements, want %d", what, len(g), len(want))
+	}
+	for i := range g {
+		if g[i] != want[i] {
+			t.Fatalf("%s = %v, want %v", what, g, want)
+		}
+	}
+}
+
+func TestIntPadding(t *testing.T) {
+	const src = `
+@ct.kernel
+def k(A: ct.Array[ct.int32, (N,)], Lo: ct.Array[ct.int32, (4,)], Hi: ct.Array[ct.int32, (4,)], Z: ct.Array[ct.int32, (4,)]):
+    ct.store(Lo, index=(0,), tile=ct.load(A, index=(0,), shape=(4,), padding_mode=ct.PaddingMode.NEG_INF))
+    ct.store(Hi, index=(0,), tile=ct.load(A, index=(0,), shape=(4,), padding_mode=ct.PaddingMode.POS_INF))
+    ct.store(Z, index=(0,), tile=ct.load(A, index=(0,), shape=(4,), padding_mode=ct.PaddingMode.NEG_ZERO))
+`
+	A := runtime.FromFloat64(ir.I32, []int{3}, []float64{5, -6, 7})
+	lo, hi, z := runtime.NewTensor(ir.I32, 4), runtime.NewTensor(ir.I32, 4), runtime.NewTensor(ir.I32, 4)
+	runSrc(t, src, A, lo, hi, z)
+	wantInts(t, "NEG_INF", lo, 5, -6, 7, math.MinInt32)
+	wantInts(t, "POS_INF", hi, 5, -6, 7, math.MaxInt32)
+	wantInts(t, "NEG_ZERO", z, 5, -6, 7, 0)
+	// A max over a NEG_INF-padded partial tile is the max of the elements.
+	const maxSrc = `
+@ct.kernel
+def k(A: ct.Array[ct.int64, (N,)], M: ct.Array[ct.int64, (1,)]):
+    x = ct.load(A, index=(0,), shape=(8,), padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(M, index=(0,), tile=ct.reshape(ct.max(x), (1,)))
+`
+	A64 := runtime.FromFloat64(ir.I64, []int{5}, []float64{-9, -3, -8, -4, -5})
+	m := runtime.NewTensor(ir.I64, 1)
+	runSrc(t, maxSrc, A64, m)
+	wantInts(t, "max", m, -3)
+	if msg := compileErr(`
+@ct.kernel
+def k(A: ct.Array[ct.int32, (N,)]):
+    x = ct.load(A, index=(0,), shape=(4,), padding_mode=ct.PaddingMode.NAN)
+`); !strings.Contains(msg, "k.py:4:57: load: padding_mode NAN has no value in i32") {
+		t.Errorf("NAN on int32: %q", msg)
+	}
+}

@@ -1,0 +1,5 @@
+package interp
+
+import "math"
+
+var nan = math.NaN()

@@ -1,5 +1,0 @@
-package runtime
-
-import "math"
-
-var nan = math.NaN()
