@@ -717,7 +717,7 @@ func (in *interp) assertClose(c *callSite) {
 		if x == y {
 			diff = 0 // equal infinities
 		}
-		if diff > atol+rtol*math.Abs(y) {
+		if !isClose(x, y, rtol, atol, equalNaN) {
 			bad++
 		}
 		rel := diff / math.Abs(y)
@@ -752,6 +752,23 @@ func (in *interp) assertClose(c *callSite) {
 		msg = in.str(a[6])
 	}
 	in.fail(c.e.Pos, "%s", msg)
+}
+
+// isClose is torch's closeness of one element pair (torch.isclose, which
+// allclose and testing.assert_close use): |x - y| <= atol + rtol*|y| for
+// finite values; infinities are close only to themselves (5 is not close
+// to +Inf however large rtol is, and +Inf is not close to -Inf); NaN only
+// to NaN, and only with equal_nan.
+func isClose(x, y, rtol, atol float64, equalNaN bool) bool {
+	switch {
+	case math.IsNaN(x) || math.IsNaN(y):
+		return equalNaN && math.IsNaN(x) && math.IsNaN(y)
+	case x == y:
+		return true
+	case math.IsInf(x, 0) || math.IsInf(y, 0):
+		return false
+	}
+	return math.Abs(x-y) <= atol+rtol*math.Abs(y)
 }
 
 // tensorArg reads argument i of a call as a tensor.
@@ -957,16 +974,20 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		a := c.bind(name, "input", "other", "rtol=", "atol=", "equal_nan=")
 		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
 		rtol, atol := 1e-5, 1e-8
-		if a[2] != nil {
-			rtol, _ = toFloat(num(a[2]))
+		for i, p := range []*float64{&rtol, &atol} {
+			if v := a[2+i]; v != nil {
+				f, ok := toFloat(num(v))
+				if !ok {
+					in.fail(c.argPos(2+i), "%s: %s is a number, got %s", name, []string{"rtol", "atol"}[i], describe(v))
+				}
+				*p = f
+			}
 		}
-		if a[3] != nil {
-			atol, _ = toFloat(num(a[3]))
-		}
+		equalNaN := a[4] != nil && in.truth(pos, a[4])
 		shape := in.broadcastShapes(pos, x.Shape, y.Shape)
 		xv, yv := broadcastTo(x, shape), broadcastTo(y, shape)
 		for i := range xv {
-			if !(math.Abs(xv[i]-yv[i]) <= atol+rtol*math.Abs(yv[i]) || xv[i] == yv[i]) {
+			if !isClose(xv[i], yv[i], rtol, atol, equalNaN) {
 				return false
 			}
 		}

@@ -241,8 +241,22 @@ Greatest relative difference: 0.2857142857142857 at index (1, 2) (up to 1.3e-06 
 		{"torch.testing.assert_close(x, x.T)", "the shapes differ: [2 3] and [3 2]"},
 		{"torch.testing.assert_close(x, x * 2, msg='doubled')", "drv.py:7:5: doubled"},
 		{"torch.testing.assert_close(x, x, rtol=0.1)", "give both rtol and atol"},
+		// Infinities are close only to themselves, NaN only to NaN with equal_nan
+		// (5 against +Inf passed when inf > inf was the test).
+		{"torch.testing.assert_close(torch.ones(4) * 5, torch.ones(4) / 0)", "Mismatched elements: 4 / 4"},
+		{"torch.testing.assert_close(torch.ones(4) / 0, -torch.ones(4) / 0)", "Mismatched elements: 4 / 4"},
+		{"torch.testing.assert_close(x * float('nan'), x * float('nan'))", "Mismatched elements: 6 / 6"},
+		{"assert torch.allclose(torch.ones(2) * 5, torch.ones(2) / 0)", "drv.py:7:"},
+		{"assert torch.allclose(x * float('nan'), x * float('nan'))", "drv.py:7:"},
+		{"r = torch.allclose(x, x, rtol='a')", "rtol is a number"},
 	}
 	expectDriverErrors(t, cases)
+	if _, err := runDriver(t, `torch.testing.assert_close(torch.ones(2) / 0, torch.ones(2) / 0)
+torch.testing.assert_close(x * float('nan'), x * float('nan'), equal_nan=True)
+assert torch.allclose(x * float('nan'), x * float('nan'), equal_nan=True)
+assert torch.allclose(torch.ones(2) / 0, torch.ones(2) / 0)`); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestDriverErrors: what the driver subset does not have is a positioned
