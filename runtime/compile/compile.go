@@ -175,6 +175,12 @@ func PTX(f *ir.Func, target string) (*ptxgen.Kernel, error) {
 // PTXFor is PTX for a Target value, whose Tuning the caller
 // may have changed.
 func PTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
+	if f == nil {
+		// A plain cuTile kernel (unannotated parameters) has no IR until a
+		// launch signature specializes it: its Kernel.Func is nil.
+		return nil, errors.New("compile: no kernel IR to compile: a kernel with unannotated parameters is compiled per launch signature; " +
+			"call Kernel.Specialize(args) (or give Options.Args) and compile the specialized kernel's Func")
+	}
 	vs, err := lower.LowerVariants(f, t, lower.Options{})
 	var pos *lang.Error
 	if errors.As(err, &pos) {

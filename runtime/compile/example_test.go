@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
 )
 
@@ -46,4 +48,41 @@ func ExamplePTX() {
 	fmt.Println(pk.Name, pk.Block, strings.Contains(pk.PTX, "mma.sync.aligned.m16n8k16"))
 	// Output:
 	// matmul [256 1 1] true
+}
+
+// A plain cuTile kernel (unannotated parameters) is compiled per launch
+// signature: specialize it, then take its PTX. Before Specialize it has
+// no IR, and PTX says what to call instead of failing inside the compiler.
+func ExamplePTX_specialize() {
+	src := `
+import cuda.tile as ct
+
+@ct.kernel
+def scale(X, Y, TILE: ct.Constant[int]):
+    x = ct.load(X, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(Y, index=(ct.bid(0),), tile=x * 2.0)
+`
+	k, err := compile.Source("scale.py", []byte(src), compile.Options{Consts: map[string]string{"TILE": "128"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
+		fmt.Println("before Specialize:", strings.SplitN(err.Error(), ";", 2)[0])
+	}
+	X, Y := runtime.NewTensor(ir.F32, 1000), runtime.NewTensor(ir.F32, 1000)
+	s, err := k.Specialize([]runtime.Arg{X, Y})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pk, err := compile.PTX(s.Func, "sm_80")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(pk.Name, strings.Contains(pk.PTX, ".entry scale"))
+	// Output:
+	// before Specialize: compile: no kernel IR to compile: a kernel with unannotated parameters is compiled per launch signature
+	// scale true
 }
