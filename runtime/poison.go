@@ -6,68 +6,62 @@ package runtime
 
 import "github.com/tilec/tilec/ir"
 
-// poisonBytes is the pattern an output element holds before a launch: for
-// floats a quiet NaN whose payload no arithmetic produces (so an element
-// still holding it was not written, while a NaN a kernel computed is
-// another NaN), for fp8 e5m2 a NaN other than the one conversions make,
-// for e4m3fn its only NaN; for integers and bool the bytes 0xA5.
-func poisonBytes(d ir.DType) []byte {
-	var bits uint64
+// poisonBits is the pattern an output element holds before a launch, as
+// the little-endian value of its d.Bytes() bytes: for floats a quiet NaN
+// whose payload no arithmetic produces (so an element still holding it was
+// not written, while a NaN a kernel computed is another NaN), for fp8 e5m2
+// a NaN other than the one conversions make, for e4m3fn its only NaN; for
+// integers and bool the bytes 0xA5.
+func poisonBits(d ir.DType) uint64 {
 	switch d {
 	case ir.F64:
-		bits = 0x7ffa5a5a5a5a5a5a
+		return 0x7ffa5a5a5a5a5a5a
 	case ir.F32, ir.TF32:
-		bits = 0x7fda5a5a
+		return 0x7fda5a5a
 	case ir.F16:
-		bits = 0x7e5a
+		return 0x7e5a
 	case ir.BF16:
-		bits = 0x7fda
+		return 0x7fda
 	case ir.F8E5M2:
-		bits = 0x7d
+		return 0x7d
 	case ir.F8E4M3:
-		bits = 0x7f
-	default:
-		bits = 0xa5a5a5a5a5a5a5a5
+		return 0x7f
 	}
-	out := make([]byte, d.Bytes())
-	for i := range out {
-		out[i] = byte(bits >> (8 * i))
+	return 0xa5a5a5a5a5a5a5a5 >> (64 - 8*d.Bytes())
+}
+
+// elemBits is the little-endian value of element e's bytes in Data.
+func (t *Tensor) elemBits(e int) uint64 {
+	n := t.DType.Bytes()
+	var v uint64
+	for i, b := range t.Data[e*n : (e+1)*n] {
+		v |= uint64(b) << (8 * i)
 	}
-	return out
+	return v
 }
 
 // Poison fills every element of t with its dtype's poison pattern.
 func (t *Tensor) Poison() {
-	p := poisonBytes(t.DType)
-	t.ForEachElem(func(e int) { copy(t.Data[e*len(p):], p) })
+	p, n := poisonBits(t.DType), t.DType.Bytes()
+	t.ForEachElem(func(e int) {
+		for i := range n {
+			t.Data[e*n+i] = byte(p >> (8 * i))
+		}
+	})
 }
 
-// IsPoisonAt reports whether element e of Data holds the poison pattern.
-func (t *Tensor) IsPoisonAt(e int) bool {
-	p := poisonBytes(t.DType)
-	return string(t.Data[e*len(p):(e+1)*len(p)]) == string(p)
-}
+// IsPoisonAt reports whether element e of Data holds the poison pattern
+// (without allocating: the check asks it of every element of an output).
+func (t *Tensor) IsPoisonAt(e int) bool { return t.elemBits(e) == poisonBits(t.DType) }
 
 // CountPoison returns how many elements of t hold the poison pattern: for
 // an output, the elements no launch wrote.
 func (t *Tensor) CountPoison() int {
 	n := 0
-	p := poisonBytes(t.DType)
 	t.ForEachElem(func(e int) {
-		if string(t.Data[e*len(p):(e+1)*len(p)]) == string(p) {
+		if t.IsPoisonAt(e) {
 			n++
 		}
 	})
 	return n
-}
-
-// PoisonValue is the value of an integer or bool element holding the
-// poison pattern, as Int64s reads it (0 for floats, whose poison is a NaN).
-func PoisonValue(d ir.DType) int64 {
-	if d.IsFloat() {
-		return 0
-	}
-	t := NewTensor(d, 1)
-	t.Poison()
-	return t.ElemIntAt(0)
 }

@@ -205,7 +205,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
-	for _, i := range check.WrittenParams(f) {
+	for _, i := range ir.WrittenParams(f) {
 		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
 	}
 	if inputs != nil {
@@ -500,41 +500,34 @@ func parseGrid(s string) ([3]int, error) {
 // summarize prints what a user checks first: shape, dtype, range, mean and
 // how many elements were left unwritten (still NaN from the poisoning).
 func summarize(t *runtime.Tensor) string {
-	vals := t.Float64s()
-	unwritten := t.CountPoison()
-	lo, hi, sum, nan := math.Inf(1), math.Inf(-1), 0.0, 0
-	for _, v := range vals {
+	// One pass: elements still holding the poison pattern were not written
+	// (for integers and bool the pattern is a value, so it must be told
+	// apart before the element is read as a number).
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	n, nan, unwritten := 0, 0, 0
+	t.ForEachElem(func(e int) {
+		if t.IsPoisonAt(e) {
+			unwritten++
+			return
+		}
+		v := t.ElemAt(e)
 		if math.IsNaN(v) {
 			nan++
-			continue
+			return
 		}
+		n++
 		lo, hi, sum = math.Min(lo, v), math.Max(hi, v), sum+v
-	}
-	if !t.DType.IsFloat() && t.DType != ir.Bool && unwritten > 0 {
-		// Integer poison is a value: recount without it.
-		lo, hi, sum = math.Inf(1), math.Inf(-1), 0.0
-		ints := t.Int64s()
-		poison := runtime.PoisonValue(t.DType)
-		for _, v := range ints {
-			if v != poison {
-				x := float64(v)
-				lo, hi, sum = math.Min(lo, x), math.Max(hi, x), sum+x
-			}
-		}
-	}
-	// Float poison is a NaN: what is left of the NaNs the kernel made.
-	if t.DType.IsFloat() {
-		nan -= unwritten
-	}
+	})
+	total := t.NumElements()
 	s := fmt.Sprintf("%s %v", t.DType, t.Shape)
-	if n := len(vals) - nan - unwritten; n > 0 {
+	if n > 0 {
 		s += fmt.Sprintf(" min %.4g max %.4g mean %.4g", lo, hi, sum/float64(n))
 	}
 	if nan > 0 {
-		s += fmt.Sprintf(" NaN %d of %d", nan, len(vals))
+		s += fmt.Sprintf(" NaN %d of %d", nan, total)
 	}
 	if unwritten > 0 {
-		s += fmt.Sprintf(" unwritten %d of %d (poison)", unwritten, len(vals))
+		s += fmt.Sprintf(" unwritten %d of %d (poison)", unwritten, total)
 	}
 	return s
 }

@@ -68,13 +68,13 @@ func init() {
 		if !b.plainNumerics(c, -1, 2) || !b.boolArgOK(c, 3, "propagate_nan") {
 			return poison{}
 		}
-		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "maximum", ir.OpMax, c.args[0].v, c.args[1].v)))
+		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "maximum", ir.OpMax, c.args[0].v, c.args[1].v, flag(c, 3))))
 	})
 	def("minimum(x, y, flush_to_zero=False, propagate_nan=False)", func(b *builder, c *callCtx) value {
 		if !b.plainNumerics(c, -1, 2) || !b.boolArgOK(c, 3, "propagate_nan") {
 			return poison{}
 		}
-		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "minimum", ir.OpMin, c.args[0].v, c.args[1].v)))
+		return b.propagateNaN(c, 3, b.flushToZero(c, 2, b.minmax(c.pos, "minimum", ir.OpMin, c.args[0].v, c.args[1].v, flag(c, 3))))
 	})
 	def("where(cond, x, y)", (*builder).biWhere)
 	def("sum(x, axis=None, keepdims=False)", func(b *builder, c *callCtx) value { return b.biReduce(c, ir.ReduceSum) })
@@ -721,17 +721,22 @@ func (b *builder) mathOp(pos lang.Pos, name string, op ir.Op, x value) value {
 }
 
 // minmax is elementwise min or max with broadcasting (folded on numbers).
-func (b *builder) minmax(pos lang.Pos, name string, op ir.Op, x, y value) value {
+func (b *builder) minmax(pos lang.Pos, name string, op ir.Op, x, y value, propNaN bool) value {
 	if isPoison(x, y) {
 		return poison{}
 	}
 	if xf, ok := x.(float64); ok && name != "min" && name != "max" {
 		if yf, ok := y.(float64); ok {
 			// ct.minimum and ct.maximum fold as the min and max ops
-			// compute with propagate_nan: NaN wins, -0 < +0; the caller's
-			// propagateNaN refolds them by the call's NaN rule.
-			r, _ := ir.EvalFloatBinary(op, xf, yf)
-			return r
+			// compute: NaN ignored unless propNaN (then NaN wins); -0 < +0.
+			switch {
+			case propNaN:
+				r, _ := ir.EvalFloatBinary(op, xf, yf)
+				return r
+			case op == ir.OpMax:
+				return scalar.MaxFloatNum(xf, yf)
+			}
+			return scalar.MinFloatNum(xf, yf)
 		}
 	}
 	if isNumber(x) && isNumber(y) {
@@ -1065,7 +1070,7 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		}
 		r := vals[0]
 		for _, v := range vals[1:] {
-			r = b.minmax(e.Pos, name, op, r, v)
+			r = b.minmax(e.Pos, name, op, r, v, false)
 		}
 		return r
 	}
@@ -1238,34 +1243,22 @@ func (b *builder) boolArgOK(c *callCtx, i int, what string) bool {
 	return true
 }
 
+// flag is the bool argument i of a call (false when not given; boolArgOK
+// has checked its type).
+func flag(c *callCtx, i int) bool {
+	v, _ := c.args[i].v.(bool)
+	return c.given(i) && v
+}
+
 // propagateNaN applies a propagate_nan=True argument (index i) to result r
 // of min, max (elementwise or reduced), argmin or argmax: the op this call
 // emitted (through a keepdims reshape) takes the propagate_nan attribute,
 // so that a NaN operand gives NaN (argmin/argmax: the first NaN's index).
-// Without it NaN is ignored, cuTile's default. Folded constants follow the
-// same rule. Integer operands have no NaN and are left alone.
+// Without it NaN is ignored, cuTile's default. Folded constants are
+// minmax's; integer operands have no NaN and are left alone.
 func (b *builder) propagateNaN(c *callCtx, i int, r value) value {
-	prop := false
-	if i >= 0 && c.given(i) {
-		prop, _ = c.args[i].v.(bool)
-	}
-	if f, ok := r.(float64); ok && c.name != "max" && c.name != "min" && len(c.args) >= 2 {
-		// ct.minimum/maximum of two float constants: fold by the rule.
-		x, xok := c.args[0].v.(float64)
-		y, yok := c.args[1].v.(float64)
-		if xok && yok && !prop {
-			if c.name == "maximum" {
-				return scalar.MaxFloatNum(x, y)
-			}
-			return scalar.MinFloatNum(x, y)
-		}
-		return f
-	}
-	if !prop {
-		return r
-	}
 	v, ok := r.(*ir.Value)
-	if !ok || v.Def == nil {
+	if !flag(c, i) || !ok || v.Def == nil {
 		return r
 	}
 	d := v.Def
@@ -1275,10 +1268,9 @@ func (b *builder) propagateNaN(c *callCtx, i int, r value) value {
 	if d.Pos != ir.Pos(c.pos) || !(d.Op == ir.OpMin || d.Op == ir.OpMax || d.Op == ir.OpReduce) {
 		return r
 	}
-	if !d.Args[0].Type.Elem().IsFloat() {
-		return r
+	if d.Args[0].Type.Elem().IsFloat() {
+		d.Attrs.Set(ir.AttrKeyPropagateNaN, true)
 	}
-	d.Attrs.Set(ir.AttrKeyPropagateNaN, true)
 	return r
 }
 
@@ -1303,13 +1295,7 @@ func (b *builder) plainNumerics(c *callCtx, rm, ftz int) bool {
 			return false
 		}
 	}
-	if ftz >= 0 && c.given(ftz) {
-		if _, ok := c.args[ftz].v.(bool); !ok {
-			b.errorf(c.argPos(ftz), "%s: flush_to_zero must be True or False, got %s", c.name, describe(c.args[ftz].v))
-			return false
-		}
-	}
-	return true
+	return ftz < 0 || b.boolArgOK(c, ftz, "flush_to_zero")
 }
 
 // exprTextOf is the source text of argument i of a call, for messages.

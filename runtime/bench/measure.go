@@ -404,7 +404,7 @@ func gemmOperands(f *ir.Func, rank int, same sameDim) (a, b, c int, ok bool) {
 		}
 	}
 	stored := map[int]bool{}
-	for _, i := range check.WrittenParams(f) {
+	for _, i := range ir.WrittenParams(f) {
 		stored[i] = true
 	}
 	// The matrix axes: o, o+1 after the batch axis (o = 1) if any.

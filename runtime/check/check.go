@@ -426,11 +426,6 @@ func logicalIndex(shape []int, i int) []int {
 	return idx
 }
 
-// WrittenParams returns the indices of the array parameters that f may
-// write (store, scatter, atomics: ir.WrittenParams), its outputs, in
-// parameter order.
-func WrittenParams(f *ir.Func) []int { return ir.WrittenParams(f) }
-
 // Unpoison copies into the elements of t that still hold the poison
 // pattern the elements of orig (same shape), undoing Poison where a launch
 // wrote nothing, and returns how many it copied.

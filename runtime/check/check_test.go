@@ -406,7 +406,7 @@ func TestCheckAgainstInterpreterInOut(t *testing.T) {
 
 func TestWrittenParamsAndPoison(t *testing.T) {
 	f := irtest.Matmul(ir.F16, 16, 16, 16, 2)
-	if got := WrittenParams(f); len(got) != 1 || got[0] != 2 {
+	if got := ir.WrittenParams(f); len(got) != 1 || got[0] != 2 {
 		t.Errorf("WrittenParams = %v, want [2]", got)
 	}
 	A, B, C := runtime.NewTensor(ir.F16, 2, 2), runtime.NewTensor(ir.F16, 2, 2), runtime.NewTensor(ir.F16, 2, 2)

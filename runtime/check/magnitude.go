@@ -45,19 +45,10 @@ func magnitudeKernel(f *ir.Func) (*ir.Func, string) {
 	}
 	g.Body.Walk(func(in *ir.Instr) {
 		float := len(in.Results) > 0 && isFloatValue(in.Results[0])
+		if to, ok := magnitudeOps[in.Op]; ok && float {
+			in.Op = to
+		}
 		switch in.Op {
-		case ir.OpSub:
-			if float {
-				in.Op = ir.OpAdd
-			}
-		case ir.OpNeg:
-			if float {
-				in.Op = ir.OpAbs
-			}
-		case ir.OpMin:
-			if float {
-				in.Op = ir.OpMax
-			}
 		case ir.OpSelect:
 			if float {
 				in.Op = ir.OpMax
@@ -84,6 +75,10 @@ func magnitudeKernel(f *ir.Func) (*ir.Func, string) {
 	})
 	return g, ""
 }
+
+// magnitudeOps are the float ops whose magnitude form is another op:
+// |x - y| <= |x| + |y|, |-x| = |x|, |min(x, y)| <= max(|x|, |y|).
+var magnitudeOps = map[ir.Op]ir.Op{ir.OpSub: ir.OpAdd, ir.OpNeg: ir.OpAbs, ir.OpMin: ir.OpMax}
 
 // notPolynomial says why f's float results are not a polynomial of its
 // float inputs that magnitudeKernel can bound, or "" when they are.
@@ -149,12 +144,12 @@ func notPolynomial(f *ir.Func) string {
 				return
 			}
 		}
-		reason = fmt.Sprintf("%s is not polynomial", in.Op.Info().Name)
 		if !floatArg && len(in.Results) > 0 && !isFloatValue(in.Results[0]) {
-			reason = ""
+			return // integer arithmetic: indices, masks, bounds
 		}
-		if reason != "" && in.Pos.IsValid() {
-			reason = fmt.Sprintf("%s at %d:%d", reason, in.Pos.Line, in.Pos.Col)
+		reason = fmt.Sprintf("%s is not polynomial", in.Op.Info().Name)
+		if in.Pos.IsValid() {
+			reason += fmt.Sprintf(" at %d:%d", in.Pos.Line, in.Pos.Col)
 		}
 	})
 	return reason

@@ -109,6 +109,16 @@ func execReduce(fr *frame, c *cinstr) error {
 // f32), sums of f64 in f64; max and min are exact, ignoring NaN unless
 // propNaN (cuTile's propagate_nan=True).
 func reduceFloat(kind string, propNaN bool, d ir.DType, src, dst []float64, outer, length, inner int) {
+	// max and min: ignoring NaN, or propagating it.
+	combine := scalar.MinFloatNum
+	switch {
+	case kind == ir.ReduceMax && propNaN:
+		combine = scalar.MaxFloat
+	case kind == ir.ReduceMax:
+		combine = scalar.MaxFloatNum
+	case propNaN:
+		combine = scalar.MinFloat
+	}
 	for o := 0; o < outer; o++ {
 		for in := 0; in < inner; in++ {
 			base := o*length*inner + in
@@ -145,21 +155,7 @@ func reduceFloat(kind string, propNaN bool, d ir.DType, src, dst []float64, oute
 					}
 					dst[o*inner+in] = float64(acc)
 				}
-			case ir.ReduceMax:
-				combine := scalar.MaxFloatNum
-				if propNaN {
-					combine = scalar.MaxFloat
-				}
-				acc := src[base]
-				for l := 1; l < length; l++ {
-					acc = combine(acc, src[base+l*inner])
-				}
-				dst[o*inner+in] = acc
-			case ir.ReduceMin:
-				combine := scalar.MinFloatNum
-				if propNaN {
-					combine = scalar.MinFloat
-				}
+			case ir.ReduceMax, ir.ReduceMin:
 				acc := src[base]
 				for l := 1; l < length; l++ {
 					acc = combine(acc, src[base+l*inner])

@@ -12,7 +12,6 @@ import (
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/bench"
-	"github.com/tilec/tilec/runtime/check"
 	"github.com/tilec/tilec/runtime/interp"
 )
 
@@ -113,7 +112,7 @@ func (p *prepared) Run() error {
 		return err
 	}
 	if p.d.Corrupt != nil && p.d.Corrupt(p.k.Func) {
-		for _, i := range check.WrittenParams(p.k.Func) {
+		for _, i := range ir.WrittenParams(p.k.Func) {
 			t := p.args[i].(*runtime.Tensor)
 			t.Fill(12345)
 		}
