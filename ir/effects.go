@@ -83,3 +83,36 @@ func WrittenParams(f *Func) []int {
 	}
 	return out
 }
+
+// SharedAccess is what an op does to the block's shared memory. It is a
+// column of the op table; lower's barriers pass derives the block barriers
+// of the scratch region from it, instead of each emitter bracketing its
+// own use of the region with barriers that nothing above ptxgen can see.
+type SharedAccess uint8
+
+const (
+	// SharedNone: the op does not touch shared memory.
+	SharedNone SharedAccess = iota
+	// SharedExchange: the op may move a tile's elements between threads
+	// through the scratch region: every thread writes its elements, the
+	// threads synchronize, and every thread reads what it needs. Whether
+	// an instance does is the lowering's to say (a reduce inside one warp
+	// uses shuffles only; lower.Exchanges).
+	SharedExchange
+	// SharedRead: the op reads a shared-memory tile (mma fragments, the
+	// wgmma operands, the source of a TMA store).
+	SharedRead
+	// SharedWrite: the op writes a shared-memory tile from registers.
+	SharedWrite
+	// SharedAsync: the op starts a copy into shared memory that completes
+	// later (cp.async, TMA), ordered by waits and mbarriers.
+	SharedAsync
+	// SharedSync: the op is a barrier: the threads it names wait for each
+	// other, and their shared and global accesses before it are visible
+	// to each other after it.
+	SharedSync
+)
+
+var sharedAccessNames = [...]string{"none", "exchange", "read", "write", "async", "sync"}
+
+func (a SharedAccess) String() string { return sharedAccessNames[a] }

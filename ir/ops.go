@@ -355,6 +355,8 @@ type OpInfo struct {
 	// Global is what the op does to the array that is its first operand
 	// (zero: the op touches no array). ParamAccess reads it.
 	Global GlobalAccess
+	// Shared is what the op does to the block's shared memory (zero: none).
+	Shared SharedAccess
 	// Infer is the op's typing rule (infer.go): its result types from its
 	// operands and attributes, or why they are wrong. The verifier checks
 	// every instruction against it and the builder calls it; init checks
@@ -436,9 +438,9 @@ var opTable = [NumOps]OpInfo{
 	OpSplat:     {Name: "splat", Infer: inferSplat, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpIota:      {Name: "iota", Infer: inferIota, NumArgs: 0, NumResults: 1, TileResult: true},
 	OpBroadcast: {Name: "broadcast", Infer: inferBroadcast, NumArgs: 1, NumResults: 1, TileResult: true},
-	OpReshape:   {Name: "reshape", Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
+	OpReshape:   {Name: "reshape", Shared: SharedExchange, Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
-	OpReduce:    {Name: "reduce", Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}, propagateNaNAttr}},
+	OpReduce:    {Name: "reduce", Shared: SharedExchange, Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}, propagateNaNAttr}},
 	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true},
 
 	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
@@ -462,19 +464,19 @@ var opTable = [NumOps]OpInfo{
 	OpLog2:    {Name: "log2", Infer: elementwise(floats), NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 	OpIsNaN:   {Name: "isnan", Infer: inferIsNaN, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
 	OpBitcast: {Name: "bitcast", Infer: inferBitcast, NumArgs: 1, NumResults: 1, TileResult: true, Elementwise: true},
-	OpScan: {Name: "scan", Infer: inferScan, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr,
+	OpScan: {Name: "scan", Shared: SharedExchange, Infer: inferScan, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr,
 		{Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceProd}},
 		{Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
-	OpCat:     {Name: "cat", Infer: inferCat, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr}},
-	OpExtract: {Name: "extract", Infer: inferExtract, NumArgs: -1, NumResults: 1, TileResult: true},
-	OpInsert:  {Name: "insert", Infer: inferInsert, NumArgs: -1, NumResults: 1, TileResult: true},
+	OpCat:     {Name: "cat", Shared: SharedExchange, Infer: inferCat, NumArgs: 2, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr}},
+	OpExtract: {Name: "extract", Shared: SharedExchange, Infer: inferExtract, NumArgs: -1, NumResults: 1, TileResult: true},
+	OpInsert:  {Name: "insert", Shared: SharedExchange, Infer: inferInsert, NumArgs: -1, NumResults: 1, TileResult: true},
 
 	OpGather:      {Name: "gather", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, Global: GlobalRead, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
 	OpScatter:     {Name: "scatter", Infer: inferIndexed, NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{checkBoundsAttr, latencyAttr}},
-	OpAtomicRMW:   {Name: "atomic_rmw", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
-	OpAtomicCAS:   {Name: "atomic_cas", Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
-	OpReduceFn:    {Name: "reduce_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
-	OpScanFn:      {Name: "scan_fn", Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
+	OpAtomicRMW:   {Name: "atomic_rmw", Shared: SharedExchange, Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicCAS:   {Name: "atomic_cas", Shared: SharedExchange, Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
+	OpReduceFn:    {Name: "reduce_fn", Shared: SharedExchange, Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
+	OpScanFn:      {Name: "scan_fn", Shared: SharedExchange, Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
 	OpPrintf:      {Name: "printf", Infer: inferPrintf, NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
 	OpAssert:      {Name: "assert", Infer: inferAssert, NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
 	OpPackBytes:   {Name: "pack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
@@ -486,21 +488,21 @@ var opTable = [NumOps]OpInfo{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
 		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
 	OpSmemSlot: {Name: "smem_slot", Infer: inferSmemSlot, NumArgs: 2, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpAsyncCopy: {Name: "async_copy", Infer: inferAsyncCopy, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
+	OpAsyncCopy: {Name: "async_copy", Shared: SharedAsync, Infer: inferAsyncCopy, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		padAttr, {Name: "part", Kind: AttrInt}, {Name: "parts", Kind: AttrInt},
 		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
 	OpAsyncCommit: {Name: "async_commit", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpAsyncWait:   {Name: "async_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
-	OpBarrier: {Name: "barrier", Infer: inferBarrier, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
+	OpBarrier: {Name: "barrier", Shared: SharedSync, Infer: inferBarrier, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "id", Kind: AttrInt, Optional: true}, {Name: "threads", Kind: AttrInt, Optional: true}}},
-	OpFragLoad: {Name: "frag_load", Infer: inferFragLoad, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
+	OpFragLoad: {Name: "frag_load", Shared: SharedRead, Infer: inferFragLoad, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
 	OpMMAStep: {Name: "mma_step", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpSmemStage: {Name: "smem_stage", Infer: inferSmemStage, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
+	OpSmemStage: {Name: "smem_stage", Shared: SharedWrite, Infer: inferSmemStage, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true},
 		{Name: "col", Kind: AttrInt, Optional: true}}},
 	OpMMAFMA:        {Name: "mma_fma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
-	OpConvertLayout: {Name: "convert_layout", Infer: inferConvertLayout, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
+	OpConvertLayout: {Name: "convert_layout", Shared: SharedExchange, Infer: inferConvertLayout, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 
 	OpMbarAlloc: {Name: "mbar_alloc", Infer: inferMbarAlloc, NumArgs: 0, NumResults: 1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
@@ -508,8 +510,8 @@ var opTable = [NumOps]OpInfo{
 	OpMbarArrive: {Name: "mbar_arrive", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
 		{Name: "cluster", Kind: AttrInt, Optional: true}}},
 	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
-	OpTMALoad:    {Name: "tma_load", Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
-	OpWGMMA: {Name: "wgmma", Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
+	OpTMALoad:    {Name: "tma_load", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
+	OpWGMMA: {Name: "wgmma", Shared: SharedRead, Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
 		{Name: "trans_b", Kind: AttrBool}, {Name: "zero_init", Kind: AttrBool, Optional: true}}},
 	OpWGMMAWait:       {Name: "wgmma_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
 	OpSetMaxRegs:      {Name: "set_max_regs", Infer: inferSetMaxRegs, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
@@ -517,12 +519,12 @@ var opTable = [NumOps]OpInfo{
 	OpCTAID:           {Name: "cta_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpCTACount:        {Name: "cta_count", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpGridSize:        {Name: "grid_size", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
-	OpTMAStore:        {Name: "tma_store", Infer: inferTMAStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
+	OpTMAStore:        {Name: "tma_store", Shared: SharedRead, Infer: inferTMAStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
 	OpTMAStoreWait:    {Name: "tma_store_wait", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
 	OpFenceProxyAsync: {Name: "fence_proxy_async", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpClusterRank:     {Name: "cluster_rank", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpClusterSync:     {Name: "cluster_sync", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpTMALoadPair: {Name: "tma_load_pair", Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 5, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
+	OpTMALoadPair: {Name: "tma_load_pair", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 5, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		{Name: "split", Kind: AttrString}}},
 }
 

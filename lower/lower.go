@@ -60,6 +60,9 @@ var Passes = []Pass{
 	// epilogue.go: stores of mma tiles through shared memory (16-byte
 	// chunks of rows), with the waits and barriers around.
 	{Name: "epilogue", Run: StagedEpilogue},
+	// barriers.go: block barriers where the scratch region's exchanges
+	// and rank-0 atomics need them, from the ops' effects.
+	{Name: "barriers", Run: InsertBarriers},
 }
 
 // Apply runs the pass on f alone: f itself after the pass, or for the

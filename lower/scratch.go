@@ -2,7 +2,8 @@ package lower
 
 // Scratch shared memory for reductions across warps and for layout
 // conversions (see the smem pass): one region, reused by every such
-// instruction (ptxgen brackets each use with bar.sync).
+// instruction (the barriers pass puts a barrier between two uses where a
+// thread may still read the first when another writes the second).
 
 import "github.com/tilec/tilec/ir"
 

@@ -431,13 +431,7 @@ func init() {
 	set((*emitter).emitAsyncCopy, ir.OpAsyncCopy)
 	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.commit_group") }, ir.OpAsyncCommit)
 	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.wait_group", Imm(in.Attrs.Int("pending"))) }, ir.OpAsyncWait)
-	set(func(e *emitter, in *ir.Instr) {
-		if n := in.Attrs.Int("threads"); n > 0 {
-			e.emit("bar.sync", Imm(in.Attrs.Int("id")), Imm(n))
-			return
-		}
-		e.emit("bar.sync", Imm(0))
-	}, ir.OpBarrier)
+	set(func(e *emitter, in *ir.Instr) { e.barrier(in.Attrs.Int("id"), in.Attrs.Int("threads")) }, ir.OpBarrier)
 	set((*emitter).emitFragLoad, ir.OpFragLoad)
 	set((*emitter).emitMMAStep, ir.OpMMAStep)
 	set((*emitter).emitSmemStage, ir.OpSmemStage)
@@ -776,3 +770,22 @@ func boolInt(b bool) int64 {
 	}
 	return 0
 }
+
+// barrier emits a barrier of the warps that run this code: the whole block
+// (threads 0) or named barrier id of that many threads. It is the one
+// place that writes bar.sync: lower's barriers pass decides where the
+// barriers between ops go (the barrier op), and an exchange through the
+// scratch region (exchangeSync) has one between its writes and reads.
+func (e *emitter) barrier(id, threads int) {
+	if threads > 0 {
+		e.emit("bar.sync", Imm(id), Imm(threads))
+		return
+	}
+	e.emit("bar.sync", Imm(0))
+}
+
+// exchangeSync is the barrier inside an exchange through the scratch
+// region, between every thread's writes and every thread's reads. The
+// barrier before the writes, where an earlier exchange may still be
+// reading, is lower's (the barriers pass).
+func (e *emitter) exchangeSync() { e.barrier(0, 0) }

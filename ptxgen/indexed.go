@@ -115,16 +115,9 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 	}
 	used := len(in.Results) == 1 && e.useCount(in.Result()) > 0
 	// A rank-0 atomic is one thread's access on behalf of the block (a
-	// lock, a counter): with release semantics the block's earlier writes
-	// must be ordered before it (a barrier, then the owner's release), and
-	// with acquire semantics the block's later accesses after it (the
-	// owner's acquire, then a barrier; the broadcast of a used old value
-	// has one).
+	// lock, a counter); lower's barriers pass puts the block barriers that
+	// its memory order asks for around it.
 	rank0 := atomic && len(lay.Shape) == 0
-	order := in.Attrs.Str("memory_order")
-	if rank0 && (order == ir.OrderRelease || order == ir.OrderAcqRel) {
-		e.emit("bar.sync", Imm(0))
-	}
 	regs := make([]Reg, lay.NumRegs())
 	for r := range regs {
 		if c := lay.CanonicalReg(r); c != r {
@@ -182,8 +175,6 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 	}
 	if rank0 && used {
 		e.broadcastOwned(regs, dt, *owner)
-	} else if rank0 && (order == ir.OrderAcquire || order == ir.OrderAcqRel) {
-		e.emit("bar.sync", Imm(0))
 	}
 	if len(in.Results) == 1 {
 		if atomic && used && !rank0 {
@@ -311,7 +302,6 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 // it took a lock, so every warp must see the same value.
 func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
 	sc := e.scratch()
-	e.emit("bar.sync", Imm(0)) // earlier users of the scratch are done
 	if dt == ir.Bool {
 		v := e.newReg(B32)
 		e.emit("selp.b32", v, Imm(1), Imm(0), regs[0])
@@ -319,7 +309,7 @@ func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
 	} else {
 		e.emitIf(owner, false, "st.shared."+btypeReg(regs[0].Class), Addr{Base: sc}, regs[0])
 	}
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	x := e.ldShared(Addr{Base: sc}, dt)
 	for i := range regs {
 		regs[i] = x

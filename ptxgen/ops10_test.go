@@ -103,8 +103,10 @@ func TestFTZFormsCoverFTZOps(t *testing.T) {
 
 // A rank-0 tile is held by every thread of the block. Its atomics are
 // performed by thread 0 alone; a used old value reaches every thread
-// through shared memory between two barriers; a release is preceded by a
-// barrier (the block's writes come first) and an acquire followed by one.
+// through shared memory with a barrier between the owner's store and the
+// loads; a release is preceded by a barrier (the block's writes come
+// first), and so is the spin lock's compare-and-swap, on the loop's back
+// edge (a slow thread may still read the last broadcast).
 // Before, each of the 128 threads ran the compare-and-swap of a spin lock:
 // one took the lock and the others spun with it held (cuTile's split-K
 // matmul test hung on the H100).
@@ -131,11 +133,11 @@ def lock(Acc: ct.Array[ct.int32, (1, 64)], Lock: ct.Array[ct.int32, (1,)], Count
 		// The owner: thread 0.
 		`setp\.eq\.u32 (%p\d+), %r\d+, 0;`,
 		// cas under the owner's predicate, then the broadcast.
-		`@%p\d+ atom\.acquire\.gpu\.global\.cas\.b32 (%r\d+), \[%rd\d+\], %r\d+, %r\d+;\s+bar\.sync 0;\s+@%p\d+ st\.shared\.b32 \[%r\d+\], %r\d+;\s+bar\.sync 0;\s+ld\.shared\.b32`,
+		`bar\.sync 0;(\s+[^\n]*\n){0,8}\s*@%p\d+ atom\.acquire\.gpu\.global\.cas\.b32 (%r\d+), \[%rd\d+\], %r\d+, %r\d+;\s+@%p\d+ st\.shared\.b32 \[%r\d+\], %r\d+;\s+bar\.sync 0;\s+ld\.shared\.b32`,
 		// A barrier before the release.
 		`bar\.sync 0;(\s+[^\n]*\n){0,8}\s*@%p\d+ atom\.release\.gpu\.global\.exch\.b32`,
 		// The ticket: add with its old value broadcast.
-		`@%p\d+ atom\.acq_rel\.gpu\.global\.add\.u32 %r\d+, \[%rd\d+\], %r\d+;\s+(add\.u32[^\n]*\n\s*)?bar\.sync 0;\s+@%p\d+ st\.shared\.b32`,
+		`bar\.sync 0;(\s+[^\n]*\n){0,8}\s*@%p\d+ atom\.acq_rel\.gpu\.global\.add\.u32 %r\d+, \[%rd\d+\], %r\d+;\s+@%p\d+ st\.shared\.b32 [^\n]*\n\s*bar\.sync 0;\s+ld\.shared`,
 	} {
 		if count(k.PTX, pat) == 0 {
 			t.Errorf("no %s", pat)
@@ -144,5 +146,11 @@ def lock(Acc: ct.Array[ct.int32, (1, 64)], Lock: ct.Array[ct.int32, (1,)], Count
 	// Every atomic is predicated (the owner, and the bounds).
 	if n := count(k.PTX, `\n\s*atom\.`); n != 0 {
 		t.Errorf("%d atomics without a predicate", n)
+	}
+	// Five barriers: before the compare-and-swap and inside its broadcast,
+	// before the release, before the add and inside its broadcast (the
+	// add's release barrier serves its broadcast too).
+	if n := count(k.PTX, `bar\.sync 0;`); n != 5 {
+		t.Errorf("%d barriers, want 5", n)
 	}
 }

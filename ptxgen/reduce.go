@@ -6,14 +6,16 @@ package ptxgen
 // elements along the reduced axis; the lanes whose layout bases lie along
 // the axis (shfl.sync.bfly, so that every lane ends with the result); the
 // warps whose bases lie along the axis (each warp writes its partial to the
-// scratch region, bar.sync, every warp reads all partials). The result is
+// scratch region, the block synchronizes, every warp reads all partials;
+// lower's barriers pass puts the barrier before the writes). The result is
 // in the operand's layout without the axis (lower.Layout.Reduce); if the
 // layout pass gave it another one, it is converted through scratch.
 //
-// Sums of halves and f32 accumulate in f32, max and min use max.NaN /
-// min.NaN (NaN propagates, as in the interpreter), argmax/argmin combine
-// (value, index) pairs: a NaN beats any number, a larger (smaller) value
-// wins, ties go to the smaller index.
+// Sums of halves and f32 accumulate in f32; max and min use max / min
+// (a NaN operand is ignored), or max.NaN / min.NaN under propagate_nan, as
+// the interpreter does; argmax/argmin combine (value, index) pairs: a
+// larger (smaller) value wins, ties go to the smaller index, and a NaN is
+// skipped, or under propagate_nan beats any number.
 
 import (
 	"fmt"
@@ -120,7 +122,6 @@ func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) 
 	slot := lower.ScratchSlot(d, false)
 	wa := e.scratchAddr(from, slot, nil)
 	ra := e.scratchAddr(to, slot, nil)
-	e.emit("bar.sync", Imm(0)) // earlier users of the scratch are done
 	for r := range regs {
 		if from.CanonicalReg(r) != r {
 			continue
@@ -128,7 +129,7 @@ func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) 
 		off := linConst(from.RegCoord(r), from.Shape) * slot
 		e.stShared(Addr{Base: wa, Off: int64(off)}, regs[r], d)
 	}
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	out := make([]Reg, to.NumRegs())
 	for r := range out {
 		if c := to.CanonicalReg(r); c != r {
@@ -282,7 +283,6 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 		})
 		wa := e.scratchAddr(S, slot, &k)
 		ra := e.scratchAddr(S, slot, nil)
-		e.emit("bar.sync", Imm(0)) // earlier users of the scratch are done
 		for _, o := range outs {
 			off := int64(linConst(S.RegCoord(o), S.Shape) * slot)
 			p := parts[o]
@@ -291,7 +291,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 				e.emit("st.shared.b32", Addr{Base: wa, Off: off + int64(vb)}, p.i)
 			}
 		}
-		e.emit("bar.sync", Imm(0))
+		e.exchangeSync()
 		for _, o := range outs {
 			off := int64(linConst(S.RegCoord(o), S.Shape) * slot)
 			var cur part

@@ -3,9 +3,10 @@ package ptxgen
 // Ops that move elements between threads through the scratch region (the
 // smem pass reserves it: lower.ScratchBytes): cat, extract, insert and
 // scan. Each writes its operand tiles row-major into scratch (every thread
-// its elements; copies write the same values), bar.sync, and reads the
-// elements of its result layout back; a bar.sync before the writes waits
-// for earlier users of the scratch.
+// its elements; copies write the same values), synchronizes the block
+// (exchangeSync), and reads the elements of its result layout back. The
+// barrier before the writes, where earlier users of the scratch may still
+// be reading, is a barrier op that lower's barriers pass placed.
 //
 // scan reads, for each of its elements, the operand's elements along the
 // axis up to it (from the end when reverse) in a loop over the axis,
@@ -137,10 +138,9 @@ func (e *emitter) emitCat(in *ir.Instr) {
 	zero := make([]int, len(shape))
 	off := make([]int, len(shape))
 	off[axis] = tileShape(in.Args[0])[axis]
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(in.Args[0], shape, zero, nil)
 	e.tileToScratch(in.Args[1], shape, off, nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	e.tileFromScratch(in.Result(), shape, zero, nil)
 }
 
@@ -150,9 +150,8 @@ func (e *emitter) emitExtract(in *ir.Instr) {
 	sub := tileShape(in.Result())
 	zero := make([]int, len(shape))
 	dyn := e.gridOffset(in.Args[1:], sub, shape, lower.ScratchSlot(in.Result().Type.Elem(), false))
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(in.Args[0], shape, zero, nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	e.tileFromScratch(in.Result(), shape, zero, dyn)
 }
 
@@ -163,11 +162,10 @@ func (e *emitter) emitInsert(in *ir.Instr) {
 	sub := tileShape(in.Args[1])
 	zero := make([]int, len(shape))
 	dyn := e.gridOffset(in.Args[2:], sub, shape, lower.ScratchSlot(in.Result().Type.Elem(), false))
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(in.Args[0], shape, zero, nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	e.tileToScratch(in.Args[1], shape, zero, dyn)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	e.tileFromScratch(in.Result(), shape, zero, nil)
 }
 
@@ -182,9 +180,8 @@ func (e *emitter) emitScan(in *ir.Instr) {
 	xt := x.Type.Elem()
 	acc := lower.ReduceAccType(xt)
 	zero := make([]int, len(shape))
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(x, shape, zero, nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	res := in.Result()
 	lay := e.layout(res)
 	slot := lower.ScratchSlot(xt, false)
@@ -266,9 +263,8 @@ func (e *emitter) emitScan(in *ir.Instr) {
 // shape (the same linear order).
 func (e *emitter) emitGeneralReshape(in *ir.Instr) {
 	src, dst := tileShape(in.Args[0]), tileShape(in.Result())
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(in.Args[0], src, make([]int, len(src)), nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	e.tileFromScratch(in.Result(), dst, make([]int, len(dst)), nil)
 }
 
@@ -288,9 +284,8 @@ func (e *emitter) emitFoldFn(in *ir.Instr) {
 	reverse := scan && in.Reverse()
 	xt := x.Type.Elem()
 	zero := make([]int, len(shape))
-	e.emit("bar.sync", Imm(0))
 	e.tileToScratch(x, shape, zero, nil)
-	e.emit("bar.sync", Imm(0))
+	e.exchangeSync()
 	res := in.Result()
 	lay := e.layout(res)
 	slot := lower.ScratchSlot(xt, false)
