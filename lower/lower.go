@@ -24,6 +24,9 @@ var Passes = []Pass{
 	// fold.go: constant integer scalar arithmetic and dead pure code go
 	// first, so that check and layout see the kernel that will run.
 	{Name: "fold", Run: func(f *ir.Func, _ *Target) error { return Fold(f) }},
+	// mmapad.go: an mma tile smaller than the instruction's runs as the
+	// smallest one, on zero-padded operands.
+	{Name: "pad", Run: PadMMA},
 	// check.go: reject what ptxgen cannot emit for the target, as a user
 	// error, before any decision is recorded.
 	{Name: "check", Run: Check},
