@@ -40,7 +40,7 @@ func TestBenchEntry(t *testing.T) {
 	out := stdout.String()
 	for _, want := range []string{
 		"softmax (../../examples/cutile/softmax.py), host function, on NVIDIA H100 80GB HBM3, sm_90; median of 20 repetitions after 1 warm-up\n",
-		"\n     37     300     0.0100      6.7    0% ok (max rel err ", // X read twice, Y written: 3*37*300*2 bytes
+		"\n     37     300     0.0100      4.4    0% ok (max rel err ", // X read, Y written: 2*37*300*2 compulsory bytes
 		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (37, 1, 1): 0.0100 ms\n",
 		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (64, 1, 1): 0.0100 ms\n",
 	} {
@@ -255,5 +255,35 @@ func TestBenchEntryErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A 16x4096x4096 GEMM in 128-row tiles: TFLOP/s is the problem's
+// 2*M*N*K over the time, not the 8 times larger mma work of the padded
+// tiles (that rate is the row's mma_tflops and a note beside it), and GB/s
+// counts A, B and C once each.
+func TestBenchUsefulFLOPs(t *testing.T) {
+	const ms = 0.044
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 { return ms }})
+	var stdout, stderr bytes.Buffer
+	err := cmdBench([]string{"../../testdata/kernels/matmul.tile", "--shape", "M=16,N=4096,K=4096", "--check=false",
+		"--warmup", "1", "--iters", "20", "--json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	r := rep.Rows[0]
+	useful := 2.0 * 16 * 4096 * 4096
+	if r.FLOPs != useful || r.TFLOPS != useful/(ms*1e-3)/1e12 {
+		t.Errorf("%g FLOPs, %g TFLOP/s; want 2*M*N*K = %g, %g TFLOP/s", r.FLOPs, r.TFLOPS, useful, useful/(ms*1e-3)/1e12)
+	}
+	if r.MMAFLOPs != 8*useful || r.MMATFLOPS != 8*r.TFLOPS || !strings.Contains(r.Note, "mma work with tile padding") {
+		t.Errorf("mma work %g (%g TFLOP/s), note %q; want 8x the problem's", r.MMAFLOPs, r.MMATFLOPS, r.Note)
+	}
+	if want := (16*4096 + 4096*4096 + 16*4096) * 2.0; r.Bytes != want || r.GBs != want/(ms*1e-3)/1e9 {
+		t.Errorf("%g bytes (%g GB/s), want the arrays once: %g", r.Bytes, r.GBs, want)
 	}
 }

@@ -86,7 +86,9 @@ type LaunchRow struct {
 	Consts string `json:"consts"`
 	Grid   [3]int `json:"grid"`
 	// MS is the launch's median over the timed repetitions.
-	MS    float64 `json:"ms"`
+	MS float64 `json:"ms"`
+	// FLOPs and Bytes are the launch's useful work and compulsory bytes,
+	// as Row's.
 	FLOPs float64 `json:"flops"`
 	Bytes float64 `json:"bytes"`
 	Check string  `json:"check"`
@@ -177,8 +179,12 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 			return err
 		}
 		k := b.Kernel // the specialization of the generic kernel
+		if rep.DType == "" {
+			rep.DType = arrayDType(k.Func)
+		}
+		g := launchGEMM(l, k.Func, args, cfg, dims)
 		if len(row.Launches) == 0 {
-			gemm = launchGEMM(l, k.Func, args, cfg, dims)
+			gemm = g
 			if gemm == nil {
 				gemmWhy = fmt.Sprintf("%s is not GEMM-shaped (A (M, K) and B (K, N) read, C (M, N) stored, or a batch of them)", l.Name)
 			}
@@ -187,8 +193,11 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		w, err := Count(b)
 		switch {
 		case err == nil:
+			if g != nil {
+				w.UsefulFLOPs = g.flops
+			}
 			total.Add(w)
-			lr.FLOPs, lr.Bytes = w.FLOPs, w.Bytes()
+			lr.FLOPs, lr.Bytes = w.Useful(), w.CompulsoryBytes
 		case errors.Is(err, ErrNotCountable):
 			countable = false
 			notes = append(notes, fmt.Sprintf("%s: %v", l.Name, err))
