@@ -21,7 +21,6 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
-	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
@@ -30,6 +29,7 @@ import (
 // entryRun is what `tilec run --entry` needs from the command line.
 type entryRun struct {
 	path, entry          string
+	src                  *source // path's text, read once
 	sigs                 argSigs
 	shapes, scalars, ins keyValues
 	outs                 keyValues
@@ -59,11 +59,16 @@ func entryConflicts(kernel, grid string, consts defines) error {
 // loadEntry loads the program of path and the parameters of its host
 // function entry.
 func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
-	src, err := compile.ReadSource(path)
+	s, err := readSource(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	file, err := lang.ParseProgram(path, src)
+	return s.entry(entry)
+}
+
+// entry is loadEntry on a source already read.
+func (s *source) entry(entry string) (*host.Program, []host.Param, error) {
+	file, err := s.parse()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,30 +84,31 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 }
 
 // loadScript returns the program of a script with a __main__ block (nil
-// for a file without one). Errors of the file's kernels are not reported
-// here: they surface when the driver launches one, as they would in
-// cuTile.
+// for a file without one).
 func loadScript(path string) (*host.Program, error) {
-	src, err := compile.ReadSource(path)
+	s, err := readSource(path)
 	if err != nil {
 		return nil, err
 	}
-	file, err := lang.ParseProgram(path, src)
+	return s.script()
+}
+
+// script is loadScript on a source already read. Errors of the file's
+// kernels are not reported here: they surface when the driver launches
+// one, as they would in cuTile.
+func (s *source) script() (*host.Program, error) {
+	file, err := s.parse()
 	if file == nil || (file.Main == nil && file.MainErr == nil) {
 		return nil, nil // not a script: the kernel path reports what is wrong
 	}
 	if err != nil {
 		return nil, err
 	}
-	prog, err := host.Load(file)
-	if err != nil {
-		return nil, err
-	}
-	return prog, nil
+	return host.Load(file)
 }
 
 func runEntry(r *entryRun) error {
-	prog, params, err := loadEntry(r.path, r.entry)
+	prog, params, err := r.src.entry(r.entry)
 	if err != nil {
 		return err
 	}
@@ -118,7 +124,7 @@ func runEntry(r *entryRun) error {
 	start := time.Now()
 	result, err := prog.Run(r.entry, args, r.hostOptions())
 	if err != nil {
-		return quoteSource(r.path, err)
+		return r.src.quote(err)
 	}
 	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
 	results := map[string]*runtime.Tensor{}
@@ -157,7 +163,7 @@ func runScript(r *entryRun, prog *host.Program) error {
 	opts.Seed = uint64(r.seed) // torch.randn's inputs, until the script calls torch.manual_seed
 	opts.Argv = r.argv
 	if err := prog.RunMain(opts); err != nil {
-		return quoteSource(r.path, err)
+		return r.src.quote(err)
 	}
 	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
@@ -199,7 +205,7 @@ func (r *entryRun) hostOptions() host.Options {
 			return err
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintln(r.stderr, quoteSource(r.path, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+			fmt.Fprintln(r.stderr, r.src.quote(&lang.Error{Pos: w.Pos, Msg: w.Message()}))
 		}
 		consts := strings.Join(l.Consts, " ")
 		if consts == "" {

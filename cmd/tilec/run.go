@@ -66,6 +66,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if _, err := gpuTarget(*target); err != nil {
 		return err
 	}
+	src, err := readSource(srcPath)
+	if err != nil {
+		return err
+	}
 	if *entry != "" {
 		if err := entryConflicts(*kernel, *grid, consts); err != nil {
 			return err
@@ -77,12 +81,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return runEntry(&entryRun{path: srcPath, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
+		return runEntry(&entryRun{path: srcPath, src: src, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
 			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
 			stdout: stdout, stderr: stderr, strict: *strict})
 	}
 	if *kernel == "" && len(sigs) == 0 {
-		prog, err := loadScript(srcPath)
+		prog, err := src.script()
 		if err != nil {
 			return err
 		}
@@ -105,14 +109,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return runScript(&entryRun{path: srcPath, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+			return runScript(&entryRun{path: srcPath, src: src, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
 				stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
 		}
 	}
 	if len(scriptArgs) > 0 {
 		return usagef("arguments after -- (%s) are a script's own: they apply when tilec run FILE runs its __main__ block", strings.Join(scriptArgs, " "))
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, sigs, *strict)
+	f, err := src.kernel(*kernel, consts, sigs, *strict)
 	if err != nil {
 		return err
 	}
@@ -176,12 +180,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tilec: --timeout %s: %v", *timeout, err)
 	}
 	if err != nil {
-		return quoteSource(srcPath, err)
+		return src.quote(err)
 	}
 	wall := time.Since(start)
 	for _, w := range res.Warnings {
 		if w.Pos.IsValid() {
-			fmt.Fprintln(stderr, quoteSource(srcPath, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+			fmt.Fprintln(stderr, src.quote(&lang.Error{Pos: w.Pos, Msg: w.Message()}))
 		} else {
 			fmt.Fprintln(stderr, w)
 		}
