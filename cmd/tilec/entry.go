@@ -38,6 +38,7 @@ type entryRun struct {
 	argv                 []string // a script's own arguments (after --)
 	workers              int
 	timeout              time.Duration
+	progress             string // --progress, as a kernel's run takes it ("": off)
 	stdout, stderr       io.Writer
 	strict               bool // the launched kernels built in strict mode (--strict)
 }
@@ -200,7 +201,14 @@ func (r *entryRun) hostOptions() host.Options {
 			defer cancel()
 			lo.Context = ctx
 		}
+		endProgress := func() {}
+		if r.progress != "" {
+			if endProgress, err = progressReporter(&lo, r.progress, r.stderr); err != nil {
+				return err
+			}
+		}
 		res, err := r.backend.Launch(k, l.Args, lo)
+		endProgress()
 		if err != nil {
 			return err
 		}

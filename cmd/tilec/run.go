@@ -70,6 +70,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// --progress is checked before any launch, whichever way the file runs.
+	if _, err := progressReporter(&runtime.LaunchOptions{}, *progress, io.Discard); err != nil {
+		return err
+	}
 	if *entry != "" {
 		if err := entryConflicts(*kernel, *grid, consts); err != nil {
 			return err
@@ -82,7 +86,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return runEntry(&entryRun{path: srcPath, src: src, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
-			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout, progress: *progress,
 			stdout: stdout, stderr: stderr, strict: *strict})
 	}
 	if *kernel == "" && len(sigs) == 0 {
@@ -94,7 +98,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			var given []string
 			fs.Visit(func(fl *flag.Flag) {
 				switch fl.Name {
-				case "backend", "target", "workers", "timeout", "seed", "strict":
+				case "backend", "target", "workers", "timeout", "progress", "seed", "strict":
 				default:
 					given = append(given, "-"+fl.Name)
 				}
@@ -110,7 +114,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			return runScript(&entryRun{path: srcPath, src: src, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
-				stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
+				progress: *progress, stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
 		}
 	}
 	if len(scriptArgs) > 0 {
