@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
@@ -120,6 +121,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(scriptArgs) > 0 {
 		return usagef("arguments after -- (%s) are a script's own: they apply when tilec run FILE runs its __main__ block", strings.Join(scriptArgs, " "))
 	}
+	// --in files are read before the kernel is built: an unannotated
+	// parameter takes its signature from its file, as a host function's
+	// launch gives it (one input rule for --kernel and --entry).
+	inFiles, err := readInputs(ins)
+	if err != nil {
+		return err
+	}
+	sigs, err = src.inputSigs(*kernel, sigs, inFiles)
+	if err != nil {
+		return err
+	}
 	f, err := src.kernel(*kernel, consts, sigs, *strict)
 	if err != nil {
 		return err
@@ -136,7 +148,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if backend.Name() != "cpu" {
 		copies = 2 // the interpreter's check keeps the inputs
 	}
-	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed, copies)
+	kargs, dims, err := makeArgs(f, shapes, scalars, inFiles, *seed, copies)
 	if err != nil {
 		return err
 	}
@@ -238,12 +250,64 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// makeArgs builds the launch arguments: arrays read from --in files or filled
-// with seeded normal random data of the declared shapes, scalars from --scalar.
+// readInputs reads the --in files, by parameter name.
+func readInputs(ins keyValues) (map[string]*runtime.Tensor, error) {
+	out := map[string]*runtime.Tensor{}
+	for name, path := range ins {
+		t, err := npy.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--in %s: %v", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// inputSigs adds to sigs the signature that each --in file gives an
+// unannotated parameter of the kernel without an --arg: the file's dtype
+// and rank, its dims named param_axis (X_0, X_1) and bound by the file,
+// as compile's Specialize names a launch argument's. Anything it cannot
+// tell (no such kernel, several) is left for the build to report.
+func (s *source) inputSigs(kernel string, sigs argSigs, inputs map[string]*runtime.Tensor) (argSigs, error) {
+	if len(inputs) == 0 {
+		return sigs, nil
+	}
+	file, err := s.parse()
+	if file == nil || err != nil {
+		return sigs, nil
+	}
+	_, params, err := build.KernelLaunchParams(file, kernel)
+	if err != nil {
+		return sigs, nil
+	}
+	out := argSigs{}
+	for name, sig := range sigs {
+		out[name] = sig
+	}
+	for _, p := range params {
+		t, given := inputs[p.Name]
+		if _, hasSig := sigs[p.Name]; !p.Typed || hasSig || !given {
+			continue
+		}
+		if t.Rank() == 0 {
+			return nil, usagef("--in %s: the file holds a 0-d array; kernels take arrays of rank 1 or more (give a scalar with --scalar %s=VALUE)", p.Name, p.Name)
+		}
+		dims := make([]ir.Dim, t.Rank())
+		for ax := range dims {
+			dims[ax] = ir.Dim{Sym: fmt.Sprintf("%s_%d", p.Name, ax)}
+		}
+		out[p.Name] = build.ArgSig{DType: t.DType, Dims: dims}
+	}
+	return out, nil
+}
+
+// makeArgs builds the launch arguments: arrays read from --in files
+// (inputs) or filled with seeded normal random data of the declared shapes,
+// scalars from --scalar.
 //
 // copies is how many host copies of each array the run keeps (2 when a
 // device's results are checked against the interpreter's).
-func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
+func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Tensor, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
 	for name := range ins {
 		if paramIndex(f, name) < 0 {
 			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
@@ -281,7 +345,7 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 	// arrays agree with them.
 	args := make([]runtime.Arg, len(f.Params))
 	for i, p := range f.Params {
-		path, ok := ins[p.Name]
+		t, ok := ins[p.Name]
 		if !ok {
 			continue
 		}
@@ -289,10 +353,7 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 		if !isArray {
 			return nil, nil, usagef("--in %s: %s is a scalar; use --scalar", p.Name, p.Name)
 		}
-		t, err := npy.ReadFile(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
-		}
+		var err error
 		if t.DType != arr.DType {
 			t, err = convertTensor(t, arr.DType, p.Name)
 			if err != nil {
