@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
@@ -106,6 +107,77 @@ func (s *source) script() (*host.Program, error) {
 		return nil, err
 	}
 	return host.Load(file)
+}
+
+// whatToRun is the error for `tilec run FILE` of a file without a
+// __main__ block whose kernels cannot run by themselves: several kernels,
+// or one whose unannotated parameters (not given by sigs) take their types
+// from a launch. The builder's errors would name every such parameter and
+// constant; what the user needs is the two ways to run the file and the
+// names to give them. nil when the file's one kernel could run alone (its
+// build errors are the news then).
+func (s *source) whatToRun(sigs argSigs) error {
+	file, _ := s.parse()
+	if file == nil {
+		return nil
+	}
+	var kernels, hosts []string
+	for _, def := range file.Funcs {
+		if isKernelDef(def) {
+			kernels = append(kernels, def.Name)
+		} else {
+			hosts = append(hosts, def.Name)
+		}
+	}
+	why := ""
+	switch {
+	case len(kernels) > 1 && len(hosts) == 0:
+		return nil // the build's error names the kernels and --kernel
+	case len(kernels) > 1:
+		why = fmt.Sprintf("it has %d kernels", len(kernels))
+	case len(kernels) == 1:
+		_, params, err := build.KernelLaunchParams(file, "")
+		if err != nil {
+			return nil
+		}
+		for _, p := range params {
+			if _, given := sigs[p.Name]; p.Typed && !given {
+				why = fmt.Sprintf("kernel %s takes its parameters' types from a launch", kernels[0])
+				break
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("%s has no __main__ block and %s: say what to run", s.path, why)
+	if len(hosts) > 0 {
+		msg += fmt.Sprintf("\n  --entry NAME   a host function (a plain def), its inputs by --arg, --in, --scalar: %s", strings.Join(hosts, ", "))
+	}
+	msg += fmt.Sprintf("\n  --kernel NAME  a kernel, its inputs by --arg, --in, --shape, --scalar, constants by -D, and --grid: %s", strings.Join(kernels, ", "))
+	return usagef("%s", msg)
+}
+
+// isKernelDef reports whether def is decorated as a kernel (@ct.kernel,
+// @ct.kernel(...), @cuda.tile.kernel): enough to name the choices in a
+// hint; which module ct is stays the builder's business.
+func isKernelDef(def *lang.FuncDef) bool {
+	for _, d := range def.Decorators {
+		if c, ok := d.(*lang.Call); ok {
+			d = c.Fun
+		}
+		switch d := d.(type) {
+		case *lang.Attr:
+			if d.Name == "kernel" {
+				return true
+			}
+		case *lang.Name:
+			if d.Name == "kernel" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func runEntry(r *entryRun) error {

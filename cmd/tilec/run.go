@@ -133,6 +133,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f, err := src.kernel(*kernel, consts, sigs, *strict)
+	if err != nil && *kernel == "" {
+		if hint := src.whatToRun(sigs); hint != nil {
+			return hint
+		}
+	}
 	if err != nil {
 		return err
 	}
