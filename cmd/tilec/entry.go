@@ -310,7 +310,8 @@ func printResult(w io.Writer, name string, v any, into map[string]*runtime.Tenso
 	switch v := v.(type) {
 	case *runtime.Tensor:
 		into[name] = v
-		fmt.Fprintf(w, "%-8s %s\n", name, summarize(v))
+		line, _ := summarize(v)
+		fmt.Fprintf(w, "%-8s %s\n", name, line)
 	case host.Tuple:
 		for i, x := range v {
 			printResult(w, fmt.Sprintf("%s.%d", name, i), x, into)

@@ -231,7 +231,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
 	for _, i := range ir.WrittenParams(f) {
-		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
+		t := kargs[i].(*runtime.Tensor)
+		line, unwritten := summarize(t)
+		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, line)
+		if unwritten > 0 {
+			// Exit 0 with a count in the summary is easy to miss; a grid
+			// too small for the output is the usual cause.
+			fmt.Fprintf(stderr, "tilec: warning: %s: %d of %d elements were not written by any block (they hold the poison the run filled %s with): does the grid (%d, %d, %d) cover it?\n",
+				f.Params[i].Name, unwritten, t.NumElements(), f.Params[i].Name, res.Grid[0], res.Grid[1], res.Grid[2])
+		}
 	}
 	if inputs != nil {
 		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers); err != nil {
@@ -572,8 +580,9 @@ func parseGrid(s string) ([3]int, error) {
 }
 
 // summarize prints what a user checks first: shape, dtype, range, mean and
-// how many elements were left unwritten (still NaN from the poisoning).
-func summarize(t *runtime.Tensor) string {
+// how many elements were left unwritten (still NaN from the poisoning),
+// and returns that count apart.
+func summarize(t *runtime.Tensor) (string, int) {
 	// One pass: elements still holding the poison pattern were not written
 	// (for integers and bool the pattern is a value, so it must be told
 	// apart before the element is read as a number).
@@ -603,7 +612,7 @@ func summarize(t *runtime.Tensor) string {
 	if unwritten > 0 {
 		s += fmt.Sprintf(" unwritten %d of %d (poison)", unwritten, total)
 	}
-	return s
+	return s, unwritten
 }
 
 func constsString(f *ir.Func) string {
