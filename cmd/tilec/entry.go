@@ -111,12 +111,12 @@ func (s *source) script() (*host.Program, error) {
 
 // whatToRun is the error for `tilec run FILE` of a file without a
 // __main__ block whose kernels cannot run by themselves: several kernels,
-// or one whose unannotated parameters (not given by sigs) take their types
-// from a launch. The builder's errors would name every such parameter and
-// constant; what the user needs is the two ways to run the file and the
-// names to give them. nil when the file's one kernel could run alone (its
-// build errors are the news then).
-func (s *source) whatToRun(sigs argSigs) error {
+// or one whose unannotated parameters take their types from a launch. The
+// builder's errors would name every such parameter and constant; what the
+// user needs is the two ways to run the file and the names to give them.
+// nil when the file's one kernel could run alone (its build errors are the
+// news then).
+func (s *source) whatToRun() error {
 	file, _ := s.parse()
 	if file == nil {
 		return nil
@@ -141,7 +141,7 @@ func (s *source) whatToRun(sigs argSigs) error {
 			return nil
 		}
 		for _, p := range params {
-			if _, given := sigs[p.Name]; p.Typed && !given {
+			if p.Typed {
 				why = fmt.Sprintf("kernel %s takes its parameters' types from a launch", kernels[0])
 				break
 			}

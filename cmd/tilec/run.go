@@ -133,8 +133,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f, err := src.kernel(*kernel, consts, sigs, *strict)
-	if err != nil && *kernel == "" {
-		if hint := src.whatToRun(sigs); hint != nil {
+	// Until the user names a kernel or starts giving its inputs, the
+	// choices are news; after, the build's errors are.
+	if err != nil && *kernel == "" && len(sigs) == 0 && len(ins) == 0 {
+		if hint := src.whatToRun(); hint != nil {
 			return hint
 		}
 	}
