@@ -189,6 +189,18 @@ func runEntry(r *entryRun) error {
 	if err != nil {
 		return err
 	}
+	// Every --out is checked before the first launch: a tensor parameter,
+	// or the result (result.0, result.1 ... of a tuple, which only the run
+	// can tell apart), and a path that can be written.
+	for name := range r.outs {
+		_, isTensor := args[name].(*runtime.Tensor)
+		if !isTensor && name != "result" && !strings.HasPrefix(name, "result.") {
+			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+	}
+	if err := checkOutPaths(r.outs); err != nil {
+		return err
+	}
 	fmt.Fprintf(r.stdout, "entry    %s (%s)\n", r.entry, r.path)
 	for _, line := range inputs {
 		fmt.Fprintf(r.stdout, "input    %s\n", line)
@@ -217,7 +229,7 @@ func runEntry(r *entryRun) error {
 		if !ok {
 			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
 		}
-		if err := npy.WriteFile(r.outs[name], t); err != nil {
+		if err := writeOut(name, r.outs[name], t); err != nil {
 			return err
 		}
 		fmt.Fprintf(r.stdout, "wrote    %s to %s\n", name, r.outs[name])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -147,6 +149,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for name := range outs {
+		i := paramIndex(f, name)
+		if i < 0 {
+			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
+		}
+		if _, ok := f.Params[i].Type.(*ir.Array); !ok {
+			return usagef("--out %s: %s is not an array", name, name)
+		}
+	}
+	if err := checkOutPaths(outs); err != nil {
+		return err
+	}
 	backend, err := openBackend(*backendName, *target, *workers)
 	if err != nil {
 		return err
@@ -248,19 +262,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	for name, path := range outs {
-		i := paramIndex(f, name)
-		if i < 0 {
-			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
-		}
-		t, ok := kargs[i].(*runtime.Tensor)
-		if !ok {
-			return usagef("--out %s: %s is not an array", name, name)
-		}
-		if err := npy.WriteFile(path, t); err != nil {
+	names := make([]string, 0, len(outs))
+	for name := range outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := writeOut(name, outs[name], kargs[paramIndex(f, name)].(*runtime.Tensor)); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote    %s to %s\n", name, path)
+		fmt.Fprintf(stdout, "wrote    %s to %s\n", name, outs[name])
 	}
 	return nil
 }
@@ -703,4 +714,85 @@ func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.W
 			fmt.Fprintln(stderr)
 		}
 	}, nil
+}
+
+// checkOutPaths checks every --out path before the first launch, so that a
+// run of minutes is not lost to a typo at its end: two arrays to one file
+// (one would silently overwrite the other), a missing directory, a
+// directory named as the file, or a directory tilec cannot write in.
+func checkOutPaths(outs keyValues) error {
+	names := make([]string, 0, len(outs))
+	for name := range outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	byPath := map[string]string{}
+	for _, name := range names {
+		path := outs[name]
+		key := filepath.Clean(path)
+		if abs, err := filepath.Abs(path); err == nil {
+			key = abs
+		}
+		if other, dup := byPath[key]; dup {
+			return usagef("--out %s=%s and --out %s=%s write one file: give each array its own", other, outs[other], name, path)
+		}
+		byPath[key] = name
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return usagef("--out %s=%s: %s is a directory; name a .npy file in it", name, path, path)
+		}
+		dir := filepath.Dir(path)
+		st, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return usagef("--out %s=%s: no directory %s to write in", name, path, dir)
+		case !st.IsDir():
+			return usagef("--out %s=%s: %s is not a directory", name, path, dir)
+		}
+		probe, err := os.CreateTemp(dir, ".tilec-out-*")
+		if err != nil {
+			return usagef("--out %s=%s: cannot write in %s: %v", name, path, dir, err)
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
+}
+
+// writeOut writes t to path as .npy through a temporary file in the same
+// directory, renamed over path once complete: an existing file is never
+// truncated before the data is ready, and a failed write (a full disk,
+// ulimit -f) leaves it as it was instead of a file whose header promises
+// more data than it has.
+func writeOut(name, path string, t *runtime.Tensor) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("--out %s=%s: %v", name, path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("--out %s=%s: %v (the file is left as it was)", name, path, err)
+		}
+	}()
+	// The mode a plain create gives (the temporary file's is 0600), or the
+	// replaced file's.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(tmp)
+	if err := npy.Write(bw, t); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
