@@ -9,9 +9,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -480,13 +480,24 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 	return args, lines, nil
 }
 
+// parseFloatValue reads a float as Python's float() does: nan and inf in
+// any case, and a literal beyond float64's range as an infinity (1e400)
+// or zero (1e-400), not an error.
+func parseFloatValue(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil || errors.Is(err, strconv.ErrRange) {
+		return f, true
+	}
+	return 0, false
+}
+
 // parseHostScalar reads a --scalar value for a host function: an int, a
 // float, True/False, None, or else the string itself.
 func parseHostScalar(s string) any {
 	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
 		return n
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) || s == "nan" {
+	if f, ok := parseFloatValue(s); ok {
 		return f
 	}
 	switch s {

@@ -502,7 +502,10 @@ func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 	case d.IsInt():
 		return strconv.ParseInt(s, 0, 64)
 	default:
-		return strconv.ParseFloat(s, 64)
+		if f, ok := parseFloatValue(s); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("want a number (1.5, 1e-5, inf, nan)")
 	}
 }
 
