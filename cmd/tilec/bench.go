@@ -115,9 +115,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	progress := newStepProgress(stderr, "bench: shape")
+	defer progress.clear()
+	cfg.Point = func(i, n int, dims map[string]int64) { progress.step(i, n, bench.DimsString(dims)) }
+	cfg.Row = func(r bench.Row) { progress.clear() }
 	if !*asJSON {
 		bench.WriteHeader(stdout, rep)
-		cfg.Row = func(r bench.Row) { bench.WriteRow(stdout, rep, r) }
+		cfg.Row = func(r bench.Row) { progress.clear(); bench.WriteRow(stdout, rep, r) }
 	}
 	rep, err = bench.Run(dev, cfg)
 	if err != nil {
@@ -222,10 +226,14 @@ func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *ben
 			args, _, err := pt.entryArgs(params)
 			return args, err
 		}}
+	progress := newStepProgress(b.stderr, "bench: shape")
+	defer progress.clear()
+	cfg.Point = func(i, n int, dims map[string]int64) { progress.step(i, n, bench.DimsString(dims)) }
+	cfg.Row = func(bench.Row) { progress.clear() }
 	if !b.asJSON {
 		var rep *bench.Report
-		cfg.Start = func(r *bench.Report) { rep = r; bench.WriteHeader(b.stdout, r) }
-		cfg.Row = func(row bench.Row) { bench.WriteRow(b.stdout, rep, row) }
+		cfg.Start = func(r *bench.Report) { rep = r; progress.clear(); bench.WriteHeader(b.stdout, r) }
+		cfg.Row = func(row bench.Row) { progress.clear(); bench.WriteRow(b.stdout, rep, row) }
 	}
 	rep, err := bench.RunEntry(dev, cfg)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -285,5 +286,45 @@ func TestBenchUsefulFLOPs(t *testing.T) {
 	}
 	if want := (16*4096 + 4096*4096 + 16*4096) * 2.0; r.Bytes != want || r.GBs != want/(ms*1e-3)/1e9 {
 		t.Errorf("%g bytes (%g GB/s), want the arrays once: %g", r.Bytes, r.GBs, want)
+	}
+}
+
+// bench shows its way through the shapes on a terminal's stderr, one line
+// rewritten in place with an ETA from the second shape on, erased before
+// each row of the table and at the end; elsewhere (a pipe, a log) nothing.
+func TestBenchProgress(t *testing.T) {
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 { return 0.01 }})
+	args := []string{"../../testdata/kernels/vector_add.tile", "--shape", "N=1024,2048,4096", "--warmup", "1", "--iters", "20"}
+	var stdout, stderr bytes.Buffer
+	if err := cmdBench(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "bench: shape") {
+		t.Errorf("progress on a stderr that is not a terminal:\n%q", stderr.String())
+	}
+
+	saved := isTerminal
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	t.Cleanup(func() { isTerminal = saved })
+	stdout.Reset()
+	stderr.Reset()
+	if err := cmdBench(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := stderr.String()
+	for _, want := range []string{
+		"\r\033[Kbench: shape 1 of 3 (N=1024), ",
+		"\r\033[Kbench: shape 3 of 3 (N=4096), ",
+		" elapsed, ETA at least ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.Contains(got, "1 of 3 (N=1024), 0s elapsed, ETA") || !strings.HasSuffix(got, "\r\033[K") {
+		t.Errorf("an ETA before any shape is done, or the line left at the end:\n%q", got)
+	}
+	if strings.Count(stdout.String(), "\n") != 7 {
+		t.Errorf("the table:\n%s", stdout.String())
 	}
 }

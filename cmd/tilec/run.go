@@ -671,13 +671,7 @@ func dimsString(chosen, bound map[string]int64) string {
 // terminal gets one line rewritten in place, anything else a line per
 // report. The returned function ends the report (a newline on a terminal).
 func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.Writer) (func(), error) {
-	f, isFile := stderr.(*os.File)
-	tty := false
-	if isFile {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+	tty := isTerminal(stderr)
 	switch flagValue {
 	case "off":
 		return func() {}, nil
@@ -798,4 +792,59 @@ func writeOut(name, path string, t *runtime.Tensor) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// isTerminal reports whether w is a terminal (progress reports are for a
+// person watching, not for a log or a pipe). A variable, so that tests can
+// stand in for one.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// stepProgress shows a command's way through steps of seconds each
+// (bench's shapes) on stderr when it is a terminal, one line rewritten in
+// place: the step, the time so far and an estimate of the rest from the
+// steps done. The estimate assumes steps alike; a sweep of growing shapes
+// takes longer, which the line says by "at least".
+type stepProgress struct {
+	w     io.Writer // nil: not a terminal, nothing shown
+	what  string
+	start time.Time
+	shown bool
+}
+
+func newStepProgress(stderr io.Writer, what string) *stepProgress {
+	p := &stepProgress{what: what, start: time.Now()}
+	if isTerminal(stderr) {
+		p.w = stderr
+	}
+	return p
+}
+
+// step shows that step i (from 0) of n, named label, has begun.
+func (p *stepProgress) step(i, n int, label string) {
+	if p.w == nil {
+		return
+	}
+	elapsed := time.Since(p.start)
+	line := fmt.Sprintf("%s %d of %d (%s), %s elapsed", p.what, i+1, n, label, elapsed.Round(100*time.Millisecond))
+	if i > 0 {
+		eta := elapsed / time.Duration(i) * time.Duration(n-i)
+		line += fmt.Sprintf(", ETA at least %s", eta.Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.shown = true
+}
+
+// clear erases the line, before other output and at the end.
+func (p *stepProgress) clear() {
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
 }

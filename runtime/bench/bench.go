@@ -36,6 +36,10 @@ type Config struct {
 	// Row, when set, is called with each row as soon as it is measured
 	// (to print a table as it fills).
 	Row func(Row)
+	// Point, when set, is called before each point of the sweep is
+	// measured: its index, the number of points and its dims (to show
+	// progress through a sweep whose shapes take seconds each).
+	Point func(i, n int, dims map[string]int64)
 }
 
 // Report is a benchmark's result: what --json prints and `tilec plot` reads.
@@ -247,6 +251,9 @@ func Run(dev Device, cfg *Config) (*Report, error) {
 		return nil, err
 	}
 	for i, pt := range cfg.Sweep.Points {
+		if cfg.Point != nil {
+			cfg.Point(i, len(cfg.Sweep.Points), FillDims(cfg.Func, pt))
+		}
 		row, err := runPoint(dev, cfg, rep, pt, uint64(i+1))
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", rep.Label(Row{Dims: FillDims(cfg.Func, pt)}), err)

@@ -74,6 +74,8 @@ type EntryConfig struct {
 	// is TFLOP/s when they have mma); Row with each row once measured.
 	Start func(*Report)
 	Row   func(Row)
+	// Point is Config.Point: called before each point is measured.
+	Point func(i, n int, dims map[string]int64)
 	// Stdout receives the host code's print() of the checked run (nil:
 	// discarded).
 	Stdout io.Writer
@@ -114,6 +116,9 @@ func RunEntry(dev Device, cfg *EntryConfig) (*Report, error) {
 			default:
 				dims[d] = DefaultDim
 			}
+		}
+		if cfg.Point != nil {
+			cfg.Point(i, len(cfg.Sweep.Points), dims)
 		}
 		row, w, g, err := runEntryPoint(dev, cfg, rep, dims, uint64(i+1))
 		if err != nil {

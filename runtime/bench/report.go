@@ -32,7 +32,11 @@ func WriteHeader(w io.Writer, r *Report) {
 	} else {
 		fmt.Fprintf(w, "peak unknown for %s (not in runtime/bench/devices.go; give --peak-tflops and --peak-gbs)\n", r.Device)
 	}
-	fmt.Fprintf(w, "%s; GB/s counts each array read once and written once (the compulsory bytes; re-reads not counted)\n", flopsRule(r))
+	gbs := "GB/s counts each array read once and written once (the compulsory bytes; re-reads not counted)"
+	if r.Metric == "tflops" || r.Entry {
+		gbs = flopsRule(r) + "; " + gbs
+	}
+	fmt.Fprintln(w, gbs)
 	if r.Entry && r.Baseline != "" {
 		// Timed as the launches are, not as the kernel path times both.
 		// The op is known once a shape had a GEMM (not yet when the first
