@@ -46,7 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
 	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
-	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
+	progress := fs.String("progress", "auto", "progress of CPU launches (a kernel's, a host function's, a script's) on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	tuned := fs.Bool("tuned", true, "with --backend cuda, use constants that tilec tune cached for this kernel, device and class of shapes")
 	strict := fs.Bool("strict", false, "make tilec's extensions to cuTile 1.6 errors in the kernels (t.sum(), ct.Array[...] annotations, @ct.kernel(grid=), ...)")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
@@ -55,8 +55,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
-	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
-	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
+	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy (an unannotated parameter takes the file's dtype and rank)")
+	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy (checked before the run; an existing file is replaced only once the new one is whole)")
 	// Arguments after -- are the script's own (its argparse reads them).
 	var scriptArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
