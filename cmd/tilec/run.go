@@ -726,8 +726,14 @@ func checkOutPaths(outs keyValues) error {
 	byPath := map[string]string{}
 	for _, name := range names {
 		path := outs[name]
-		key := filepath.Clean(path)
-		if abs, err := filepath.Abs(path); err == nil {
+		// A link is written through (writeOut), so the file it names is
+		// the one that must be new and writable.
+		real := path
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			real = r
+		}
+		key := filepath.Clean(real)
+		if abs, err := filepath.Abs(real); err == nil {
 			key = abs
 		}
 		if other, dup := byPath[key]; dup {
@@ -736,8 +742,10 @@ func checkOutPaths(outs keyValues) error {
 		byPath[key] = name
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return usagef("--out %s=%s: %s is a directory; name a .npy file in it", name, path, path)
+		} else if err == nil && !st.Mode().IsRegular() {
+			continue // a device or a pipe (/dev/stdout): written in place
 		}
-		dir := filepath.Dir(path)
+		dir := filepath.Dir(real)
 		st, err := os.Stat(dir)
 		switch {
 		case err != nil:
@@ -761,7 +769,19 @@ func checkOutPaths(outs keyValues) error {
 // ulimit -f) leaves it as it was instead of a file whose header promises
 // more data than it has.
 func writeOut(name, path string, t *runtime.Tensor) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	target := path // a link's file: renaming over the link would replace the link
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		target = r
+	}
+	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
+		// A device or a pipe cannot be renamed over; it has no old
+		// contents to keep either.
+		if err := npy.WriteFile(path, t); err != nil {
+			return fmt.Errorf("--out %s=%s: %v", name, path, err)
+		}
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("--out %s=%s: %v", name, path, err)
 	}
@@ -775,7 +795,7 @@ func writeOut(name, path string, t *runtime.Tensor) (err error) {
 	// The mode a plain create gives (the temporary file's is 0600), or the
 	// replaced file's.
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
 	if err := tmp.Chmod(mode); err != nil {
@@ -791,7 +811,7 @@ func writeOut(name, path string, t *runtime.Tensor) (err error) {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), target)
 }
 
 // isTerminal reports whether w is a terminal (progress reports are for a
