@@ -9,18 +9,20 @@ import (
 )
 
 // docs/language.md opens with plain cuTile, as NVIDIA's samples write it
-// (tilec's extended form comes after, as an addition), and its first
-// example runs as printed: the script's __main__ block, under --strict
-// too (which refuses tilec's additions), and its host function.
+// (tilec's extended form comes after, as an addition), and that example
+// runs as printed: the script's __main__ block, under --strict too (which
+// refuses tilec's additions), and its host function. It is the doc's
+// first ```py block; the first ```python block is the extended form's
+// signature, which lang's TestParseReferenceExample parses.
 func TestLanguageDocOpensWithPlainCuTile(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(doc), "```python\n")
+	_, rest, ok := strings.Cut(string(doc), "```py\n")
 	example, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("docs/language.md has no python example")
+		t.Fatal("docs/language.md has no ```py example")
 	}
 	if strings.Contains(example, "ct.Array[") || strings.Contains(example, "@ct.kernel(grid=") {
 		t.Errorf("docs/language.md's first example is tilec's extended form, not plain cuTile:\n%s", example)
