@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime/bench"
@@ -68,16 +69,20 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	src, err := readSource(srcPath)
+	if err != nil {
+		return err
+	}
 	if *entry != "" {
 		if err := entryConflicts(*kernel, *grid, consts); err != nil {
 			return err
 		}
-		r := &entryRun{path: srcPath, entry: *entry, sigs: sigs, scalars: scalars, stderr: stderr}
+		r := &entryRun{path: srcPath, src: src, entry: *entry, sigs: sigs, scalars: scalars, stderr: stderr}
 		return benchEntry(r, shapes, *sizes, *product, &benchRun{
 			target: *target, warmup: *warmup, iters: *iters, check: *check, asJSON: *asJSON, plotPath: *plotPath,
 			peakTFLOPS: *peakTFLOPS, peakGBs: *peakGBs, stdout: stdout, stderr: stderr})
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, sigs, false)
+	f, err := src.kernel(*kernel, consts, sigs, false)
 	if err != nil {
 		return err
 	}
@@ -104,19 +109,23 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		Peak: peakOverride(dev, *peakTFLOPS, *peakGBs)}
 	// Tuned constants were chosen for the kernel's own grid, which --grid replaces.
 	if *tuned && *grid == "" {
-		cfg.Specialize = tunedSpecializer(dev, srcPath, *kernel, consts, sigs, f)
+		cfg.Specialize = tunedSpecializer(dev, src, *kernel, consts, sigs, f)
 	}
 	rep, err := bench.NewReport(dev, cfg)
 	if err != nil {
 		return err
 	}
+	progress := newStepProgress(stderr, "bench: shape")
+	defer progress.clear()
+	cfg.Point = func(i, n int, dims map[string]int64) { progress.step(i, n, bench.DimsString(dims)) }
+	cfg.Row = func(r bench.Row) { progress.clear() }
 	if !*asJSON {
 		bench.WriteHeader(stdout, rep)
-		cfg.Row = func(r bench.Row) { bench.WriteRow(stdout, rep, r) }
+		cfg.Row = func(r bench.Row) { progress.clear(); bench.WriteRow(stdout, rep, r) }
 	}
 	rep, err = bench.Run(dev, cfg)
 	if err != nil {
-		return quoteSource(srcPath, err)
+		return src.quote(err)
 	}
 	return writeBenchReport(rep, *asJSON, *plotPath, stdout, stderr)
 }
@@ -171,7 +180,7 @@ type benchRun struct {
 // (bench.RunEntry) over the sweep of the --arg signatures' dims. Every
 // flag is checked before the device is opened.
 func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *benchRun) error {
-	prog, params, err := loadEntry(r.path, r.entry)
+	prog, params, err := r.src.entry(r.entry)
 	if err != nil {
 		return err
 	}
@@ -217,14 +226,18 @@ func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *ben
 			args, _, err := pt.entryArgs(params)
 			return args, err
 		}}
+	progress := newStepProgress(b.stderr, "bench: shape")
+	defer progress.clear()
+	cfg.Point = func(i, n int, dims map[string]int64) { progress.step(i, n, bench.DimsString(dims)) }
+	cfg.Row = func(bench.Row) { progress.clear() }
 	if !b.asJSON {
 		var rep *bench.Report
-		cfg.Start = func(r *bench.Report) { rep = r; bench.WriteHeader(b.stdout, r) }
-		cfg.Row = func(row bench.Row) { bench.WriteRow(b.stdout, rep, row) }
+		cfg.Start = func(r *bench.Report) { rep = r; progress.clear(); bench.WriteHeader(b.stdout, r) }
+		cfg.Row = func(row bench.Row) { progress.clear(); bench.WriteRow(b.stdout, rep, row) }
 	}
 	rep, err := bench.RunEntry(dev, cfg)
 	if err != nil {
-		return quoteSource(r.path, err)
+		return r.src.quote(err)
 	}
 	return writeBenchReport(rep, b.asJSON, b.plotPath, b.stdout, b.stderr)
 }
@@ -258,9 +271,9 @@ func benchSweep(dims []string, batch map[string]bool, shapes []string, sizes str
 
 // tunedSpecializer returns the bench hook that applies cached tuning
 // results per shape.
-func tunedSpecializer(dev bench.Device, path, kernel string, consts defines, sigs argSigs, base *ir.Func) func(map[string]int64) (*ir.Func, string, error) {
+func tunedSpecializer(dev bench.Device, src *source, kernel string, consts defines, sigs argSigs, base *ir.Func) func(map[string]int64) (*ir.Func, string, error) {
 	cache := tune.OpenCache()
-	build := kernelBuilder(path, kernel, consts, sigs)
+	build := src.kernelBuilder(kernel, consts, sigs)
 	return func(dims map[string]int64) (*ir.Func, string, error) {
 		t, err := dev.Target()
 		if err != nil {
@@ -272,8 +285,21 @@ func tunedSpecializer(dev bench.Device, path, kernel string, consts defines, sig
 }
 
 // kernelBuilder builds the kernel of path with the user's constants and
-// extra ones on top (the tuner's candidates, cached winners).
+// extra ones on top (the tuner's candidates, cached winners), reading path
+// once, at the first build.
 func kernelBuilder(path, kernel string, consts defines, sigs argSigs) tune.Build {
+	read := sync.OnceValues(func() (*source, error) { return readSource(path) })
+	return func(extra map[string]string) (*ir.Func, error) {
+		src, err := read()
+		if err != nil {
+			return nil, err
+		}
+		return src.kernelBuilder(kernel, consts, sigs)(extra)
+	}
+}
+
+// kernelBuilder is the package's kernelBuilder on a source already read.
+func (s *source) kernelBuilder(kernel string, consts defines, sigs argSigs) tune.Build {
 	return func(extra map[string]string) (*ir.Func, error) {
 		all := map[string]string{}
 		for k, v := range consts {
@@ -282,7 +308,7 @@ func kernelBuilder(path, kernel string, consts defines, sigs argSigs) tune.Build
 		for k, v := range extra {
 			all[k] = v
 		}
-		return loadKernel(path, kernel, all, sigs, false)
+		return s.kernel(kernel, all, sigs, false)
 	}
 }
 

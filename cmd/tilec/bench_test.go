@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestBenchEntry(t *testing.T) {
 	out := stdout.String()
 	for _, want := range []string{
 		"softmax (../../examples/cutile/softmax.py), host function, on NVIDIA H100 80GB HBM3, sm_90; median of 20 repetitions after 1 warm-up\n",
-		"\n     37     300     0.0100      6.7    0% ok (max rel err ", // X read twice, Y written: 3*37*300*2 bytes
+		"\n     37     300     0.0100      4.4    0% ok (max rel err ", // X read, Y written: 2*37*300*2 compulsory bytes
 		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (37, 1, 1): 0.0100 ms\n",
 		"\n        launch softmax_loop_kernel tm=1 tn=256 grid (64, 1, 1): 0.0100 ms\n",
 	} {
@@ -255,5 +256,75 @@ func TestBenchEntryErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// A 16x4096x4096 GEMM in 128-row tiles: TFLOP/s is the problem's
+// 2*M*N*K over the time, not the 8 times larger mma work of the padded
+// tiles (that rate is the row's mma_tflops and a note beside it), and GB/s
+// counts A, B and C once each.
+func TestBenchUsefulFLOPs(t *testing.T) {
+	const ms = 0.044
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 { return ms }})
+	var stdout, stderr bytes.Buffer
+	err := cmdBench([]string{"../../testdata/kernels/matmul.tile", "--shape", "M=16,N=4096,K=4096", "--check=false",
+		"--warmup", "1", "--iters", "20", "--json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	r := rep.Rows[0]
+	useful := 2.0 * 16 * 4096 * 4096
+	if r.FLOPs != useful || r.TFLOPS != useful/(ms*1e-3)/1e12 {
+		t.Errorf("%g FLOPs, %g TFLOP/s; want 2*M*N*K = %g, %g TFLOP/s", r.FLOPs, r.TFLOPS, useful, useful/(ms*1e-3)/1e12)
+	}
+	if r.MMAFLOPs != 8*useful || r.MMATFLOPS != 8*r.TFLOPS || !strings.Contains(r.Note, "mma work with tile padding") {
+		t.Errorf("mma work %g (%g TFLOP/s), note %q; want 8x the problem's", r.MMAFLOPs, r.MMATFLOPS, r.Note)
+	}
+	if want := (16*4096 + 4096*4096 + 16*4096) * 2.0; r.Bytes != want || r.GBs != want/(ms*1e-3)/1e9 {
+		t.Errorf("%g bytes (%g GB/s), want the arrays once: %g", r.Bytes, r.GBs, want)
+	}
+}
+
+// bench shows its way through the shapes on a terminal's stderr, one line
+// rewritten in place with an ETA from the second shape on, erased before
+// each row of the table and at the end; elsewhere (a pipe, a log) nothing.
+func TestBenchProgress(t *testing.T) {
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 { return 0.01 }})
+	args := []string{"../../testdata/kernels/vector_add.tile", "--shape", "N=1024,2048,4096", "--warmup", "1", "--iters", "20"}
+	var stdout, stderr bytes.Buffer
+	if err := cmdBench(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "bench: shape") {
+		t.Errorf("progress on a stderr that is not a terminal:\n%q", stderr.String())
+	}
+
+	saved := isTerminal
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	t.Cleanup(func() { isTerminal = saved })
+	stdout.Reset()
+	stderr.Reset()
+	if err := cmdBench(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := stderr.String()
+	for _, want := range []string{
+		"\r\033[Kbench: shape 1 of 3 (N=1024), ",
+		"\r\033[Kbench: shape 3 of 3 (N=4096), ",
+		" elapsed, ETA at least ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.Contains(got, "1 of 3 (N=1024), 0s elapsed, ETA") || !strings.HasSuffix(got, "\r\033[K") {
+		t.Errorf("an ETA before any shape is done, or the line left at the end:\n%q", got)
+	}
+	if strings.Count(stdout.String(), "\n") != 7 {
+		t.Errorf("the table:\n%s", stdout.String())
 	}
 }

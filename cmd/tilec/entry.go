@@ -9,19 +9,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
-	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/npy"
@@ -30,6 +30,7 @@ import (
 // entryRun is what `tilec run --entry` needs from the command line.
 type entryRun struct {
 	path, entry          string
+	src                  *source // path's text, read once
 	sigs                 argSigs
 	shapes, scalars, ins keyValues
 	outs                 keyValues
@@ -38,6 +39,7 @@ type entryRun struct {
 	argv                 []string // a script's own arguments (after --)
 	workers              int
 	timeout              time.Duration
+	progress             string // --progress, as a kernel's run takes it ("": off)
 	stdout, stderr       io.Writer
 	strict               bool // the launched kernels built in strict mode (--strict)
 }
@@ -59,11 +61,16 @@ func entryConflicts(kernel, grid string, consts defines) error {
 // loadEntry loads the program of path and the parameters of its host
 // function entry.
 func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
-	src, err := compile.ReadSource(path)
+	s, err := readSource(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	file, err := lang.ParseProgram(path, src)
+	return s.entry(entry)
+}
+
+// entry is loadEntry on a source already read.
+func (s *source) entry(entry string) (*host.Program, []host.Param, error) {
+	file, err := s.parse()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,35 +86,119 @@ func loadEntry(path, entry string) (*host.Program, []host.Param, error) {
 }
 
 // loadScript returns the program of a script with a __main__ block (nil
-// for a file without one). Errors of the file's kernels are not reported
-// here: they surface when the driver launches one, as they would in
-// cuTile.
+// for a file without one).
 func loadScript(path string) (*host.Program, error) {
-	src, err := compile.ReadSource(path)
+	s, err := readSource(path)
 	if err != nil {
 		return nil, err
 	}
-	file, err := lang.ParseProgram(path, src)
+	return s.script()
+}
+
+// script is loadScript on a source already read. Errors of the file's
+// kernels are not reported here: they surface when the driver launches
+// one, as they would in cuTile.
+func (s *source) script() (*host.Program, error) {
+	file, err := s.parse()
 	if file == nil || (file.Main == nil && file.MainErr == nil) {
 		return nil, nil // not a script: the kernel path reports what is wrong
 	}
 	if err != nil {
 		return nil, err
 	}
-	prog, err := host.Load(file)
-	if err != nil {
-		return nil, err
+	return host.Load(file)
+}
+
+// whatToRun is the error for `tilec run FILE` of a file without a
+// __main__ block whose kernels cannot run by themselves: several kernels,
+// or one whose unannotated parameters take their types from a launch. The
+// builder's errors would name every such parameter and constant; what the
+// user needs is the two ways to run the file and the names to give them.
+// nil when the file's one kernel could run alone (its build errors are the
+// news then).
+func (s *source) whatToRun() error {
+	file, _ := s.parse()
+	if file == nil {
+		return nil
 	}
-	return prog, nil
+	var kernels, hosts []string
+	for _, def := range file.Funcs {
+		if isKernelDef(def) {
+			kernels = append(kernels, def.Name)
+		} else {
+			hosts = append(hosts, def.Name)
+		}
+	}
+	why := ""
+	switch {
+	case len(kernels) > 1 && len(hosts) == 0:
+		return nil // the build's error names the kernels and --kernel
+	case len(kernels) > 1:
+		why = fmt.Sprintf("it has %d kernels", len(kernels))
+	case len(kernels) == 1:
+		_, params, err := build.KernelLaunchParams(file, "")
+		if err != nil {
+			return nil
+		}
+		for _, p := range params {
+			if p.Typed {
+				why = fmt.Sprintf("kernel %s takes its parameters' types from a launch", kernels[0])
+				break
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("%s has no __main__ block and %s: say what to run", s.path, why)
+	if len(hosts) > 0 {
+		msg += fmt.Sprintf("\n  --entry NAME   a host function (a plain def), its inputs by --arg, --in, --scalar: %s", strings.Join(hosts, ", "))
+	}
+	msg += fmt.Sprintf("\n  --kernel NAME  a kernel, its inputs by --arg, --in, --shape, --scalar, constants by -D, and --grid: %s", strings.Join(kernels, ", "))
+	return usagef("%s", msg)
+}
+
+// isKernelDef reports whether def is decorated as a kernel (@ct.kernel,
+// @ct.kernel(...), @cuda.tile.kernel): enough to name the choices in a
+// hint; which module ct is stays the builder's business.
+func isKernelDef(def *lang.FuncDef) bool {
+	for _, d := range def.Decorators {
+		if c, ok := d.(*lang.Call); ok {
+			d = c.Fun
+		}
+		switch d := d.(type) {
+		case *lang.Attr:
+			if d.Name == "kernel" {
+				return true
+			}
+		case *lang.Name:
+			if d.Name == "kernel" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func runEntry(r *entryRun) error {
-	prog, params, err := loadEntry(r.path, r.entry)
+	prog, params, err := r.src.entry(r.entry)
 	if err != nil {
 		return err
 	}
 	args, inputs, err := r.entryArgs(params)
 	if err != nil {
+		return err
+	}
+	// Every --out is checked before the first launch: a tensor parameter,
+	// or the result (result.0, result.1 ... of a tuple, which only the run
+	// can tell apart), and a path that can be written.
+	for name := range r.outs {
+		_, isTensor := args[name].(*runtime.Tensor)
+		if !isTensor && name != "result" && !strings.HasPrefix(name, "result.") {
+			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+	}
+	if err := checkOutPaths(r.outs); err != nil {
 		return err
 	}
 	fmt.Fprintf(r.stdout, "entry    %s (%s)\n", r.entry, r.path)
@@ -118,7 +209,7 @@ func runEntry(r *entryRun) error {
 	start := time.Now()
 	result, err := prog.Run(r.entry, args, r.hostOptions())
 	if err != nil {
-		return quoteSource(r.path, err)
+		return r.src.quote(err)
 	}
 	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
 	results := map[string]*runtime.Tensor{}
@@ -138,7 +229,7 @@ func runEntry(r *entryRun) error {
 		if !ok {
 			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
 		}
-		if err := npy.WriteFile(r.outs[name], t); err != nil {
+		if err := writeOut(name, r.outs[name], t); err != nil {
 			return err
 		}
 		fmt.Fprintf(r.stdout, "wrote    %s to %s\n", name, r.outs[name])
@@ -157,7 +248,7 @@ func runScript(r *entryRun, prog *host.Program) error {
 	opts.Seed = uint64(r.seed) // torch.randn's inputs, until the script calls torch.manual_seed
 	opts.Argv = r.argv
 	if err := prog.RunMain(opts); err != nil {
-		return quoteSource(r.path, err)
+		return r.src.quote(err)
 	}
 	fmt.Fprintf(r.stdout, "time     %s\n", time.Since(start).Round(time.Microsecond))
 	return nil
@@ -194,12 +285,19 @@ func (r *entryRun) hostOptions() host.Options {
 			defer cancel()
 			lo.Context = ctx
 		}
+		endProgress := func() {}
+		if r.progress != "" {
+			if endProgress, err = progressReporter(&lo, r.progress, r.stderr); err != nil {
+				return err
+			}
+		}
 		res, err := r.backend.Launch(k, l.Args, lo)
+		endProgress()
 		if err != nil {
 			return err
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintln(r.stderr, quoteSource(r.path, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+			fmt.Fprintln(r.stderr, r.src.quote(&lang.Error{Pos: w.Pos, Msg: w.Message()}))
 		}
 		consts := strings.Join(l.Consts, " ")
 		if consts == "" {
@@ -224,7 +322,8 @@ func printResult(w io.Writer, name string, v any, into map[string]*runtime.Tenso
 	switch v := v.(type) {
 	case *runtime.Tensor:
 		into[name] = v
-		fmt.Fprintf(w, "%-8s %s\n", name, summarize(v))
+		line, _ := summarize(v)
+		fmt.Fprintf(w, "%-8s %s\n", name, line)
 	case host.Tuple:
 		for i, x := range v {
 			printResult(w, fmt.Sprintf("%s.%d", name, i), x, into)
@@ -381,13 +480,24 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 	return args, lines, nil
 }
 
+// parseFloatValue reads a float as Python's float() does: nan and inf in
+// any case, and a literal beyond float64's range as an infinity (1e400)
+// or zero (1e-400), not an error.
+func parseFloatValue(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil || errors.Is(err, strconv.ErrRange) {
+		return f, true
+	}
+	return 0, false
+}
+
 // parseHostScalar reads a --scalar value for a host function: an int, a
 // float, True/False, None, or else the string itself.
 func parseHostScalar(s string) any {
 	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
 		return n
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) || s == "nan" {
+	if f, ok := parseFloatValue(s); ok {
 		return f
 	}
 	switch s {

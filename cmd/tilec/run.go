@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/check"
@@ -43,7 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "goroutines for the CPU interpreter (0: all cores)")
 	grid := fs.String("grid", "", "explicit grid x[,y[,z]] (kernels without a declared grid)")
 	timeout := fs.Duration("timeout", 0, "stop the CPU interpreter after this long (e.g. 30s; 0: no limit)")
-	progress := fs.String("progress", "auto", "progress of CPU launches on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
+	progress := fs.String("progress", "auto", "progress of CPU launches (a kernel's, a host function's, a script's) on stderr: auto (when stderr is a terminal), off, or an interval such as 500ms")
 	tuned := fs.Bool("tuned", true, "with --backend cuda, use constants that tilec tune cached for this kernel, device and class of shapes")
 	strict := fs.Bool("strict", false, "make tilec's extensions to cuTile 1.6 errors in the kernels (t.sum(), ct.Array[...] annotations, @ct.kernel(grid=), ...)")
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
@@ -52,8 +55,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
-	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy")
-	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy")
+	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy (an unannotated parameter takes the file's dtype and rank)")
+	fs.Var(outs, "out", "write an array after the run to .npy: --out C=c.npy (checked before the run; an existing file is replaced only once the new one is whole)")
 	// Arguments after -- are the script's own (its argparse reads them).
 	var scriptArgs []string
 	if i := slices.Index(args, "--"); i >= 0 {
@@ -64,6 +67,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if _, err := gpuTarget(*target); err != nil {
+		return err
+	}
+	src, err := readSource(srcPath)
+	if err != nil {
+		return err
+	}
+	// --progress is checked before any launch, whichever way the file runs.
+	if _, err := progressReporter(&runtime.LaunchOptions{}, *progress, io.Discard); err != nil {
 		return err
 	}
 	if *entry != "" {
@@ -77,12 +88,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return runEntry(&entryRun{path: srcPath, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
-			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+		return runEntry(&entryRun{path: srcPath, src: src, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars,
+			ins: ins, outs: outs, seed: *seed, backend: backend, workers: *workers, timeout: *timeout, progress: *progress,
 			stdout: stdout, stderr: stderr, strict: *strict})
 	}
 	if *kernel == "" && len(sigs) == 0 {
-		prog, err := loadScript(srcPath)
+		prog, err := src.script()
 		if err != nil {
 			return err
 		}
@@ -90,7 +101,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			var given []string
 			fs.Visit(func(fl *flag.Flag) {
 				switch fl.Name {
-				case "backend", "target", "workers", "timeout", "seed", "strict":
+				case "backend", "target", "workers", "timeout", "progress", "seed", "strict":
 				default:
 					given = append(given, "-"+fl.Name)
 				}
@@ -105,19 +116,49 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			return runScript(&entryRun{path: srcPath, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
-				stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
+			return runScript(&entryRun{path: srcPath, src: src, seed: *seed, backend: backend, workers: *workers, timeout: *timeout,
+				progress: *progress, stdout: stdout, stderr: stderr, argv: scriptArgs, strict: *strict}, prog)
 		}
 	}
 	if len(scriptArgs) > 0 {
 		return usagef("arguments after -- (%s) are a script's own: they apply when tilec run FILE runs its __main__ block", strings.Join(scriptArgs, " "))
 	}
-	f, err := loadKernel(srcPath, *kernel, consts, sigs, *strict)
+	// --in files are read before the kernel is built: an unannotated
+	// parameter takes its signature from its file, as a host function's
+	// launch gives it (one input rule for --kernel and --entry).
+	inFiles, err := readInputs(ins)
+	if err != nil {
+		return err
+	}
+	sigs, err = src.inputSigs(*kernel, sigs, inFiles)
+	if err != nil {
+		return err
+	}
+	f, err := src.kernel(*kernel, consts, sigs, *strict)
+	// Until the user names a kernel or starts giving its inputs, the
+	// choices are news; after, the build's errors are.
+	if err != nil && *kernel == "" && len(sigs) == 0 && len(ins) == 0 {
+		if hint := src.whatToRun(); hint != nil {
+			return hint
+		}
+	}
 	if err != nil {
 		return err
 	}
 	explicitGrid, err := gridFlag(f, *grid, "")
 	if err != nil {
+		return err
+	}
+	for name := range outs {
+		i := paramIndex(f, name)
+		if i < 0 {
+			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
+		}
+		if _, ok := f.Params[i].Type.(*ir.Array); !ok {
+			return usagef("--out %s: %s is not an array", name, name)
+		}
+	}
+	if err := checkOutPaths(outs); err != nil {
 		return err
 	}
 	backend, err := openBackend(*backendName, *target, *workers)
@@ -128,7 +169,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if backend.Name() != "cpu" {
 		copies = 2 // the interpreter's check keeps the inputs
 	}
-	kargs, dims, err := makeArgs(f, shapes, scalars, ins, *seed, copies)
+	kargs, dims, err := makeArgs(f, shapes, scalars, inFiles, *seed, copies)
 	if err != nil {
 		return err
 	}
@@ -176,12 +217,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tilec: --timeout %s: %v", *timeout, err)
 	}
 	if err != nil {
-		return quoteSource(srcPath, err)
+		return src.quote(err)
 	}
 	wall := time.Since(start)
 	for _, w := range res.Warnings {
 		if w.Pos.IsValid() {
-			fmt.Fprintln(stderr, quoteSource(srcPath, &lang.Error{Pos: w.Pos, Msg: w.Message()}))
+			fmt.Fprintln(stderr, src.quote(&lang.Error{Pos: w.Pos, Msg: w.Message()}))
 		} else {
 			fmt.Fprintln(stderr, w)
 		}
@@ -206,36 +247,93 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
 	for _, i := range ir.WrittenParams(f) {
-		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, summarize(kargs[i].(*runtime.Tensor)))
+		t := kargs[i].(*runtime.Tensor)
+		line, unwritten := summarize(t)
+		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, line)
+		if unwritten > 0 {
+			// Exit 0 with a count in the summary is easy to miss; a grid
+			// too small for the output is the usual cause.
+			fmt.Fprintf(stderr, "tilec: warning: %s: %d of %d elements were not written by any block (they hold the poison the run filled %s with): does the grid (%d, %d, %d) cover it?\n",
+				f.Params[i].Name, unwritten, t.NumElements(), f.Params[i].Name, res.Grid[0], res.Grid[1], res.Grid[2])
+		}
 	}
 	if inputs != nil {
 		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers); err != nil {
 			return err
 		}
 	}
-	for name, path := range outs {
-		i := paramIndex(f, name)
-		if i < 0 {
-			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
-		}
-		t, ok := kargs[i].(*runtime.Tensor)
-		if !ok {
-			return usagef("--out %s: %s is not an array", name, name)
-		}
-		if err := npy.WriteFile(path, t); err != nil {
+	names := make([]string, 0, len(outs))
+	for name := range outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := writeOut(name, outs[name], kargs[paramIndex(f, name)].(*runtime.Tensor)); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote    %s to %s\n", name, path)
+		fmt.Fprintf(stdout, "wrote    %s to %s\n", name, outs[name])
 	}
 	return nil
 }
 
-// makeArgs builds the launch arguments: arrays read from --in files or filled
-// with seeded normal random data of the declared shapes, scalars from --scalar.
+// readInputs reads the --in files, by parameter name.
+func readInputs(ins keyValues) (map[string]*runtime.Tensor, error) {
+	out := map[string]*runtime.Tensor{}
+	for name, path := range ins {
+		t, err := npy.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--in %s: %v", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// inputSigs adds to sigs the signature that each --in file gives an
+// unannotated parameter of the kernel without an --arg: the file's dtype
+// and rank, its dims named param_axis (X_0, X_1) and bound by the file,
+// as compile's Specialize names a launch argument's. Anything it cannot
+// tell (no such kernel, several) is left for the build to report.
+func (s *source) inputSigs(kernel string, sigs argSigs, inputs map[string]*runtime.Tensor) (argSigs, error) {
+	if len(inputs) == 0 {
+		return sigs, nil
+	}
+	file, err := s.parse()
+	if file == nil || err != nil {
+		return sigs, nil
+	}
+	_, params, err := build.KernelLaunchParams(file, kernel)
+	if err != nil {
+		return sigs, nil
+	}
+	out := argSigs{}
+	for name, sig := range sigs {
+		out[name] = sig
+	}
+	for _, p := range params {
+		t, given := inputs[p.Name]
+		if _, hasSig := sigs[p.Name]; !p.Typed || hasSig || !given {
+			continue
+		}
+		if t.Rank() == 0 {
+			return nil, usagef("--in %s: the file holds a 0-d array; kernels take arrays of rank 1 or more (give a scalar with --scalar %s=VALUE)", p.Name, p.Name)
+		}
+		dims := make([]ir.Dim, t.Rank())
+		for ax := range dims {
+			dims[ax] = ir.Dim{Sym: fmt.Sprintf("%s_%d", p.Name, ax)}
+		}
+		out[p.Name] = build.ArgSig{DType: t.DType, Dims: dims}
+	}
+	return out, nil
+}
+
+// makeArgs builds the launch arguments: arrays read from --in files
+// (inputs) or filled with seeded normal random data of the declared shapes,
+// scalars from --scalar.
 //
 // copies is how many host copies of each array the run keeps (2 when a
 // device's results are checked against the interpreter's).
-func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
+func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Tensor, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
 	for name := range ins {
 		if paramIndex(f, name) < 0 {
 			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
@@ -273,7 +371,7 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 	// arrays agree with them.
 	args := make([]runtime.Arg, len(f.Params))
 	for i, p := range f.Params {
-		path, ok := ins[p.Name]
+		t, ok := ins[p.Name]
 		if !ok {
 			continue
 		}
@@ -281,14 +379,19 @@ func makeArgs(f *ir.Func, shapes, scalars, ins keyValues, seed int64, copies int
 		if !isArray {
 			return nil, nil, usagef("--in %s: %s is a scalar; use --scalar", p.Name, p.Name)
 		}
-		t, err := npy.ReadFile(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
-		}
+		var err error
 		if t.DType != arr.DType {
 			t, err = convertTensor(t, arr.DType, p.Name)
 			if err != nil {
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
+			}
+		}
+		// Kernels index arrays with i32: a file's axis beyond it is the
+		// file's fault, not a --shape the user never gave.
+		for ax, n := range t.Shape {
+			if n > math.MaxInt32 {
+				return nil, nil, usagef("--in %s: axis %d of the file has %d elements, more than the %d kernels index (dims are i32)",
+					p.Name, ax, n, math.MaxInt32)
 			}
 		}
 		if len(t.Shape) == len(p.Dims) {
@@ -407,7 +510,10 @@ func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 	case d.IsInt():
 		return strconv.ParseInt(s, 0, 64)
 	default:
-		return strconv.ParseFloat(s, 64)
+		if f, ok := parseFloatValue(s); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("want a number (1.5, 1e-5, inf, nan)")
 	}
 }
 
@@ -498,8 +604,9 @@ func parseGrid(s string) ([3]int, error) {
 }
 
 // summarize prints what a user checks first: shape, dtype, range, mean and
-// how many elements were left unwritten (still NaN from the poisoning).
-func summarize(t *runtime.Tensor) string {
+// how many elements were left unwritten (still NaN from the poisoning),
+// and returns that count apart.
+func summarize(t *runtime.Tensor) (string, int) {
 	// One pass: elements still holding the poison pattern were not written
 	// (for integers and bool the pattern is a value, so it must be told
 	// apart before the element is read as a number).
@@ -529,7 +636,7 @@ func summarize(t *runtime.Tensor) string {
 	if unwritten > 0 {
 		s += fmt.Sprintf(" unwritten %d of %d (poison)", unwritten, total)
 	}
-	return s
+	return s, unwritten
 }
 
 func constsString(f *ir.Func) string {
@@ -572,13 +679,7 @@ func dimsString(chosen, bound map[string]int64) string {
 // terminal gets one line rewritten in place, anything else a line per
 // report. The returned function ends the report (a newline on a terminal).
 func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.Writer) (func(), error) {
-	f, isFile := stderr.(*os.File)
-	tty := false
-	if isFile {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
+	tty := isTerminal(stderr)
 	switch flagValue {
 	case "off":
 		return func() {}, nil
@@ -618,4 +719,160 @@ func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.W
 			fmt.Fprintln(stderr)
 		}
 	}, nil
+}
+
+// checkOutPaths checks every --out path before the first launch, so that a
+// run of minutes is not lost to a typo at its end: two arrays to one file
+// (one would silently overwrite the other), a missing directory, a
+// directory named as the file, or a directory tilec cannot write in.
+func checkOutPaths(outs keyValues) error {
+	names := make([]string, 0, len(outs))
+	for name := range outs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	byPath := map[string]string{}
+	for _, name := range names {
+		path := outs[name]
+		// A link is written through (writeOut), so the file it names is
+		// the one that must be new and writable.
+		real := path
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			real = r
+		}
+		key := filepath.Clean(real)
+		if abs, err := filepath.Abs(real); err == nil {
+			key = abs
+		}
+		if other, dup := byPath[key]; dup {
+			return usagef("--out %s=%s and --out %s=%s write one file: give each array its own", other, outs[other], name, path)
+		}
+		byPath[key] = name
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return usagef("--out %s=%s: %s is a directory; name a .npy file in it", name, path, path)
+		} else if err == nil && !st.Mode().IsRegular() {
+			continue // a device or a pipe (/dev/stdout): written in place
+		}
+		dir := filepath.Dir(real)
+		st, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return usagef("--out %s=%s: no directory %s to write in", name, path, dir)
+		case !st.IsDir():
+			return usagef("--out %s=%s: %s is not a directory", name, path, dir)
+		}
+		probe, err := os.CreateTemp(dir, ".tilec-out-*")
+		if err != nil {
+			return usagef("--out %s=%s: cannot write in %s: %v", name, path, dir, err)
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
+}
+
+// writeOut writes t to path as .npy through a temporary file in the same
+// directory, renamed over path once complete: an existing file is never
+// truncated before the data is ready, and a failed write (a full disk,
+// ulimit -f) leaves it as it was instead of a file whose header promises
+// more data than it has.
+func writeOut(name, path string, t *runtime.Tensor) (err error) {
+	target := path // a link's file: renaming over the link would replace the link
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		target = r
+	}
+	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
+		// A device or a pipe cannot be renamed over; it has no old
+		// contents to keep either.
+		if err := npy.WriteFile(path, t); err != nil {
+			return fmt.Errorf("--out %s=%s: %v", name, path, err)
+		}
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("--out %s=%s: %v", name, path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("--out %s=%s: %v (the file is left as it was)", name, path, err)
+		}
+	}()
+	// The mode a plain create gives (the temporary file's is 0600), or the
+	// replaced file's.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(tmp)
+	if err := npy.Write(bw, t); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), target)
+}
+
+// isTerminal reports whether w is a terminal (progress reports are for a
+// person watching, not for a log or a pipe). A variable, so that tests can
+// stand in for one.
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// stepProgress shows a command's way through steps of seconds each
+// (bench's shapes) on stderr when it is a terminal, one line rewritten in
+// place: the step, the time so far and an estimate of the rest from the
+// steps done. The estimate assumes steps alike; a sweep of growing shapes
+// takes longer, which the line says by "at least".
+type stepProgress struct {
+	w     io.Writer // nil: not a terminal, nothing shown
+	what  string
+	start time.Time
+	shown bool
+}
+
+func newStepProgress(stderr io.Writer, what string) *stepProgress {
+	p := &stepProgress{what: what, start: time.Now()}
+	if isTerminal(stderr) {
+		p.w = stderr
+	}
+	return p
+}
+
+// step shows that step i (from 0) of n, named label, has begun.
+func (p *stepProgress) step(i, n int, label string) {
+	if p.w == nil {
+		return
+	}
+	elapsed := time.Since(p.start)
+	line := fmt.Sprintf("%s %d of %d (%s), %s elapsed", p.what, i+1, n, label, elapsed.Round(100*time.Millisecond))
+	if i > 0 {
+		eta := elapsed / time.Duration(i) * time.Duration(n-i)
+		line += fmt.Sprintf(", ETA at least %s", eta.Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.shown = true
+}
+
+// clear erases the line, before other output and at the end.
+func (p *stepProgress) clear() {
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
 }

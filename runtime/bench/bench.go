@@ -36,6 +36,10 @@ type Config struct {
 	// Row, when set, is called with each row as soon as it is measured
 	// (to print a table as it fills).
 	Row func(Row)
+	// Point, when set, is called before each point of the sweep is
+	// measured: its index, the number of points and its dims (to show
+	// progress through a sweep whose shapes take seconds each).
+	Point func(i, n int, dims map[string]int64)
 }
 
 // Report is a benchmark's result: what --json prints and `tilec plot` reads.
@@ -50,8 +54,11 @@ type Report struct {
 	Target string `json:"target"`
 	// Peak is the device's (nil: not in the table).
 	Peak *Peak `json:"peak,omitempty"`
-	// MMADType is the mma operands' dtype ("" without mma).
+	// MMADType is the mma operands' dtype ("" without mma); DType the
+	// element type of the (first launch's) first array, what a plot's
+	// title names when there is no mma.
 	MMADType string `json:"mma_dtype,omitempty"`
+	DType    string `json:"dtype,omitempty"`
 	// Metric is what the kernel is judged by: "tflops" for kernels with
 	// mma, "gbs" for the others.
 	Metric string `json:"metric"`
@@ -81,13 +88,24 @@ type Row struct {
 	Consts string  `json:"consts"`
 	Grid   [3]int  `json:"grid"`
 	MS     float64 `json:"tilec_ms"`
-	// TFLOPS is the mma work (Work.FLOPs) per second; GBs the loads' and
-	// stores' bytes (Work.Bytes) per second; 0 when not countable.
-	TFLOPS float64 `json:"tilec_tflops"`
-	GBs    float64 `json:"tilec_gbs"`
-	FLOPs  float64 `json:"flops"`
-	Bytes  float64 `json:"bytes"`
-	// ArrayBytes is the size of the arrays touched (the least DRAM traffic).
+	// FLOPs is the problem's work: 2*M*N*K of a GEMM (2*Bt*M*N*K batched),
+	// whatever the tiles; for other kernels with mma, the mma work
+	// (Work.FLOPs). MMAFLOPs is the mma work the tensor cores did, padding
+	// of tiles larger than the problem included, when it differs.
+	FLOPs    float64 `json:"flops"`
+	MMAFLOPs float64 `json:"mma_flops,omitempty"`
+	// Bytes is the compulsory traffic (Work.CompulsoryBytes: each array
+	// read once, written once); TrafficBytes every load and store, re-reads
+	// included (Work.Bytes).
+	Bytes        float64 `json:"bytes"`
+	TrafficBytes float64 `json:"traffic_bytes"`
+	// TFLOPS is FLOPs per second, MMATFLOPS MMAFLOPs per second (0: the
+	// same work); GBs is Bytes per second, the roofline's figure; 0 when
+	// not countable.
+	TFLOPS    float64 `json:"tilec_tflops"`
+	MMATFLOPS float64 `json:"mma_tflops,omitempty"`
+	GBs       float64 `json:"tilec_gbs"`
+	// ArrayBytes is the size of the arrays touched.
 	ArrayBytes float64 `json:"array_bytes"`
 	// PeakTFLOPS and PeakGBs are fractions of the device's peaks (0: unknown).
 	PeakTFLOPS float64 `json:"peak_tflops_frac,omitempty"`
@@ -132,6 +150,7 @@ func NewReport(dev Device, cfg *Config) (*Report, error) {
 	}
 	r := &Report{Kernel: f.Name, File: cfg.File, Consts: ConstsString(f), Device: dev.Name(), Target: t.Name,
 		Metric: "gbs", Warmup: cfg.Warmup, Iters: cfg.Iters, Dims: SymDims(f), Swept: cfg.Sweep.Swept}
+	r.DType = arrayDType(f)
 	f.Body.Walk(func(in *ir.Instr) {
 		if in.Op == ir.OpMMA && r.MMADType == "" {
 			r.MMADType = in.Args[0].Type.Elem().String()
@@ -147,6 +166,16 @@ func NewReport(dev Device, cfg *Config) (*Report, error) {
 	r.Swept = reorder(r.Swept, r.Dims)
 	r.Peak = devicePeak(dev, cfg.Peak)
 	return r, nil
+}
+
+// arrayDType is the element type of f's first array parameter ("": none).
+func arrayDType(f *ir.Func) string {
+	for _, p := range f.Params {
+		if at, ok := p.Type.(*ir.Array); ok {
+			return at.DType.String()
+		}
+	}
+	return ""
 }
 
 // gemmShape is a GEMM-shaped kernel's A, B and C (parameter indexes),
@@ -222,6 +251,9 @@ func Run(dev Device, cfg *Config) (*Report, error) {
 		return nil, err
 	}
 	for i, pt := range cfg.Sweep.Points {
+		if cfg.Point != nil {
+			cfg.Point(i, len(cfg.Sweep.Points), FillDims(cfg.Func, pt))
+		}
 		row, err := runPoint(dev, cfg, rep, pt, uint64(i+1))
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", rep.Label(Row{Dims: FillDims(cfg.Func, pt)}), err)
@@ -274,6 +306,7 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 		names := g.names(f)
 		opts.GEMM, opts.BatchedGEMM = &names, g.batched
 		gemmFLOPs = g.flops(b.Tensors[g.a].Shape, b.Tensors[g.b].Shape)
+		w.UsefulFLOPs = gemmFLOPs
 	}
 	m, err := Measure(dev, k, args, opts)
 	if err != nil {
@@ -304,18 +337,33 @@ func runPoint(dev Device, cfg *Config, rep *Report, pt map[string]int64, seed ui
 
 // setWork fills the row's work and its rates from w and the row's time,
 // and the rates' fractions of peak (nil: unknown). It returns a note when
-// the work was counted on a sample of the blocks.
+// the work was counted on a sample of the blocks, and one that gives the
+// mma rate when padding made the tensor cores do more than the problem.
 func (row *Row) setWork(w Work, peak *Peak) (note string) {
-	row.FLOPs, row.Bytes, row.ArrayBytes = w.FLOPs, w.Bytes(), w.ArrayBytes
+	row.FLOPs, row.Bytes, row.TrafficBytes, row.ArrayBytes = w.Useful(), w.CompulsoryBytes, w.Bytes(), w.ArrayBytes
+	if w.FLOPs != row.FLOPs {
+		row.MMAFLOPs = w.FLOPs
+	}
+	var notes []string
 	if !w.Exact() {
-		note = fmt.Sprintf("work counted on %d of %d blocks", w.Counted, w.Blocks)
+		notes = append(notes, fmt.Sprintf("work counted on %d of %d blocks", w.Counted, w.Blocks))
 	}
 	if row.MS > 0 {
-		row.TFLOPS = w.FLOPs / (row.MS * 1e-3) / 1e12
-		row.GBs = w.Bytes() / (row.MS * 1e-3) / 1e9
+		row.TFLOPS = row.FLOPs / (row.MS * 1e-3) / 1e12
+		row.GBs = row.Bytes / (row.MS * 1e-3) / 1e9
+		if row.MMAFLOPs > 0 {
+			row.MMATFLOPS = row.MMAFLOPs / (row.MS * 1e-3) / 1e12
+		}
 	}
+	// Past 1% the padding is worth saying: a 16-row GEMM in 128-row tiles
+	// does 8 times the problem's work.
+	if row.FLOPs > 0 && row.MMAFLOPs > 1.01*row.FLOPs {
+		notes = append(notes, fmt.Sprintf("mma work with tile padding %.3g TFLOP/s (%.1fx the problem's)",
+			row.MMATFLOPS, row.MMAFLOPs/row.FLOPs))
+	}
+	note = strings.Join(notes, "; ")
 	if peak != nil {
-		if pk := peak.TFLOPS(w.MMADType); pk > 0 && w.FLOPs > 0 {
+		if pk := peak.TFLOPS(w.MMADType); pk > 0 && row.FLOPs > 0 {
 			row.PeakTFLOPS = row.TFLOPS / pk
 		}
 		if peak.GBs > 0 {

@@ -93,6 +93,9 @@ func TestRunMatmul(t *testing.T) {
 	if back.Rows[1].TFLOPS != r.TFLOPS || back.Peak.F16 != 989.4 || back.Label(back.Rows[1]) != "M=N=K=256" {
 		t.Errorf("read back %+v", back)
 	}
+	if title := bench.PlotTitle(back); title != "matmul (T=f16 tm=64 tn=64 tk=32 GROUP_SIZE_M=8), f16 on NVIDIA H100 80GB HBM3: tilec vs cuBLAS" {
+		t.Errorf("plot title %q", title)
+	}
 	png := filepath.Join(t.TempDir(), "r.png")
 	if err := bench.Plot(back, png); err != nil {
 		t.Fatal(err)
@@ -254,7 +257,9 @@ func TestRunSoftmaxGBs(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	r := rep.Rows[0]
-	if want := 3 * 64 * 300 * 4.0; r.Bytes != want || r.GBs != want/2e-6/1e9 || r.PeakGBs != 0 {
+	// GB/s counts X read once and Y written once, though the kernel reads
+	// X twice (the traffic, apart).
+	if want := 2 * 64 * 300 * 4.0; r.Bytes != want || r.TrafficBytes != 3*64*300*4 || r.GBs != want/2e-6/1e9 || r.PeakGBs != 0 {
 		t.Errorf("row %+v", r)
 	}
 	var svg bytes.Buffer

@@ -74,6 +74,8 @@ type EntryConfig struct {
 	// is TFLOP/s when they have mma); Row with each row once measured.
 	Start func(*Report)
 	Row   func(Row)
+	// Point is Config.Point: called before each point is measured.
+	Point func(i, n int, dims map[string]int64)
 	// Stdout receives the host code's print() of the checked run (nil:
 	// discarded).
 	Stdout io.Writer
@@ -86,7 +88,9 @@ type LaunchRow struct {
 	Consts string `json:"consts"`
 	Grid   [3]int `json:"grid"`
 	// MS is the launch's median over the timed repetitions.
-	MS    float64 `json:"ms"`
+	MS float64 `json:"ms"`
+	// FLOPs and Bytes are the launch's useful work and compulsory bytes,
+	// as Row's.
 	FLOPs float64 `json:"flops"`
 	Bytes float64 `json:"bytes"`
 	Check string  `json:"check"`
@@ -112,6 +116,9 @@ func RunEntry(dev Device, cfg *EntryConfig) (*Report, error) {
 			default:
 				dims[d] = DefaultDim
 			}
+		}
+		if cfg.Point != nil {
+			cfg.Point(i, len(cfg.Sweep.Points), dims)
 		}
 		row, w, g, err := runEntryPoint(dev, cfg, rep, dims, uint64(i+1))
 		if err != nil {
@@ -177,8 +184,12 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 			return err
 		}
 		k := b.Kernel // the specialization of the generic kernel
+		if rep.DType == "" {
+			rep.DType = arrayDType(k.Func)
+		}
+		g := launchGEMM(l, k.Func, args, cfg, dims)
 		if len(row.Launches) == 0 {
-			gemm = launchGEMM(l, k.Func, args, cfg, dims)
+			gemm = g
 			if gemm == nil {
 				gemmWhy = fmt.Sprintf("%s is not GEMM-shaped (A (M, K) and B (K, N) read, C (M, N) stored, or a batch of them)", l.Name)
 			}
@@ -187,8 +198,11 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		w, err := Count(b)
 		switch {
 		case err == nil:
+			if g != nil {
+				w.UsefulFLOPs = g.flops
+			}
 			total.Add(w)
-			lr.FLOPs, lr.Bytes = w.FLOPs, w.Bytes()
+			lr.FLOPs, lr.Bytes = w.Useful(), w.CompulsoryBytes
 		case errors.Is(err, ErrNotCountable):
 			countable = false
 			notes = append(notes, fmt.Sprintf("%s: %v", l.Name, err))

@@ -115,8 +115,11 @@ func TestRunEntrySoftmax(t *testing.T) {
 		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (3, 1, 1): 0.0040 ms",
 		"     64     300     0.0040",
 		"        launch softmax_row_kernel tm=16 TILE_N=512 grid (4, 1, 1): 0.0040 ms")
+	if title := bench.PlotTitle(got); title != "softmax (host function), f32 on NVIDIA H100 80GB HBM3: tilec (no baseline)" {
+		t.Errorf("plot title %q", title)
+	}
 	var svg bytes.Buffer
-	if err := bench.WritePlot(&svg, got, "svg"); err != nil || !strings.Contains(svg.String(), "softmax (host function) on NVIDIA H100") {
+	if err := bench.WritePlot(&svg, got, "svg"); err != nil || !strings.Contains(svg.String(), "softmax (host function), f32 on NVIDIA H100") {
 		t.Errorf("plot: %v", err)
 	}
 }
@@ -163,10 +166,11 @@ func TestRunEntrySplitK(t *testing.T) {
 		t.Errorf("launches %+v", r.Launches)
 	}
 	// partial: A read once per column of tiles, B once per row of tiles
-	// (2 each), W (2, 64, 64) f32 written; reduce: W read, C written.
+	// (2 each), W (2, 64, 64) f32 written; reduce: W read, C written. The
+	// compulsory bytes count A and B once; the traffic, twice.
 	a, b, w, c := 64*256*2.0, 256*64*2.0, 2*64*64*4.0, 64*64*2.0
-	if p.Bytes != 2*a+2*b+w || red.Bytes != w+c || r.Bytes != p.Bytes+red.Bytes {
-		t.Errorf("bytes: partial %g, reduce %g, row %g", p.Bytes, red.Bytes, r.Bytes)
+	if p.Bytes != a+b+w || red.Bytes != w+c || r.Bytes != p.Bytes+red.Bytes || r.TrafficBytes != 2*a+2*b+w+w+c {
+		t.Errorf("bytes: partial %g, reduce %g, row %g (traffic %g)", p.Bytes, red.Bytes, r.Bytes, r.TrafficBytes)
 	}
 	if flops := 2 * 64 * 64 * 256.0; p.FLOPs != flops || red.FLOPs != 0 || r.FLOPs != flops || r.TFLOPS != flops/(r.MS*1e-3)/1e12 {
 		t.Errorf("flops: partial %g, reduce %g, row %g (%g TFLOP/s)", p.FLOPs, red.FLOPs, r.FLOPs, r.TFLOPS)

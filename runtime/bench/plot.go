@@ -26,11 +26,7 @@ func newPlot(r *Report) (*plot.Plot, error) {
 		return nil, fmt.Errorf("plot: the report of %s has no rows", r.Kernel)
 	}
 	p := plot.New()
-	what := r.Consts
-	if r.Entry {
-		what = "host function"
-	}
-	p.Title.Text = fmt.Sprintf("%s (%s) on %s", r.Kernel, what, r.Device)
+	p.Title.Text = PlotTitle(r)
 	unit, peak := "GB/s", 0.0
 	if r.Metric == "tflops" {
 		unit = "TFLOP/s"
@@ -116,6 +112,28 @@ func newPlot(r *Report) (*plot.Plot, error) {
 	}
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// PlotTitle says what a plot compares: the kernel (or host function) with
+// its constants, the dtype, the device and the baseline, so that a plot
+// shown alone is not mistaken for another.
+func PlotTitle(r *Report) string {
+	what := r.Consts
+	if r.Entry {
+		what = "host function"
+	}
+	dtype := r.MMADType
+	if dtype == "" {
+		dtype = r.DType
+	}
+	if dtype != "" {
+		dtype = ", " + dtype
+	}
+	vs := "tilec (no baseline)"
+	if r.Baseline != "" {
+		vs = "tilec vs " + r.BaselineLabel()
+	}
+	return fmt.Sprintf("%s (%s)%s on %s: %s", r.Kernel, what, dtype, r.Device, vs)
 }
 
 // Plot writes the report's plot to path; the extension picks the format

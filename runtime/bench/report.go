@@ -32,7 +32,11 @@ func WriteHeader(w io.Writer, r *Report) {
 	} else {
 		fmt.Fprintf(w, "peak unknown for %s (not in runtime/bench/devices.go; give --peak-tflops and --peak-gbs)\n", r.Device)
 	}
-	fmt.Fprintf(w, "TFLOP/s counts 2*M*N*K per mma; GB/s the bytes of every load and store (tiles re-read by several blocks count each time)\n")
+	gbs := "GB/s counts each array read once and written once (the compulsory bytes; re-reads not counted)"
+	if r.Metric == "tflops" || r.Entry {
+		gbs = flopsRule(r) + "; " + gbs
+	}
+	fmt.Fprintln(w, gbs)
 	if r.Entry && r.Baseline != "" {
 		// Timed as the launches are, not as the kernel path times both.
 		// The op is known once a shape had a GEMM (not yet when the first
@@ -101,6 +105,18 @@ func WriteRow(w io.Writer, r *Report, row Row) {
 	if row.Note != "" {
 		fmt.Fprintf(w, "        note: %s\n", row.Note)
 	}
+}
+
+// flopsRule says what TFLOP/s counts: the problem's 2*M*N*K for a GEMM,
+// the mma work for other kernels (which the IR cannot tell from padding).
+func flopsRule(r *Report) string {
+	if r.Entry {
+		return "TFLOP/s counts the problem's 2*M*N*K for a GEMM-shaped launch (tile padding not counted), 2*M*N*K per mma for others"
+	}
+	if r.BaselineOp != "" {
+		return "TFLOP/s counts the problem's 2*M*N*K (tile padding not counted)"
+	}
+	return "TFLOP/s counts 2*M*N*K per mma (the tiles' work, padding included)"
 }
 
 func pct(f float64) string {

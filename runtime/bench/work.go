@@ -1,7 +1,10 @@
 package bench
 
 // Counting a launch's work from its IR: the mma FLOPs and the bytes its
-// loads and stores move, for TFLOP/s and GB/s.
+// loads and stores move, for TFLOP/s and GB/s. The figures a report rates
+// a kernel by are the problem's (Row.FLOPs, Row.Bytes): the mma count
+// includes the padding of tiles larger than the problem and the traffic
+// includes re-reads, which would flatter a kernel that wastes work.
 //
 // The count runs the kernel's scalar code (block ids, dims, integer
 // arithmetic, loop bounds, if conditions) once per block, like the
@@ -26,6 +29,9 @@ type Work struct {
 	// FLOPs counts 2*M*N*K per mma of (M, K) x (K, N) tiles: the tensor-core
 	// work (elementwise math is not counted).
 	FLOPs float64
+	// UsefulFLOPs is the problem's work where the caller knows it from the
+	// shapes (a GEMM's 2*M*N*K); 0: not known, FLOPs stands for it.
+	UsefulFLOPs float64
 	// MMADType is the dtype of the mma operands (the peak to compare with);
 	// InvalidDType when the kernel has no mma.
 	MMADType ir.DType
@@ -35,11 +41,25 @@ type Work struct {
 	// GEMM's figure is its traffic to the SMs (mostly from L2), not DRAM's.
 	LoadBytes, StoreBytes float64
 	// ArrayBytes is the size of the arrays the kernel loads from or stores
-	// to: the least DRAM traffic a launch can have.
+	// to.
 	ArrayBytes float64
+	// CompulsoryBytes is the traffic with every re-read taken out: each
+	// array read once (as far as the launch reads it) and written once
+	// (as far as it writes it), the least DRAM traffic of the launch and
+	// the roofline's figure. An array both read and written counts twice.
+	CompulsoryBytes float64
 	// Blocks is the grid's block count; Counted how many were counted (all
 	// of them, or an even sample whose counts were scaled).
 	Blocks, Counted int
+}
+
+// Useful is the problem's work: UsefulFLOPs where the caller knew it
+// (a GEMM's 2*M*N*K), else the mma work.
+func (w Work) Useful() float64 {
+	if w.UsefulFLOPs > 0 {
+		return w.UsefulFLOPs
+	}
+	return w.FLOPs
 }
 
 // Bytes is the total traffic of loads and stores.
@@ -49,12 +69,14 @@ func (w Work) Bytes() float64 { return w.LoadBytes + w.StoreBytes }
 // of one repetition); the first mma dtype is kept.
 func (w *Work) Add(o Work) {
 	w.FLOPs += o.FLOPs
+	w.UsefulFLOPs += o.Useful()
 	if w.MMADType == ir.InvalidDType {
 		w.MMADType = o.MMADType
 	}
 	w.LoadBytes += o.LoadBytes
 	w.StoreBytes += o.StoreBytes
 	w.ArrayBytes += o.ArrayBytes
+	w.CompulsoryBytes += o.CompulsoryBytes
 	w.Blocks += o.Blocks
 	w.Counted += o.Counted
 }
@@ -81,7 +103,8 @@ var ErrNotCountable = errors.New("work not countable from the IR")
 func Count(b *runtime.Binding) (Work, error) {
 	f := b.Kernel.Func
 	w := Work{Blocks: b.NumBlocks()}
-	c := &counter{b: b, f: f, vals: make([]cval, f.NumValues())}
+	c := &counter{b: b, f: f, vals: make([]cval, f.NumValues()),
+		loadsOf: make([]float64, len(b.Tensors)), storesOf: make([]float64, len(b.Tensors))}
 	used := map[int]bool{}
 	f.Body.Walk(func(in *ir.Instr) {
 		switch in.Op {
@@ -130,6 +153,13 @@ func Count(b *runtime.Binding) (Work, error) {
 	w.FLOPs = c.flops * scale
 	w.LoadBytes = c.loads * scale
 	w.StoreBytes = c.stores * scale
+	for i, t := range b.Tensors {
+		if t == nil {
+			continue
+		}
+		size := float64(t.NumElements() * t.DType.Bytes())
+		w.CompulsoryBytes += min(c.loadsOf[i]*scale, size) + min(c.storesOf[i]*scale, size)
+	}
 	w.Counted = len(ids)
 	return w, nil
 }
@@ -149,6 +179,9 @@ type counter struct {
 	steps int
 
 	flops, loads, stores float64
+	// loadsOf and storesOf split loads and stores by array (parameter
+	// index), for CompulsoryBytes.
+	loadsOf, storesOf []float64
 }
 
 func (c *counter) get(v *ir.Value) cval { return c.vals[v.ID] }
@@ -233,14 +266,14 @@ func (c *counter) instr(in *ir.Instr) error {
 			n = float64(tl.NumElements())
 		}
 		bytes := n * float64(t.DType.Bytes())
-		switch in.Op {
-		case ir.OpGather:
+		i := in.Args[0].Index
+		if in.Op != ir.OpScatter {
 			c.loads += bytes
-		case ir.OpScatter:
+			c.loadsOf[i] += bytes
+		}
+		if in.Op != ir.OpGather {
 			c.stores += bytes
-		default:
-			c.loads += bytes
-			c.stores += bytes
+			c.storesOf[i] += bytes
 		}
 		return nil
 	case ir.OpFor:
@@ -473,10 +506,13 @@ func (c *counter) access(in *ir.Instr) error {
 		n *= float64(hi - lo)
 	}
 	bytes := n * float64(t.DType.Bytes())
+	i := in.Args[0].Index
 	if in.Op == ir.OpLoad {
 		c.loads += bytes
+		c.loadsOf[i] += bytes
 	} else {
 		c.stores += bytes
+		c.storesOf[i] += bytes
 	}
 	return nil
 }

@@ -49,6 +49,11 @@ func TestCountMatmul(t *testing.T) {
 	if want := (512.0*256 + 256*1024 + 512*1024) * 2; w.ArrayBytes != want {
 		t.Errorf("ArrayBytes = %g, want %g", w.ArrayBytes, want)
 	}
+	// A and B are re-read by every block row and column: the compulsory
+	// bytes count each array once.
+	if want := (512.0*256 + 256*1024 + 512*1024) * 2; w.CompulsoryBytes != want {
+		t.Errorf("CompulsoryBytes = %g, want %g", w.CompulsoryBytes, want)
+	}
 	if w.MMADType.String() != "f16" || !w.Exact() {
 		t.Errorf("MMADType %s, exact %v", w.MMADType, w.Exact())
 	}
