@@ -90,6 +90,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	// Each kernel is lowered even when an earlier one failed: the errors
 	// of every kernel come out together (lowerErrs), not one per run.
 	var lowerErrs []error
+	var ptx []string // one module per kernel, joined into one at the end
 	for _, f := range mod.Funcs {
 		if *emit == "lowered" || *dumpAfter != "" {
 			vs, err := lower.LowerVariants(f, t, lower.Options{DumpAfter: *dumpAfter, Dump: stderr})
@@ -123,11 +124,19 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		printHintNotes(stderr, f, t, k.Persistent)
 		switch {
 		case *variant == "general" && k.General != nil:
-			fmt.Fprint(stdout, k.General.PTX)
+			ptx = append(ptx, k.General.PTX)
 		default:
 			// A kernel with one form: that form serves every launch.
-			fmt.Fprint(stdout, k.PTX)
+			ptx = append(ptx, k.PTX)
 		}
+	}
+	if len(ptx) > 0 {
+		// ptxas takes one module: the kernels' entries share it.
+		module, err := joinPTX(ptx)
+		if err != nil {
+			return lang.JoinErrors(append(lowerErrs, fmt.Errorf("%s: %v", srcPath, err))...)
+		}
+		fmt.Fprint(stdout, module)
 	}
 	return lang.JoinErrors(lowerErrs...)
 }
