@@ -11,9 +11,13 @@ import (
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
+	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/cuda"
 	"github.com/tilec/tilec/runtime/host"
 	"github.com/tilec/tilec/runtime/interp"
 )
@@ -208,5 +212,34 @@ func TestExplainCLI(t *testing.T) {
 	rc = runCommand([]string{"compile", "--explain", "--emit", "ptx", "../../testdata/kernels/matmul.tile", "-D", "T=f16"}, &stdout, &stderr)
 	if rc == 0 || !strings.Contains(stderr.String(), "--explain prints the path choices only") {
 		t.Errorf("--explain --emit ptx: exit %d, stderr %q; want a usage error", rc, stderr.String())
+	}
+}
+
+// TestCompiledLineNamesThePath: the kernels compile.PTXFor returns carry
+// each variant's path, and the compiled line of tilec run (CompileInfo's
+// Summary) shows it.
+func TestCompiledLineNamesThePath(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/kernels/matmul.tile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := lang.ParseProgram("matmul.tile", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := build.File(file, build.Options{Consts: map[string]string{"T": "f16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := compile.PTXFor(mod.Funcs[0], lower.MustTarget("sm_90a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pk.Path != string(lower.PathWarpSpecialized) || pk.General == nil || pk.General.Path != string(lower.PathPipelinedMMASync) {
+		t.Errorf("paths %q and %v, want the fast variant's %q and the general one's %q", pk.Path, pk.General, lower.PathWarpSpecialized, lower.PathPipelinedMMASync)
+	}
+	info := &cuda.CompileInfo{Kernel: pk.Name, Target: pk.Target, Variant: pk.Variant, Path: pk.Path, Block: pk.Block}
+	if got, want := info.Summary(), "matmul sm_90a (fast variant), warp-specialized persistent TMA + wgmma: block 384x1x1"; !strings.HasPrefix(got, want) {
+		t.Errorf("compiled line %q, want it to start %q", got, want)
 	}
 }
