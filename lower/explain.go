@@ -233,12 +233,18 @@ func Explain(f *ir.Func, t *Target) (*Explanation, error) {
 // only form, or the fast variant).
 func (e *Explanation) Path() *PathChoice { return &e.Variants[0].Path }
 
-// Format prints the explanation: a line for the kernel, a line for each
+// Format prints the explanation: for a kernel without mma that line
+// alone; otherwise a line for the kernel, a line for each
 // form (with the launches it serves when there are two), and below a form
 // that is not the target's fastest the reasons ("because ..."), below one
 // that is the options it goes without ("no ...: ..."), each with the
 // source position that decided it.
 func (e *Explanation) Format(w io.Writer) {
+	if e.Path().Path == PathNoMMA {
+		// No tensor-core choice was made: one line says so.
+		fmt.Fprintf(w, "kernel %s on %s: %s\n", e.Kernel, e.Target, PathNoMMA)
+		return
+	}
 	fmt.Fprintf(w, "kernel %s on %s (fastest path: %s)\n", e.Kernel, e.Target, e.Target.Fastest())
 	for _, v := range e.Variants {
 		fmt.Fprintf(w, "  %s: %s\n", e.variantName(v), v.Path.Short())
