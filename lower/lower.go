@@ -16,6 +16,10 @@ type Pass struct {
 	// split, on the variants pass only, replaces the kernel by its
 	// variants; the passes after it run on each.
 	split func(f *ir.Func, t *Target) []*Variant
+	// explain, on the warpspec pass only, is Run that also says why the
+	// kernel keeps a slower path, or goes without options of the fast one
+	// (Variant.Path).
+	explain func(f *ir.Func, t *Target) []*Reason
 }
 
 // Passes is the lowering pipeline, in order; each pass requires the ones
@@ -51,7 +55,7 @@ var Passes = []Pass{
 	// warpspec.go: on sm_90a, the fast variant of a GEMM-family kernel
 	// becomes a persistent kernel of a TMA producer warpgroup and wgmma
 	// consumer warpgroups around an mbarrier ring.
-	{Name: "warpspec", Run: WarpSpecialize},
+	{Name: "warpspec", Run: WarpSpecialize, explain: warpSpecialize},
 	// pipeline.go: shared-tile loads become rings, async copies, commits,
 	// waits and barriers; pipelined loops get their prologue, carried ring
 	// slots and the k-steps of their mma with the next stage's copies
@@ -136,7 +140,9 @@ func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 		}
 		for _, v := range vs {
 			g := v.Func
-			if p.Run != nil {
+			if p.explain != nil {
+				v.reasons = append(v.reasons, p.explain(g, t)...)
+			} else if p.Run != nil {
 				if err := p.Run(g, t); err != nil {
 					return nil, err
 				}
@@ -157,6 +163,9 @@ func LowerVariants(f *ir.Func, t *Target, o Options) ([]*Variant, error) {
 	}
 	if err := checkStages(f, t, vs); err != nil {
 		return nil, err
+	}
+	for _, v := range vs {
+		v.Path = choosePath(v.Func, f, t, v.reasons)
 	}
 	return vs, nil
 }

@@ -34,6 +34,11 @@ type Variant struct {
 	// 16-byte aligned with 16-byte rows for a launch of this variant;
 	// empty: every launch.
 	Aligned []int
+	// Path is the code path this form takes and why it is not the
+	// target's fastest (explain.go), from the reasons the variants and
+	// warpspec passes recorded on their way.
+	Path    PathChoice
+	reasons []*Reason
 }
 
 // fastArrays reports whether f gets a fast variant: it has pipelined
@@ -74,7 +79,7 @@ func fastArrays(f *ir.Func) (arrays []int, ok bool) {
 func splitVariants(f *ir.Func, t *Target) []*Variant {
 	arrays, ok := fastArrays(f)
 	if !ok {
-		return []*Variant{{Func: f}}
+		return []*Variant{{Func: f, reasons: []*Reason{noFastVariant(f, t)}}}
 	}
 	var tmaStore *ir.Instr
 	if lp, _ := findWGMMALoop(f, t); lp != nil {

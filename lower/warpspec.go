@@ -40,7 +40,6 @@ package lower
 // variant), keeps the mma.sync path under .target sm_90a.
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/tilec/tilec/ir"
@@ -100,27 +99,33 @@ func (lp *wgmmaLoop) transB() bool { return lp.permB == nil }
 // wgmma's N); the code before and after the loop is element-wise tile and
 // scalar code, loads and stores (no reductions, loops or conversions
 // through shared memory, which would need the block's barrier).
-func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
+func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	if t.Emitted != WGMMA {
-		return nil, "the target's mma is not wgmma"
+		return nil, refuse(nil, "the target's mma is not wgmma")
 	}
 	mmas := mmaOps(f)
 	if len(mmas) != 1 {
-		return nil, fmt.Sprintf("%d mma ops (the wgmma path takes one)", len(mmas))
+		// The second mma is where the kernel leaves the path's shape.
+		return nil, refuse(mmas[min(1, len(mmas)-1)], "the kernel has %d mma ops (the wgmma path takes one, or two in an attention loop)", len(mmas))
 	}
 	lp := &wgmmaLoop{mma: mmas[0]}
 	lp.loop = lp.mma.Block.Parent
-	if lp.loop == nil || lp.loop.Op != ir.OpFor || lp.loop.Block != f.Body {
-		return nil, "the mma is not in a loop at the kernel's top level"
+	if lp.loop == nil || lp.loop.Op != ir.OpFor {
+		return nil, refuse(lp.mma, "the mma is not in a for loop (the wgmma path pipelines a k-loop)")
+	}
+	if lp.loop.Block != f.Body {
+		// Name the top-level statement that holds the loop: a
+		// persistent tile loop written in the kernel, say.
+		return nil, refuse(topLevel(f, lp.loop), "the mma's loop is inside this %s; the wgmma path takes a k-loop at the kernel's top level", topLevel(f, lp.loop).Op)
 	}
 	body := lp.loop.Regions[0]
 	yield := body.Instrs[len(body.Instrs)-1]
 	if len(lp.loop.Results) != 1 || body.Params[1] != lp.mma.Args[2] || yield.Args[0] != lp.mma.Result() {
-		return nil, "the loop carries more than the accumulator"
+		return nil, refuse(lp.loop, "the mma's loop carries more than the accumulator")
 	}
 	acc := lp.mma.Result().Type.(*ir.Tile)
 	if acc.DType != ir.F32 || acc.Rank() != 2 {
-		return nil, "the accumulator is not a 2-D f32 tile"
+		return nil, refuse(lp.mma, "the accumulator is not a 2-D f32 tile")
 	}
 	lp.m, lp.n = acc.Shape[0], acc.Shape[1]
 	uses := Uses(f)
@@ -133,7 +138,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 		return ld
 	}
 	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
-		return nil, "A is not a zero-padded load of a 2-D f16/bf16 array in the loop"
+		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16 array in the loop")
 	}
 	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
 	bv := lp.mma.Args[1]
@@ -141,21 +146,21 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 		lp.permB, bv = d, d.Args[0]
 	}
 	if lp.loadB = operand(bv); lp.loadB == nil {
-		return nil, "B is not a zero-padded load of a 2-D f16/bf16 array in the loop (or its transpose)"
+		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16 array in the loop (or its transpose)")
 	}
 	if lp.permB != nil && len(lp.views) > 0 {
-		return nil, "a transposed batched B"
+		return nil, refuse(lp.permB, "B is a transposed batched tile")
 	}
 	if lp.loadA.Result().Type.Elem() != lp.loadB.Result().Type.Elem() {
-		return nil, "A and B differ in dtype"
+		return nil, refuse(lp.mma, "A and B differ in dtype")
 	}
 	switch {
 	case lp.m != 64 && lp.m != 128:
-		return nil, fmt.Sprintf("the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
+		return nil, refuse(lp.mma, "the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
 	case lp.k%tmaSlabCols != 0 || lp.k > 256:
-		return nil, fmt.Sprintf("the K tile is %d (the wgmma path takes multiples of 64 up to 256)", lp.k)
+		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes multiples of 64 up to 256)", lp.k)
 	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
-		return nil, fmt.Sprintf("the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
+		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
 	}
 	for _, in := range body.Instrs {
 		switch in {
@@ -166,7 +171,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 			continue
 		}
 		if len(in.Regions) > 0 || in.Op.Info().SideEffect || !scalarResults(in) {
-			return nil, fmt.Sprintf("the loop has %s besides the loads and the mma", in.Op)
+			return nil, refuse(in, "the mma's loop has %s besides the loads and the mma", in.Op)
 		}
 	}
 	var stores []*ir.Instr
@@ -175,14 +180,31 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, string) {
 			continue
 		}
 		if !wsStraightOp(in) {
-			return nil, fmt.Sprintf("%s before or after the loop", in.Op)
+			return nil, refuse(in, "%s before or after the mma's loop (only element-wise and scalar code, loads and stores run in a role's branch)", in.Op)
 		}
 		if in.Op == ir.OpStore {
 			stores = append(stores, in)
 		}
 	}
 	lp.store = tmaStoreOf(stores, lp.m, lp.n)
-	return lp, ""
+	return lp, nil
+}
+
+// topLevel is the instruction of f's body that holds in.
+func topLevel(f *ir.Func, in *ir.Instr) *ir.Instr {
+	for in.Block != f.Body && in.Block.Parent != nil {
+		in = in.Block.Parent
+	}
+	return in
+}
+
+// defOr is the instruction that defines v, or in where v has none (a
+// parameter or a block argument).
+func defOr(v *ir.Value, in *ir.Instr) *ir.Instr {
+	if v.Def != nil {
+		return v.Def
+	}
+	return in
 }
 
 // tmaStoreOf returns the one store of the kernel's (m, n) result that can
@@ -305,34 +327,72 @@ func wsStraightOp(in *ir.Instr) bool {
 // accumulators in the warpgroup grid, and replaces f only when the
 // rewrite applies.
 func WarpSpecialize(f *ir.Func, t *Target) error {
-	if f.Facts.Variant != VariantFast {
+	warpSpecialize(f, t)
+	return nil
+}
+
+// warpSpecialize is WarpSpecialize that also says why: when f keeps the
+// mma.sync path on a wgmma target, the reason; when it takes the
+// warp-specialized path, the options of it that it goes without (2-CTA
+// clusters, the TMA store) and why. Nothing when the target has no wgmma,
+// or when f has one form only (the variants pass said why it has no fast
+// variant).
+func warpSpecialize(f *ir.Func, t *Target) []*Reason {
+	switch {
+	case t.Emitted != WGMMA || f.Facts.Variant == "":
 		return nil
+	case f.Facts.Variant != VariantFast:
+		return []*Reason{refuse(nil, "this variant serves launches whose arrays are not all 16-byte aligned with 16-byte rows, which TMA cannot copy")}
 	}
-	lp, _ := findWGMMALoop(f, t)
-	al, _ := findAttnLoop(f, t)
+	lp, whyNot := findWGMMALoop(f, t)
+	al, whyNotAttn := findAttnLoop(f, t)
 	if lp == nil && al == nil {
-		return nil
+		if len(mmaOps(f)) == 2 {
+			return []*Reason{whyNotAttn}
+		}
+		return []*Reason{whyNot}
 	}
 	g, err := relayForWarpgroups(f, t)
 	if err != nil || g == nil {
-		return nil // the mma.sync fast variant stands
+		// the mma.sync fast variant stands
+		return []*Reason{relayRefusal(f, err)}
 	}
+	var w *warpspec
 	if lp != nil {
-		lp, _ = findWGMMALoop(g, t)
-		if lp == nil || !wsLayoutsOK(g, lp) {
-			return nil
+		lp, whyNot = findWGMMALoop(g, t)
+		if lp == nil {
+			return []*Reason{whyNot}
 		}
-		w := &warpspec{f: g, t: t, lp: lp}
+		if !wsLayoutsOK(g, lp) {
+			return []*Reason{refuse(lp.mma, "laid out for warpgroups, the kernel keeps a layout conversion or shared-memory tile outside the mma's loop, which needs the block's barrier")}
+		}
+		w = &warpspec{f: g, t: t, lp: lp}
 		if !w.plan() {
-			return nil
+			return []*Reason{refuse(lp.loop, "two stages of this loop's TMA ring do not fit %s's shared memory (%d bytes): use smaller tiles", t, t.KernelSharedBytes())}
 		}
 		w.rewrite(g.Body.Terminator())
 		DeadCode(g)
-	} else if !warpSpecializeAttention(g, t) {
-		return nil
+	} else if w, whyNot = warpSpecializeAttention(g, t); whyNot != nil {
+		return []*Reason{whyNot}
 	}
 	*f = *g
-	return nil
+	return w.missed
+}
+
+// relayRefusal says why relayForWarpgroups gave no kernel: the error of
+// the layout passes, or a layout conversion the kernel needs, which goes
+// through shared memory with the block's barrier.
+func relayRefusal(f *ir.Func, err error) *Reason {
+	if err != nil {
+		return refuse(nil, "laid out for warpgroups, the kernel does not lower: %v", err)
+	}
+	var conv *ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		if conv == nil && in.Op == ir.OpConvertLayout {
+			conv = in
+		}
+	})
+	return refuse(conv, "the kernel needs a layout conversion (through shared memory, with the block's barrier), which a warp-specialized kernel cannot place")
 }
 
 // relayForWarpgroups returns a copy of f laid out anew (layout, convert
@@ -406,6 +466,9 @@ type warpspec struct {
 	// says how each shared load's tile is halved (pairSplit). 0 otherwise.
 	cluster int
 	split   map[*ir.Instr]string
+	// missed says which of the path's options (2-CTA clusters, the TMA
+	// store) plan did not apply, and why.
+	missed []*Reason
 }
 
 var (
@@ -422,6 +485,7 @@ func (w *warpspec) plan() bool {
 	per := w.stageA + w.stageB + 2*mbarBytes
 	w.staging = -1
 	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
+	w.noteStore(lp.store, lp.m, lp.n)
 	if lp.store != nil {
 		if stagedStore(lp.store, lp.m, lp.n) {
 			// The widest piece of the result (whole 64-column slabs) that
@@ -458,7 +522,12 @@ func (w *warpspec) plan() bool {
 // of k-steps: the two blocks of a cluster wait on each other's empty
 // barriers, so they must fill their rings in step.
 func (w *warpspec) planCluster() {
-	if !w.t.Tuning.ClusterPairs || dependsOnBid(w.lp.loop.Args[:3]) {
+	if !w.t.Tuning.ClusterPairs {
+		w.missed = append(w.missed, refuse(nil, "no 2-CTA clusters: the target's tuning turns them off (ClusterPairs)"))
+		return
+	}
+	if dependsOnBid(w.lp.loop.Args[:3]) {
+		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: this loop's bounds depend on the block id, and the two blocks of a cluster must run the same k-steps"))
 		return
 	}
 	w.split = map[*ir.Instr]string{}
@@ -469,6 +538,34 @@ func (w *warpspec) planCluster() {
 	}
 	if len(w.split) > 0 {
 		w.cluster = 2
+	} else {
+		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: neither operand tile of this loop halves on a 1024-byte swizzle atom (an even number of 64-column slabs, or rows a multiple of 16)"))
+	}
+}
+
+// noteStore records why the result does not leave through a TMA store:
+// store is tmaStoreOf's choice (nil: none qualified) of the kernel's
+// stores after the loop, m x n the tile a TMA store would take.
+func (w *warpspec) noteStore(store *ir.Instr, m, n int) {
+	if store != nil {
+		if !stagedStore(store, m, n) {
+			w.missed = append(w.missed, refuse(store, "no TMA store: the stored tile is not in the accumulator's layout"))
+		}
+		return
+	}
+	var stores []*ir.Instr
+	for _, in := range w.f.Body.Instrs {
+		if in.Op == ir.OpStore {
+			stores = append(stores, in)
+		}
+	}
+	switch len(stores) {
+	case 0:
+		w.missed = append(w.missed, refuse(w.lp.loop, "no TMA store: the kernel stores no tile after this loop"))
+	case 1:
+		w.missed = append(w.missed, refuse(stores[0], "no TMA store: this store is not of the %dx%d result to a 2-D to 4-D f16/bf16 array, whole 64-column slabs wide", m, n))
+	default:
+		w.missed = append(w.missed, refuse(stores[1], "no TMA store: the kernel has %d stores (a TMA store takes the one store of the result)", len(stores)))
 	}
 }
 

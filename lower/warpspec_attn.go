@@ -21,7 +21,6 @@ package lower
 //	}
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/tilec/tilec/ir"
@@ -54,18 +53,24 @@ type attnLoop struct {
 // to 256, tkv a multiple of 16 up to 256; nothing else in the loop that
 // reads memory, writes it or synchronizes the block; before and after the
 // loop, element-wise and scalar code, loads and stores.
-func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
+func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, *Reason) {
 	if t.Emitted != WGMMA {
-		return nil, "the target's mma is not wgmma"
+		return nil, refuse(nil, "the target's mma is not wgmma")
 	}
 	mmas := mmaOps(f)
-	if len(mmas) != 2 || mmas[0].Block != mmas[1].Block {
-		return nil, "not two mmas in one loop"
+	if len(mmas) != 2 {
+		return nil, refuse(nil, "the kernel has %d mma ops (the attention path takes two)", len(mmas))
+	}
+	if mmas[0].Block != mmas[1].Block {
+		return nil, refuse(mmas[1], "the two mmas are not in one loop (the wgmma path takes a GEMM's one mma, or an attention loop's two)")
 	}
 	al := &attnLoop{qk: mmas[0], pv: mmas[1]}
 	al.loop = al.qk.Block.Parent
-	if al.loop == nil || al.loop.Op != ir.OpFor || al.loop.Block != f.Body {
-		return nil, "the mmas are not in a loop at the kernel's top level"
+	if al.loop == nil || al.loop.Op != ir.OpFor {
+		return nil, refuse(al.qk, "the mmas are not in a for loop")
+	}
+	if al.loop.Block != f.Body {
+		return nil, refuse(topLevel(f, al.loop), "the mmas' loop is inside this %s; the attention path takes a loop at the kernel's top level", topLevel(f, al.loop).Op)
 	}
 	body := al.loop.Regions[0]
 	uses := Uses(f)
@@ -78,41 +83,41 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 		return ld
 	}
 	if al.loadQ = load2D(al.qk.Args[0], f.Body); al.loadQ == nil {
-		return nil, "Q is not a zero-padded load of a 2-D f16/bf16 array before the loop"
+		return nil, refuse(defOr(al.qk.Args[0], al.qk), "Q is not a zero-padded load of a 2-D f16/bf16 array before the loop")
 	}
 	if p := al.qk.Args[1].Def; p != nil && p.Op == ir.OpPermute && p.Block == body && single(al.qk.Args[1]) {
 		al.permK = p
 		al.loadK = load2D(p.Args[0], body)
 	}
 	if al.loadK == nil {
-		return nil, "K^T is not the transpose of a load in the loop"
+		return nil, refuse(defOr(al.qk.Args[1], al.qk), "K^T is not the transpose of a zero-padded f16/bf16 load in the loop")
 	}
 	if z := al.qk.Args[2].Def; z == nil || z.Op != ir.OpSplat || !isZeroConst(z.Args[0]) {
-		return nil, "S = Q K^T does not start from zeros"
+		return nil, refuse(al.qk, "S = Q K^T does not start from zeros")
 	}
 	if al.loadV = load2D(al.pv.Args[1], body); al.loadV == nil {
-		return nil, "V is not a load in the loop"
+		return nil, refuse(defOr(al.pv.Args[1], al.pv), "V is not a zero-padded f16/bf16 load in the loop")
 	}
 	if a := al.pv.Args[0].Def; a == nil || a.Block != body || a.Op == ir.OpLoad {
-		return nil, "P is not a tile computed in the loop"
+		return nil, refuse(al.pv, "P is not a tile computed in the loop")
 	}
 	if a := al.pv.Args[2]; !single(a) || (a.Def == nil && a.Block != body) {
-		return nil, "O's input has other uses"
+		return nil, refuse(al.pv, "O's input has other uses")
 	}
 	qt, kt := tile2D(al.loadQ), tile2D(al.loadK)
 	vt, st := tile2D(al.loadV), al.qk.Result().Type.(*ir.Tile)
 	al.tq, al.d, al.tkv = qt.Shape[0], qt.Shape[1], kt.Shape[0]
 	switch {
 	case qt.DType != kt.DType || qt.DType != vt.DType || al.pv.Args[0].Type.Elem() != qt.DType:
-		return nil, "Q, K, V and P differ in dtype"
+		return nil, refuse(al.pv, "Q, K, V and P differ in dtype")
 	case st.DType != ir.F32 || al.pv.Result().Type.Elem() != ir.F32:
-		return nil, "the accumulators are not f32"
+		return nil, refuse(al.pv, "the accumulators are not f32")
 	case al.tq != 64 && al.tq != 128:
-		return nil, fmt.Sprintf("the query tile has %d rows (64 or 128)", al.tq)
+		return nil, refuse(al.qk, "the query tile has %d rows (the attention path takes 64 or 128)", al.tq)
 	case al.d%tmaSlabCols != 0 || al.d > 256 || kt.Shape[1] != al.d || vt.Shape[1] != al.d || vt.Shape[0] != al.tkv:
-		return nil, "D is not a multiple of 64 up to 256, or K and V tiles differ"
+		return nil, refuse(al.pv, "D is not a multiple of 64 up to 256, or K and V tiles differ")
 	case al.tkv%16 != 0 || al.tkv > 256:
-		return nil, fmt.Sprintf("the key tile has %d rows (a multiple of 16 up to 256)", al.tkv)
+		return nil, refuse(al.qk, "the key tile has %d rows (the attention path takes a multiple of 16 up to 256)", al.tkv)
 	}
 	for _, in := range body.Instrs {
 		switch in {
@@ -126,7 +131,7 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 			continue // a mask applied to some key tiles only
 		}
 		if len(in.Regions) > 0 || in.Op.Info().SideEffect || in.Op == ir.OpLoad || in.Op == ir.OpMMA || !attnRegisterOp(in) {
-			return nil, fmt.Sprintf("the loop has %s", in.Op)
+			return nil, refuse(in, "the mmas' loop has %s (only register code runs between them)", in.Op)
 		}
 	}
 	var stores []*ir.Instr
@@ -135,14 +140,14 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, string) {
 			continue
 		}
 		if !wsStraightOp(in) && in.Op != ir.OpReduce {
-			return nil, fmt.Sprintf("%s before or after the loop", in.Op)
+			return nil, refuse(in, "%s before or after the mmas' loop (only element-wise and scalar code, loads, stores and reductions run in a role's branch)", in.Op)
 		}
 		if in.Op == ir.OpStore {
 			stores = append(stores, in)
 		}
 	}
 	al.store = tmaStoreOf(stores, al.tq, al.d) // O's (tq, D) tile
-	return al, ""
+	return al, nil
 }
 
 // attnRegisterOp reports whether an op in the attention loop runs in
@@ -226,22 +231,25 @@ func attnLayoutsOK(f *ir.Func, al *attnLoop) bool {
 	return !bad
 }
 
-// warpSpecializeAttention is the warpspec pass on an attention kernel;
-// false when it does not apply.
-func warpSpecializeAttention(f *ir.Func, t *Target) bool {
-	al, _ := findAttnLoop(f, t)
-	if al == nil || !attnLayoutsOK(f, al) {
-		return false
+// warpSpecializeAttention is the warpspec pass on an attention kernel:
+// the plan it applied, or why it does not apply.
+func warpSpecializeAttention(f *ir.Func, t *Target) (*warpspec, *Reason) {
+	al, whyNot := findAttnLoop(f, t)
+	if al == nil {
+		return nil, whyNot
+	}
+	if !attnLayoutsOK(f, al) {
+		return nil, refuse(al.loop, "laid out for warpgroups, the attention loop needs a reduction or conversion across warps (shared memory and the block's barrier)")
 	}
 	// O is the "GEMM" whose store the helpers stage: m = tq, n = D.
 	w := &warpspec{f: f, t: t, lp: &wgmmaLoop{loop: al.loop, mma: al.pv, m: al.tq, n: al.d, store: al.store}}
 	a := &attnSpec{warpspec: w, al: al}
 	if !a.plan() {
-		return false
+		return nil, refuse(al.loop, "the query tile and two stages of this loop's key and value ring do not fit %s's shared memory (%d bytes): use smaller tiles", t, t.KernelSharedBytes())
 	}
 	a.rewrite(f.Body.Terminator())
 	DeadCode(f)
-	return true
+	return w, nil
 }
 
 func (a *attnSpec) plan() bool {
@@ -251,6 +259,7 @@ func (a *attnSpec) plan() bool {
 	per := 2*a.kvBytes + 2*mbarBytes
 	budget := w.t.KernelSharedBytes() - a.qBytes - 2*mbarBytes
 	w.staging = -1
+	w.noteStore(al.store, al.tq, al.d)
 	if al.store != nil {
 		if stagedStore(al.store, al.tq, al.d) {
 			w.stageCols = al.d

@@ -33,6 +33,10 @@ type Kernel struct {
 	// Regs is an estimate of the registers per thread the kernel was laid out
 	// for (0 if unknown); informational.
 	Regs int
+	// Path is the code path this variant takes (lower.Path: "pipelined
+	// mma.sync", say; "" where the compiler did not say); informational,
+	// for `tilec run`'s compiled line.
+	Path string
 
 	// Variant says which launches this PTX is valid for: "" (EmitKernel,
 	// or a kernel without variants) and VariantGeneral: every launch;

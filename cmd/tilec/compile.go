@@ -21,6 +21,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	variant := fs.String("variant", "fast", "with --emit ptx, which variant of a kernel that has two: fast (aligned launches) or general (any launch)")
 	kernel := fs.String("kernel", "", "kernel to compile (default: every kernel in the file)")
 	dumpAfter := fs.String("dump-after", "", "print the IR after this lowering pass (to stderr)")
+	explain := fs.Bool("explain", false, "print the code path each kernel takes on the target and, where it is not the fastest, why (instead of --emit)")
 	strict := fs.Bool("strict", false, "make tilec's extensions to cuTile 1.6 errors (t.sum(), ct.Array[...] annotations, @ct.kernel(grid=), ...)")
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
@@ -38,6 +39,9 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	case "ast", "ir", "lowered", "ptx":
 	default:
 		return usagef("--emit must be ast, ir, lowered or ptx, not %q", *emit)
+	}
+	if *explain && (flagSet(fs, "emit") || flagSet(fs, "variant") || *dumpAfter != "") {
+		return usagef("--explain prints the path choices only: it goes without --emit, --variant and --dump-after")
 	}
 	if *variant != "fast" && *variant != "general" {
 		return usagef("--variant must be fast or general, not %q", *variant)
@@ -76,13 +80,17 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: no kernel (a def decorated with @ct.kernel)", srcPath)
 	}
-	if *emit == "ir" {
+	if *emit == "ir" && !*explain {
 		fmt.Fprint(stdout, ir.PrintModule(mod))
 		return nil
+	}
+	if *explain {
+		return explainKernels(stdout, source, mod.Funcs, t)
 	}
 	// Each kernel is lowered even when an earlier one failed: the errors
 	// of every kernel come out together (lowerErrs), not one per run.
 	var lowerErrs []error
+	var ptx []string // one module per kernel, joined into one at the end
 	for _, f := range mod.Funcs {
 		if *emit == "lowered" || *dumpAfter != "" {
 			vs, err := lower.LowerVariants(f, t, lower.Options{DumpAfter: *dumpAfter, Dump: stderr})
@@ -116,11 +124,19 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 		printHintNotes(stderr, f, t, k.Persistent)
 		switch {
 		case *variant == "general" && k.General != nil:
-			fmt.Fprint(stdout, k.General.PTX)
+			ptx = append(ptx, k.General.PTX)
 		default:
 			// A kernel with one form: that form serves every launch.
-			fmt.Fprint(stdout, k.PTX)
+			ptx = append(ptx, k.PTX)
 		}
+	}
+	if len(ptx) > 0 {
+		// ptxas takes one module: the kernels' entries share it.
+		module, err := joinPTX(ptx)
+		if err != nil {
+			return lang.JoinErrors(append(lowerErrs, fmt.Errorf("%s: %v", srcPath, err))...)
+		}
+		fmt.Fprint(stdout, module)
 	}
 	return lang.JoinErrors(lowerErrs...)
 }

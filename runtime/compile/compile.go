@@ -193,5 +193,9 @@ func PTXFor(f *ir.Func, t *lower.Target) (*ptxgen.Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emitting PTX for %s (%s): %w", f.Name, t, err)
 	}
+	pk.Path = string(vs[0].Path.Path)
+	if pk.General != nil {
+		pk.General.Path = string(vs[len(vs)-1].Path.Path)
+	}
 	return pk, nil
 }

@@ -391,6 +391,7 @@ func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration)
 		CompileTime:        compileTime,
 		JITTime:            jitTime,
 		Variant:            pk.Variant,
+		Path:               pk.Path,
 		Cluster:            pk.Cluster,
 	}
 	if pk.Persistent {

@@ -54,6 +54,8 @@ type CompileInfo struct {
 	// aligned with unit last stride) or "general" (element-wise copies,
 	// any strides), chosen at each launch (ptxgen.Kernel.FastPathOK).
 	Variant string
+	// Path is the code path the variant takes (ptxgen.Kernel.Path).
+	Path string
 
 	// Cached says that the PTX came from the disk cache of compiled
 	// kernels (kcache.Cache): lower and ptxgen did not run.
@@ -65,13 +67,16 @@ type CompileInfo struct {
 	Resident, Cluster int
 }
 
-// Summary is one line: target, block, shared memory, registers, spills,
-// compile and JIT times.
+// Summary is one line: target, code path, block, shared memory,
+// registers, spills, compile and JIT times.
 func (c *CompileInfo) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", c.Kernel, c.Target)
 	if c.Variant != "" {
 		fmt.Fprintf(&b, " (%s variant)", c.Variant)
+	}
+	if c.Path != "" {
+		fmt.Fprintf(&b, ", %s", c.Path)
 	}
 	fmt.Fprintf(&b, ": block %dx%dx%d, %d B dynamic shared, %d registers",
 		c.Block[0], c.Block[1], c.Block[2], c.SharedBytes, c.Regs)
