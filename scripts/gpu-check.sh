@@ -419,7 +419,7 @@ section_hopper() {
 		rc=$?
 		# Every kernel run (a host function's launches each print theirs) must be the persistent fast
 		# variant: a fast variant that is not persistent is mma.sync (warpspec did not take it).
-		if [ $rc -eq 0 ] && { ! grep -q '^compiled ' "$log" || grep '^compiled ' "$log" | grep -v -q 'sm_90a (fast variant): .*, persistent on up to'; }; then
+		if [ $rc -eq 0 ] && { ! grep -q '^compiled ' "$log" || grep '^compiled ' "$log" | grep -v -q 'sm_90a (fast variant), warp-specialized persistent TMA + wgmma[^:]*: .*, persistent on up to'; }; then
 			echo "expected the persistent fast (TMA, wgmma) variant in every 'compiled' line" >>"$log"
 			rc=1
 		fi
