@@ -24,6 +24,10 @@ const (
 	// warpgroups around an mbarrier ring, persistent over the grid
 	// (warpspec.go); sm_90a.
 	PathWarpSpecialized Path = "warp-specialized persistent TMA + wgmma"
+	// PathWarpSpecializedTiles: the same roles and ring over the tile loop
+	// the kernel itself writes (cuTile's persistent pattern), launched on
+	// the kernel's own grid; sm_90a.
+	PathWarpSpecializedTiles Path = "warp-specialized TMA + wgmma over the kernel's tile loop"
 	// PathPipelinedMMASync: mma.sync k-steps over a ring of cp.async
 	// copies several stages deep (pipeline.go).
 	PathPipelinedMMASync Path = "pipelined mma.sync"
@@ -117,6 +121,8 @@ func choosePath(f, src *ir.Func, t *Target, reasons []*Reason) PathChoice {
 	switch {
 	case wgmma && f.Facts.Persistent:
 		c.Path = PathWarpSpecialized
+	case wgmma:
+		c.Path = PathWarpSpecializedTiles
 	case fma:
 		// The operands' dtype decided it (kstep.go's exactF32), whatever
 		// else the kernel is.
@@ -149,7 +155,7 @@ func choosePath(f, src *ir.Func, t *Target, reasons []*Reason) PathChoice {
 			kept = append(kept, r)
 		}
 	}
-	if c.Path != t.Fastest() {
+	if c.Path != t.Fastest() && c.Path != PathWarpSpecializedTiles {
 		c.Reasons = kept
 	} else {
 		c.Missed = kept

@@ -79,7 +79,16 @@ type wgmmaLoop struct {
 	// tile with whole 64-column slabs), or nil: then every store is from
 	// registers.
 	store *ir.Instr
+	// tiles is the kernel's own tile loop around the k-loop (cuTile's
+	// persistent pattern, `for t in range(ct.bid(0), tiles,
+	// ct.num_blocks(0))`), or nil when the k-loop is at the top level and
+	// the pass makes the tile loop itself.
+	tiles *ir.Instr
 }
+
+// home is the block that holds the k-loop: the kernel's body, or the body
+// of its own tile loop.
+func (lp *wgmmaLoop) home() *ir.Block { return lp.loop.Block }
 
 // consumers is the number of consumer warpgroups: one per 64 rows.
 func (lp *wgmmaLoop) consumers() int { return lp.m / 64 }
@@ -114,9 +123,18 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "the mma is not in a for loop (the wgmma path pipelines a k-loop)")
 	}
 	if lp.loop.Block != f.Body {
-		// Name the top-level statement that holds the loop: a
-		// persistent tile loop written in the kernel, say.
-		return nil, refuse(topLevel(f, lp.loop), "the mma's loop is inside this %s; the wgmma path takes a k-loop at the kernel's top level", topLevel(f, lp.loop).Op)
+		// The kernel's own tile loop (cuTile's persistent pattern) is
+		// the one other place: both roles run it as written, carrying
+		// the ring's stage and phase across its iterations.
+		outer := lp.loop.Block.Parent
+		if outer == nil || outer.Op != ir.OpFor || outer.Block != f.Body {
+			// Name the top-level statement that holds the loop.
+			return nil, refuse(topLevel(f, lp.loop), "the mma's loop is inside this %s; the wgmma path takes a k-loop at the kernel's top level or directly inside one for loop there (a tile loop)", topLevel(f, lp.loop).Op)
+		}
+		if len(outer.Results) != 0 {
+			return nil, refuse(outer, "the tile loop around the mma's loop carries values (the wgmma path runs it in two roles that share only the ring)")
+		}
+		lp.tiles = outer
 	}
 	body := lp.loop.Regions[0]
 	yield := body.Instrs[len(body.Instrs)-1]
@@ -174,14 +192,32 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 			return nil, refuse(in, "the mma's loop has %s besides the loads and the mma", in.Op)
 		}
 	}
-	var stores []*ir.Instr
 	for _, in := range f.Body.Instrs {
-		if in == lp.loop || in.Op == ir.OpReturn {
+		if in == lp.loop || in == lp.tiles || in.Op == ir.OpReturn {
 			continue
+		}
+		if lp.tiles != nil && in.Block == f.Body && slices.Index(f.Body.Instrs, in) > slices.Index(f.Body.Instrs, lp.tiles) {
+			return nil, refuse(in, "%s after the tile loop (the wgmma path runs the tile loop last)", in.Op)
 		}
 		if !wsStraightOp(in) {
 			return nil, refuse(in, "%s before or after the mma's loop (only element-wise and scalar code, loads and stores run in a role's branch)", in.Op)
 		}
+		if in.Op == ir.OpStore && lp.tiles != nil {
+			return nil, refuse(in, "a store outside the tile loop")
+		}
+	}
+	var stores []*ir.Instr
+	if lp.tiles != nil {
+		for _, in := range lp.home().Instrs {
+			if in == lp.loop || in.Op == ir.OpYield {
+				continue
+			}
+			if !wsStraightOp(in) {
+				return nil, refuse(in, "%s in the tile loop beside the mma's loop (only element-wise and scalar code, loads and stores run in a role's branch)", in.Op)
+			}
+		}
+	}
+	for _, in := range lp.home().Instrs {
 		if in.Op == ir.OpStore {
 			stores = append(stores, in)
 		}
@@ -440,9 +476,15 @@ func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) bool {
 	if err != nil || !SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
 		return false
 	}
-	for _, in := range f.Body.Instrs {
-		if in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)) {
-			return false
+	blocks := []*ir.Block{f.Body}
+	if lp.tiles != nil {
+		blocks = append(blocks, lp.home())
+	}
+	for _, b := range blocks {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)) {
+				return false
+			}
 		}
 	}
 	return true
@@ -526,6 +568,12 @@ func (w *warpspec) planCluster() {
 		w.missed = append(w.missed, refuse(nil, "no 2-CTA clusters: the target's tuning turns them off (ClusterPairs)"))
 		return
 	}
+	if w.lp.tiles != nil {
+		// A cluster's two blocks must take neighbouring tiles in step;
+		// the kernel's own loop decides which tiles a block takes.
+		w.missed = append(w.missed, refuse(w.lp.tiles, "no 2-CTA clusters: the kernel's own tile loop picks each block's tiles"))
+		return
+	}
 	if dependsOnBid(w.lp.loop.Args[:3]) {
 		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: this loop's bounds depend on the block id, and the two blocks of a cluster must run the same k-steps"))
 		return
@@ -554,7 +602,7 @@ func (w *warpspec) noteStore(store *ir.Instr, m, n int) {
 		return
 	}
 	var stores []*ir.Instr
-	for _, in := range w.f.Body.Instrs {
+	for _, in := range w.lp.home().Instrs {
 		if in.Op == ir.OpStore {
 			stores = append(stores, in)
 		}
@@ -616,11 +664,13 @@ func tile2D(ld *ir.Instr) *ir.Tile {
 	return t
 }
 
-// splitLoop returns the instructions before and after the kernel's loop.
-func splitLoop(f *ir.Func, loop *ir.Instr) (pre, post []*ir.Instr) {
-	for i, in := range f.Body.Instrs {
+// splitLoop returns the instructions before and after loop in its block,
+// without the block's terminator (the kernel's return, a loop's yield).
+func splitLoop(loop *ir.Instr) (pre, post []*ir.Instr) {
+	b := loop.Block
+	for i, in := range b.Instrs {
 		if in == loop {
-			return f.Body.Instrs[:i], f.Body.Instrs[i+1 : len(f.Body.Instrs)-1]
+			return b.Instrs[:i], b.Instrs[i+1 : len(b.Instrs)-1]
 		}
 	}
 	return nil, nil
@@ -708,15 +758,48 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 
 func (w *warpspec) rewrite(ret *ir.Instr) {
 	lp := w.lp
-	pre, post := splitLoop(w.f, lp.loop)
+	pre, post := splitLoop(lp.loop)
 	s := &seq{f: w.f}
 	s.pos.Pos = lp.mma.Pos
 	w.ringA = w.ring(s, lp.loadA, 0, w.stages, w.stageA)
 	w.ringB = w.ring(s, lp.loadB, w.stages*w.stageA, w.stages, w.stageB)
 	w.allocRing(s)
+	if lp.tiles != nil {
+		outer, _ := splitLoop(lp.tiles)
+		w.splitRoles(s, ret, w.barOff+2*mbarBytes*w.stages,
+			func(s *seq) { w.kernelTileLoop(s, outer, pre, nil, false) },
+			func(s *seq) { w.kernelTileLoop(s, outer, pre, post, true) })
+		// The kernel's grid is the user's: its blocks take the tiles its
+		// own loop gives them.
+		w.f.Facts.Persistent = false
+		return
+	}
 	w.splitRoles(s, ret, w.barOff+2*mbarBytes*w.stages,
 		func(s *seq) { w.tileLoop(s, pre, nil, false) },
 		func(s *seq) { w.tileLoop(s, pre, post, true) })
+}
+
+// kernelTileLoop appends one role's copy of the kernel's own tile loop:
+// the code before it (outer), then the loop as written, carrying the
+// ring's stage and phase, whose body is the code before the k-loop (pre),
+// the role's k-loop, and for the consumers the code after it (post).
+// Both roles run the same iterations, so the ring stays in step.
+func (w *warpspec) kernelTileLoop(s *seq, outer, pre, post []*ir.Instr, consumer bool) {
+	var none [3]*ir.Value
+	m := map[*ir.Value]*ir.Value{}
+	w.cloneInto(s, outer, m, none, none)
+	tl, b, p := w.ringLoop(s, m, w.lp.tiles, s.i32(0), s.i32(0), nil)
+	w.cloneInto(b, pre, m, none, none)
+	var st, ph *ir.Value
+	if consumer {
+		var acc *ir.Value
+		acc, st, ph = w.consumerLoop(b, m, p[0], p[1])
+		m[w.lp.loop.Results[0]] = acc
+		w.cloneInto(b, post, m, none, none)
+	} else {
+		st, ph = w.producerLoop(b, m, nil, p[0], p[1])
+	}
+	finishLoop(s, tl, b, []*ir.Value{st, ph}, w.f)
 }
 
 // fillRegion makes instrs (plus a yield without values) the body of region b.
@@ -843,11 +926,15 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 	for _, in := range instrs {
 		switch in.Op {
 		case ir.OpBlockID:
-			m[in.Result()] = bid[in.Axis()]
-			continue
+			if b := bid[in.Axis()]; b != nil {
+				m[in.Result()] = b
+				continue
+			}
 		case ir.OpNumBlocks:
-			m[in.Result()] = grid[in.Axis()]
-			continue
+			if g := grid[in.Axis()]; g != nil {
+				m[in.Result()] = g
+				continue
+			}
 		case ir.OpStore:
 			if in == w.lp.store && w.staging >= 0 {
 				w.tmaStore(s, in, m)

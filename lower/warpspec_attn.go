@@ -281,7 +281,7 @@ func (a *attnSpec) plan() bool {
 
 func (a *attnSpec) rewrite(ret *ir.Instr) {
 	al, w := a.al, a.warpspec
-	pre, post := splitLoop(a.f, al.loop)
+	pre, post := splitLoop(al.loop)
 	s := &seq{f: a.f}
 	s.pos.Pos = al.qk.Pos
 	a.ringK = w.ring(s, al.loadK, 0, w.stages, a.kvBytes)

@@ -167,22 +167,28 @@ func explainJob(root string, j *gpuCaseJob, target string) (string, error) {
 }
 
 // TestExplainNamesTheDecidingOp: a kernel that misses the wgmma path names
-// the reason and the position of what decided it. examples/cutile's
-// persistent GEMM loops over its tiles itself, so its k-loop is not at the
-// kernel's top level: the tile loop (line 25) is what decides.
+// the reason and the position of what decided it, and one that takes it
+// over its own tile loop says which options it went without and why.
+// guarded_matmul's k-loop sits inside an if (line 14), which is what
+// decides; examples/cutile's persistent GEMM loops over its tiles itself
+// (line 25), which keeps it out of 2-CTA clusters.
 func TestExplainNamesTheDecidingOp(t *testing.T) {
 	for _, tc := range []struct {
-		name, file string
-		flags      []string
-		want       []string
+		name, kind, file string
+		flags            []string
+		want             []string
 	}{
-		{"persistent_matmul", "../../examples/cutile/persistent_matmul.py",
-			[]string{"--entry", "persistent_matmul", "--arg", "A=f16[M,K]", "--arg", "B=f16[K,N]", "--scalar", "num_sms=5", "--shape", "M=256,K=256,N=256"},
+		{"guarded_matmul", "kernel", "cmd/tilec/testdata/kernels/guarded_matmul.tile",
+			[]string{"--arg", "A=f16[M,K]", "--arg", "B=f16[K,N]", "--arg", "C=f16[M,N]", "-D", "tm=128", "-D", "tn=256", "-D", "tk=64"},
 			[]string{"fast variant (A, B 16-byte aligned): pipelined mma.sync",
-				"because examples/cutile/persistent_matmul.py:25:5: the mma's loop is inside this for; the wgmma path takes a k-loop at the kernel's top level"}},
+				"because cmd/tilec/testdata/kernels/guarded_matmul.tile:14:5: the mma's loop is inside this if;"}},
+		{"persistent_matmul", "entry", "examples/cutile/persistent_matmul.py",
+			[]string{"--entry", "persistent_matmul", "--arg", "A=f16[M,K]", "--arg", "B=f16[K,N]", "--scalar", "num_sms=5", "--shape", "M=256,K=256,N=256"},
+			[]string{"fast variant (A, B, C 16-byte aligned): warp-specialized TMA + wgmma over the kernel's tile loop",
+				"examples/cutile/persistent_matmul.py:25:5: no 2-CTA clusters: the kernel's own tile loop picks each block's tiles"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := explainJob(repoRoot(t), &gpuCaseJob{kind: "entry", file: strings.TrimPrefix(tc.file, "../../"), flags: tc.flags}, "sm_90a")
+			got, err := explainJob(repoRoot(t), &gpuCaseJob{kind: tc.kind, file: tc.file, flags: tc.flags}, "sm_90a")
 			if err != nil {
 				t.Fatal(err)
 			}
