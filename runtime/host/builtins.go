@@ -435,7 +435,13 @@ func (in *interp) callMath(c *callSite, fn string) any {
 			in.fail(c.e.Pos, "%s(%s): math domain error", name, pyFloat(f))
 		}
 	}
-	return map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log": math.Log, "log2": math.Log2}[fn](f)
+	r := map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log": math.Log, "log2": math.Log2}[fn](f)
+	if math.IsInf(r, 0) && !math.IsInf(f, 0) {
+		// Python raises where a finite argument's result is out of the
+		// float range (math.exp(1000)); a silent inf would pass a check.
+		in.fail(c.e.Pos, "OverflowError: %s(%s): math range error", name, pyFloat(f))
+	}
+	return r
 }
 
 // alloc makes a tensor: torch.empty/zeros/ones/full(shape, ..., dtype=,
