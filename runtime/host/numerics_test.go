@@ -67,3 +67,50 @@ func TestScalarNumericsArePython(t *testing.T) {
 		{"-8 >> 100", "-1"},
 	})
 }
+
+// TestIntegerTensorsAreExact: integer tensors compute in their dtype, not
+// through float64: int64 values beyond 2^53 stay exact through arithmetic,
+// comparisons, reductions, copies, printing and item(); int8 wraps as
+// torch's does; // and % by zero raise as torch's do on integers.
+func TestIntegerTensorsAreExact(t *testing.T) {
+	const big = "torch.full((3,), 2**53, dtype=torch.int64)"
+	expectPrinted(t, []numericCase{
+		{big + " + 1", "tensor([9007199254740993, 9007199254740993, 9007199254740993])"},
+		{"(" + big + " + 1)[1].item()", "9007199254740993"},
+		{big + " + 1 == " + big, "tensor([False, False, False])"},
+		{"(" + big + " + torch.arange(3)).sum().item()", "27021597764222979"},
+		{"(" + big + " + torch.arange(3)).amax().item(), (" + big + " - torch.arange(3)).argmax().item()", "9007199254740994 0"},
+		{"torch.cat([" + big + " + 1, " + big + " + 3]).reshape(2, 3).T.contiguous()[2]", "tensor([9007199254740993, 9007199254740995])"},
+		{"torch.where(torch.arange(3) > 0, " + big + " + 1, 0)", "tensor([               0, 9007199254740993, 9007199254740993])"},
+		{"torch.maximum(" + big + " + 1, " + big + ")", "tensor([9007199254740993, 9007199254740993, 9007199254740993])"},
+		{"(" + big + " + 1).to(torch.int32)", "tensor([1, 1, 1], dtype=torch.int32)"},
+		{"torch.full((2,), 100, dtype=torch.int8) + torch.full((2,), 100, dtype=torch.int8)", "tensor([-56, -56], dtype=torch.int8)"},
+		{"torch.arange(5, dtype=torch.int32) // 2", "tensor([0, 0, 1, 1, 2], dtype=torch.int32)"},
+		{"torch.arange(5, dtype=torch.int32) - 7 % 3", "tensor([-1,  0,  1,  2,  3], dtype=torch.int32)"},
+		{"(torch.arange(5) - 2) % 3", "tensor([1, 2, 0, 1, 2])"},
+		{"torch.arange(5, dtype=torch.int32) // 0", "error: ZeroDivisionError: integer division by zero"},
+		{"torch.arange(5) % torch.zeros(5, dtype=torch.int64)", "error: ZeroDivisionError: integer modulo by zero"},
+		{"torch.arange(3) ** -1", "error: negative integer powers"},
+		{"torch.full((1,), -3.0) % 0.5, torch.full((1,), 5.0) % float('inf'), torch.full((1,), -5.0) // float('inf')", "tensor([-0.]) tensor([5.]) tensor([-1.])"},
+		{"torch.full((1,), 1.0) // 0", "tensor([inf])"},
+	})
+}
+
+// TestTensorShapeErrors: a dim out of range raises as torch's does (squeeze
+// included); a squeeze of a dim whose size is not 1 leaves it; a result
+// too large is an error before anything of its size is allocated.
+func TestTensorShapeErrors(t *testing.T) {
+	expectPrinted(t, []numericCase{
+		{"torch.ones(4, 4).squeeze(-3)", "error: squeeze: dim -3 is out of range for a tensor of rank 2 (dims are -2 to 1)"},
+		{"torch.ones(4, 4).squeeze(2)", "error: squeeze: dim 2 is out of range"},
+		{"torch.ones(4, 4).squeeze(0).shape", "(4, 4)"},
+		{"torch.ones(4, 1).squeeze(-1).shape", "(4,)"},
+		{"torch.ones(4, 1).sum(dim=-3)", "error: sum: dim -3 is out of range for a tensor of rank 2 (dims are -2 to 1)"},
+		// Sizes are checked before operands are broadcast or gathered:
+		// 2.5e9 elements would be 20 GB of float64.
+		{"torch.ones(50000, 1) + torch.ones(1, 50000)", "error: [50000 50000] is more than the 268435456 elements"},
+		{"torch.where(torch.ones(50000, 1) > 0, torch.ones(1, 50000), 0.0)", "error: more than the 268435456 elements"},
+		{"torch.cat([torch.ones(1 << 20)] * 300)", "error: torch.cat: [314572800] is more than"},
+		{"torch.arange(1 << 40)", "error: torch.arange: 1099511627776 is more than"},
+	})
+}
