@@ -42,6 +42,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
 )
 
@@ -68,7 +69,7 @@ const (
 	// directory of other files loses none of them.
 	kcacheExt = ".kernel"
 	// kcacheTmp prefixes temporary files, renamed into place when complete.
-	kcacheTmp = ".tmp-"
+	kcacheTmp = runtime.AtomicTempPrefix
 	// kcacheMaxEntry bounds what Get reads: a kernel's PTX is at most a few
 	// MiB; anything bigger is not an entry of ours.
 	kcacheMaxEntry = 64 << 20
@@ -338,22 +339,11 @@ func (c *Cache) Put(key string, pk *ptxgen.Kernel) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.Dir, kcacheTmp+"*")
-	if err != nil {
+	err = runtime.WriteFileAtomic(c.path(key), func(w io.Writer) error {
+		_, err := w.Write(append(append(line, '\n'), body...))
 		return err
-	}
-	_, err = tmp.Write(append(append(line, '\n'), body...))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
-	}
+	})
 	if err != nil {
-		os.Remove(tmp.Name())
 		return err
 	}
 	return c.Trim()

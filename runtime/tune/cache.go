@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -175,22 +176,11 @@ func (c *Cache) Put(e *Entry) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(c.Dir, c.what(e.Signature, e.Device, e.Target, e.ShapeClass)+"-"+hash16(e.Space)[:12]+".json")
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*")
+	err = runtime.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return "", err
 	}
 	return path, nil
@@ -290,7 +280,7 @@ func (c *Cache) Clear() (int, error) {
 	n := 0
 	for _, de := range des {
 		name := de.Name()
-		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".tmp-")) {
+		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || strings.HasPrefix(name, runtime.AtomicTempPrefix)) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(c.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
