@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -52,11 +53,15 @@ func cmdCache(args []string, stdout, stderr io.Writer) error {
 	case "list":
 		return cacheList(c, off, stdout)
 	case "clear":
-		n, bytes, err := c.Clear()
+		n, bytes, foreign, err := c.Clear()
 		if err != nil {
 			return fmt.Errorf("tilec: cache clear: %v", err)
 		}
 		fmt.Fprintf(stdout, "removed %d %s (%s) from %s\n", n, plural(n, "entry", "entries"), shortBytes(bytes), dir)
+		if len(foreign) > 0 {
+			fmt.Fprintf(stderr, "tilec: cache clear: left %d .kernel %s whose header is not tilec's: %s\n",
+				len(foreign), plural(len(foreign), "file", "files"), strings.Join(foreign, ", "))
+		}
 		tc := &tune.Cache{Dir: filepath.Join(dir, "tuned")}
 		if n, err = tc.Clear(); err != nil {
 			return fmt.Errorf("tilec: cache clear: %v", err)

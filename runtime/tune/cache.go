@@ -214,16 +214,30 @@ func (c *Cache) Lookup(signature, device, target, class string) (*Entry, bool) {
 }
 
 func readEntry(path string) (*Entry, error) {
-	data, err := os.ReadFile(path)
+	e, err := readAnyEntry(path)
 	if err != nil {
-		return nil, err
-	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
 	if e.Format != cacheFormat || len(e.Names) == 0 {
 		return nil, fmt.Errorf("%s: not a tuning result of format %d", path, cacheFormat)
+	}
+	return e, nil
+}
+
+// maxEntryBytes bounds a result file a reader reads: Put writes a few
+// kilobytes.
+const maxEntryBytes = 1 << 20
+
+// readAnyEntry reads a result file of any format: a regular file (not a
+// FIFO or a link to /dev/zero, which would not end) of bounded size.
+func readAnyEntry(path string) (*Entry, error) {
+	data, err := kcache.ReadLimited(path, maxEntryBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }
@@ -243,7 +257,7 @@ func (c *Cache) List() ([]ListedEntry, error) {
 	}
 	var out []ListedEntry
 	for _, de := range des {
-		if !strings.HasSuffix(de.Name(), ".json") {
+		if !strings.HasSuffix(de.Name(), ".json") || !de.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(c.Dir, de.Name())
@@ -265,7 +279,8 @@ type ListedEntry struct {
 }
 
 // Clear removes every result (and temporary file) and says how many
-// results it removed.
+// results it removed. A .json file that is not a tuning result of some
+// format (no format and signature) is another program's and stays.
 func (c *Cache) Clear() (int, error) {
 	if c == nil {
 		return 0, nil
@@ -282,6 +297,11 @@ func (c *Cache) Clear() (int, error) {
 		name := de.Name()
 		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || strings.HasPrefix(name, runtime.AtomicTempPrefix)) {
 			continue
+		}
+		if strings.HasSuffix(name, ".json") {
+			if e, err := readAnyEntry(filepath.Join(c.Dir, name)); err != nil || e.Format <= 0 || e.Signature == "" {
+				continue
+			}
 		}
 		if err := os.Remove(filepath.Join(c.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return n, err
