@@ -125,3 +125,14 @@ func TestFormatWidthBounded(t *testing.T) {
 		{`f"[{7:>5}|{2.5:08.3f}]"`, "[    7|0002.500]"},
 	})
 }
+
+// TestTorchMaxMin: torch.max(x) and torch.min(x), listed in
+// docs/language.md, reduce the whole tensor; with a dim they would return
+// (values, indices), which is refused with the spelling to use instead.
+func TestTorchMaxMin(t *testing.T) {
+	expectPrinted(t, []numericCase{
+		{"torch.max(x), torch.min(x)", "tensor(2.5000) tensor(-2.5000)"},
+		{"torch.max(torch.full((2,), 2**53, dtype=torch.int64) + torch.arange(2))", "tensor(9007199254740993)"},
+		{"torch.max(x, dim=1)", "error: torch.max(x, dim) returns (values, indices)"},
+	})
+}

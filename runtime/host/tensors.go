@@ -42,7 +42,7 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "argmax", "allclose", "float_power"},
+		"amin", "max", "min", "argmax", "allclose", "float_power"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -1153,8 +1153,11 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 			}
 		}
 		return true
-	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "argmax"}, fn):
+	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "max", "min", "argmax"}, fn):
 		a := c.bind(name, "input", "dim=", "keepdim=")
+		if (fn == "max" || fn == "min") && a[1] != nil {
+			in.fail(pos, "torch.%s(x, dim) returns (values, indices), which the driver subset does not have: use torch.a%s(x, dim)", fn, fn)
+		}
 		return in.reduce(pos, fn, in.tensorArg(c, name, 0, a[0]), a[1], a[2] != nil && in.truth(pos, a[2]))
 	case fn == "softmax":
 		a := c.bind(name, "input", "dim=", "dtype=")
