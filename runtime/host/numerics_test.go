@@ -112,6 +112,8 @@ func TestTensorShapeErrors(t *testing.T) {
 		{"torch.where(torch.ones(50000, 1) > 0, torch.ones(1, 50000), 0.0)", "error: more than the 268435456 elements"},
 		{"torch.cat([torch.ones(1 << 20)] * 300)", "error: torch.cat: [314572800] is more than"},
 		{"torch.arange(1 << 40)", "error: torch.arange: 1099511627776 is more than"},
+		{"F.scaled_dot_product_attention(torch.ones(1, 4096, 1, 16), torch.ones(1, 1, 16384, 16), torch.ones(1, 1, 16384, 16), enable_gqa=True)",
+			"error: [1 4096 16384 16] is more than the 268435456 elements"},
 	})
 }
 

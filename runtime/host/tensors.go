@@ -1425,6 +1425,9 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 		in.fail(pos, "%s: enable_gqa needs the query heads (%d) to be a multiple of the key/value heads (%d)", name, hq, hk)
 	}
 	rep := hq / hk
+	shape := append([]int(nil), t.Shape...)
+	shape[r-3] = hq
+	in.checkElements(pos, name, shape)
 	xs := values(t)
 	inner := t.Shape[r-2] * t.Shape[r-1]
 	outer := len(xs) / (hk * inner)
@@ -1437,8 +1440,6 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 			}
 		}
 	}
-	shape := append([]int(nil), t.Shape...)
-	shape[r-3] = hq
 	return in.fromValues(pos, name, t.DType, shape, out)
 }
 
