@@ -93,6 +93,9 @@ func TestIntegerTensorsAreExact(t *testing.T) {
 		{"torch.arange(3) ** -1", "error: negative integer powers"},
 		{"torch.full((1,), -3.0) % 0.5, torch.full((1,), 5.0) % float('inf'), torch.full((1,), -5.0) // float('inf')", "tensor([-0.]) tensor([5.]) tensor([-1.])"},
 		{"torch.full((1,), 1.0) // 0", "tensor([inf])"},
+		{"torch.abs(-" + big + " - 1), (" + big + " - 2**54).relu(), (torch.arange(3, dtype=torch.int32) - 1).abs()",
+			"tensor([9007199254740993, 9007199254740993, 9007199254740993]) tensor([0, 0, 0]) tensor([1, 0, 1], dtype=torch.int32)"},
+		{"-(" + big + " + 1)", "tensor([-9007199254740993, -9007199254740993, -9007199254740993])"},
 	})
 }
 

@@ -441,8 +441,18 @@ func elementwise[T int64 | float64](x, y []T, f func(a, b T) T) []T {
 }
 
 // mapTensor applies f to every element; the result is a float tensor
-// (f32 for an integer input), as torch's unary math is.
+// (f32 for an integer input), as torch's unary math is, except abs and
+// relu, which keep an integer dtype (and its exact values) as torch's do.
 func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
+	if t.DType.IsInt() && (name == "abs" || name == "relu") {
+		xs := ints(t)
+		for i, x := range xs {
+			if x < 0 {
+				xs[i] = map[string]int64{"abs": -x, "relu": 0}[name]
+			}
+		}
+		return in.fromInts(pos, name, t.DType, t.Shape, xs)
+	}
 	d := t.DType
 	if !d.IsFloat() {
 		d = ir.F32
