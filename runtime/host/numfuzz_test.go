@@ -90,20 +90,16 @@ func FuzzHostNumerics(f *testing.F) {
 			intCase("//", nil)
 			intCase("%", nil)
 		} else {
-			// Python's floor division: big.Int's Div is Euclidean, so
-			// derive the floor from the truncated quotient.
-			q, r := new(big.Int).QuoRem(ba, bb, new(big.Int))
-			if r.Sign() != 0 && (r.Sign() < 0) != (b < 0) {
-				q.Sub(q, big.NewInt(1))
-				r.Add(r, bb)
-			}
+			q, r := floorDivMod(ba, bb)
 			intCase("//", q)
 			intCase("%", r)
 		}
 
-		// int64 tensors: exact, wrapping as torch's integer arithmetic.
+		// int64 tensors: exact, wrapping as torch's integer arithmetic;
+		// floor division and remainder as Python's (the one quotient that
+		// overflows wraps), by zero an error.
 		T := "torch.full((1,), " + A + ", dtype=torch.int64)"
-		for _, c := range []struct {
+		cases := []struct {
 			op   string
 			want string
 		}{
@@ -113,7 +109,19 @@ func FuzzHostNumerics(f *testing.F) {
 			{"==", pyBool(a == b)},
 			{"<", pyBool(a < b)},
 			{">=", pyBool(a >= b)},
-		} {
+		}
+		if b != 0 {
+			q, r := floorDivMod(ba, bb)
+			qs := q.String()
+			if !q.IsInt64() { // MinInt64 // -1 wraps
+				qs = strconv.FormatInt(math.MinInt64, 10)
+			}
+			cases = append(cases, struct{ op, want string }{"//", qs},
+				struct{ op, want string }{"%", r.String()})
+		} else if _, err := one("(" + T + " // " + B + ")"); err == nil || !strings.Contains(err.Error(), "ZeroDivisionError") {
+			t.Errorf("int64 tensor %d // 0: err %v, want ZeroDivisionError", a, err)
+		}
+		for _, c := range cases {
 			if got, err := one("(" + T + " " + c.op + " " + B + ").item()"); err != nil || got != c.want {
 				t.Errorf("int64 tensor %d %s %d: printed %q, err %v; want %s", a, c.op, b, got, err, c.want)
 			}
@@ -173,6 +181,17 @@ func FuzzHostNumerics(f *testing.F) {
 			}
 		}
 	})
+}
+
+// floorDivMod is Python's divmod on ints: big.Int's Div is Euclidean, so
+// the floor comes from the truncated quotient.
+func floorDivMod(a, b *big.Int) (q, r *big.Int) {
+	q, r = new(big.Int).QuoRem(a, b, new(big.Int))
+	if r.Sign() != 0 && (r.Sign() < 0) != (b.Sign() < 0) {
+		q.Sub(q, big.NewInt(1))
+		r.Add(r, b)
+	}
+	return q, r
 }
 
 func pyBool(b bool) string {
