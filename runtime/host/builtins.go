@@ -642,7 +642,7 @@ func (in *interp) callMethod(c *callSite, m method) any {
 		if t.IsContiguous() {
 			return t
 		}
-		return t.Clone()
+		return in.copyAs(c.e.Pos, "contiguous", t, t.Shape)
 	case "t":
 		c.bind("tensor.t")
 		if len(t.Shape) > 2 {

@@ -3,6 +3,8 @@ package host
 import (
 	"strings"
 	"testing"
+
+	"github.com/tilec/tilec/runtime"
 )
 
 // printed runs the driver prelude plus lines as a script and returns what
@@ -140,4 +142,38 @@ func TestTorchMaxMin(t *testing.T) {
 		{"torch.max(torch.full((2,), 2**53, dtype=torch.int64) + torch.arange(2))", "tensor(9007199254740993)"},
 		{"torch.max(x, dim=1)", "error: torch.max(x, dim) returns (values, indices)"},
 	})
+}
+
+// TestCopiesCheckHostMemory: a copy (clone, reshape, contiguous) that the
+// host has no room for is a positioned error, not Tensor.Clone's panic.
+// The launch lowers the memory limit between the allocation and the copy.
+func TestCopiesCheckHostMemory(t *testing.T) {
+	const src = `import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def k(a):
+    pass
+
+
+if __name__ == "__main__":
+    x = torch.ones(64, 64)
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (x,))
+    for y in (x.clone(), x.reshape(4096), x.T.contiguous()):
+        print(y.shape)
+`
+	old := runtime.HostMemoryLimit
+	defer func() { runtime.HostMemoryLimit = old }()
+	for _, line := range []string{"x.clone()", "x.reshape(4096)", "x.T.contiguous()"} {
+		s := strings.Replace(src, "for y in (x.clone(), x.reshape(4096), x.T.contiguous()):", "for y in ("+line+",):", 1)
+		runtime.HostMemoryLimit = 0
+		err := load(t, "copy.py", []byte(s)).RunMain(Options{Launch: func(*Launch) error {
+			runtime.HostMemoryLimit = 1024 // less than x's 16 KiB
+			return nil
+		}})
+		if err == nil || !strings.Contains(err.Error(), "copy.py:13:") || !strings.Contains(err.Error(), "more than the host memory available") {
+			t.Errorf("%s under a 1 KiB limit: %v", line, err)
+		}
+	}
 }

@@ -133,7 +133,7 @@ func (in *interp) rearranged(pos lang.Pos, what string, t *runtime.Tensor, shape
 	out := in.newTensor(pos, what, t.DType, shape)
 	c := t
 	if !t.IsContiguous() {
-		c = t.Clone()
+		c = in.copyAs(pos, what, t, t.Shape)
 	}
 	bs := t.DType.Bytes()
 	for i, j := range src {
@@ -1244,7 +1244,7 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 		return t
 	case "clone":
 		c.bind("tensor.clone")
-		return t.Clone()
+		return in.copyAs(pos, "clone", t, t.Shape)
 	case "item":
 		c.bind("tensor.item")
 		if t.NumElements() != 1 {
@@ -1584,6 +1584,21 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 
 // reshapeTo is t with another shape of the same size (an exact copy).
 func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
+	return in.copyAs(pos, "reshape", t, shape)
+}
+
+// copyAs is a contiguous copy of t's elements, row-major, with shape (of
+// t's size), checked as a driver's tensors are before Tensor.Clone, which
+// panics where the host has no room.
+func (in *interp) copyAs(pos lang.Pos, what string, t *runtime.Tensor, shape []int) *runtime.Tensor {
+	in.checkElements(pos, what, shape)
+	n, err := runtime.ShapeBytes(t.DType, shape)
+	if err == nil {
+		err = runtime.CheckHostBytes(t.DType, shape, n)
+	}
+	if err != nil {
+		in.fail(pos, "%s: %v", what, err)
+	}
 	c := t.Clone()
 	c.Shape, c.Strides = slices.Clone(shape), runtime.RowMajorStrides(shape)
 	return c
