@@ -18,7 +18,7 @@ import (
 
 const cacheUsage = `usage:
   tilec cache list    the entries: kernel, target, size, age, last use; and the tuned constants
-  tilec cache clear   remove every entry and tuning result
+  tilec cache clear   remove every entry and tuning result that tilec wrote
   tilec cache dir     print the cache's directory
 The directory is $TILEC_CACHE_DIR, or tilec/kernels under the user cache
 directory ($XDG_CACHE_HOME or ~/.cache); TILEC_CACHE=off turns the cache off.
