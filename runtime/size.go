@@ -108,8 +108,9 @@ func ShapeBytes(dtype ir.DType, shape []int) (int64, error) {
 var HostMemoryLimit int64
 
 // HostMemory returns the memory, in bytes, that an allocation can count on:
-// HostMemoryLimit if set, else the smaller of the kernel's MemAvailable and
-// the cgroup's limit less its usage; 0 when neither is known (no check).
+// HostMemoryLimit if set, else the smallest of the kernel's MemAvailable,
+// the cgroup's limit less its usage and the address-space limit (`ulimit
+// -v`, RLIMIT_AS) less the process's size; 0 when none is known (no check).
 func HostMemory() int64 {
 	if HostMemoryLimit > 0 {
 		return HostMemoryLimit
@@ -127,12 +128,21 @@ func hostAvailable() int64 {
 	if avail == 0 {
 		avail = hostTotal()
 	}
+	if as := addressSpaceFree(); as > 0 && (avail == 0 || as < avail) {
+		avail = as
+	}
 	return avail
 }
 
 // meminfo reads a field of /proc/meminfo in bytes (0 if absent).
-func meminfo(field string) int64 {
-	f, err := os.Open("/proc/meminfo")
+func meminfo(field string) int64 { return kbField("/proc/meminfo", field) }
+
+// procStatus reads a field of /proc/self/status in bytes (0 if absent).
+func procStatus(field string) int64 { return kbField("/proc/self/status", field) }
+
+// kbField reads a "Field: N kB" line of a /proc file in bytes (0 if absent).
+func kbField(path, field string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 const cacheUsage = `usage:
   tilec cache list    the entries: kernel, target, size, age, last use; and the tuned constants
-  tilec cache clear   remove every entry and tuning result
+  tilec cache clear   remove every entry and tuning result that tilec wrote
   tilec cache dir     print the cache's directory
 The directory is $TILEC_CACHE_DIR, or tilec/kernels under the user cache
 directory ($XDG_CACHE_HOME or ~/.cache); TILEC_CACHE=off turns the cache off.
@@ -52,11 +53,15 @@ func cmdCache(args []string, stdout, stderr io.Writer) error {
 	case "list":
 		return cacheList(c, off, stdout)
 	case "clear":
-		n, bytes, err := c.Clear()
+		n, bytes, foreign, err := c.Clear()
 		if err != nil {
 			return fmt.Errorf("tilec: cache clear: %v", err)
 		}
 		fmt.Fprintf(stdout, "removed %d %s (%s) from %s\n", n, plural(n, "entry", "entries"), shortBytes(bytes), dir)
+		if len(foreign) > 0 {
+			fmt.Fprintf(stderr, "tilec: cache clear: left %d .kernel %s whose header is not tilec's: %s\n",
+				len(foreign), plural(len(foreign), "file", "files"), strings.Join(foreign, ", "))
+		}
 		tc := &tune.Cache{Dir: filepath.Join(dir, "tuned")}
 		if n, err = tc.Clear(); err != nil {
 			return fmt.Errorf("tilec: cache clear: %v", err)

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tilec/tilec/runtime/bench"
 )
@@ -22,6 +23,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err := checkPlotPath(*out); err != nil {
 		return err
 	}
+	if err := checkReportFile(path); err != nil {
+		return fmt.Errorf("tilec plot: %v", err)
+	}
 	rep, err := bench.ReadReport(path)
 	if err != nil {
 		return fmt.Errorf("tilec plot: %v", err)
@@ -30,5 +34,25 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tilec plot: %v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s of %s, %d shapes\n", *out, map[string]string{"tflops": "TFLOP/s", "gbs": "GB/s"}[rep.Metric], rep.Kernel, len(rep.Rows))
+	return nil
+}
+
+// maxReportBytes bounds a report tilec plot reads: tilec bench --json
+// writes well under a megabyte even for a sweep of 10000 shapes.
+const maxReportBytes = 64 << 20
+
+// checkReportFile refuses what is not a regular file of bounded size
+// before it is read: /dev/zero or a FIFO would be read without end.
+func checkReportFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (a tilec bench --json report)", path)
+	}
+	if fi.Size() > maxReportBytes {
+		return fmt.Errorf("%s is %d bytes, more than the %d a tilec bench --json report may have", path, fi.Size(), maxReportBytes)
+	}
 	return nil
 }

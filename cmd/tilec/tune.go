@@ -73,6 +73,9 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 		origin = "the source's '# tilec: tune' block and --space"
 	}
 	space = space.Override(flagSpace)
+	if err := space.Check(); err != nil {
+		return usagef("--space: %v (%s)", err, origin)
+	}
 	if err := space.CheckNames(base, consts); err != nil {
 		return usagef("--space: %v", err)
 	}

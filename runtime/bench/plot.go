@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tilec/tilec/runtime"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -137,7 +138,9 @@ func PlotTitle(r *Report) string {
 }
 
 // Plot writes the report's plot to path; the extension picks the format
-// (PlotFormats).
+// (PlotFormats). The file is written whole or not at all
+// (runtime.WriteFileAtomic): a failed write leaves an existing plot as it
+// was.
 func Plot(r *Report, path string) error {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	ok := false
@@ -147,15 +150,18 @@ func Plot(r *Report, path string) error {
 	if !ok {
 		return fmt.Errorf("plot %s: the extension names the format: .%s", path, strings.Join(PlotFormats, ", ."))
 	}
-	p, err := newPlot(r)
-	if err != nil {
-		return err
-	}
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	return runtime.WriteFileAtomic(path, func(w io.Writer) error { return WritePlot(w, r, ext) })
 }
 
-// WritePlot writes the report's plot as format (PlotFormats) to w.
-func WritePlot(w io.Writer, r *Report, format string) error {
+// WritePlot writes the report's plot as format (PlotFormats) to w. A panic
+// in the drawing library (gonum's PDF backend panics where TMPDIR is
+// missing or unwritable) is returned as an error.
+func WritePlot(w io.Writer, r *Report, format string) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("drawing the %s plot failed: %v (is TMPDIR a writable directory?)", format, e)
+		}
+	}()
 	p, err := newPlot(r)
 	if err != nil {
 		return err

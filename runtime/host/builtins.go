@@ -337,6 +337,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 				s.WriteString(in.str(x))
 				continue
 			}
+			if n, ok := specNumbersFit(spec); !ok {
+				in.fail(c.argPos(i+1), "f-string: format spec %q: a width or precision of %s is more than the host subset pads to (%d)", spec, n, maxFormatWidth)
+			}
 			text, msg := build.FormatField(x, spec)
 			if msg != "" {
 				in.fail(c.argPos(i+1), "f-string: %s", msg)
@@ -399,6 +402,32 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	return nil
 }
 
+// maxFormatWidth bounds a format spec's width and precision: Go's fmt
+// prints "%!(NOVERB)" from 10^8 on, and a width of millions is a mistake,
+// so a larger one is an error rather than a wrong string.
+const maxFormatWidth = 1_000_000
+
+// specNumbersFit reports whether every run of digits in a format spec (its
+// width and precision; a digit fill character is one digit) is at most
+// maxFormatWidth, and the first that is not.
+func specNumbersFit(spec string) (string, bool) {
+	for i := 0; i < len(spec); {
+		j := i
+		for j < len(spec) && spec[j] >= '0' && spec[j] <= '9' {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		if n, err := strconv.Atoi(spec[i:j]); err != nil || n > maxFormatWidth {
+			return spec[i:j], false
+		}
+		i = j
+	}
+	return "", true
+}
+
 func (in *interp) callMath(c *callSite, fn string) any {
 	name := "math." + fn
 	a := c.bind(name, "x")
@@ -435,7 +464,13 @@ func (in *interp) callMath(c *callSite, fn string) any {
 			in.fail(c.e.Pos, "%s(%s): math domain error", name, pyFloat(f))
 		}
 	}
-	return map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log": math.Log, "log2": math.Log2}[fn](f)
+	r := map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log": math.Log, "log2": math.Log2}[fn](f)
+	if math.IsInf(r, 0) && !math.IsInf(f, 0) {
+		// Python raises where a finite argument's result is out of the
+		// float range (math.exp(1000)); a silent inf would pass a check.
+		in.fail(c.e.Pos, "OverflowError: %s(%s): math range error", name, pyFloat(f))
+	}
+	return r
 }
 
 // alloc makes a tensor: torch.empty/zeros/ones/full(shape, ..., dtype=,
@@ -607,7 +642,7 @@ func (in *interp) callMethod(c *callSite, m method) any {
 		if t.IsContiguous() {
 			return t
 		}
-		return t.Clone()
+		return in.copyAs(c.e.Pos, "contiguous", t, t.Shape)
 	case "t":
 		c.bind("tensor.t")
 		if len(t.Shape) > 2 {

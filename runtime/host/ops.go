@@ -4,9 +4,10 @@ package host
 // error), / is true division, // and % floor.
 
 import (
+	"cmp"
 	"math"
-	"math/bits"
 
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -79,6 +80,9 @@ func (in *interp) binop(pos lang.Pos, op string, x, y any) any {
 	if !aOK || !bOK {
 		in.fail(pos, "unsupported operand types for %s: %s and %s", op, describe(x), describe(y))
 	}
+	if op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=" {
+		return compareNumbers(op, a, b)
+	}
 	switch op {
 	case "+":
 		return fa + fb
@@ -88,42 +92,133 @@ func (in *interp) binop(pos lang.Pos, op string, x, y any) any {
 		return fa * fb
 	case "/":
 		if fb == 0 {
-			in.fail(pos, "float division by zero")
+			in.fail(pos, "ZeroDivisionError: float division by zero")
 		}
 		return fa / fb
 	case "//":
 		if fb == 0 {
-			in.fail(pos, "float floor division by zero")
+			in.fail(pos, "ZeroDivisionError: float floor division by zero")
 		}
-		return math.Floor(fa / fb)
+		return floorDivFloat(fa, fb)
 	case "%":
 		if fb == 0 {
-			in.fail(pos, "float modulo by zero")
+			in.fail(pos, "ZeroDivisionError: float modulo by zero")
 		}
-		r := math.Mod(fa, fb)
-		if r != 0 && (r < 0) != (fb < 0) {
-			r += fb
-		}
-		return r
+		return modFloat(fa, fb)
 	case "**":
-		if fa < 0 && fb != math.Trunc(fb) {
+		if fa < 0 && fb != math.Trunc(fb) && !math.IsInf(fb, 0) {
 			in.fail(pos, "a negative number to a fractional power is complex in Python")
 		}
 		if fa == 0 && fb < 0 {
-			in.fail(pos, "0.0 cannot be raised to a negative power")
+			in.fail(pos, "ZeroDivisionError: 0.0 cannot be raised to a negative power")
 		}
-		return math.Pow(fa, fb)
-	case "<":
-		return fa < fb
-	case "<=":
-		return fa <= fb
-	case ">":
-		return fa > fb
-	case ">=":
-		return fa >= fb
+		r := math.Pow(fa, fb)
+		if math.IsInf(r, 0) && !math.IsInf(fa, 0) && !math.IsInf(fb, 0) {
+			in.fail(pos, "OverflowError: %s ** %s is out of the float range", pyFloat(fa), pyFloat(fb))
+		}
+		return r
 	}
 	in.fail(pos, "unsupported operand types for %s: %s and %s", op, describe(x), describe(y))
 	return nil
+}
+
+// floorDivFloat is Python's float x // y (and torch.floor_divide's on
+// floats), y != 0: the quotient derived from fmod, so that -5.0 // inf is
+// -1.0 (x - x%y is divided exactly) where floor(x / y) would give -0.0.
+// ir/scalar.FloorDivFloat is the kernels' floor(x / y), which cuTile
+// computes; host code is Python.
+func floorDivFloat(x, y float64) float64 {
+	mod := math.Mod(x, y)
+	div := (x - mod) / y
+	if mod != 0 && (y < 0) != (mod < 0) {
+		div--
+	}
+	if div == 0 {
+		return math.Copysign(0, x/y)
+	}
+	q := math.Floor(div)
+	if div-q > 0.5 {
+		q++
+	}
+	return q
+}
+
+// modFloat is Python's float x % y, y != 0: ir/scalar's ModFloat (the sign
+// of the divisor), and a zero remainder takes the divisor's sign too, so
+// -3.0 % 0.5 is 0.0 as in Python, not fmod's -0.0.
+func modFloat(x, y float64) float64 {
+	r := scalar.ModFloat(x, y)
+	if r == 0 {
+		return math.Copysign(0, y)
+	}
+	return r
+}
+
+// compareNumbers is Python's comparison of two numbers (ints or floats):
+// an int and a float compare exactly, as CPython does, so 2**53 + 1 is not
+// equal to 2.0**53 although float(2**53 + 1) is; NaN compares false with
+// everything (!= true).
+func compareNumbers(op string, a, b any) bool {
+	c, ordered := cmpNumbers(a, b)
+	switch op {
+	case "==":
+		return ordered && c == 0
+	case "!=":
+		return !ordered || c != 0
+	case "<":
+		return ordered && c < 0
+	case "<=":
+		return ordered && c <= 0
+	case ">":
+		return ordered && c > 0
+	}
+	return ordered && c >= 0
+}
+
+// cmpNumbers orders two int64/float64 values exactly; ordered is false
+// when either is NaN.
+func cmpNumbers(a, b any) (c int, ordered bool) {
+	switch a := a.(type) {
+	case int64:
+		switch b := b.(type) {
+		case int64:
+			return cmp.Compare(a, b), true
+		case float64:
+			c, ok := cmpIntFloat(a, b)
+			return c, ok
+		}
+	case float64:
+		switch b := b.(type) {
+		case int64:
+			c, ok := cmpIntFloat(b, a)
+			return -c, ok
+		case float64:
+			if math.IsNaN(a) || math.IsNaN(b) {
+				return 0, false
+			}
+			return cmp.Compare(a, b), true
+		}
+	}
+	return 0, false
+}
+
+// cmpIntFloat orders an int64 and a float64 without rounding the int: a
+// float outside int64's range orders by its sign; inside it, its integer
+// part compares as an int64 and a fraction breaks a tie.
+func cmpIntFloat(i int64, f float64) (int, bool) {
+	switch {
+	case math.IsNaN(f):
+		return 0, false
+	case f >= 1<<63:
+		return -1, true
+	case f < -(1 << 63):
+		return 1, true
+	}
+	t := math.Trunc(f)
+	if c := cmp.Compare(i, int64(t)); c != 0 {
+		return c, true
+	}
+	return cmp.Compare(0, f-t), true
 }
 
 func toFloat(v any) (float64, bool) {
@@ -136,89 +231,48 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
+// intOp is Python's int arithmetic on int64 values, from ir/scalar's
+// checked definitions (compile-time evaluation uses the same): a result
+// that does not fit 64 bits is an error, x // 0 and x % 0 raise.
 func (in *interp) intOp(pos lang.Pos, op string, a, b int64) any {
-	overflow := func() {
-		in.fail(pos, "integer overflow: %d %s %d does not fit 64 bits", a, op, b)
+	checked := func(r int64, ok bool) int64 {
+		if !ok {
+			in.fail(pos, "integer overflow: %d %s %d does not fit 64 bits", a, op, b)
+		}
+		return r
 	}
 	switch op {
 	case "+":
-		r := a + b
-		if (r > a) != (b > 0) {
-			overflow()
-		}
-		return r
+		return checked(scalar.AddChecked(a, b))
 	case "-":
-		r := a - b
-		if (r < a) != (b > 0) {
-			overflow()
-		}
-		return r
+		return checked(scalar.SubChecked(a, b))
 	case "*":
-		if a == 0 || b == 0 {
-			return int64(0)
-		}
-		r := a * b
-		if r/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-			overflow()
-		}
-		return r
+		return checked(scalar.MulChecked(a, b))
 	case "/":
 		if b == 0 {
-			in.fail(pos, "division by zero")
+			in.fail(pos, "ZeroDivisionError: division by zero")
 		}
 		return float64(a) / float64(b)
-	case "//", "%":
+	case "//":
 		if b == 0 {
-			in.fail(pos, "integer division or modulo by zero")
+			in.fail(pos, "ZeroDivisionError: integer division or modulo by zero")
 		}
-		if a == math.MinInt64 && b == -1 {
-			if op == "%" {
-				return int64(0)
-			}
-			overflow()
+		return checked(scalar.FloorDivChecked(a, b))
+	case "%":
+		if b == 0 {
+			in.fail(pos, "ZeroDivisionError: integer division or modulo by zero")
 		}
-		q, r := a/b, a%b
-		if r != 0 && (r < 0) != (b < 0) {
-			q, r = q-1, r+b
-		}
-		if op == "//" {
-			return q
-		}
-		return r
+		return scalar.Mod(a, b)
 	case "**":
 		if b < 0 {
 			if a == 0 {
-				in.fail(pos, "0 cannot be raised to a negative power")
+				in.fail(pos, "ZeroDivisionError: 0 cannot be raised to a negative power")
 			}
 			return math.Pow(float64(a), float64(b))
 		}
-		r := int64(1)
-		base := a
-		for e := b; e > 0; e >>= 1 {
-			if e&1 == 1 {
-				hi, lo := bits.Mul64(uint64(abs64(r)), uint64(abs64(base)))
-				if hi != 0 || lo > math.MaxInt64 {
-					overflow()
-				}
-				r *= base
-			}
-			if e > 1 {
-				hi, lo := bits.Mul64(uint64(abs64(base)), uint64(abs64(base)))
-				if hi != 0 || lo > math.MaxInt64 {
-					overflow()
-				}
-				base *= base
-			}
-		}
-		return r
-	case "<":
-		return a < b
-	case "<=":
-		return a <= b
-	case ">":
-		return a > b
-	case ">=":
-		return a >= b
+		return checked(scalar.PowChecked(a, b))
+	case "<", "<=", ">", ">=":
+		return compareNumbers(op, a, b)
 	case "&":
 		return a & b
 	case "|":
@@ -227,26 +281,14 @@ func (in *interp) intOp(pos lang.Pos, op string, a, b int64) any {
 		return a ^ b
 	case "<<":
 		if b < 0 {
-			in.fail(pos, "negative shift count")
+			in.fail(pos, "ValueError: negative shift count")
 		}
-		if b >= 63 || a<<b>>b != a {
-			if a != 0 {
-				overflow()
-			}
-			return int64(0)
-		}
-		return a << b
+		return checked(scalar.ShlChecked(a, b))
 	case ">>":
 		if b < 0 {
-			in.fail(pos, "negative shift count")
+			in.fail(pos, "ValueError: negative shift count")
 		}
-		if b >= 63 {
-			if a < 0 {
-				return int64(-1)
-			}
-			return int64(0)
-		}
-		return a >> b
+		return a >> min(b, 63)
 	}
 	in.fail(pos, "unsupported operand types for %s: int and int", op)
 	return nil
@@ -274,14 +316,9 @@ func (in *interp) equal(x, y any) bool {
 		return true
 	}
 	a, b := num(x), num(y)
-	if fa, ok := toFloat(a); ok {
-		if fb, ok := toFloat(b); ok {
-			if ia, ok := a.(int64); ok {
-				if ib, ok := b.(int64); ok {
-					return ia == ib
-				}
-			}
-			return fa == fb
+	if _, ok := toFloat(a); ok {
+		if _, ok := toFloat(b); ok {
+			return compareNumbers("==", a, b)
 		}
 		return false
 	}

@@ -5,9 +5,13 @@ package host
 // kernel with, in torch's spelling (A @ B, torch.softmax, F.layer_norm,
 // F.scaled_dot_product_attention, torch.testing.assert_close).
 //
-// Every result is computed in float64 from the operands' stored values and
-// rounded once to the result's dtype, so a reference is at least as exact
-// as torch's on the GPU (which accumulates f16 matmuls in f32). Dtypes
+// Every float result is computed in float64 from the operands' stored
+// values and rounded once to the result's dtype, so a reference is at least
+// as exact as torch's on the GPU (which accumulates f16 matmuls in f32).
+// Integer and bool results are computed in int64 and wrapped to their
+// dtype, as torch's integer arithmetic wraps: float64 would round int64
+// values beyond 2^53 (2**53 + 1 printing as 9007199254740992). Copies
+// (reshape, index, cat) move elements bit for bit. Dtypes
 // follow torch's promotion: two tensors of one dtype keep it; a float and
 // an integer tensor give the float; two floats of one size but different
 // formats (f16, bf16) give f32; a Python number takes the tensor's dtype
@@ -23,6 +27,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 )
@@ -37,7 +42,7 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "argmax", "allclose", "float_power"},
+		"amin", "max", "min", "argmax", "allclose", "float_power"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -58,8 +63,11 @@ func (in *interp) random() *rand.Rand {
 	return in.rng
 }
 
-// newTensor allocates a contiguous tensor for a driver, bounded.
-func (in *interp) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) *runtime.Tensor {
+// checkElements fails unless a tensor of shape is within the bound on a
+// driver's tensors: called before a result's operands are broadcast or
+// gathered, so that torch.ones(50000, 1) + torch.ones(1, 50000) is an
+// error before gigabytes are allocated, not after.
+func (in *interp) checkElements(pos lang.Pos, what string, shape []int) {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
@@ -70,6 +78,11 @@ func (in *interp) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) 
 		}
 		n *= s
 	}
+}
+
+// newTensor allocates a contiguous tensor for a driver, bounded.
+func (in *interp) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) *runtime.Tensor {
+	in.checkElements(pos, what, shape)
 	t, err := runtime.AllocTensor(d, shape...)
 	if err != nil {
 		in.fail(pos, "%s: %v", what, err)
@@ -83,6 +96,50 @@ func values(t *runtime.Tensor) []float64 {
 		return []float64{t.At()}
 	}
 	return t.Float64s()
+}
+
+// exactDType reports whether d holds integers (integer and bool dtypes),
+// which the driver computes in int64, never through float64.
+func exactDType(d ir.DType) bool { return d.IsInt() || d == ir.Bool }
+
+// ints are a tensor's elements as int64, row-major (floats truncate).
+func ints(t *runtime.Tensor) []int64 {
+	if len(t.Shape) == 0 {
+		return []int64{t.AtInt()}
+	}
+	return t.Int64s()
+}
+
+// fromInts makes a tensor of dtype d and shape with the integers xs,
+// wrapped to an integer d, rounded to a float d.
+func (in *interp) fromInts(pos lang.Pos, what string, d ir.DType, shape []int, xs []int64) *runtime.Tensor {
+	t := in.newTensor(pos, what, d, shape)
+	i := 0
+	t.ForEachElem(func(e int) {
+		if exactDType(d) {
+			t.SetElemIntAt(e, xs[i])
+		} else {
+			t.SetElemAt(e, float64(xs[i]))
+		}
+		i++
+	})
+	return t
+}
+
+// rearranged is a tensor of t's dtype and the given shape whose element i
+// is t's row-major element src[i], copied bit for bit (exact for every
+// dtype).
+func (in *interp) rearranged(pos lang.Pos, what string, t *runtime.Tensor, shape []int, src []int) *runtime.Tensor {
+	out := in.newTensor(pos, what, t.DType, shape)
+	c := t
+	if !t.IsContiguous() {
+		c = in.copyAs(pos, what, t, t.Shape)
+	}
+	bs := t.DType.Bytes()
+	for i, j := range src {
+		copy(out.Data[i*bs:(i+1)*bs], c.Data[j*bs:(j+1)*bs])
+	}
+	return out
 }
 
 // fromValues makes a tensor of dtype d and shape with the values xs,
@@ -139,23 +196,23 @@ func (in *interp) broadcastShapes(pos lang.Pos, a, b []int) []int {
 	return out
 }
 
-// broadcastTo returns t's values laid out over shape (t broadcast to it).
-func broadcastTo(t *runtime.Tensor, shape []int) []float64 {
-	src := values(t)
-	if slices.Equal(t.Shape, shape) {
+// broadcastTo returns the row-major elements src of a tensor of shape
+// from laid out over shape (broadcast to it).
+func broadcastTo[T int64 | float64](src []T, from, shape []int) []T {
+	if slices.Equal(from, shape) {
 		return src
 	}
 	n := 1
 	for _, s := range shape {
 		n *= s
 	}
-	out := make([]float64, n)
-	off := len(shape) - len(t.Shape)
-	strides := runtime.RowMajorStrides(t.Shape)
+	out := make([]T, n)
+	off := len(shape) - len(from)
+	strides := runtime.RowMajorStrides(from)
 	for i := range out {
 		idx := unravel(i, shape)
 		k := 0
-		for ax, d := range t.Shape {
+		for ax, d := range from {
 			if d != 1 {
 				k += idx[off+ax] * strides[ax]
 			}
@@ -163,6 +220,11 @@ func broadcastTo(t *runtime.Tensor, shape []int) []float64 {
 		out[i] = src[k]
 	}
 	return out
+}
+
+// broadcastValues is t's values (float64) broadcast to shape.
+func broadcastValues(t *runtime.Tensor, shape []int) []float64 {
+	return broadcastTo(values(t), t.Shape, shape)
 }
 
 // scalarTensor makes a 0-d float64 tensor of a Python number next to a
@@ -189,6 +251,12 @@ func (in *interp) scalarTensor(pos lang.Pos, v any, other ir.DType) (*runtime.Te
 		}
 	default:
 		return nil, 0, false
+	}
+	if n, isInt := num(v).(int64); isInt {
+		// An int stays exact next to an integer tensor (2**53 + 1).
+		t := in.newTensor(pos, "a number", ir.I64, nil)
+		t.SetInt(n)
+		return t, d, true
 	}
 	t := in.newTensor(pos, "a number", ir.F64, nil)
 	t.Set(x)
@@ -230,72 +298,44 @@ func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
 		return in.matmul(pos, "@", tx, ty)
 	}
 	tx, ty, dx, dy := in.operands(pos, op, x, y)
-	var f func(a, b float64) float64
 	d := promote(dx, dy)
-	cmp := func(c bool) float64 {
-		if c {
-			return 1
-		}
-		return 0
+	shape := in.broadcastShapes(pos, tx.Shape, ty.Shape)
+	in.checkElements(pos, op, shape)
+	if exactDType(d) && op != "/" {
+		return in.intBinop(pos, op, d, shape, tx, ty)
 	}
+	var f func(a, b float64) float64
 	switch op {
-	case "+":
-		f = func(a, b float64) float64 { return a + b }
-	case "-":
-		f = func(a, b float64) float64 { return a - b }
-	case "*":
-		f = func(a, b float64) float64 { return a * b }
+	case "+", "-", "*":
+		f = ringOp[float64](op)
 	case "/":
 		f = func(a, b float64) float64 { return a / b }
 		if !d.IsFloat() {
 			d = ir.F32
 		}
 	case "**":
-		f = math.Pow
-	case "<":
-		f = func(a, b float64) float64 { return cmp(a < b) }
-	case "<=":
-		f = func(a, b float64) float64 { return cmp(a <= b) }
-	case ">":
-		f = func(a, b float64) float64 { return cmp(a > b) }
-	case ">=":
-		f = func(a, b float64) float64 { return cmp(a >= b) }
-	case "==":
-		f = func(a, b float64) float64 { return cmp(a == b) }
-	case "!=":
-		f = func(a, b float64) float64 { return cmp(a != b) }
+		f = scalar.PowFloat
+	case "<", "<=", ">", ">=", "==", "!=":
+		f = comparison[float64](op)
+		d = ir.Bool
 	case "//":
-		f = func(a, b float64) float64 { return math.Floor(a / b) }
-	case "%":
-		// Python's and torch.remainder's: the sign of the divisor.
-		f = func(a, b float64) float64 { return a - math.Floor(a/b)*b }
-	case "&", "|", "^", "<<", ">>":
-		if d.IsFloat() {
-			in.fail(pos, "%s on tensors takes integer or bool tensors, got torch.%s", op, torchName(d))
-		}
+		// torch.floor_divide on floats: Python's quotient, IEEE's
+		// ±inf or NaN for a zero divisor.
 		f = func(a, b float64) float64 {
-			x, y := int64(a), int64(b)
-			switch op {
-			case "&":
-				return float64(x & y)
-			case "|":
-				return float64(x | y)
-			case "^":
-				return float64(x ^ y)
-			case "<<":
-				return float64(x << uint64(y&63))
+			if b == 0 {
+				return a / b
 			}
-			return float64(x >> uint64(y&63))
+			return floorDivFloat(a, b)
 		}
+	case "%":
+		// torch.remainder: the sign of the divisor; NaN for a zero one.
+		f = scalar.ModFloat
+	case "&", "|", "^", "<<", ">>":
+		in.fail(pos, "%s on tensors takes integer or bool tensors, got torch.%s", op, torchName(d))
 	default:
 		in.fail(pos, "%s on tensors is not part of the driver subset (it has + - * / // %% ** @, comparisons and, on integers, & | ^ << >>)", op)
 	}
-	switch op {
-	case "<", "<=", ">", ">=", "==", "!=":
-		d = ir.Bool
-	}
-	shape := in.broadcastShapes(pos, tx.Shape, ty.Shape)
-	a, b := broadcastTo(tx, shape), broadcastTo(ty, shape)
+	a, b := broadcastValues(tx, shape), broadcastValues(ty, shape)
 	out := make([]float64, len(a))
 	for i := range out {
 		out[i] = f(a[i], b[i])
@@ -303,9 +343,116 @@ func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
 	return in.fromValues(pos, op, d, shape, out)
 }
 
+// intBinop is op on integer or bool tensors (d their promoted dtype), in
+// int64 and wrapped to d as torch's integer arithmetic wraps; // and % by
+// zero raise, as torch's do on integers.
+func (in *interp) intBinop(pos lang.Pos, op string, d ir.DType, shape []int, tx, ty *runtime.Tensor) *runtime.Tensor {
+	var f func(a, b int64) int64
+	zero := func(b int64) {
+		if b == 0 {
+			in.fail(pos, "ZeroDivisionError: integer %s by zero in a torch.%s tensor", map[string]string{"//": "division", "%": "modulo"}[op], torchName(d))
+		}
+	}
+	switch op {
+	case "+", "-", "*":
+		f = ringOp[int64](op)
+	case "//":
+		f = func(a, b int64) int64 { zero(b); return scalar.FloorDiv(a, b) }
+	case "%":
+		f = func(a, b int64) int64 { zero(b); return scalar.Mod(a, b) }
+	case "**":
+		f = func(a, b int64) int64 {
+			if b < 0 {
+				in.fail(pos, "integers to negative integer powers are not allowed (torch)")
+			}
+			return scalar.Pow(a, b)
+		}
+	case "<", "<=", ">", ">=", "==", "!=":
+		f = comparison[int64](op)
+		d = ir.Bool
+	case "&":
+		f = func(a, b int64) int64 { return a & b }
+	case "|":
+		f = func(a, b int64) int64 { return a | b }
+	case "^":
+		f = func(a, b int64) int64 { return a ^ b }
+	case "<<":
+		f = func(a, b int64) int64 { return scalar.Shl(a, b) }
+	case ">>":
+		f = func(a, b int64) int64 { return scalar.Shr(a, b) }
+	default:
+		in.fail(pos, "%s on tensors is not part of the driver subset (it has + - * / // %% ** @, comparisons and, on integers, & | ^ << >>)", op)
+	}
+	a, b := broadcastTo(ints(tx), tx.Shape, shape), broadcastTo(ints(ty), ty.Shape, shape)
+	out := make([]int64, len(a))
+	for i := range out {
+		out[i] = f(a[i], b[i])
+	}
+	return in.fromInts(pos, op, d, shape, out)
+}
+
+// ringOp is + - or * as a function (ints wrap at 64 bits).
+func ringOp[T int64 | float64](op string) func(a, b T) T {
+	return map[string]func(a, b T) T{
+		"+": func(a, b T) T { return a + b },
+		"-": func(a, b T) T { return a - b },
+		"*": func(a, b T) T { return a * b },
+	}[op]
+}
+
+// comparison is the comparison op as a function giving 1 for true, 0 for
+// false (a bool tensor's values); NaN compares false except with !=.
+func comparison[T int64 | float64](op string) func(a, b T) T {
+	test := map[string]func(a, b T) bool{
+		"<":  func(a, b T) bool { return a < b },
+		"<=": func(a, b T) bool { return a <= b },
+		">":  func(a, b T) bool { return a > b },
+		">=": func(a, b T) bool { return a >= b },
+		"==": func(a, b T) bool { return a == b },
+		"!=": func(a, b T) bool { return a != b },
+	}[op]
+	return func(a, b T) T {
+		if test(a, b) {
+			return 1
+		}
+		return 0
+	}
+}
+
+// choose is torch.where over broadcast operands: x where cond is true.
+func choose[T int64 | float64](cond []float64, x, y []T) []T {
+	out := make([]T, len(cond))
+	for i, c := range cond {
+		out[i] = y[i]
+		if c != 0 {
+			out[i] = x[i]
+		}
+	}
+	return out
+}
+
+// elementwise is f over two broadcast operands.
+func elementwise[T int64 | float64](x, y []T, f func(a, b T) T) []T {
+	out := make([]T, len(x))
+	for i := range out {
+		out[i] = f(x[i], y[i])
+	}
+	return out
+}
+
 // mapTensor applies f to every element; the result is a float tensor
-// (f32 for an integer input), as torch's unary math is.
+// (f32 for an integer input), as torch's unary math is, except abs and
+// relu, which keep an integer dtype (and its exact values) as torch's do.
 func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
+	if t.DType.IsInt() && (name == "abs" || name == "relu") {
+		xs := ints(t)
+		for i, x := range xs {
+			if x < 0 {
+				xs[i] = map[string]int64{"abs": -x, "relu": 0}[name]
+			}
+		}
+		return in.fromInts(pos, name, t.DType, t.Shape, xs)
+	}
 	d := t.DType
 	if !d.IsFloat() {
 		d = ir.F32
@@ -343,6 +490,7 @@ func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runti
 		batch *= s
 	}
 	shape := append(slices.Clone(a.Shape[:ra-2]), m, n)
+	in.checkElements(pos, name, shape)
 	if float64(batch)*float64(m)*float64(n)*float64(k) > 1<<36 {
 		in.fail(pos, "%s: %v @ %v is too much work for the CPU reference", name, a.Shape, b.Shape)
 	}
@@ -391,11 +539,11 @@ func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runti
 // axisArg reads a dim argument (negative from the end) of a tensor of rank r.
 func (in *interp) axisArg(pos lang.Pos, name string, v any, r int) int {
 	n := in.intArg(pos, name, v)
+	if n < -int64(r) || n >= int64(r) {
+		in.fail(pos, "%s: dim %d is out of range for a tensor of rank %d (dims are %d to %d)", name, n, r, -r, r-1)
+	}
 	if n < 0 {
 		n += int64(r)
-	}
-	if n < 0 || n >= int64(r) {
-		in.fail(pos, "%s: dim %d is out of range for a tensor of rank %d", name, n, r)
 	}
 	return int(n)
 }
@@ -435,42 +583,6 @@ func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, 
 	if n == 0 && name != "sum" && name != "mean" {
 		in.fail(pos, "%s of an empty dimension", name)
 	}
-	out := make([]float64, outer*inner)
-	for o := range outer {
-		for i := range inner {
-			at := func(j int) float64 { return xs[(o*n+j)*inner+i] }
-			var r float64
-			switch name {
-			case "sum", "mean":
-				for j := range n {
-					r += at(j)
-				}
-				if name == "mean" {
-					r /= float64(n)
-				}
-			case "amax", "max", "amin", "min", "argmax":
-				best, arg := at(0), 0
-				for j := 1; j < n; j++ {
-					x := at(j)
-					less := x < best
-					if name != "amin" && name != "min" {
-						less = x > best
-					}
-					if math.IsNaN(best) {
-						continue
-					}
-					if less || math.IsNaN(x) {
-						best, arg = x, j
-					}
-				}
-				r = best
-				if name == "argmax" {
-					r = float64(arg)
-				}
-			}
-			out[o*inner+i] = r
-		}
-	}
 	d := t.DType
 	switch {
 	case name == "argmax":
@@ -480,7 +592,57 @@ func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, 
 	case name == "mean" && !d.IsFloat():
 		in.fail(pos, "mean of an integer tensor: convert it first (.float())")
 	}
+	if exactDType(t.DType) {
+		return in.fromInts(pos, name, d, shape, fold(ints(t), name, outer, n, inner))
+	}
+	out := fold(values(t), name, outer, n, inner)
+	if name == "mean" {
+		for i := range out {
+			out[i] /= float64(n)
+		}
+	}
 	return in.fromValues(pos, name, d, shape, out)
+}
+
+// fold reduces xs, viewed as (outer, n, inner), along its middle axis:
+// sum (and mean's sum), amax/max, amin/min (NaN wins, as in torch) or
+// argmax (the first maximum).
+func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
+	isNaN := func(x T) bool { return x != x }
+	out := make([]T, outer*inner)
+	for o := range outer {
+		for i := range inner {
+			at := func(j int) T { return xs[(o*n+j)*inner+i] }
+			var r T
+			switch name {
+			case "sum", "mean":
+				for j := range n {
+					r += at(j)
+				}
+			case "amax", "max", "amin", "min", "argmax":
+				best, arg := at(0), 0
+				for j := 1; j < n; j++ {
+					x := at(j)
+					less := x < best
+					if name != "amin" && name != "min" {
+						less = x > best
+					}
+					if isNaN(best) {
+						continue
+					}
+					if less || isNaN(x) {
+						best, arg = x, j
+					}
+				}
+				r = best
+				if name == "argmax" {
+					r = T(arg)
+				}
+			}
+			out[o*inner+i] = r
+		}
+	}
+	return out
 }
 
 // softmax along dim, in float64, rounded to t's dtype.
@@ -830,6 +992,9 @@ func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tenso
 	if d == t.DType {
 		return t
 	}
+	if exactDType(t.DType) {
+		return in.fromInts(pos, "to", d, t.Shape, ints(t))
+	}
 	return in.fromValues(pos, "to", d, t.Shape, values(t))
 }
 
@@ -863,7 +1028,7 @@ func (in *interp) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.
 	if known != n {
 		in.fail(c.e.Pos, "%s: shape %v is invalid for a tensor of %d elements", name, shape, n)
 	}
-	return in.fromValues(c.e.Pos, name, t.DType, shape, values(t))
+	return in.reshapeTo(c.e.Pos, t, shape)
 }
 
 // torchCall runs a function of the driver subset of torch,
@@ -930,11 +1095,14 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		if dt, ok := a[1].(dtypeVal); ok {
 			d = dt
 		}
-		xs := make([]float64, max(n, 0))
-		for i := range xs {
-			xs[i] = float64(i)
+		if n > int64(maxScriptElements) {
+			in.fail(c.argPos(0), "%s: %d is more than the %d elements a driver's tensor may have", name, n, maxScriptElements)
 		}
-		return in.fromValues(pos, name, d, []int{len(xs)}, xs)
+		xs := make([]int64, max(n, 0))
+		for i := range xs {
+			xs[i] = int64(i)
+		}
+		return in.fromInts(pos, name, d, []int{len(xs)}, xs)
 	case mod == "torch" && (fn == "matmul" || fn == "bmm"):
 		a := c.bind(name, "input", "other")
 		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
@@ -947,29 +1115,31 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		cond := in.tensorArg(c, name, 0, a[0])
 		tx, ty, dx, dy := in.operands(pos, name, a[1], a[2])
 		shape := in.broadcastShapes(pos, in.broadcastShapes(pos, cond.Shape, tx.Shape), ty.Shape)
-		cv, xv, yv := broadcastTo(cond, shape), broadcastTo(tx, shape), broadcastTo(ty, shape)
-		out := make([]float64, len(cv))
-		for i := range out {
-			out[i] = yv[i]
-			if cv[i] != 0 {
-				out[i] = xv[i]
-			}
+		in.checkElements(pos, name, shape)
+		cv := broadcastValues(cond, shape)
+		d := promote(dx, dy)
+		if exactDType(d) {
+			return in.fromInts(pos, name, d, shape, choose(cv, broadcastTo(ints(tx), tx.Shape, shape), broadcastTo(ints(ty), ty.Shape, shape)))
 		}
-		return in.fromValues(pos, name, promote(dx, dy), shape, out)
+		return in.fromValues(pos, name, d, shape, choose(cv, broadcastValues(tx, shape), broadcastValues(ty, shape)))
 	case mod == "torch" && (fn == "maximum" || fn == "minimum"):
 		a := c.bind(name, "input", "other")
 		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
 		shape := in.broadcastShapes(pos, x.Shape, y.Shape)
-		xv, yv := broadcastTo(x, shape), broadcastTo(y, shape)
-		out := make([]float64, len(xv))
-		for i := range out {
-			if fn == "maximum" {
-				out[i] = math.Max(xv[i], yv[i])
-			} else {
-				out[i] = math.Min(xv[i], yv[i])
+		in.checkElements(pos, name, shape)
+		d := promote(x.DType, y.DType)
+		if exactDType(d) {
+			f := func(a, b int64) int64 { return max(a, b) }
+			if fn == "minimum" {
+				f = func(a, b int64) int64 { return min(a, b) }
 			}
+			return in.fromInts(pos, name, d, shape, elementwise(broadcastTo(ints(x), x.Shape, shape), broadcastTo(ints(y), y.Shape, shape), f))
 		}
-		return in.fromValues(pos, name, promote(x.DType, y.DType), shape, out)
+		f := math.Max
+		if fn == "minimum" {
+			f = math.Min
+		}
+		return in.fromValues(pos, name, d, shape, elementwise(broadcastValues(x, shape), broadcastValues(y, shape), f))
 	case mod == "torch" && fn == "allclose":
 		a := c.bind(name, "input", "other", "rtol=", "atol=", "equal_nan=")
 		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
@@ -985,15 +1155,19 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		}
 		equalNaN := a[4] != nil && in.truth(pos, a[4])
 		shape := in.broadcastShapes(pos, x.Shape, y.Shape)
-		xv, yv := broadcastTo(x, shape), broadcastTo(y, shape)
+		in.checkElements(pos, name, shape)
+		xv, yv := broadcastValues(x, shape), broadcastValues(y, shape)
 		for i := range xv {
 			if !isClose(xv[i], yv[i], rtol, atol, equalNaN) {
 				return false
 			}
 		}
 		return true
-	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "argmax"}, fn):
+	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "max", "min", "argmax"}, fn):
 		a := c.bind(name, "input", "dim=", "keepdim=")
+		if (fn == "max" || fn == "min") && a[1] != nil {
+			in.fail(pos, "torch.%s(x, dim) returns (values, indices), which the driver subset does not have: use torch.a%s(x, dim)", fn, fn)
+		}
 		return in.reduce(pos, fn, in.tensorArg(c, name, 0, a[0]), a[1], a[2] != nil && in.truth(pos, a[2]))
 	case fn == "softmax":
 		a := c.bind(name, "input", "dim=", "dtype=")
@@ -1070,20 +1244,19 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 		return t
 	case "clone":
 		c.bind("tensor.clone")
-		return t.Clone()
+		return in.copyAs(pos, "clone", t, t.Shape)
 	case "item":
 		c.bind("tensor.item")
 		if t.NumElements() != 1 {
 			in.fail(pos, "item(): a tensor of %d elements cannot be converted to a Python number", t.NumElements())
 		}
-		x := values(t)[0]
 		switch {
 		case t.DType == ir.Bool:
-			return x != 0
+			return ints(t)[0] != 0
 		case t.DType.IsInt():
-			return int64(x)
+			return ints(t)[0]
 		}
-		return x
+		return values(t)[0]
 	case "sum", "mean", "amax", "amin", "max", "min", "argmax":
 		a := c.bind("tensor."+name, "dim=", "keepdim=")
 		if (name == "max" || name == "min") && a[0] != nil {
@@ -1098,16 +1271,22 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 	case "unsqueeze":
 		a := c.bind("tensor.unsqueeze", "dim")
 		ax := in.axisArg(pos, "unsqueeze", a[0], len(t.Shape)+1)
-		return in.fromValues(pos, name, t.DType, slices.Insert(slices.Clone(t.Shape), ax, 1), values(t))
+		return in.reshapeTo(pos, t, slices.Insert(slices.Clone(t.Shape), ax, 1))
 	case "squeeze":
 		a := c.bind("tensor.squeeze", "dim=")
-		var shape []int
+		// torch: a dim out of range raises; a dim whose size is not 1
+		// is left as it is.
+		ax := -1
+		if a[0] != nil {
+			ax = in.axisArg(pos, "squeeze", a[0], max(len(t.Shape), 1))
+		}
+		shape := []int{}
 		for i, s := range t.Shape {
-			if s != 1 || (a[0] != nil && i != in.axisArg(pos, "squeeze", a[0], len(t.Shape))) {
+			if s != 1 || (ax >= 0 && i != ax) {
 				shape = append(shape, s)
 			}
 		}
-		return in.fromValues(pos, name, t.DType, shape, values(t))
+		return in.reshapeTo(pos, t, shape)
 	case "fill_", "normal_", "uniform_":
 		// In place, as torch's: the kernel arguments made with torch.empty
 		// are filled before a launch.
@@ -1115,9 +1294,14 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 		rng := in.random()
 		switch name {
 		case "fill_":
-			v, ok := toFloat(num(c.bind("tensor.fill_", "value")[0]))
+			arg := num(c.bind("tensor.fill_", "value")[0])
+			v, ok := toFloat(arg)
 			if !ok {
 				in.fail(pos, "fill_ takes a number")
+			}
+			if n, isInt := arg.(int64); isInt && exactDType(t.DType) {
+				t.ForEachElem(func(e int) { t.SetElemIntAt(e, n) })
+				return t
 			}
 			xs = slices.Repeat([]float64{v}, t.NumElements())
 		case "normal_", "uniform_":
@@ -1167,7 +1351,12 @@ func tensorRepr(t *runtime.Tensor) string {
 			break
 		}
 	}
-	format := func(x float64) string {
+	var is []int64
+	if exactDType(t.DType) {
+		is = ints(t)
+	}
+	format := func(i int) string {
+		x := xs[i]
 		switch {
 		case t.DType == ir.Bool:
 			if x != 0 {
@@ -1175,7 +1364,7 @@ func tensorRepr(t *runtime.Tensor) string {
 			}
 			return "False"
 		case !t.DType.IsFloat():
-			return fmt.Sprint(int64(x))
+			return strconv.FormatInt(is[i], 10)
 		case math.IsNaN(x):
 			return "nan"
 		case math.IsInf(x, 0):
@@ -1191,16 +1380,16 @@ func tensorRepr(t *runtime.Tensor) string {
 	}
 	// torch right-aligns the elements to the widest one shown.
 	width := 0
-	for i, x := range xs {
+	for i := range xs {
 		if summarize && i > 3000 && i < len(xs)-3000 {
 			continue
 		}
-		width = max(width, len(format(x)))
+		width = max(width, len(format(i)))
 	}
 	var rec func(ax, off int) string
 	rec = func(ax, off int) string {
 		if ax == len(t.Shape) {
-			f := format(xs[off])
+			f := format(off)
 			return strings.Repeat(" ", width-len(f)) + f
 		}
 		n, inner := t.Shape[ax], 1
@@ -1246,6 +1435,9 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 		in.fail(pos, "%s: enable_gqa needs the query heads (%d) to be a multiple of the key/value heads (%d)", name, hq, hk)
 	}
 	rep := hq / hk
+	shape := append([]int(nil), t.Shape...)
+	shape[r-3] = hq
+	in.checkElements(pos, name, shape)
 	xs := values(t)
 	inner := t.Shape[r-2] * t.Shape[r-1]
 	outer := len(xs) / (hk * inner)
@@ -1258,8 +1450,6 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 			}
 		}
 	}
-	shape := append([]int(nil), t.Shape...)
-	shape[r-3] = hq
 	return in.fromValues(pos, name, t.DType, shape, out)
 }
 
@@ -1361,22 +1551,18 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 			in.fail(pos, "tensors are indexed by ints and slices in the driver subset, got %s", describe(idx[ax]))
 		}
 	}
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	xs := values(t)
+	in.checkElements(pos, "index", shape)
 	strides := make([]int, len(t.Shape))
 	st := 1
 	for ax := len(t.Shape) - 1; ax >= 0; ax-- {
 		strides[ax] = st
 		st *= t.Shape[ax]
 	}
-	out := make([]float64, 0, n)
+	var src []int
 	var rec func(ax, off int)
 	rec = func(ax, off int) {
 		if ax == len(t.Shape) {
-			out = append(out, xs[off])
+			src = append(src, off)
 			return
 		}
 		if picks[ax] == nil {
@@ -1393,12 +1579,29 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 	if shape == nil {
 		shape = []int{}
 	}
-	return in.fromValues(pos, "index", t.DType, shape, out)
+	return in.rearranged(pos, "index", t, shape, src)
 }
 
-// reshapeTo is t with another shape of the same size (a copy).
+// reshapeTo is t with another shape of the same size (an exact copy).
 func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
-	return in.fromValues(pos, "reshape", t.DType, shape, values(t))
+	return in.copyAs(pos, "reshape", t, shape)
+}
+
+// copyAs is a contiguous copy of t's elements, row-major, with shape (of
+// t's size), checked as a driver's tensors are before Tensor.Clone, which
+// panics where the host has no room.
+func (in *interp) copyAs(pos lang.Pos, what string, t *runtime.Tensor, shape []int) *runtime.Tensor {
+	in.checkElements(pos, what, shape)
+	n, err := runtime.ShapeBytes(t.DType, shape)
+	if err == nil {
+		err = runtime.CheckHostBytes(t.DType, shape, n)
+	}
+	if err != nil {
+		in.fail(pos, "%s: %v", what, err)
+	}
+	c := t.Clone()
+	c.Shape, c.Strides = slices.Clone(shape), runtime.RowMajorStrides(shape)
+	return c
 }
 
 // concat joins tensors of one rank along dim (the others equal), the
@@ -1421,6 +1624,7 @@ func (in *interp) concat(pos lang.Pos, name string, parts []*runtime.Tensor, dim
 	}
 	shape := slices.Clone(parts[0].Shape)
 	shape[dim] = total
+	in.checkElements(pos, name, shape)
 	outer := 1
 	for _, s := range shape[:dim] {
 		outer *= s
@@ -1429,16 +1633,32 @@ func (in *interp) concat(pos lang.Pos, name string, parts []*runtime.Tensor, dim
 	for _, s := range shape[dim+1:] {
 		inner *= s
 	}
-	var out []float64
+	widths := make([]int, len(parts))
+	for i, p := range parts {
+		widths[i] = p.Shape[dim] * inner
+	}
+	if exactDType(d) {
+		vals := make([][]int64, len(parts))
+		for i, p := range parts {
+			vals[i] = ints(p)
+		}
+		return in.fromInts(pos, name, d, shape, interleave(vals, widths, outer))
+	}
 	vals := make([][]float64, len(parts))
 	for i, p := range parts {
 		vals[i] = values(p)
 	}
+	return in.fromValues(pos, name, d, shape, interleave(vals, widths, outer))
+}
+
+// interleave joins the row-major parts of a concatenation: for each of
+// outer rows, widths[i] elements of part i in turn.
+func interleave[T int64 | float64](parts [][]T, widths []int, outer int) []T {
+	var out []T
 	for o := range outer {
 		for i, p := range parts {
-			n := p.Shape[dim] * inner
-			out = append(out, vals[i][o*n:(o+1)*n]...)
+			out = append(out, p[o*widths[i]:(o+1)*widths[i]]...)
 		}
 	}
-	return in.fromValues(pos, name, d, shape, out)
+	return out
 }

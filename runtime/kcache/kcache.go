@@ -42,6 +42,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/ptxgen"
+	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
 )
 
@@ -68,7 +69,7 @@ const (
 	// directory of other files loses none of them.
 	kcacheExt = ".kernel"
 	// kcacheTmp prefixes temporary files, renamed into place when complete.
-	kcacheTmp = ".tmp-"
+	kcacheTmp = runtime.AtomicTempPrefix
 	// kcacheMaxEntry bounds what Get reads: a kernel's PTX is at most a few
 	// MiB; anything bigger is not an entry of ours.
 	kcacheMaxEntry = 64 << 20
@@ -237,7 +238,7 @@ func (c *Cache) Get(key string) (*ptxgen.Kernel, bool) {
 		return nil, false
 	}
 	p := c.path(key)
-	data, err := readLimited(p, kcacheMaxEntry)
+	data, err := ReadLimited(p, kcacheMaxEntry)
 	if err != nil {
 		return nil, false
 	}
@@ -250,8 +251,10 @@ func (c *Cache) Get(key string) (*ptxgen.Kernel, bool) {
 	return pk, true
 }
 
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// ReadLimited reads the regular file path (OpenRegular) of at most limit
+// bytes: a larger one is an error, read no further than the limit.
+func ReadLimited(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +267,20 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, errors.New("too large")
 	}
 	return data, nil
+}
+
+// OpenRegular opens path for reading if it is a regular file, not a link:
+// a cache's reader must not block on a FIFO or read a link to /dev/zero
+// without end, whatever was put in its directory.
+func OpenRegular(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return os.Open(path)
 }
 
 // decodeEntry checks an entry's header against key and build and its body
@@ -338,22 +355,11 @@ func (c *Cache) Put(key string, pk *ptxgen.Kernel) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(c.Dir, kcacheTmp+"*")
-	if err != nil {
+	err = runtime.WriteFileAtomic(c.path(key), func(w io.Writer) error {
+		_, err := w.Write(append(append(line, '\n'), body...))
 		return err
-	}
-	_, err = tmp.Write(append(append(line, '\n'), body...))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(key))
-	}
+	})
 	if err != nil {
-		os.Remove(tmp.Name())
 		return err
 	}
 	return c.Trim()
@@ -407,7 +413,7 @@ func (c *Cache) List() ([]Entry, error) {
 }
 
 func readHeader(path string) (*kcacheHeader, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -445,12 +451,27 @@ func (c *Cache) files() ([]fs.FileInfo, error) {
 	return out, nil
 }
 
+// ownEntry reports whether the file name of the cache's directory is an
+// entry that tilec wrote, of any format or build: its first line is a
+// header naming the file's key. Clear and Trim remove nothing else, so a
+// file of another program that happens to end in .kernel survives them.
+func (c *Cache) ownEntry(name string) bool {
+	key, isEntry := strings.CutSuffix(name, kcacheExt)
+	if !isEntry {
+		return false
+	}
+	h, err := readHeader(filepath.Join(c.Dir, name))
+	return err == nil && h.Format > 0 && h.Key == key
+}
+
 // Clear removes every entry and temporary file of the cache (nothing else
-// in its directory) and returns how many entries and bytes it removed.
-func (c *Cache) Clear() (n int, bytes int64, err error) {
+// in its directory, not a .kernel file whose header is not tilec's) and
+// returns how many entries and bytes it removed and the names of the
+// .kernel files it left.
+func (c *Cache) Clear() (n int, bytes int64, foreign []string, err error) {
 	files, err := c.files()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	for _, fi := range files {
 		name := fi.Name()
@@ -458,19 +479,23 @@ func (c *Cache) Clear() (n int, bytes int64, err error) {
 		if !isEntry && !strings.HasPrefix(name, kcacheTmp) {
 			continue
 		}
+		if isEntry && !c.ownEntry(name) {
+			foreign = append(foreign, name)
+			continue
+		}
 		if err := os.Remove(filepath.Join(c.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return n, bytes, err
+			return n, bytes, foreign, err
 		}
 		if isEntry {
 			n++
 			bytes += fi.Size()
 		}
 	}
-	return n, bytes, nil
+	return n, bytes, foreign, nil
 }
 
 // Trim removes temporary files left by writers that died (older than an
-// hour) and, when the entries exceed MaxBytes, the least recently used ones
+// hour) and, when tilec's entries exceed MaxBytes, the least recently used ones
 // until they fill at most three quarters of it (so that the next writes do
 // not trim again at once).
 func (c *Cache) Trim() error {
@@ -495,6 +520,17 @@ func (c *Cache) Trim() error {
 	if total <= max {
 		return nil
 	}
+	// Over the limit: only tilec's entries count and may go (the headers
+	// are read only now, so that a write under the limit reads none).
+	own := entries[:0]
+	total = 0
+	for _, fi := range entries {
+		if c.ownEntry(fi.Name()) {
+			own = append(own, fi)
+			total += fi.Size()
+		}
+	}
+	entries = own
 	sort.Slice(entries, func(i, j int) bool { return entries[i].ModTime().Before(entries[j].ModTime()) })
 	for _, fi := range entries {
 		if total <= max/4*3 {

@@ -363,7 +363,7 @@ func TestKernelCacheTrimAndClear(t *testing.T) {
 			kept += fi.Size()
 		}
 	}
-	n, size, err := c.Clear()
+	n, size, _, err := c.Clear()
 	if err != nil || n != 4 || size != kept {
 		t.Errorf("Clear: %d entries, %d bytes, %v; want 4, %d", n, size, err, kept)
 	}
@@ -378,7 +378,7 @@ func TestKernelCacheTrimAndClear(t *testing.T) {
 	if es, err := missing.List(); err != nil || len(es) != 0 {
 		t.Errorf("List of a missing directory: %v, %v", es, err)
 	}
-	if n, _, err := missing.Clear(); err != nil || n != 0 {
+	if n, _, _, err := missing.Clear(); err != nil || n != 0 {
 		t.Errorf("Clear of a missing directory: %d, %v", n, err)
 	}
 }

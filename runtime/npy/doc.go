@@ -10,4 +10,7 @@
 // numpy has no bfloat16: a BF16 tensor is written as '<f4' holding the same
 // values (exactly, every bf16 value is an f32 value); TF32 tensors are
 // written as '<f4' as well. Reading never produces BF16 or TF32 tensors.
+//
+// Convert takes a tensor read from a file to the dtype a kernel declares
+// (--in), keeping every integer's value or reporting the element.
 package npy

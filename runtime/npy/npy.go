@@ -436,3 +436,84 @@ func (p *hparser) header() (*Header, error) {
 	}
 	return h, nil
 }
+
+// Convert converts a tensor read from a file to the dtype d a kernel
+// declares (numpy has no bf16, so bf16 inputs arrive as f32); name names
+// the array in errors. Floats round to d. Integers must keep their value:
+// every integer conversion is range-checked, signedness included, because
+// a wrapped value (2^64-1 from a uint64 file read as int64 -1, int64 -1
+// read as uint64 2^64-1, 2 read as bool true) would change the input
+// silently. Integers and floats do not mix.
+func Convert(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error) {
+	if t.DType.IsFloat() != d.IsFloat() {
+		return nil, fmt.Errorf("file holds %s, kernel declares %s", t.DType, d)
+	}
+	out, err := runtime.AllocTensor(d, t.Shape...)
+	if err != nil {
+		return nil, err
+	}
+	if d.IsFloat() {
+		i := 0
+		t.ForEachElem(func(e int) {
+			out.SetElemAt(i, t.ElemAt(e))
+			i++
+		})
+		return out, nil
+	}
+	i := 0
+	var bad error
+	t.ForEachElem(func(e int) {
+		if bad != nil {
+			return
+		}
+		v := t.ElemIntAt(e)
+		if !intFits(t.DType, v, d) {
+			text := strconv.FormatInt(v, 10)
+			if t.DType == ir.U64 {
+				text = strconv.FormatUint(uint64(v), 10)
+			}
+			bad = fmt.Errorf("element %s[%s] of the file is %s, which does not fit the kernel's %s",
+				name, joinInts(unravel(i, t.Shape)), text, d)
+			return
+		}
+		out.SetElemIntAt(i, v)
+		i++
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	return out, nil
+}
+
+// intFits reports whether the value v of the integer or bool dtype from
+// (u64 values from 2^63 held as negative int64 patterns) is a value of the
+// dtype to.
+func intFits(from ir.DType, v int64, to ir.DType) bool {
+	switch {
+	case to == ir.Bool:
+		return v == 0 || v == 1
+	case from == ir.U64 && v < 0: // 2^63 and above
+		return to == ir.U64
+	case v < 0 && to.IsUnsigned():
+		return false
+	}
+	return ir.WrapInt(to, v) == v
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// unravel is the row-major index of element i of shape.
+func unravel(i int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for ax := len(shape) - 1; ax >= 0; ax-- {
+		idx[ax] = i % shape[ax]
+		i /= shape[ax]
+	}
+	return idx
+}

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -175,22 +176,11 @@ func (c *Cache) Put(e *Entry) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(c.Dir, c.what(e.Signature, e.Device, e.Target, e.ShapeClass)+"-"+hash16(e.Space)[:12]+".json")
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*")
+	err = runtime.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	})
 	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return "", err
 	}
 	return path, nil
@@ -224,16 +214,30 @@ func (c *Cache) Lookup(signature, device, target, class string) (*Entry, bool) {
 }
 
 func readEntry(path string) (*Entry, error) {
-	data, err := os.ReadFile(path)
+	e, err := readAnyEntry(path)
 	if err != nil {
-		return nil, err
-	}
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
 	if e.Format != cacheFormat || len(e.Names) == 0 {
 		return nil, fmt.Errorf("%s: not a tuning result of format %d", path, cacheFormat)
+	}
+	return e, nil
+}
+
+// maxEntryBytes bounds a result file a reader reads: Put writes a few
+// kilobytes.
+const maxEntryBytes = 1 << 20
+
+// readAnyEntry reads a result file of any format: a regular file (not a
+// FIFO or a link to /dev/zero, which would not end) of bounded size.
+func readAnyEntry(path string) (*Entry, error) {
+	data, err := kcache.ReadLimited(path, maxEntryBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }
@@ -253,7 +257,7 @@ func (c *Cache) List() ([]ListedEntry, error) {
 	}
 	var out []ListedEntry
 	for _, de := range des {
-		if !strings.HasSuffix(de.Name(), ".json") {
+		if !strings.HasSuffix(de.Name(), ".json") || !de.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(c.Dir, de.Name())
@@ -275,7 +279,8 @@ type ListedEntry struct {
 }
 
 // Clear removes every result (and temporary file) and says how many
-// results it removed.
+// results it removed. A .json file that is not a tuning result of some
+// format (no format and signature) is another program's and stays.
 func (c *Cache) Clear() (int, error) {
 	if c == nil {
 		return 0, nil
@@ -290,8 +295,13 @@ func (c *Cache) Clear() (int, error) {
 	n := 0
 	for _, de := range des {
 		name := de.Name()
-		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".tmp-")) {
+		if !de.Type().IsRegular() || !(strings.HasSuffix(name, ".json") || strings.HasPrefix(name, runtime.AtomicTempPrefix)) {
 			continue
+		}
+		if strings.HasSuffix(name, ".json") {
+			if e, err := readAnyEntry(filepath.Join(c.Dir, name)); err != nil || e.Format <= 0 || e.Signature == "" {
+				continue
+			}
 		}
 		if err := os.Remove(filepath.Join(c.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return n, err

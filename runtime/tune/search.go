@@ -100,6 +100,9 @@ func (r *Result) Count(status string) int {
 // target rejects are pruned), then on dev checks each against the
 // interpreter on a sample of blocks and times the ones that pass.
 func Search(dev bench.Device, cfg *Config) (*Result, error) {
+	if err := cfg.Space.Check(); err != nil {
+		return nil, err
+	}
 	target, err := dev.Target()
 	if err != nil {
 		return nil, err

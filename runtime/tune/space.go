@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -31,13 +32,34 @@ func (s Space) String() string {
 	return strings.Join(parts, " ")
 }
 
-// Size is the number of candidates.
+// Size is the number of candidates, saturated at math.MaxInt: 16 knobs of
+// 16 values are 2^64 candidates, which a wrapped product would count as 0
+// and let past the bound.
 func (s Space) Size() int {
 	n := 1
 	for _, p := range s {
+		if len(p.Values) == 0 {
+			return 0
+		}
+		if n > math.MaxInt/len(p.Values) {
+			return math.MaxInt
+		}
 		n *= len(p.Values)
 	}
 	return n
+}
+
+// Check bounds the space a search may run: at most maxCandidates
+// candidates. It applies to the space as searched (the source's block
+// merged with --space, or the default), not only to each part.
+func (s Space) Check() error {
+	switch n := s.Size(); {
+	case n == math.MaxInt:
+		return fmt.Errorf("the space has over %d candidates, more than %d", math.MaxInt, maxCandidates)
+	case n > maxCandidates:
+		return fmt.Errorf("the space has %d candidates, more than %d", n, maxCandidates)
+	}
+	return nil
 }
 
 // Names are the constants' names in order.
@@ -104,8 +126,8 @@ func ParseSpace(flags []string) (Space, error) {
 			s = append(s, p)
 		}
 	}
-	if s.Size() > maxCandidates {
-		return nil, fmt.Errorf("the space has %d candidates, more than %d", s.Size(), maxCandidates)
+	if err := s.Check(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -196,6 +218,9 @@ func DefaultSpace(build Build, base *ir.Func, fixed map[string]string) (Space, e
 	}
 	if len(s) == 0 {
 		return nil, fmt.Errorf("%s has no constant to tune (int constants whose values are powers of two); give a space with --space NAME=V1,V2", base.Name)
+	}
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("%s's default space (%s): %v; give a smaller one with --space NAME=V1,V2", base.Name, s, err)
 	}
 	return s, nil
 }

@@ -2,6 +2,7 @@ package tune_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -235,5 +236,46 @@ func TestSearch(t *testing.T) {
 func TestShapeClass(t *testing.T) {
 	if got := tune.ShapeClass(map[string]int64{"N": 1025, "M": 1000, "K": 1}); got != "K<=1 M<=1024 N<=2048" {
 		t.Errorf("class %q", got)
+	}
+}
+
+// TestSpaceSizeSaturates: 16 constants of 16 values are 2^64 candidates,
+// which a wrapped product counted as 0; the size saturates and the bound
+// holds, for a parsed space and for one merged from the source's block and
+// --space (each part under the bound, the whole over it).
+func TestSpaceSizeSaturates(t *testing.T) {
+	vals := "=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+	var items []string
+	for i := range 16 {
+		items = append(items, "c"+strconv.Itoa(i)+vals)
+	}
+	_, err := tune.ParseSpace([]string{strings.Join(items, " ")})
+	if err == nil || !strings.Contains(err.Error(), "more than 4096") {
+		t.Errorf("16 knobs of 16 values: %v", err)
+	}
+	big := tune.Space{}
+	for i := range 16 {
+		big = append(big, tune.Param{Name: "c" + strconv.Itoa(i), Values: strings.Split(vals[1:], ",")})
+	}
+	if n := big.Size(); n != math.MaxInt {
+		t.Errorf("Size of 16^16 candidates = %d, want math.MaxInt", n)
+	}
+	src, err := tune.FromSource([]byte("# tilec: tune a=1,2,3,4,5,6,7,8 b=1,2,3,4,5,6,7,8 c=1,2,3,4,5,6,7,8 d=1,2,3,4,5,6,7,8\n"))
+	if err != nil || src.Size() != 4096 {
+		t.Fatalf("the source's block: %v, %v", src, err)
+	}
+	flag, err := tune.ParseSpace([]string{"e=" + vals[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := src.Override(flag)
+	if err := merged.Check(); err == nil || !strings.Contains(err.Error(), "65536 candidates, more than 4096") {
+		t.Errorf("the merged space: %v", err)
+	}
+	if _, err := tune.Search(nil, &tune.Config{Space: merged}); err == nil || !strings.Contains(err.Error(), "more than 4096") {
+		t.Errorf("Search of the merged space: %v", err)
+	}
+	if err := (tune.Space{}).Check(); err != nil {
+		t.Errorf("the empty space: %v", err)
 	}
 }
