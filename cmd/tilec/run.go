@@ -381,7 +381,7 @@ func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Ten
 		}
 		var err error
 		if t.DType != arr.DType {
-			t, err = convertTensor(t, arr.DType, p.Name)
+			t, err = npy.Convert(t, arr.DType, p.Name)
 			if err != nil {
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 			}
@@ -515,48 +515,6 @@ func parseScalar(d ir.DType, s string) (runtime.Arg, error) {
 		}
 		return nil, fmt.Errorf("want a number (1.5, 1e-5, inf, nan)")
 	}
-}
-
-// convertTensor converts a tensor read from .npy to the declared dtype
-// (numpy has no bf16, so bf16 inputs arrive as f32). Integers must fit the
-// declared dtype: narrowing them would silently change the input.
-func convertTensor(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error) {
-	if t.DType.IsFloat() != d.IsFloat() {
-		return nil, fmt.Errorf("file holds %s, kernel declares %s", t.DType, d)
-	}
-	if d.IsFloat() {
-		return runtime.FromFloat64(d, t.Shape, t.Float64s()), nil
-	}
-	out, err := runtime.AllocTensor(d, t.Shape...)
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range t.Int64s() {
-		idx := unravel(i, t.Shape)
-		if d != ir.Bool && ir.WrapInt(d, v) != v {
-			return nil, fmt.Errorf("element %s[%s] of the file is %d, which does not fit the kernel's %s",
-				name, joinInts(idx), v, d)
-		}
-		out.SetInt(v, idx...)
-	}
-	return out, nil
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
-}
-
-func unravel(i int, shape []int) []int {
-	idx := make([]int, len(shape))
-	for ax := len(shape) - 1; ax >= 0; ax-- {
-		idx[ax] = i % shape[ax]
-		i /= shape[ax]
-	}
-	return idx
 }
 
 func paramIndex(f *ir.Func, name string) int {

@@ -37,3 +37,28 @@ func TestRunInputAxisBeyondI32(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", rc, stderr.String(), want)
 	}
 }
+
+// An --in file's integers are range-checked into the kernel's dtype,
+// sign included: uint64 2^64-1 does not become int64 -1.
+func TestRunInputIntegersRangeChecked(t *testing.T) {
+	dir := t.TempDir()
+	u, err := runtime.AllocTensor(ir.U64, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.SetInt(-1, 0) // the bits of 2^64-1
+	if err := npy.WriteFile(filepath.Join(dir, "u.npy"), u); err != nil {
+		t.Fatal(err)
+	}
+	src := "import cuda.tile as ct\n\n@ct.kernel(grid=(1,))\n" +
+		"def cp(X: ct.Array[ct.int64, (2,)], Y: ct.Array[ct.int64, (2,)]):\n" +
+		"    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(2,)))\n"
+	if err := os.WriteFile(filepath.Join(dir, "k.tile"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	rc := runCommand([]string{"run", filepath.Join(dir, "k.tile"), "--in", "X=" + filepath.Join(dir, "u.npy")}, &stdout, &stderr)
+	if want := "18446744073709551615, which does not fit the kernel's i64"; rc == 0 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q; want a failure naming %q", rc, stderr.String(), want)
+	}
+}
