@@ -444,6 +444,13 @@ func (b *builder) biLoad(c *callCtx) value {
 	if !idxOK || !shapeOK || !hintsOK {
 		return poison{}
 	}
+	// shape=() loads one element (cuTile's scalar load): the tile of
+	// shape (1, ..., 1) at the index (an order still permutes the index),
+	// as a rank-0 tile.
+	scalarLoad := len(shape) == 0 && a.rank() > 0
+	if scalarLoad {
+		shape = ones(a.rank())
+	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
@@ -461,10 +468,22 @@ func (b *builder) biLoad(c *callCtx) value {
 	}
 	attrs.Set("pad", pad)
 	t := b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+	if scalarLoad {
+		return b.reshape(c.pos, t, []int{})
+	}
 	if order != nil {
 		return b.permuteTile(c.pos, t, order)
 	}
 	return t
+}
+
+// ones is the shape (1, ..., 1) of rank n.
+func ones(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
 }
 
 // permuteTile emits t permuted: result axis k is t's axis perm[k].
@@ -480,7 +499,7 @@ func (b *builder) biStore(c *callCtx) value {
 		return poison{}
 	}
 	idx, idxOK := b.indexArg(c, 1, a)
-	x, t, ok := b.tileArg(c, 2, "tile")
+	x, t, ok := b.storedTile(c, a)
 	var attrs ir.Attrs
 	order, hintsOK := b.memHints(c, a.rank(), &attrs)
 	if !hintsOK || !ok || !idxOK {
@@ -506,6 +525,44 @@ func (b *builder) biStore(c *callCtx) value {
 	return noneVal{}
 }
 
+// storedTile reads store's tile argument. As in cuTile, a scalar is a
+// rank-0 tile, and a rank-0 tile stores one element: it is stored as the
+// tile of shape (1, ..., 1) at the index. A compile-time number takes the
+// array's dtype; a run-time scalar keeps its own (a dtype other than the
+// array's is the caller's error, as for any tile).
+func (b *builder) storedTile(c *callCtx, a *arrayVal) (*ir.Value, *ir.Tile, bool) {
+	v := c.args[2].v
+	var x *ir.Value
+	switch v := v.(type) {
+	case int64, float64, bool:
+		d := a.dtype()
+		if f, isFloat := v.(float64); isFloat && !d.IsFloat() {
+			b.errorf(c.argPos(2), "store: the float constant %s does not fit %s's dtype %s", formatConst(f), a.name, d)
+			return nil, nil, false
+		}
+		if n, isInt := v.(int64); isInt && d.IsInt() && ir.WrapInt(d, n) != n {
+			b.errorf(c.argPos(2), "store: integer constant %d is out of range of %s (%s's dtype)", n, d, a.name)
+			return nil, nil, false
+		}
+		x = b.constant(c.pos, v, d)
+	case *ir.Value:
+		x = v
+	}
+	if x == nil || a.rank() == 0 {
+		return b.tileArg(c, 2, "tile")
+	}
+	switch t := x.Type.(type) {
+	case *ir.Scalar:
+		x = b.emit(c.pos, ir.OpSplat, ir.TileOf(t.DType, ones(a.rank())...), x)
+	case *ir.Tile:
+		if t.Rank() != 0 {
+			return x, t, true
+		}
+		x = b.reshape(c.pos, x, ones(a.rank()))
+	}
+	return x, x.Type.(*ir.Tile), true
+}
+
 // ---- constructors ----
 
 // biFull is full, zeros and ones: a const splat to the shape.
@@ -522,6 +579,10 @@ func (b *builder) biFull(c *callCtx, fill arg) value {
 	case *ir.Value:
 		if _, isScalar := x.Type.(*ir.Scalar); isScalar {
 			s = b.convert(c.pos, x, dt)
+		} else if t, isTile := x.Type.(*ir.Tile); isTile && t.Rank() == 0 {
+			// A rank-0 tile fill (cuTile's scalars are rank-0 tiles):
+			// broadcast to the shape in the requested dtype.
+			return b.broadcastTo(c.pos, b.convert(c.pos, x, dt), shape)
 		}
 	}
 	if s == nil {
