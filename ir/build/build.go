@@ -131,6 +131,11 @@ type builder struct {
 	missingSigs []*lang.Param
 	// rootsReported are the roots (binding.root) whose error is out.
 	rootsReported map[string]bool
+	// promoted are, per loop (loopKey), the carried variables whose
+	// initial value is a rank-0 tile of the dtype given, and promoteReqs
+	// what the loops being built ask for (promote.go).
+	promoted    map[string]map[string]ir.DType
+	promoteReqs []promoteReq
 }
 
 type constKey struct {
@@ -363,6 +368,7 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *ir.Func) {
 	b.inlined = 0
 	b.ninstrs = 0
 	b.aborted = false
+	b.promoted, b.promoteReqs = nil, nil
 	b.fn = &funcCtx{def: def, scope: map[string]binding{}, isKernel: true}
 
 	b.kernelParams(def)

@@ -136,6 +136,9 @@ func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameS
 		case poison:
 			continue
 		}
+		if init != nil {
+			init = b.promotedInit(pos, n, bd.val, init)
+		}
 		if init == nil {
 			b.errorf(pos, "%s holds %s and is reassigned in the loop: only scalars and tiles can be loop-carried", n, describe(bd.val))
 			b.bind(n, poison{}, bd.pos)
@@ -171,6 +174,7 @@ func (b *builder) loopBody(body *ir.Block, stmts []lang.Stmt, carried []string, 
 		if !ok {
 			if !isPoison(bd.val) {
 				b.errorf(bd.pos, "loop-carried variable %s changes type in the loop: %s before, %s after", n, params[i].Type, describe(bd.val))
+				b.wantPromotion(pos, n, params[i].Type, bd.val)
 			}
 			v = params[i]
 		}
