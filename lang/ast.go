@@ -110,11 +110,14 @@ type Stmt interface {
 }
 
 // AssignStmt is `a = e` or `a, b = e` (Targets has several entries for
-// unpacking; each target is a *Name, or a *Tuple of names for nesting).
+// unpacking; each target is a *Name, or a *Tuple of names for nesting), or
+// the annotated `a: T = e` (Annot is T, and Targets has one entry). An
+// annotation without a value (`a: T`) binds nothing and is a *PassStmt.
 type AssignStmt struct {
 	Pos     Pos
 	Targets []Expr
 	Value   Expr
+	Annot   Expr // nil when not annotated
 }
 
 // AugAssignStmt is `a += e` (Op is the binary operator without '=').

@@ -29,7 +29,9 @@ func (p *parser) convFile(f *File, g *gFile) {
 				case ss.Import != nil || ss.From != nil:
 					f.Imports = append(f.Imports, convImport(ss)...)
 				case isDocString(ss):
-				case ss.Expr != nil && ss.Expr.Assign != nil:
+				case ss.Expr != nil && (ss.Expr.Assign != nil || ss.Expr.Annot != nil):
+					// A module-level annotation without a value binds
+					// nothing (it is a *PassStmt).
 					if a, ok := p.exprStmt(ss.Expr).(*AssignStmt); ok {
 						f.Globals = append(f.Globals, a)
 					}
@@ -63,7 +65,7 @@ func convImport(ss *gSmallStmt) []*Import {
 // isDocString reports whether a statement is a lone string literal, which
 // has no effect: docstrings are accepted anywhere and dropped.
 func isDocString(ss *gSmallStmt) bool {
-	if ss.Expr == nil || ss.Expr.AugOp != "" || ss.Expr.Assign != nil {
+	if ss.Expr == nil || ss.Expr.AugOp != "" || ss.Expr.Assign != nil || ss.Expr.Annot != nil {
 		return false
 	}
 	l := ss.Expr.X
@@ -252,6 +254,25 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 			p.errorf(target.Position(), "illegal target for augmented assignment")
 		}
 		return &AugAssignStmt{Pos: pos, Target: target, Op: op, Value: p.testList(g.AugValue)}
+	case g.Annot != nil:
+		// `x: T = v` is `x = v` with its annotation kept; Python evaluates
+		// neither the annotation of a local nor, without a value, binds
+		// the name: `x: T` alone is a pass.
+		if len(g.X.Elems) != 1 || g.X.Trailing {
+			p.errorf(toPos(g.X.Pos), "only a single target can be annotated")
+			return &PassStmt{Pos: pos}
+		}
+		target := p.expr(g.X.Elems[0])
+		if _, isTuple := target.(*Tuple); isTuple {
+			p.errorf(target.Position(), "only a single target can be annotated")
+			return &PassStmt{Pos: pos}
+		}
+		p.checkTarget(target)
+		annot := p.expr(g.Annot.Type)
+		if g.Annot.Value == nil {
+			return &PassStmt{Pos: pos}
+		}
+		return &AssignStmt{Pos: pos, Targets: []Expr{target}, Value: p.testList(g.Annot.Value), Annot: annot}
 	case g.Assign != nil:
 		if len(g.Assign) > 1 {
 			p.errorf(toPos(g.Assign[1].Pos), "chained assignment is not supported")

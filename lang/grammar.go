@@ -192,14 +192,22 @@ type gNameAlias struct {
 	Alias string `parser:"( 'as' @Name )?"`
 }
 
-// exprStmt = testList [ augOp testList | assign { assign } ] .
+// exprStmt = testList [ augOp testList | annotation | assign { assign } ] .
 // augOp = "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "**=" | "@=" | "&=" | "|=" | "^=" | "<<=" | ">>=" .
 type gExprStmt struct {
 	Pos      lexer.Position
-	X        *gTestList `parser:"@@"`
-	AugOp    string     `parser:"( @( '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
-	AugValue *gTestList `parser:"  @@"`
-	Assign   []*gAssign `parser:"| @@ @@* )?"`
+	X        *gTestList   `parser:"@@"`
+	AugOp    string       `parser:"( @( '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
+	AugValue *gTestList   `parser:"  @@"`
+	Annot    *gAnnotation `parser:"| @@"`
+	Assign   []*gAssign   `parser:"| @@ @@* )?"`
+}
+
+// annotation = ":" test [ "=" testList ] .
+type gAnnotation struct {
+	Pos   lexer.Position
+	Type  *gTest     `parser:"':' @@"`
+	Value *gTestList `parser:"( '=' @@ )?"`
 }
 
 // assign = "=" testList .
