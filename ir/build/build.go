@@ -221,14 +221,16 @@ func (b *builder) collectModule() {
 	seen := map[string]*lang.FuncDef{}
 	for _, def := range b.file.Funcs {
 		kernel := false
+		var unknown lang.Expr
 		for _, d := range def.Decorators {
-			if b.isKernelDecorator(d) {
+			switch {
+			case b.isKernelDecorator(d):
 				if kernel {
 					b.errorf(d.Position(), "%s has two @ct.kernel decorators: give one (with the grid, if any)", def.Name)
 				}
 				kernel = true
-			} else {
-				b.errorf(d.Position(), "unknown decorator: only @ct.kernel is supported")
+			case unknown == nil && !b.pureWrapper(d):
+				unknown = d
 			}
 		}
 		if prev, ok := seen[def.Name]; ok {
@@ -246,7 +248,7 @@ func (b *builder) collectModule() {
 		seen[def.Name] = def
 		b.order = append(b.order, def)
 		b.kernels[def] = kernel
-		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
+		b.globals[def.Name] = &funcVal{def: def, kernel: kernel, decorator: unknown}
 	}
 	// Names of top-level items that did not parse: their errors are out,
 	// so a use of one is poison (silent), not "name ... is not defined".
@@ -271,6 +273,54 @@ func (b *builder) isKernelDecorator(d lang.Expr) bool {
 		d = c.Fun
 	}
 	return b.moduleAttr(d) == "kernel"
+}
+
+// pureWrappers are the decorators that leave what a function computes as it
+// is: functools' caches (a kernel factory under @lru_cache returns the same
+// kernel for the same arguments).
+var pureWrappers = map[string]bool{"functools.lru_cache": true, "functools.cache": true}
+
+// pureWrapper reports whether decorator d is one of pureWrappers, spelled
+// through `import functools` or `from functools import lru_cache`, called
+// (@lru_cache(maxsize=None)) or not.
+func (b *builder) pureWrapper(d lang.Expr) bool {
+	if c, ok := d.(*lang.Call); ok {
+		d = c.Fun
+	}
+	var path string
+	switch x := d.(type) {
+	case *lang.Attr:
+		if n, ok := x.X.(*lang.Name); ok {
+			path = b.importedPath(n.Name) + "." + x.Name
+		}
+	case *lang.Name:
+		path = b.importedPath(x.Name)
+	}
+	return pureWrappers[path]
+}
+
+// importedPath is the dotted path that an import of the file binds name
+// to ("" when none does).
+func (b *builder) importedPath(name string) string {
+	for _, imp := range b.file.Imports {
+		bound := imp.Alias
+		if bound == "" {
+			bound = imp.Path
+			if !imp.From {
+				bound, _, _ = strings.Cut(imp.Path, ".")
+			} else if i := strings.LastIndexByte(imp.Path, '.'); i >= 0 {
+				bound = imp.Path[i+1:]
+			}
+		}
+		if bound != name {
+			continue
+		}
+		if !imp.From && imp.Alias == "" {
+			return name // import a.b binds a
+		}
+		return imp.Path
+	}
+	return ""
 }
 
 // moduleAttr returns name when e is `ct.name` (or `cuda.tile.name`) at

@@ -111,6 +111,9 @@ func (b *builder) call(e *lang.Call) value {
 		if fn.kernel {
 			return b.fail(e.Pos, "cannot call kernel %s: kernels are launched from the host", fn.def.Name)
 		}
+		if fn.decorator != nil {
+			return b.fail(e.Pos, "cannot call %s from a kernel: its decorator @%s (at %s) is one tilec does not know, and it may change what %s does", fn.def.Name, exprText(fn.decorator), fn.decorator.Position(), fn.def.Name)
+		}
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
 		return b.callMath(fn, e, pos, kws)
