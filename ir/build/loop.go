@@ -273,7 +273,7 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	carried, inits := b.loopCarried(s.Pos, assigned, bodyReads, live, target.Name)
 	bodyLive := liveIn(live, bodyReads, carried)
 
-	if brk {
+	if _, tileStop := bounds[1].Type.(*ir.Tile); brk || tileStop {
 		b.forBreak(s, target, bounds, step, carried, inits, assigned, bodyLive, cont)
 		return
 	}
@@ -291,10 +291,11 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
 }
 
-// forBreak builds a for loop whose body has a break as an OpWhile that
-// carries the induction variable first: the condition is `iv < hi` (`iv >
-// hi` for a negative step) and not the break flag; the body's last step
-// is iv + step.
+// forBreak builds a for loop whose body has a break, or whose stop is a
+// rank-0 tile (an OpFor's bounds are scalars), as an OpWhile that carries
+// the induction variable first: the condition is `iv < hi` (`iv > hi` for
+// a negative step; a rank-0 bool tile for a tile hi) and not the break
+// flag, if any; the body's last step is iv + step.
 func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
 	ivT := bounds[0].Type
 	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: append([]*ir.Value{bounds[0]}, inits...)}
@@ -328,8 +329,12 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Valu
 		down := b.binop(s.Pos, "&", b.binop(s.Pos, "<", step, zero), b.binop(s.Pos, ">", iv, hi))
 		inRange = b.binop(s.Pos, "|", up, down)
 	}
-	notBroken := b.unop(s.Pos, "not", b.lookup(breakFlag, s.Pos))
-	c, _ := b.binop(s.Pos, "&", inRange, notBroken).(*ir.Value)
+	cond := inRange
+	if _, brk := b.fn.scope[breakFlag]; brk {
+		notBroken := b.unop(s.Pos, "not", b.lookup(breakFlag, s.Pos))
+		cond = b.binop(s.Pos, "&", inRange, notBroken)
+	}
+	c, _ := cond.(*ir.Value)
 	if c == nil {
 		c = b.constant(s.Pos, false, ir.Bool) // reported already
 	}
