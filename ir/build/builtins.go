@@ -375,7 +375,8 @@ func (b *builder) biNumTiles(c *callCtx) value {
 
 // ---- memory ----
 
-// indexArg reads a load/store tile index: one integer scalar per array axis.
+// indexArg reads a load/store tile index: one integer scalar or rank-0
+// integer tile (cuTile's scalars are rank-0 tiles) per array axis.
 func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*ir.Value, bool) {
 	v := c.args[i].v
 	elems, isTuple := v.(tuple)
@@ -406,11 +407,15 @@ func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*ir.Value, bool) {
 				out[j] = x
 				continue
 			}
+			if t := rank0(x.Type); t != nil && t.DType.IsInt() {
+				out[j] = x
+				continue
+			}
 		case poison:
 			ok = false
 			continue
 		}
-		b.errorf(pos, "%s: index must hold integer scalars, got %s", c.name, describe(el))
+		b.errorf(pos, "%s: index must hold integer scalars or rank-0 integer tiles, got %s", c.name, describe(el))
 		ok = false
 	}
 	return out, ok
@@ -466,8 +471,19 @@ func (b *builder) biLoad(c *callCtx) value {
 	if pad == ir.PadNaN && !a.dtype().IsFloat() {
 		return b.fail(c.argPos(4), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
 	}
-	attrs.Set("pad", pad)
-	t := b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+	var t *ir.Value
+	if hasTileIndex(idx) {
+		pv, ok := padValue(a.dtype(), pad)
+		if !ok {
+			return poison{} // NAN on integers: refused above
+		}
+		gattrs := gatherAttrs(attrs)
+		padV := b.coerce(c.pos, pv, a.dtype(), shape, true)
+		t = b.emitInferred(c.pos, ir.OpGather, gattrs, append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), padV)...)
+	} else {
+		attrs.Set("pad", pad)
+		t = b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+	}
 	if scalarLoad {
 		return b.reshape(c.pos, t, []int{})
 	}
@@ -521,8 +537,63 @@ func (b *builder) biStore(c *callCtx) value {
 		}
 		x, idx = b.permuteTile(c.pos, x, inv), aidx
 	}
+	if hasTileIndex(idx) {
+		shape := x.Type.(*ir.Tile).Shape
+		b.emitAttrs(c.pos, ir.OpScatter, nil, gatherAttrs(attrs), append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), x)...)
+		return noneVal{}
+	}
 	b.emitAttrs(c.pos, ir.OpStore, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), x)...)
 	return noneVal{}
+}
+
+// hasTileIndex reports whether a load/store index holds a rank-0 tile. The
+// ops load and store take scalar indices, and the IR has no op that makes
+// a scalar of a rank-0 tile, so such an access is built as the gather or
+// scatter of the same elements (elementIndices): the same values and the
+// same padding and dropping out of bounds, on every backend, without the
+// tile paths (TMA, vector loads) that the GPU takes for load and store.
+func hasTileIndex(idx []*ir.Value) bool {
+	for _, x := range idx {
+		if _, isTile := x.Type.(*ir.Tile); isTile {
+			return true
+		}
+	}
+	return false
+}
+
+// elementIndices are the element indices, one tile of the given shape per
+// array axis (both in the array's axis order), of the tile at tile index
+// idx: along axis d, idx[d]*shape[d] + (0, 1, ..., shape[d]-1).
+func (b *builder) elementIndices(pos lang.Pos, idx []*ir.Value, shape []int) []*ir.Value {
+	out := make([]*ir.Value, len(shape))
+	for d, n := range shape {
+		dt := idx[d].Type.Elem()
+		iota := b.convert(pos, b.emit(pos, ir.OpIota, ir.TileOf(ir.I32, n)), dt)
+		var base value = idx[d]
+		if n != 1 {
+			base = b.binop(pos, "*", base, int64(n))
+		}
+		e, ok := b.binop(pos, "+", iota, base).(*ir.Value)
+		if !ok {
+			e = iota // poison: the error is out and the build fails
+		}
+		unit := ones(len(shape))
+		unit[d] = n
+		out[d] = b.broadcastTo(pos, b.reshape(pos, e, unit), shape)
+	}
+	return out
+}
+
+// gatherAttrs are the attributes of the gather or scatter that stands for
+// a load or store (hasTileIndex): bounds checked (out of bounds pads or is
+// dropped, as for load and store), and the latency hint if given.
+func gatherAttrs(attrs ir.Attrs) ir.Attrs {
+	var out ir.Attrs
+	out.Set("check_bounds", true)
+	if l := attrs.Get("latency"); l != nil {
+		out.Set("latency", l)
+	}
+	return out
 }
 
 // storedTile reads store's tile argument. As in cuTile, a scalar is a
@@ -2156,22 +2227,30 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 		return poison{}
 	}
 	d := a.dtype()
-	var pv value
-	switch {
-	case d.IsFloat():
-		pv = map[string]float64{ir.PadZero: 0, ir.PadNegZero: math.Copysign(0, -1), ir.PadNaN: math.NaN(), ir.PadPosInf: math.Inf(1), ir.PadNegInf: math.Inf(-1)}[pad]
-	case pad == ir.PadNaN:
+	pv, ok := padValue(d, pad)
+	if !ok {
 		return b.fail(c.argPos(2), "%s: padding_mode NAN has no value in %s", c.name, d)
-	default:
-		lo, hi := ir.IntRange(d)
-		pv = map[string]int64{ir.PadPosInf: hi, ir.PadNegInf: lo}[pad]
-		if d == ir.Bool {
-			pv = pv.(int64) != 0
-		}
 	}
 	attrs.Set("check_bounds", true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
 	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
+}
+
+// padValue is the value a padding mode pads dtype d with (integers: see
+// load); ok is false for NAN on a dtype that has none.
+func padValue(d ir.DType, pad string) (pv value, ok bool) {
+	switch {
+	case d.IsFloat():
+		return map[string]float64{ir.PadZero: 0, ir.PadNegZero: math.Copysign(0, -1), ir.PadNaN: math.NaN(), ir.PadPosInf: math.Inf(1), ir.PadNegInf: math.Inf(-1)}[pad], true
+	case pad == ir.PadNaN:
+		return nil, false
+	}
+	lo, hi := ir.IntRange(d)
+	n := map[string]int64{ir.PadPosInf: hi, ir.PadNegInf: lo}[pad]
+	if d == ir.Bool {
+		return n != 0, true
+	}
+	return n, true
 }
 
 // biStoreAdvanced is store_advanced_indexing: a scatter of a tile of the
