@@ -364,6 +364,13 @@ func (b *builder) biNumTiles(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
+	if len(shape) == 0 {
+		// shape=() is one element per tile, as for load (cuTile).
+		shape = make([]int64, a.rank())
+		for i := range shape {
+			shape[i] = 1
+		}
+	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "num_tiles: shape has %d entries but %s has rank %d", len(shape), a.name, a.rank())
 	}
@@ -1644,6 +1651,12 @@ func (b *builder) biExtract(c *callCtx) value {
 	if !idxOK || !shapeOK {
 		return poison{}
 	}
+	// shape=() extracts one element as a rank-0 tile (cuTile's scalar
+	// extract): the subtile of shape (1, ..., 1), reshaped.
+	scalar := len(shape) == 0 && t.Rank() > 0
+	if scalar {
+		shape = ones(t.Rank())
+	}
 	if len(shape) != t.Rank() {
 		return b.fail(c.argPos(2), "extract: shape has %d dims for a rank-%d tile", len(shape), t.Rank())
 	}
@@ -1652,7 +1665,11 @@ func (b *builder) biExtract(c *callCtx) value {
 			return b.fail(c.argPos(2), "extract: shape %s does not divide %s", shapeString(shape), t)
 		}
 	}
-	return b.emit(c.pos, ir.OpExtract, ir.TileOf(t.DType, shape...), append([]*ir.Value{x}, idx...)...)
+	r := b.emit(c.pos, ir.OpExtract, ir.TileOf(t.DType, shape...), append([]*ir.Value{x}, idx...)...)
+	if scalar {
+		return b.reshape(c.pos, r, []int{})
+	}
+	return r
 }
 
 func (b *builder) biInsert(c *callCtx) value {
@@ -1669,14 +1686,11 @@ func (b *builder) biInsert(c *callCtx) value {
 	if vv, isVal := v.(*ir.Value); isVal {
 		vt, _ = vv.Type.(*ir.Tile)
 	}
-	ones := make([]int, t.Rank())
-	for i := range ones {
-		ones[i] = 1
-	}
+	unit := ones(t.Rank())
 	var val *ir.Value
 	switch {
 	case vt != nil && vt.Rank() == 0:
-		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), ones)
+		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), unit)
 	case vt != nil:
 		if vt.Rank() != t.Rank() {
 			return b.fail(c.argPos(2), "insert: value is %s, want a tile of rank %d", vt, t.Rank())
@@ -1691,7 +1705,7 @@ func (b *builder) biInsert(c *callCtx) value {
 		if !isNumber(v) && !isRuntime(v) {
 			return b.fail(c.argPos(2), "insert: value must be a tile or a scalar, got %s", describe(v))
 		}
-		val = b.coerce(c.pos, v, t.DType, ones, true)
+		val = b.coerce(c.pos, v, t.DType, unit, true)
 	}
 	if val == nil {
 		return poison{}
