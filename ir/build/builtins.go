@@ -305,13 +305,15 @@ func (b *builder) biGridQuery(c *callCtx, op ir.Op) value {
 	return b.emitInferred(c.pos, op, attrs)
 }
 
-// biCdiv is ceil(a / b) on ints.
+// biCdiv is ceil(a / b) on ints: compile-time ones, integer scalars or
+// rank-0 integer tiles (a length loaded with shape (), as cuTile has it;
+// the result is then a rank-0 tile).
 func (b *builder) biCdiv(c *callCtx) value {
 	for i := range 2 {
 		v := c.args[i].v
 		if isRuntime(v) {
-			s, ok := v.(*ir.Value).Type.(*ir.Scalar)
-			if ok && s.DType.IsInt() {
+			t := v.(*ir.Value).Type
+			if _, isScalar := t.(*ir.Scalar); (isScalar || rank0(t) != nil) && t.Elem().IsInt() {
 				continue
 			}
 		} else if _, ok := v.(int64); ok {
