@@ -63,7 +63,7 @@ type File struct {
 // Import is `import cuda.tile as ct` or `import tile as ct`.
 type Import struct {
 	Pos   Pos
-	Path  string // dotted, e.g. "cuda.tile"
+	Path  string // dotted, e.g. "cuda.tile"; a relative import's starts with its dots (".utils.f")
 	Alias string // "" when there is no `as`
 	// From is set for `from m import x` (Path "m.x"), which binds x, where
 	// `import m.x` binds m.

@@ -26,6 +26,8 @@ func (p *parser) convFile(f *File, g *gFile) {
 		case s.Simple != nil:
 			for _, ss := range s.Simple.Stmts {
 				switch {
+				case ss.From != nil && len(ss.From.Dots) == 0 && len(ss.From.Module) == 0:
+					p.errorf(toPos(ss.Pos), "from needs a module: from m import x, or from . import x")
 				case ss.Import != nil || ss.From != nil:
 					f.Imports = append(f.Imports, convImport(ss)...)
 				case isDocString(ss):
@@ -55,9 +57,16 @@ func convImport(ss *gSmallStmt) []*Import {
 		}
 		return out
 	}
-	mod := strings.Join(ss.From.Module, ".")
+	// A relative import's path starts with its dots: `from .utils import
+	// f` is ".utils.f", `from . import m` is ".m".
+	dots := strings.Join(ss.From.Dots, "")
+	mod := dots + strings.Join(ss.From.Module, ".")
 	for _, n := range ss.From.Names {
-		out = append(out, &Import{Pos: toPos(n.Pos), Path: mod + "." + n.Name, Alias: n.Alias, From: true})
+		path := mod + "." + n.Name
+		if len(ss.From.Module) == 0 {
+			path = dots + n.Name
+		}
+		out = append(out, &Import{Pos: toPos(n.Pos), Path: path, Alias: n.Alias, From: true})
 	}
 	return out
 }

@@ -179,9 +179,13 @@ type gDottedAlias struct {
 	Alias string   `parser:"( 'as' @Name )?"`
 }
 
-// fromImport = "from" Name { "." Name } "import" nameAlias { "," nameAlias } .
+// fromImport = "from" { "." | "..." } [ Name { "." Name } ] "import" nameAlias { "," nameAlias } .
+//
+// The dots make a relative import (`from .utils import f`, `from . import
+// m`), of a sibling module of the program's file.
 type gFrom struct {
-	Module []string      `parser:"'from' @Name ( '.' @Name )*"`
+	Dots   []string      `parser:"'from' @( '.' | '...' )*"`
+	Module []string      `parser:"( @Name ( '.' @Name )* )?"`
 	Names  []*gNameAlias `parser:"'import' @@ ( ',' @@ )*"`
 }
 

@@ -136,6 +136,10 @@ type builder struct {
 	// what the loops being built ask for (promote.go).
 	promoted    map[string]map[string]ir.DType
 	promoteReqs []promoteReq
+	// hostUsed is set when an expression reads a name only host code has
+	// (hostOnlyVal, __name__, a host def with errors): a module-level
+	// assignment doing so is left to the host (moduleGlobals).
+	hostUsed bool
 }
 
 type constKey struct {

@@ -85,12 +85,19 @@ func (b *builder) lookup(name string, pos lang.Pos) value {
 		return b.fail(pos, "variable %s is used before it is assigned", name)
 	}
 	if v, ok := b.globals[name]; ok {
-		if hm, ok := v.(hostModuleVal); ok {
-			return b.fail(pos, "%s is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy and torch", name, hm.path, hm.pos.Line)
+		if h, ok := v.(hostOnlyVal); ok {
+			b.hostUsed = true
+			return b.fail(pos, "%s %s", name, h.why)
 		}
 		return v
 	}
+	if name == "__name__" {
+		// The module's name: host code's (logger = get_logger(__name__)).
+		b.hostUsed = true
+		return b.fail(pos, "__name__ is the module's name, which only host code has")
+	}
 	if err, ok := b.file.Deferred[name]; ok {
+		b.hostUsed = true
 		// Host code with errors that a kernel uses after all: its errors
 		// count now, once.
 		if !b.deferredSeen[name] {
