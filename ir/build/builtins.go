@@ -42,7 +42,7 @@ func init() {
 	def("zeros(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(0)}) })
 	def("ones(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(1)}) })
 	def("arange(n, dtype=int32)", (*builder).biArange)
-	def("astype(x, dtype)", (*builder).biAstype)
+	def("astype(x, dtype, rounding_mode=None)", (*builder).biAstype)
 	// use_fast_acc (cuTile 1.4+) lets fp8 mma accumulate in lower precision
 	// on the GPU; the interpreter's sums are exact float32 either way.
 	def("mma(a, b, acc, use_fast_acc=False)", func(b *builder, c *callCtx) value {
@@ -52,9 +52,25 @@ func init() {
 		return b.biMMA(c)
 	})
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
-	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "tanh": ir.OpTanh, "abs": ir.OpAbs} {
+	for name, op := range map[string]ir.Op{"log": ir.OpLog, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
 	}
+	// cuTile's exp and tanh take rounding_mode, sqrt rounding_mode and
+	// flush_to_zero (plainNumerics: what tilec computes is the default).
+	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "tanh": ir.OpTanh} {
+		def(name+"(x, rounding_mode=None)", func(b *builder, c *callCtx) value {
+			if !b.plainNumerics(c, 1, -1) {
+				return poison{}
+			}
+			return b.mathOp(c.pos, c.name, op, c.args[0].v)
+		})
+	}
+	def("sqrt(x, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, 1, 2) {
+			return poison{}
+		}
+		return b.flushToZero(c, 2, b.mathOp(c.pos, c.name, ir.OpSqrt, c.args[0].v))
+	})
 	// cuTile's exp2 and rsqrt take flush_to_zero.
 	for name, op := range map[string]ir.Op{"exp2": ir.OpExp2, "rsqrt": ir.OpRsqrt} {
 		def(name+"(x, flush_to_zero=False)", func(b *builder, c *callCtx) value {
@@ -707,7 +723,7 @@ func (b *builder) biArange(c *callCtx) value {
 
 func (b *builder) biAstype(c *callCtx) value {
 	dt, ok := b.dtypeArg(c, 1, ir.InvalidDType)
-	if !ok {
+	if !ok || !b.astypeRounding(c, dt) {
 		return poison{}
 	}
 	switch x := c.args[0].v.(type) {
@@ -719,6 +735,31 @@ func (b *builder) biAstype(c *callCtx) value {
 		}
 	}
 	return b.fail(c.argPos(0), "astype: x must be a tile or a scalar, got %s", describe(c.args[0].v))
+}
+
+// astypeRounding checks astype's rounding_mode: None, or RN where tilec
+// rounds to nearest even (to a float dtype); float to integer truncates
+// toward zero (cuTile's default), so RN there, and the other modes, are
+// not supported yet.
+func (b *builder) astypeRounding(c *callCtx, dt ir.DType) bool {
+	if !c.given(2) {
+		return true
+	}
+	switch v := c.args[2].v.(type) {
+	case noneVal:
+		return true
+	case enumVal:
+		if v.ns != nsRoundingMode {
+			break
+		}
+		if v.member == "RN" && dt.IsFloat() {
+			return true
+		}
+		b.errorf(c.argPos(2), "astype: rounding_mode=%s to %s is not supported yet (RN to a float dtype is: tilec rounds to nearest even, and truncates a float to an integer)", exprTextOf(c, 2), dt)
+		return false
+	}
+	b.errorf(c.argPos(2), "astype: rounding_mode is a ct.RoundingMode, got %s", describe(c.args[2].v))
+	return false
 }
 
 // ---- mma and matmul ----
