@@ -488,6 +488,16 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (ir.DType, 
 		for _, w := range weak {
 			dt = weakJoin(dt, w)
 		}
+		// An integer constant takes an integer operand's dtype, so it
+		// must fit it, as cuTile requires ("Integer constant -170 is out
+		// of range of int8"), rather than wrap. (An i32 operand widens to
+		// i64 for a constant beyond i32 instead: weakJoin.)
+		for _, w := range weak {
+			if n, ok := w.(int64); ok && dt.IsInt() && ir.WrapInt(dt, n) != n {
+				b.errorf(pos, "%s: integer constant %d is out of range of %s", what, n, dt)
+				return 0, nil, false, false
+			}
+		}
 	}
 	return dt, shape, isTile, true
 }
