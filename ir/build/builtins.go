@@ -550,7 +550,12 @@ func (b *builder) biStore(c *callCtx) value {
 		return b.fail(c.argPos(2), "store: tile is %s (rank %d) but %s has rank %d", t, t.Rank(), a.name, a.rank())
 	}
 	if t.DType != a.dtype() {
-		return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
+		// cuTile's implicit cast: a dtype that promotes to the array's
+		// (i32 into i64, f16 into f32, an integer into a float) converts.
+		if p, err := promote(t.DType, a.dtype()); err != nil || p != a.dtype() {
+			return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
+		}
+		x = b.convert(c.pos, x, a.dtype())
 	}
 	if order != nil {
 		// Permute the tile into the array's axis order: its axis order[k]
