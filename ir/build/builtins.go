@@ -860,6 +860,7 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	if isPoison(x, y) {
 		return poison{}
 	}
+	x, y = b.matmulBatch(pos, x, y)
 	xv, yv, xt, yt, ok := b.mmaInputs(pos, name, x, y)
 	if !ok {
 		return poison{}
@@ -876,6 +877,39 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	zero := b.emit(pos, ir.OpSplat, ir.TileOf(accDT, shape...), b.constant(pos, 0.0, accDT))
 	r := b.emitInferred(pos, ir.OpMMA, nil, xv, yv, zero)
 	return b.convert(pos, r, resDT)
+}
+
+// matmulBatch broadcasts the batch dimension of matmul's operands as
+// numpy's matmul does: (1, M, K) @ (B, K, N) and (M, K) @ (B, K, N) are B
+// products. Operands it does not apply to are returned as they are (and
+// mmaInputs reports what is wrong with them).
+func (b *builder) matmulBatch(pos lang.Pos, x, y value) (value, value) {
+	xv, xok := x.(*ir.Value)
+	yv, yok := y.(*ir.Value)
+	if !xok || !yok {
+		return x, y
+	}
+	xt, xok := xv.Type.(*ir.Tile)
+	yt, yok := yv.Type.(*ir.Tile)
+	if !xok || !yok || xt.Rank() < 2 || yt.Rank() < 2 || xt.Rank() > 3 || yt.Rank() > 3 || xt.Rank()+yt.Rank() == 4 {
+		return x, y
+	}
+	batch := func(t *ir.Tile) int {
+		if t.Rank() == 3 {
+			return t.Shape[0]
+		}
+		return 1
+	}
+	bx, by := batch(xt), batch(yt)
+	if bx != by && bx != 1 && by != 1 {
+		return x, y // batch dims that do not broadcast: mmaInputs says so
+	}
+	n := max(bx, by)
+	widen := func(v *ir.Value, t *ir.Tile) *ir.Value {
+		r := t.Rank()
+		return b.broadcastTo(pos, v, []int{n, t.Shape[r-2], t.Shape[r-1]})
+	}
+	return widen(xv, xt), widen(yv, yt)
 }
 
 // ---- elementwise ----
