@@ -1403,6 +1403,14 @@ func init() {
 	def("divmod(x, y)", func(b *builder, c *callCtx) value {
 		return tuple{b.binop(c.pos, "//", c.args[0].v, c.args[1].v), b.binop(c.pos, "%", c.args[0].v, c.args[1].v)}
 	})
+	// Programmatic dependent launch lets a kernel start while the one
+	// before it in the stream still runs. tilec launches a stream's
+	// kernels one after the other, so the wait for the previous grid has
+	// already happened and there are no early dependents to release: both
+	// are no-ops, which is correct without PDL (only slower).
+	for _, name := range []string{"grid_dependency_control_wait", "grid_dependency_control_launch_dependents"} {
+		def(name+"()", func(b *builder, c *callCtx) value { return noneVal{} })
+	}
 	// Math.
 	for name, op := range map[string]ir.Op{"sin": ir.OpSin, "cos": ir.OpCos, "tan": ir.OpTan, "sinh": ir.OpSinh, "cosh": ir.OpCosh,
 		"floor": ir.OpFloor, "ceil": ir.OpCeil, "log2": ir.OpLog2} {
