@@ -117,6 +117,8 @@ func (b *builder) call(e *lang.Call) value {
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
 		return b.callMath(fn, e, pos, kws)
+	case strJoin:
+		return b.callJoin(fn, e, pos, kws)
 	case methodVal:
 		return b.callMethod(fn, e, pos, kws)
 	case nsVal:

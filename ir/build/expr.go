@@ -198,7 +198,34 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 	case tuple:
 		return b.fail(e.NamePos, "tuple has no attribute %s", e.Name)
 	}
+	if sep, ok := x.(string); ok && e.Name == "join" {
+		return strJoin{sep: sep}
+	}
 	return b.fail(e.NamePos, "%s has no attribute %s", describe(x), e.Name)
+}
+
+// strJoin is `sep.join` before the call (cuTile 1.7's str.join on
+// compile-time strings, as in messages of ct.static_assert).
+type strJoin struct{ sep string }
+
+// callJoin joins a tuple of compile-time strings with the separator.
+func (b *builder) callJoin(j strJoin, e *lang.Call, pos []arg, kws []kwArg) value {
+	if len(pos) != 1 || len(kws) != 0 {
+		return b.fail(e.Pos, "str.join takes one argument, a tuple of strings")
+	}
+	items, ok := pos[0].v.(tuple)
+	if !ok {
+		return b.fail(pos[0].e.Position(), "str.join: the argument must be a tuple of compile-time strings, got %s", describe(pos[0].v))
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return b.fail(pos[0].e.Position(), "str.join: item %d is %s, not a string (use str(x) or an f-string)", i, describe(it))
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, j.sep)
 }
 
 // nsAttr resolves an attribute of a namespace: ct.float16, ct.load,

@@ -159,6 +159,8 @@ func describe(v value) string {
 		return "ct." + string(v.ns) + "." + v.member
 	case sliceVal:
 		return "ct.Slice"
+	case strJoin:
+		return "method str.join"
 	}
 	return fmt.Sprintf("%T", v)
 }
