@@ -270,10 +270,23 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 		}
 	}
 	bounds := []*ir.Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
+	tileBounds := false
+	for _, x := range bounds {
+		if _, isTile := x.Type.(*ir.Tile); isTile {
+			tileBounds = true
+		}
+	}
+	// With a rank-0 tile start or step the induction variable is a
+	// rank-0 tile too (start + k*step), as cuTile's loop variable is.
+	_, tileStart := bounds[0].Type.(*ir.Tile)
+	_, tileStep := bounds[2].Type.(*ir.Tile)
+	if tileStep && !tileStart {
+		bounds[0] = b.emit(s.Pos, ir.OpSplat, ir.TileOf(ivt), bounds[0])
+	}
 	carried, inits := b.loopCarried(s.Pos, assigned, bodyReads, live, target.Name)
 	bodyLive := liveIn(live, bodyReads, carried)
 
-	if _, tileStop := bounds[1].Type.(*ir.Tile); brk || tileStop {
+	if brk || tileBounds {
 		b.forBreak(s, target, bounds, step, carried, inits, assigned, bodyLive, cont)
 		return
 	}
@@ -291,11 +304,13 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
 }
 
-// forBreak builds a for loop whose body has a break, or whose stop is a
-// rank-0 tile (an OpFor's bounds are scalars), as an OpWhile that carries
-// the induction variable first: the condition is `iv < hi` (`iv > hi` for
-// a negative step; a rank-0 bool tile for a tile hi) and not the break
-// flag, if any; the body's last step is iv + step.
+// forBreak builds a for loop whose body has a break, or whose bounds hold
+// a rank-0 tile (an OpFor's bounds are scalars), as an OpWhile that
+// carries the induction variable first (a rank-0 tile when the start or
+// step is one): the condition is `iv < hi` (`iv > hi` for a negative step,
+// either by the step's sign at run time when it is not a constant; a
+// rank-0 bool tile when a bound is a tile) and not the break flag, if any;
+// the body's last step is iv + step.
 func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
 	ivT := bounds[0].Type
 	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: append([]*ir.Value{bounds[0]}, inits...)}

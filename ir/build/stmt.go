@@ -209,20 +209,15 @@ func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
 	}
 	args := make([]value, len(call.Args))
 	ok = true
-	// The stop may be a rank-0 integer tile (cuTile's 0-d tiles index
+	// Any argument may be a rank-0 integer tile (cuTile's 0-d tiles index
 	// range(), `for i in range(ct.load(Lens, (b,), shape=()))`); forStmt
-	// then builds a while loop over a scalar induction variable.
-	stop := min(len(call.Args)-1, 1)
+	// then builds a while loop (forBreak).
 	for i, a := range call.Args {
 		args[i] = b.expr(a)
 		switch x := args[i].(type) {
 		case int64:
 		case *ir.Value:
 			if t := rank0(x.Type); t != nil && t.DType.IsInt() {
-				if i != stop {
-					b.errorf(a.Position(), "range(): a rank-0 tile is taken as the stop only; the start and step must be scalars, got %s", x.Type)
-					ok = false
-				}
 				continue
 			}
 			if s, isScalar := x.Type.(*ir.Scalar); !isScalar || !s.DType.IsInt() {
