@@ -428,7 +428,7 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *ir.Func) {
 	b.kernelParams(def)
 	b.kernelGrid(def)
 	b.fn.locals = assignedSet(def.Body)
-	b.stmts(kernelReturns(def.Body), nil, true)
+	b.stmts(moveAfterReturnsOf(def.Body), nil, true)
 	b.f.Body.Append(&ir.Instr{Op: ir.OpReturn, Pos: ir.Pos(def.Pos)})
 	if len(b.errs) > nerrs {
 		return nil

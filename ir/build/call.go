@@ -266,7 +266,7 @@ func (b *builder) inline(def *lang.FuncDef, e *lang.Call, pos []arg, kws []kwArg
 	saved := b.fn
 	b.fn = ctx
 	b.stack = append(b.stack, def.Name)
-	b.stmts(def.Body, nameSet{retName: true}, true)
+	b.stmts(moveAfterReturnsOf(def.Body), nameSet{retName: true}, true)
 	b.stack = b.stack[:len(b.stack)-1]
 	b.fn = saved
 	bd, ok := ctx.scope[retName]

@@ -1,12 +1,15 @@
 package build
 
-// A kernel's early exit (`if seq_len == 0: return`), as cuTile allows it.
-// It is not an op: before the kernel's body is built, the statements after
-// an if that may return are moved into the branches that do not always
-// return, so that `if c: return` followed by the rest becomes `if c: pass
-// else: rest`, and code after a return is dropped (it never runs). The IR,
-// the interpreter and the GPU back end see only ifs. A return inside a loop
-// is left where it is, and stays an error.
+// Early returns: a kernel's early exit (`if seq_len == 0: return`) and a
+// helper's (`if n <= 1: return 1` then `return n * 2`), as cuTile allows
+// them. They are not ops: before a kernel's or helper's body is built, the
+// statements after an if that may return are moved into the branches that
+// do not always return, so that `if c: return` followed by the rest
+// becomes `if c: return else: rest`, and code after a return is dropped
+// (it never runs). Every return is then the last statement of its branch,
+// where the builder takes it (a helper's values merge at the ifs like
+// assignments). The IR, the interpreter and the GPU back end see only ifs.
+// A return inside a loop is left where it is, and stays an error.
 
 import "github.com/tilec/tilec/lang"
 
@@ -15,11 +18,11 @@ import "github.com/tilec/tilec/lang"
 // returns, so many such ifs in a row would double it each time.
 const maxReturnRewrite = 1 << 14
 
-// kernelReturns moves the statements after each returning if of a
-// kernel's body into its branches (see the file comment). It returns list
-// unchanged when the body has no return outside loops or when the rewrite
-// would exceed maxReturnRewrite statements.
-func kernelReturns(list []lang.Stmt) []lang.Stmt {
+// moveAfterReturnsOf moves the statements after each returning if of a
+// kernel's or helper's body into its branches (see the file comment). It
+// returns list unchanged when the body has no return outside loops or when
+// the rewrite would exceed maxReturnRewrite statements.
+func moveAfterReturnsOf(list []lang.Stmt) []lang.Stmt {
 	if !returnsIn(list) {
 		return list
 	}
@@ -40,12 +43,7 @@ func moveAfterReturns(list []lang.Stmt, budget *int) ([]lang.Stmt, bool) {
 	for i, s := range list {
 		switch s := s.(type) {
 		case *lang.ReturnStmt:
-			if s.Value != nil {
-				// A kernel returns no value: left for returnStmt's error.
-				out = append(out, s)
-				continue
-			}
-			return out, true // the rest never runs
+			return append(out, s), true // the rest never runs
 		case *lang.IfStmt:
 			if !returnsIn([]lang.Stmt{s}) {
 				break
@@ -71,23 +69,21 @@ func moveAfterReturns(list []lang.Stmt, budget *int) ([]lang.Stmt, bool) {
 	return out, true
 }
 
-// returnsIn reports whether list has a bare return outside loops (in it or
-// in the branches of its ifs).
+// returnsIn reports whether list has a return outside loops (in it or in
+// the branches of its ifs).
 func returnsIn(list []lang.Stmt) bool { return returns(list, false) }
 
-// alwaysReturns reports whether every path through list reaches a bare
-// return (outside loops).
+// alwaysReturns reports whether every path through list reaches a return
+// (outside loops).
 func alwaysReturns(list []lang.Stmt) bool { return returns(list, true) }
 
 // returns reports whether some path (every path, when always is set)
-// through list reaches a bare return outside loops.
+// through list reaches a return outside loops.
 func returns(list []lang.Stmt, always bool) bool {
 	for _, s := range list {
 		switch s := s.(type) {
 		case *lang.ReturnStmt:
-			if s.Value == nil {
-				return true
-			}
+			return true
 		case *lang.IfStmt:
 			t, e := returns(s.Then, always), returns(s.Else, always)
 			if always && t && e || !always && (t || e) {

@@ -172,7 +172,7 @@ func (b *builder) returnStmt(s *lang.ReturnStmt, last bool) {
 		case s.Value != nil:
 			b.errorf(s.Pos, "return is not allowed in a kernel: kernels write their results with ct.store")
 		case !last:
-			// kernelReturns moved the code after every other bare return.
+			// moveAfterReturnsOf made every return outside loops last.
 			b.errorf(s.Pos, "return inside a loop of a kernel is not supported (an early exit outside loops is: if c: return)")
 		}
 		return
