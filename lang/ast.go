@@ -63,7 +63,7 @@ type File struct {
 // Import is `import cuda.tile as ct` or `import tile as ct`.
 type Import struct {
 	Pos   Pos
-	Path  string // dotted, e.g. "cuda.tile"
+	Path  string // dotted, e.g. "cuda.tile"; a relative import's starts with its dots (".utils.f")
 	Alias string // "" when there is no `as`
 	// From is set for `from m import x` (Path "m.x"), which binds x, where
 	// `import m.x` binds m.
@@ -110,11 +110,14 @@ type Stmt interface {
 }
 
 // AssignStmt is `a = e` or `a, b = e` (Targets has several entries for
-// unpacking; each target is a *Name, or a *Tuple of names for nesting).
+// unpacking; each target is a *Name, or a *Tuple of names for nesting), or
+// the annotated `a: T = e` (Annot is T, and Targets has one entry). An
+// annotation without a value (`a: T`) binds nothing and is a *PassStmt.
 type AssignStmt struct {
 	Pos     Pos
 	Targets []Expr
 	Value   Expr
+	Annot   Expr // nil when not annotated
 }
 
 // AugAssignStmt is `a += e` (Op is the binary operator without '=').

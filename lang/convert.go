@@ -26,10 +26,14 @@ func (p *parser) convFile(f *File, g *gFile) {
 		case s.Simple != nil:
 			for _, ss := range s.Simple.Stmts {
 				switch {
+				case ss.From != nil && len(ss.From.Dots) == 0 && len(ss.From.Module) == 0:
+					p.errorf(toPos(ss.Pos), "from needs a module: from m import x, or from . import x")
 				case ss.Import != nil || ss.From != nil:
 					f.Imports = append(f.Imports, convImport(ss)...)
 				case isDocString(ss):
-				case ss.Expr != nil && ss.Expr.Assign != nil:
+				case ss.Expr != nil && (ss.Expr.Assign != nil || ss.Expr.Annot != nil):
+					// A module-level annotation without a value binds
+					// nothing (it is a *PassStmt).
 					if a, ok := p.exprStmt(ss.Expr).(*AssignStmt); ok {
 						f.Globals = append(f.Globals, a)
 					}
@@ -53,9 +57,16 @@ func convImport(ss *gSmallStmt) []*Import {
 		}
 		return out
 	}
-	mod := strings.Join(ss.From.Module, ".")
+	// A relative import's path starts with its dots: `from .utils import
+	// f` is ".utils.f", `from . import m` is ".m".
+	dots := strings.Join(ss.From.Dots, "")
+	mod := dots + strings.Join(ss.From.Module, ".")
 	for _, n := range ss.From.Names {
-		out = append(out, &Import{Pos: toPos(n.Pos), Path: mod + "." + n.Name, Alias: n.Alias, From: true})
+		path := mod + "." + n.Name
+		if len(ss.From.Module) == 0 {
+			path = dots + n.Name
+		}
+		out = append(out, &Import{Pos: toPos(n.Pos), Path: path, Alias: n.Alias, From: true})
 	}
 	return out
 }
@@ -63,7 +74,7 @@ func convImport(ss *gSmallStmt) []*Import {
 // isDocString reports whether a statement is a lone string literal, which
 // has no effect: docstrings are accepted anywhere and dropped.
 func isDocString(ss *gSmallStmt) bool {
-	if ss.Expr == nil || ss.Expr.AugOp != "" || ss.Expr.Assign != nil {
+	if ss.Expr == nil || ss.Expr.AugOp != "" || ss.Expr.Assign != nil || ss.Expr.Annot != nil {
 		return false
 	}
 	l := ss.Expr.X
@@ -252,6 +263,25 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 			p.errorf(target.Position(), "illegal target for augmented assignment")
 		}
 		return &AugAssignStmt{Pos: pos, Target: target, Op: op, Value: p.testList(g.AugValue)}
+	case g.Annot != nil:
+		// `x: T = v` is `x = v` with its annotation kept; Python evaluates
+		// neither the annotation of a local nor, without a value, binds
+		// the name: `x: T` alone is a pass.
+		if len(g.X.Elems) != 1 || g.X.Trailing {
+			p.errorf(toPos(g.X.Pos), "only a single target can be annotated")
+			return &PassStmt{Pos: pos}
+		}
+		target := p.expr(g.X.Elems[0])
+		if _, isTuple := target.(*Tuple); isTuple {
+			p.errorf(target.Position(), "only a single target can be annotated")
+			return &PassStmt{Pos: pos}
+		}
+		p.checkTarget(target)
+		annot := p.expr(g.Annot.Type)
+		if g.Annot.Value == nil {
+			return &PassStmt{Pos: pos}
+		}
+		return &AssignStmt{Pos: pos, Targets: []Expr{target}, Value: p.testList(g.Annot.Value), Annot: annot}
 	case g.Assign != nil:
 		if len(g.Assign) > 1 {
 			p.errorf(toPos(g.Assign[1].Pos), "chained assignment is not supported")

@@ -85,6 +85,9 @@ func (w *astWriter) stmt(d int, role string, s Stmt) {
 		for _, t := range s.Targets {
 			w.expr(d+1, "target", t)
 		}
+		if s.Annot != nil {
+			w.expr(d+1, "annotation", s.Annot)
+		}
 		w.expr(d+1, "value", s.Value)
 	case *AugAssignStmt:
 		w.line(d, role, "AugAssignStmt %s %q", lc(s.Pos), s.Op+"=")

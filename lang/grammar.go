@@ -179,9 +179,13 @@ type gDottedAlias struct {
 	Alias string   `parser:"( 'as' @Name )?"`
 }
 
-// fromImport = "from" Name { "." Name } "import" nameAlias { "," nameAlias } .
+// fromImport = "from" { "." | "..." } [ Name { "." Name } ] "import" nameAlias { "," nameAlias } .
+//
+// The dots make a relative import (`from .utils import f`, `from . import
+// m`), of a sibling module of the program's file.
 type gFrom struct {
-	Module []string      `parser:"'from' @Name ( '.' @Name )*"`
+	Dots   []string      `parser:"'from' @( '.' | '...' )*"`
+	Module []string      `parser:"( @Name ( '.' @Name )* )?"`
 	Names  []*gNameAlias `parser:"'import' @@ ( ',' @@ )*"`
 }
 
@@ -192,14 +196,22 @@ type gNameAlias struct {
 	Alias string `parser:"( 'as' @Name )?"`
 }
 
-// exprStmt = testList [ augOp testList | assign { assign } ] .
+// exprStmt = testList [ augOp testList | annotation | assign { assign } ] .
 // augOp = "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "**=" | "@=" | "&=" | "|=" | "^=" | "<<=" | ">>=" .
 type gExprStmt struct {
 	Pos      lexer.Position
-	X        *gTestList `parser:"@@"`
-	AugOp    string     `parser:"( @( '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
-	AugValue *gTestList `parser:"  @@"`
-	Assign   []*gAssign `parser:"| @@ @@* )?"`
+	X        *gTestList   `parser:"@@"`
+	AugOp    string       `parser:"( @( '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|=' | '^=' | '<<=' | '>>=' )"`
+	AugValue *gTestList   `parser:"  @@"`
+	Annot    *gAnnotation `parser:"| @@"`
+	Assign   []*gAssign   `parser:"| @@ @@* )?"`
+}
+
+// annotation = ":" test [ "=" testList ] .
+type gAnnotation struct {
+	Pos   lexer.Position
+	Type  *gTest     `parser:"':' @@"`
+	Value *gTestList `parser:"( '=' @@ )?"`
 }
 
 // assign = "=" testList .

@@ -131,6 +131,15 @@ type builder struct {
 	missingSigs []*lang.Param
 	// rootsReported are the roots (binding.root) whose error is out.
 	rootsReported map[string]bool
+	// promoted are, per loop (loopKey), the carried variables whose
+	// initial value is a rank-0 tile of the dtype given, and promoteReqs
+	// what the loops being built ask for (promote.go).
+	promoted    map[string]map[string]ir.DType
+	promoteReqs []promoteReq
+	// hostUsed is set when an expression reads a name only host code has
+	// (hostOnlyVal, __name__, a host def with errors): a module-level
+	// assignment doing so is left to the host (moduleGlobals).
+	hostUsed bool
 }
 
 type constKey struct {
@@ -216,14 +225,16 @@ func (b *builder) collectModule() {
 	seen := map[string]*lang.FuncDef{}
 	for _, def := range b.file.Funcs {
 		kernel := false
+		var unknown lang.Expr
 		for _, d := range def.Decorators {
-			if b.isKernelDecorator(d) {
+			switch {
+			case b.isKernelDecorator(d):
 				if kernel {
 					b.errorf(d.Position(), "%s has two @ct.kernel decorators: give one (with the grid, if any)", def.Name)
 				}
 				kernel = true
-			} else {
-				b.errorf(d.Position(), "unknown decorator: only @ct.kernel is supported")
+			case unknown == nil && !b.pureWrapper(d):
+				unknown = d
 			}
 		}
 		if prev, ok := seen[def.Name]; ok {
@@ -241,7 +252,7 @@ func (b *builder) collectModule() {
 		seen[def.Name] = def
 		b.order = append(b.order, def)
 		b.kernels[def] = kernel
-		b.globals[def.Name] = &funcVal{def: def, kernel: kernel}
+		b.globals[def.Name] = &funcVal{def: def, kernel: kernel, decorator: unknown}
 	}
 	// Names of top-level items that did not parse: their errors are out,
 	// so a use of one is poison (silent), not "name ... is not defined".
@@ -266,6 +277,54 @@ func (b *builder) isKernelDecorator(d lang.Expr) bool {
 		d = c.Fun
 	}
 	return b.moduleAttr(d) == "kernel"
+}
+
+// pureWrappers are the decorators that leave what a function computes as it
+// is: functools' caches (a kernel factory under @lru_cache returns the same
+// kernel for the same arguments).
+var pureWrappers = map[string]bool{"functools.lru_cache": true, "functools.cache": true}
+
+// pureWrapper reports whether decorator d is one of pureWrappers, spelled
+// through `import functools` or `from functools import lru_cache`, called
+// (@lru_cache(maxsize=None)) or not.
+func (b *builder) pureWrapper(d lang.Expr) bool {
+	if c, ok := d.(*lang.Call); ok {
+		d = c.Fun
+	}
+	var path string
+	switch x := d.(type) {
+	case *lang.Attr:
+		if n, ok := x.X.(*lang.Name); ok {
+			path = b.importedPath(n.Name) + "." + x.Name
+		}
+	case *lang.Name:
+		path = b.importedPath(x.Name)
+	}
+	return pureWrappers[path]
+}
+
+// importedPath is the dotted path that an import of the file binds name
+// to ("" when none does).
+func (b *builder) importedPath(name string) string {
+	for _, imp := range b.file.Imports {
+		bound := imp.Alias
+		if bound == "" {
+			bound = imp.Path
+			if !imp.From {
+				bound, _, _ = strings.Cut(imp.Path, ".")
+			} else if i := strings.LastIndexByte(imp.Path, '.'); i >= 0 {
+				bound = imp.Path[i+1:]
+			}
+		}
+		if bound != name {
+			continue
+		}
+		if !imp.From && imp.Alias == "" {
+			return name // import a.b binds a
+		}
+		return imp.Path
+	}
+	return ""
 }
 
 // moduleAttr returns name when e is `ct.name` (or `cuda.tile.name`) at
@@ -363,12 +422,13 @@ func (b *builder) buildKernel(def *lang.FuncDef) (f *ir.Func) {
 	b.inlined = 0
 	b.ninstrs = 0
 	b.aborted = false
+	b.promoted, b.promoteReqs = nil, nil
 	b.fn = &funcCtx{def: def, scope: map[string]binding{}, isKernel: true}
 
 	b.kernelParams(def)
 	b.kernelGrid(def)
 	b.fn.locals = assignedSet(def.Body)
-	b.stmts(def.Body, nil, true)
+	b.stmts(moveAfterReturnsOf(def.Body), nil, true)
 	b.f.Body.Append(&ir.Instr{Op: ir.OpReturn, Pos: ir.Pos(def.Pos)})
 	if len(b.errs) > nerrs {
 		return nil

@@ -42,7 +42,7 @@ func init() {
 	def("zeros(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(0)}) })
 	def("ones(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(1)}) })
 	def("arange(n, dtype=int32)", (*builder).biArange)
-	def("astype(x, dtype)", (*builder).biAstype)
+	def("astype(x, dtype, rounding_mode=None)", (*builder).biAstype)
 	// use_fast_acc (cuTile 1.4+) lets fp8 mma accumulate in lower precision
 	// on the GPU; the interpreter's sums are exact float32 either way.
 	def("mma(a, b, acc, use_fast_acc=False)", func(b *builder, c *callCtx) value {
@@ -52,9 +52,25 @@ func init() {
 		return b.biMMA(c)
 	})
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
-	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "log": ir.OpLog, "sqrt": ir.OpSqrt, "tanh": ir.OpTanh, "abs": ir.OpAbs} {
+	for name, op := range map[string]ir.Op{"log": ir.OpLog, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
 	}
+	// cuTile's exp and tanh take rounding_mode, sqrt rounding_mode and
+	// flush_to_zero (plainNumerics: what tilec computes is the default).
+	for name, op := range map[string]ir.Op{"exp": ir.OpExp, "tanh": ir.OpTanh} {
+		def(name+"(x, rounding_mode=None)", func(b *builder, c *callCtx) value {
+			if !b.plainNumerics(c, 1, -1) {
+				return poison{}
+			}
+			return b.mathOp(c.pos, c.name, op, c.args[0].v)
+		})
+	}
+	def("sqrt(x, rounding_mode=None, flush_to_zero=False)", func(b *builder, c *callCtx) value {
+		if !b.plainNumerics(c, 1, 2) {
+			return poison{}
+		}
+		return b.flushToZero(c, 2, b.mathOp(c.pos, c.name, ir.OpSqrt, c.args[0].v))
+	})
 	// cuTile's exp2 and rsqrt take flush_to_zero.
 	for name, op := range map[string]ir.Op{"exp2": ir.OpExp2, "rsqrt": ir.OpRsqrt} {
 		def(name+"(x, flush_to_zero=False)", func(b *builder, c *callCtx) value {
@@ -305,13 +321,15 @@ func (b *builder) biGridQuery(c *callCtx, op ir.Op) value {
 	return b.emitInferred(c.pos, op, attrs)
 }
 
-// biCdiv is ceil(a / b) on ints.
+// biCdiv is ceil(a / b) on ints: compile-time ones, integer scalars or
+// rank-0 integer tiles (a length loaded with shape (), as cuTile has it;
+// the result is then a rank-0 tile).
 func (b *builder) biCdiv(c *callCtx) value {
 	for i := range 2 {
 		v := c.args[i].v
 		if isRuntime(v) {
-			s, ok := v.(*ir.Value).Type.(*ir.Scalar)
-			if ok && s.DType.IsInt() {
+			t := v.(*ir.Value).Type
+			if _, isScalar := t.(*ir.Scalar); (isScalar || rank0(t) != nil) && t.Elem().IsInt() {
 				continue
 			}
 		} else if _, ok := v.(int64); ok {
@@ -364,6 +382,13 @@ func (b *builder) biNumTiles(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
+	if len(shape) == 0 {
+		// shape=() is one element per tile, as for load (cuTile).
+		shape = make([]int64, a.rank())
+		for i := range shape {
+			shape[i] = 1
+		}
+	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "num_tiles: shape has %d entries but %s has rank %d", len(shape), a.name, a.rank())
 	}
@@ -375,7 +400,8 @@ func (b *builder) biNumTiles(c *callCtx) value {
 
 // ---- memory ----
 
-// indexArg reads a load/store tile index: one integer scalar per array axis.
+// indexArg reads a load/store tile index: one integer scalar or rank-0
+// integer tile (cuTile's scalars are rank-0 tiles) per array axis.
 func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*ir.Value, bool) {
 	v := c.args[i].v
 	elems, isTuple := v.(tuple)
@@ -406,11 +432,15 @@ func (b *builder) indexArg(c *callCtx, i int, a *arrayVal) ([]*ir.Value, bool) {
 				out[j] = x
 				continue
 			}
+			if t := rank0(x.Type); t != nil && t.DType.IsInt() {
+				out[j] = x
+				continue
+			}
 		case poison:
 			ok = false
 			continue
 		}
-		b.errorf(pos, "%s: index must hold integer scalars, got %s", c.name, describe(el))
+		b.errorf(pos, "%s: index must hold integer scalars or rank-0 integer tiles, got %s", c.name, describe(el))
 		ok = false
 	}
 	return out, ok
@@ -444,6 +474,13 @@ func (b *builder) biLoad(c *callCtx) value {
 	if !idxOK || !shapeOK || !hintsOK {
 		return poison{}
 	}
+	// shape=() loads one element (cuTile's scalar load): the tile of
+	// shape (1, ..., 1) at the index (an order still permutes the index),
+	// as a rank-0 tile.
+	scalarLoad := len(shape) == 0 && a.rank() > 0
+	if scalarLoad {
+		shape = ones(a.rank())
+	}
 	if len(shape) != a.rank() {
 		return b.fail(c.argPos(2), "load: shape has %d dims but %s has rank %d", len(shape), a.name, a.rank())
 	}
@@ -459,12 +496,35 @@ func (b *builder) biLoad(c *callCtx) value {
 	if pad == ir.PadNaN && !a.dtype().IsFloat() {
 		return b.fail(c.argPos(4), "load: padding_mode NAN has no value in %s (%s's dtype); integers pad with ZERO, NEG_INF (the minimum) or POS_INF (the maximum)", a.dtype(), a.name)
 	}
-	attrs.Set("pad", pad)
-	t := b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+	var t *ir.Value
+	if hasTileIndex(idx) {
+		pv, ok := padValue(a.dtype(), pad)
+		if !ok {
+			return poison{} // NAN on integers: refused above
+		}
+		gattrs := gatherAttrs(attrs)
+		padV := b.coerce(c.pos, pv, a.dtype(), shape, true)
+		t = b.emitInferred(c.pos, ir.OpGather, gattrs, append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), padV)...)
+	} else {
+		attrs.Set("pad", pad)
+		t = b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+	}
+	if scalarLoad {
+		return b.reshape(c.pos, t, []int{})
+	}
 	if order != nil {
 		return b.permuteTile(c.pos, t, order)
 	}
 	return t
+}
+
+// ones is the shape (1, ..., 1) of rank n.
+func ones(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
 }
 
 // permuteTile emits t permuted: result axis k is t's axis perm[k].
@@ -480,7 +540,7 @@ func (b *builder) biStore(c *callCtx) value {
 		return poison{}
 	}
 	idx, idxOK := b.indexArg(c, 1, a)
-	x, t, ok := b.tileArg(c, 2, "tile")
+	x, t, ok := b.storedTile(c, a)
 	var attrs ir.Attrs
 	order, hintsOK := b.memHints(c, a.rank(), &attrs)
 	if !hintsOK || !ok || !idxOK {
@@ -490,7 +550,12 @@ func (b *builder) biStore(c *callCtx) value {
 		return b.fail(c.argPos(2), "store: tile is %s (rank %d) but %s has rank %d", t, t.Rank(), a.name, a.rank())
 	}
 	if t.DType != a.dtype() {
-		return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
+		// cuTile's implicit cast: a dtype that promotes to the array's
+		// (i32 into i64, f16 into f32, an integer into a float) converts.
+		if p, err := promote(t.DType, a.dtype()); err != nil || p != a.dtype() {
+			return b.fail(c.argPos(2), "store: tile is %s but %s holds %s; use ct.astype", t.DType, a.name, a.dtype())
+		}
+		x = b.convert(c.pos, x, a.dtype())
 	}
 	if order != nil {
 		// Permute the tile into the array's axis order: its axis order[k]
@@ -502,8 +567,101 @@ func (b *builder) biStore(c *callCtx) value {
 		}
 		x, idx = b.permuteTile(c.pos, x, inv), aidx
 	}
+	if hasTileIndex(idx) {
+		shape := x.Type.(*ir.Tile).Shape
+		b.emitAttrs(c.pos, ir.OpScatter, nil, gatherAttrs(attrs), append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), x)...)
+		return noneVal{}
+	}
 	b.emitAttrs(c.pos, ir.OpStore, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), x)...)
 	return noneVal{}
+}
+
+// hasTileIndex reports whether a load/store index holds a rank-0 tile. The
+// ops load and store take scalar indices, and the IR has no op that makes
+// a scalar of a rank-0 tile, so such an access is built as the gather or
+// scatter of the same elements (elementIndices): the same values and the
+// same padding and dropping out of bounds, on every backend, without the
+// tile paths (TMA, vector loads) that the GPU takes for load and store.
+func hasTileIndex(idx []*ir.Value) bool {
+	for _, x := range idx {
+		if _, isTile := x.Type.(*ir.Tile); isTile {
+			return true
+		}
+	}
+	return false
+}
+
+// elementIndices are the element indices, one tile of the given shape per
+// array axis (both in the array's axis order), of the tile at tile index
+// idx: along axis d, idx[d]*shape[d] + (0, 1, ..., shape[d]-1).
+func (b *builder) elementIndices(pos lang.Pos, idx []*ir.Value, shape []int) []*ir.Value {
+	out := make([]*ir.Value, len(shape))
+	for d, n := range shape {
+		dt := idx[d].Type.Elem()
+		iota := b.convert(pos, b.emit(pos, ir.OpIota, ir.TileOf(ir.I32, n)), dt)
+		var base value = idx[d]
+		if n != 1 {
+			base = b.binop(pos, "*", base, int64(n))
+		}
+		e, ok := b.binop(pos, "+", iota, base).(*ir.Value)
+		if !ok {
+			e = iota // poison: the error is out and the build fails
+		}
+		unit := ones(len(shape))
+		unit[d] = n
+		out[d] = b.broadcastTo(pos, b.reshape(pos, e, unit), shape)
+	}
+	return out
+}
+
+// gatherAttrs are the attributes of the gather or scatter that stands for
+// a load or store (hasTileIndex): bounds checked (out of bounds pads or is
+// dropped, as for load and store), and the latency hint if given.
+func gatherAttrs(attrs ir.Attrs) ir.Attrs {
+	var out ir.Attrs
+	out.Set("check_bounds", true)
+	if l := attrs.Get("latency"); l != nil {
+		out.Set("latency", l)
+	}
+	return out
+}
+
+// storedTile reads store's tile argument. As in cuTile, a scalar is a
+// rank-0 tile, and a rank-0 tile stores one element: it is stored as the
+// tile of shape (1, ..., 1) at the index. A compile-time number takes the
+// array's dtype; a run-time scalar keeps its own (a dtype other than the
+// array's is the caller's error, as for any tile).
+func (b *builder) storedTile(c *callCtx, a *arrayVal) (*ir.Value, *ir.Tile, bool) {
+	v := c.args[2].v
+	var x *ir.Value
+	switch v := v.(type) {
+	case int64, float64, bool:
+		d := a.dtype()
+		if f, isFloat := v.(float64); isFloat && !d.IsFloat() {
+			b.errorf(c.argPos(2), "store: the float constant %s does not fit %s's dtype %s", formatConst(f), a.name, d)
+			return nil, nil, false
+		}
+		if n, isInt := v.(int64); isInt && d.IsInt() && ir.WrapInt(d, n) != n {
+			b.errorf(c.argPos(2), "store: integer constant %d is out of range of %s (%s's dtype)", n, d, a.name)
+			return nil, nil, false
+		}
+		x = b.constant(c.pos, v, d)
+	case *ir.Value:
+		x = v
+	}
+	if x == nil || a.rank() == 0 {
+		return b.tileArg(c, 2, "tile")
+	}
+	switch t := x.Type.(type) {
+	case *ir.Scalar:
+		x = b.emit(c.pos, ir.OpSplat, ir.TileOf(t.DType, ones(a.rank())...), x)
+	case *ir.Tile:
+		if t.Rank() != 0 {
+			return x, t, true
+		}
+		x = b.reshape(c.pos, x, ones(a.rank()))
+	}
+	return x, x.Type.(*ir.Tile), true
 }
 
 // ---- constructors ----
@@ -522,6 +680,10 @@ func (b *builder) biFull(c *callCtx, fill arg) value {
 	case *ir.Value:
 		if _, isScalar := x.Type.(*ir.Scalar); isScalar {
 			s = b.convert(c.pos, x, dt)
+		} else if t, isTile := x.Type.(*ir.Tile); isTile && t.Rank() == 0 {
+			// A rank-0 tile fill (cuTile's scalars are rank-0 tiles):
+			// broadcast to the shape in the requested dtype.
+			return b.broadcastTo(c.pos, b.convert(c.pos, x, dt), shape)
 		}
 	}
 	if s == nil {
@@ -566,7 +728,7 @@ func (b *builder) biArange(c *callCtx) value {
 
 func (b *builder) biAstype(c *callCtx) value {
 	dt, ok := b.dtypeArg(c, 1, ir.InvalidDType)
-	if !ok {
+	if !ok || !b.astypeRounding(c, dt) {
 		return poison{}
 	}
 	switch x := c.args[0].v.(type) {
@@ -578,6 +740,31 @@ func (b *builder) biAstype(c *callCtx) value {
 		}
 	}
 	return b.fail(c.argPos(0), "astype: x must be a tile or a scalar, got %s", describe(c.args[0].v))
+}
+
+// astypeRounding checks astype's rounding_mode: None, or RN where tilec
+// rounds to nearest even (to a float dtype); float to integer truncates
+// toward zero (cuTile's default), so RN there, and the other modes, are
+// not supported yet.
+func (b *builder) astypeRounding(c *callCtx, dt ir.DType) bool {
+	if !c.given(2) {
+		return true
+	}
+	switch v := c.args[2].v.(type) {
+	case noneVal:
+		return true
+	case enumVal:
+		if v.ns != nsRoundingMode {
+			break
+		}
+		if v.member == "RN" && dt.IsFloat() {
+			return true
+		}
+		b.errorf(c.argPos(2), "astype: rounding_mode=%s to %s is not supported yet (RN to a float dtype is: tilec rounds to nearest even, and truncates a float to an integer)", exprTextOf(c, 2), dt)
+		return false
+	}
+	b.errorf(c.argPos(2), "astype: rounding_mode is a ct.RoundingMode, got %s", describe(c.args[2].v))
+	return false
 }
 
 // ---- mma and matmul ----
@@ -673,6 +860,7 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	if isPoison(x, y) {
 		return poison{}
 	}
+	x, y = b.matmulBatch(pos, x, y)
 	xv, yv, xt, yt, ok := b.mmaInputs(pos, name, x, y)
 	if !ok {
 		return poison{}
@@ -689,6 +877,39 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	zero := b.emit(pos, ir.OpSplat, ir.TileOf(accDT, shape...), b.constant(pos, 0.0, accDT))
 	r := b.emitInferred(pos, ir.OpMMA, nil, xv, yv, zero)
 	return b.convert(pos, r, resDT)
+}
+
+// matmulBatch broadcasts the batch dimension of matmul's operands as
+// numpy's matmul does: (1, M, K) @ (B, K, N) and (M, K) @ (B, K, N) are B
+// products. Operands it does not apply to are returned as they are (and
+// mmaInputs reports what is wrong with them).
+func (b *builder) matmulBatch(pos lang.Pos, x, y value) (value, value) {
+	xv, xok := x.(*ir.Value)
+	yv, yok := y.(*ir.Value)
+	if !xok || !yok {
+		return x, y
+	}
+	xt, xok := xv.Type.(*ir.Tile)
+	yt, yok := yv.Type.(*ir.Tile)
+	if !xok || !yok || xt.Rank() < 2 || yt.Rank() < 2 || xt.Rank() > 3 || yt.Rank() > 3 || xt.Rank()+yt.Rank() == 4 {
+		return x, y
+	}
+	batch := func(t *ir.Tile) int {
+		if t.Rank() == 3 {
+			return t.Shape[0]
+		}
+		return 1
+	}
+	bx, by := batch(xt), batch(yt)
+	if bx != by && bx != 1 && by != 1 {
+		return x, y // batch dims that do not broadcast: mmaInputs says so
+	}
+	n := max(bx, by)
+	widen := func(v *ir.Value, t *ir.Tile) *ir.Value {
+		r := t.Rank()
+		return b.broadcastTo(pos, v, []int{n, t.Shape[r-2], t.Shape[r-1]})
+	}
+	return widen(xv, xt), widen(yv, yt)
 }
 
 // ---- elementwise ----
@@ -1182,6 +1403,14 @@ func init() {
 	def("divmod(x, y)", func(b *builder, c *callCtx) value {
 		return tuple{b.binop(c.pos, "//", c.args[0].v, c.args[1].v), b.binop(c.pos, "%", c.args[0].v, c.args[1].v)}
 	})
+	// Programmatic dependent launch lets a kernel start while the one
+	// before it in the stream still runs. tilec launches a stream's
+	// kernels one after the other, so the wait for the previous grid has
+	// already happened and there are no early dependents to release: both
+	// are no-ops, which is correct without PDL (only slower).
+	for _, name := range []string{"grid_dependency_control_wait", "grid_dependency_control_launch_dependents"} {
+		def(name+"()", func(b *builder, c *callCtx) value { return noneVal{} })
+	}
 	// Math.
 	for name, op := range map[string]ir.Op{"sin": ir.OpSin, "cos": ir.OpCos, "tan": ir.OpTan, "sinh": ir.OpSinh, "cosh": ir.OpCosh,
 		"floor": ir.OpFloor, "ceil": ir.OpCeil, "log2": ir.OpLog2} {
@@ -1512,6 +1741,12 @@ func (b *builder) biExtract(c *callCtx) value {
 	if !idxOK || !shapeOK {
 		return poison{}
 	}
+	// shape=() extracts one element as a rank-0 tile (cuTile's scalar
+	// extract): the subtile of shape (1, ..., 1), reshaped.
+	scalar := len(shape) == 0 && t.Rank() > 0
+	if scalar {
+		shape = ones(t.Rank())
+	}
 	if len(shape) != t.Rank() {
 		return b.fail(c.argPos(2), "extract: shape has %d dims for a rank-%d tile", len(shape), t.Rank())
 	}
@@ -1520,7 +1755,11 @@ func (b *builder) biExtract(c *callCtx) value {
 			return b.fail(c.argPos(2), "extract: shape %s does not divide %s", shapeString(shape), t)
 		}
 	}
-	return b.emit(c.pos, ir.OpExtract, ir.TileOf(t.DType, shape...), append([]*ir.Value{x}, idx...)...)
+	r := b.emit(c.pos, ir.OpExtract, ir.TileOf(t.DType, shape...), append([]*ir.Value{x}, idx...)...)
+	if scalar {
+		return b.reshape(c.pos, r, []int{})
+	}
+	return r
 }
 
 func (b *builder) biInsert(c *callCtx) value {
@@ -1537,14 +1776,11 @@ func (b *builder) biInsert(c *callCtx) value {
 	if vv, isVal := v.(*ir.Value); isVal {
 		vt, _ = vv.Type.(*ir.Tile)
 	}
-	ones := make([]int, t.Rank())
-	for i := range ones {
-		ones[i] = 1
-	}
+	unit := ones(t.Rank())
 	var val *ir.Value
 	switch {
 	case vt != nil && vt.Rank() == 0:
-		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), ones)
+		val = b.reshape(c.pos, b.coerce(c.pos, v, t.DType, vt.Shape, true), unit)
 	case vt != nil:
 		if vt.Rank() != t.Rank() {
 			return b.fail(c.argPos(2), "insert: value is %s, want a tile of rank %d", vt, t.Rank())
@@ -1559,7 +1795,7 @@ func (b *builder) biInsert(c *callCtx) value {
 		if !isNumber(v) && !isRuntime(v) {
 			return b.fail(c.argPos(2), "insert: value must be a tile or a scalar, got %s", describe(v))
 		}
-		val = b.coerce(c.pos, v, t.DType, ones, true)
+		val = b.coerce(c.pos, v, t.DType, unit, true)
 	}
 	if val == nil {
 		return poison{}
@@ -2095,22 +2331,30 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 		return poison{}
 	}
 	d := a.dtype()
-	var pv value
-	switch {
-	case d.IsFloat():
-		pv = map[string]float64{ir.PadZero: 0, ir.PadNegZero: math.Copysign(0, -1), ir.PadNaN: math.NaN(), ir.PadPosInf: math.Inf(1), ir.PadNegInf: math.Inf(-1)}[pad]
-	case pad == ir.PadNaN:
+	pv, ok := padValue(d, pad)
+	if !ok {
 		return b.fail(c.argPos(2), "%s: padding_mode NAN has no value in %s", c.name, d)
-	default:
-		lo, hi := ir.IntRange(d)
-		pv = map[string]int64{ir.PadPosInf: hi, ir.PadNegInf: lo}[pad]
-		if d == ir.Bool {
-			pv = pv.(int64) != 0
-		}
 	}
 	attrs.Set("check_bounds", true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
 	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
+}
+
+// padValue is the value a padding mode pads dtype d with (integers: see
+// load); ok is false for NAN on a dtype that has none.
+func padValue(d ir.DType, pad string) (pv value, ok bool) {
+	switch {
+	case d.IsFloat():
+		return map[string]float64{ir.PadZero: 0, ir.PadNegZero: math.Copysign(0, -1), ir.PadNaN: math.NaN(), ir.PadPosInf: math.Inf(1), ir.PadNegInf: math.Inf(-1)}[pad], true
+	case pad == ir.PadNaN:
+		return nil, false
+	}
+	lo, hi := ir.IntRange(d)
+	n := map[string]int64{ir.PadPosInf: hi, ir.PadNegInf: lo}[pad]
+	if d == ir.Bool {
+		return n != 0, true
+	}
+	return n, true
 }
 
 // biStoreAdvanced is store_advanced_indexing: a scatter of a tile of the

@@ -111,9 +111,14 @@ func (b *builder) call(e *lang.Call) value {
 		if fn.kernel {
 			return b.fail(e.Pos, "cannot call kernel %s: kernels are launched from the host", fn.def.Name)
 		}
+		if fn.decorator != nil {
+			return b.fail(e.Pos, "cannot call %s from a kernel: its decorator @%s (at %s) is one tilec does not know, and it may change what %s does", fn.def.Name, exprText(fn.decorator), fn.decorator.Position(), fn.def.Name)
+		}
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
 		return b.callMath(fn, e, pos, kws)
+	case strJoin:
+		return b.callJoin(fn, e, pos, kws)
 	case methodVal:
 		return b.callMethod(fn, e, pos, kws)
 	case nsVal:
@@ -261,7 +266,7 @@ func (b *builder) inline(def *lang.FuncDef, e *lang.Call, pos []arg, kws []kwArg
 	saved := b.fn
 	b.fn = ctx
 	b.stack = append(b.stack, def.Name)
-	b.stmts(def.Body, nameSet{retName: true}, true)
+	b.stmts(moveAfterReturnsOf(def.Body), nameSet{retName: true}, true)
 	b.stack = b.stack[:len(b.stack)-1]
 	b.fn = saved
 	bd, ok := ctx.scope[retName]

@@ -85,12 +85,19 @@ func (b *builder) lookup(name string, pos lang.Pos) value {
 		return b.fail(pos, "variable %s is used before it is assigned", name)
 	}
 	if v, ok := b.globals[name]; ok {
-		if hm, ok := v.(hostModuleVal); ok {
-			return b.fail(pos, "%s is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy and torch", name, hm.path, hm.pos.Line)
+		if h, ok := v.(hostOnlyVal); ok {
+			b.hostUsed = true
+			return b.fail(pos, "%s %s", name, h.why)
 		}
 		return v
 	}
+	if name == "__name__" {
+		// The module's name: host code's (logger = get_logger(__name__)).
+		b.hostUsed = true
+		return b.fail(pos, "__name__ is the module's name, which only host code has")
+	}
 	if err, ok := b.file.Deferred[name]; ok {
+		b.hostUsed = true
 		// Host code with errors that a kernel uses after all: its errors
 		// count now, once.
 		if !b.deferredSeen[name] {
@@ -191,7 +198,34 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 	case tuple:
 		return b.fail(e.NamePos, "tuple has no attribute %s", e.Name)
 	}
+	if sep, ok := x.(string); ok && e.Name == "join" {
+		return strJoin{sep: sep}
+	}
 	return b.fail(e.NamePos, "%s has no attribute %s", describe(x), e.Name)
+}
+
+// strJoin is `sep.join` before the call (cuTile 1.7's str.join on
+// compile-time strings, as in messages of ct.static_assert).
+type strJoin struct{ sep string }
+
+// callJoin joins a tuple of compile-time strings with the separator.
+func (b *builder) callJoin(j strJoin, e *lang.Call, pos []arg, kws []kwArg) value {
+	if len(pos) != 1 || len(kws) != 0 {
+		return b.fail(e.Pos, "str.join takes one argument, a tuple of strings")
+	}
+	items, ok := pos[0].v.(tuple)
+	if !ok {
+		return b.fail(pos[0].e.Position(), "str.join: the argument must be a tuple of compile-time strings, got %s", describe(pos[0].v))
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return b.fail(pos[0].e.Position(), "str.join: item %d is %s, not a string (use str(x) or an f-string)", i, describe(it))
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, j.sep)
 }
 
 // nsAttr resolves an attribute of a namespace: ct.float16, ct.load,
@@ -480,6 +514,16 @@ func (b *builder) commonType(pos lang.Pos, what string, vs ...value) (ir.DType, 
 	} else {
 		for _, w := range weak {
 			dt = weakJoin(dt, w)
+		}
+		// An integer constant takes an integer operand's dtype, so it
+		// must fit it, as cuTile requires ("Integer constant -170 is out
+		// of range of int8"), rather than wrap. (An i32 operand widens to
+		// i64 for a constant beyond i32 instead: weakJoin.)
+		for _, w := range weak {
+			if n, ok := w.(int64); ok && dt.IsInt() && ir.WrapInt(dt, n) != n {
+				b.errorf(pos, "%s: integer constant %d is out of range of %s", what, n, dt)
+				return 0, nil, false, false
+			}
 		}
 	}
 	return dt, shape, isTile, true

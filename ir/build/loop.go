@@ -136,6 +136,9 @@ func (b *builder) loopCarried(pos lang.Pos, assigned []string, reads, live nameS
 		case poison:
 			continue
 		}
+		if init != nil {
+			init = b.promotedInit(pos, n, bd.val, init)
+		}
 		if init == nil {
 			b.errorf(pos, "%s holds %s and is reassigned in the loop: only scalars and tiles can be loop-carried", n, describe(bd.val))
 			b.bind(n, poison{}, bd.pos)
@@ -171,6 +174,7 @@ func (b *builder) loopBody(body *ir.Block, stmts []lang.Stmt, carried []string, 
 		if !ok {
 			if !isPoison(bd.val) {
 				b.errorf(bd.pos, "loop-carried variable %s changes type in the loop: %s before, %s after", n, params[i].Type, describe(bd.val))
+				b.wantPromotion(pos, n, params[i].Type, bd.val)
 			}
 			v = params[i]
 		}
@@ -266,10 +270,23 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 		}
 	}
 	bounds := []*ir.Value{b.intValue(s.Pos, lo, ivt), b.intValue(s.Pos, hi, ivt), b.intValue(s.Pos, step, ivt)}
+	tileBounds := false
+	for _, x := range bounds {
+		if _, isTile := x.Type.(*ir.Tile); isTile {
+			tileBounds = true
+		}
+	}
+	// With a rank-0 tile start or step the induction variable is a
+	// rank-0 tile too (start + k*step), as cuTile's loop variable is.
+	_, tileStart := bounds[0].Type.(*ir.Tile)
+	_, tileStep := bounds[2].Type.(*ir.Tile)
+	if tileStep && !tileStart {
+		bounds[0] = b.emit(s.Pos, ir.OpSplat, ir.TileOf(ivt), bounds[0])
+	}
 	carried, inits := b.loopCarried(s.Pos, assigned, bodyReads, live, target.Name)
 	bodyLive := liveIn(live, bodyReads, carried)
 
-	if brk {
+	if brk || tileBounds {
 		b.forBreak(s, target, bounds, step, carried, inits, assigned, bodyLive, cont)
 		return
 	}
@@ -287,10 +304,13 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 	b.bind(target.Name, undefVal{msg: "loop variable " + target.Name + " cannot be used after its loop"}, target.Pos)
 }
 
-// forBreak builds a for loop whose body has a break as an OpWhile that
-// carries the induction variable first: the condition is `iv < hi` (`iv >
-// hi` for a negative step) and not the break flag; the body's last step
-// is iv + step.
+// forBreak builds a for loop whose body has a break, or whose bounds hold
+// a rank-0 tile (an OpFor's bounds are scalars), as an OpWhile that
+// carries the induction variable first (a rank-0 tile when the start or
+// step is one): the condition is `iv < hi` (`iv > hi` for a negative step,
+// either by the step's sign at run time when it is not a constant; a
+// rank-0 bool tile when a bound is a tile) and not the break flag, if any;
+// the body's last step is iv + step.
 func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
 	ivT := bounds[0].Type
 	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: append([]*ir.Value{bounds[0]}, inits...)}
@@ -324,8 +344,12 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Valu
 		down := b.binop(s.Pos, "&", b.binop(s.Pos, "<", step, zero), b.binop(s.Pos, ">", iv, hi))
 		inRange = b.binop(s.Pos, "|", up, down)
 	}
-	notBroken := b.unop(s.Pos, "not", b.lookup(breakFlag, s.Pos))
-	c, _ := b.binop(s.Pos, "&", inRange, notBroken).(*ir.Value)
+	cond := inRange
+	if _, brk := b.fn.scope[breakFlag]; brk {
+		notBroken := b.unop(s.Pos, "not", b.lookup(breakFlag, s.Pos))
+		cond = b.binop(s.Pos, "&", inRange, notBroken)
+	}
+	c, _ := cond.(*ir.Value)
 	if c == nil {
 		c = b.constant(s.Pos, false, ir.Bool) // reported already
 	}

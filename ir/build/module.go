@@ -8,6 +8,7 @@ package build
 // order, before any kernel is built; they must be compile-time values.
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -107,20 +108,33 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			b.errorf(imp.Pos, "cannot import %s: the tile module is cuda.tile", imp.Path)
 			return false
 		}
-		// Another module (argparse, cupy, cuda.tile.tune, ...) is the host
-		// code's: the import binds a name that kernels cannot use.
-		b.globals[imp.BoundName()] = hostModuleVal{path: imp.Path, pos: imp.Pos}
+		// A private module of cuda.tile (from
+		// cuda.tile._numeric_semantics import RoundingMode as RMd): its
+		// members are the tile module's.
+		if mod, member, ok := cutLast(imp.Path); ok && imp.From && strings.HasPrefix(mod, "cuda.tile._") {
+			if v := b.nsAttr(nsTile, &lang.Attr{Pos: imp.Pos, X: &lang.Name{Pos: imp.Pos, Name: "ct"}, Name: member, NamePos: imp.Pos}); !isPoison(v) {
+				bindAs(member, v)
+			}
+			return false
+		}
+		// Another module (argparse, cupy, cuda.tile.tune, a sibling module
+		// of the program) is the host code's: the import binds a name that
+		// kernels cannot use.
+		why := fmt.Sprintf("is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy and torch", imp.Path, imp.Pos.Line)
+		if strings.HasPrefix(imp.Path, ".") {
+			why = fmt.Sprintf("is %s, imported from a sibling module of the program (line %d), which tilec does not load: kernels use only cuda.tile, math, numpy and torch", imp.Path, imp.Pos.Line)
+		}
+		b.globals[imp.BoundName()] = hostOnlyVal{why: why}
 	}
 	return false
 }
 
-// hostModuleVal is a name bound by the import of a module tilec's kernels
-// do not have (argparse, cupy): the host code's. A kernel that uses it is
-// an error at the use.
-type hostModuleVal struct {
-	path string
-	pos  lang.Pos
-}
+// hostOnlyVal is a module-level name that only host code may use: bound
+// by the import of a module tilec's kernels do not have (argparse, cupy, a
+// sibling module), or by a module-level assignment whose value comes from
+// host code (logger = get_logger(__name__)), which tilec leaves to the
+// host. A kernel that uses it is an error at the use, saying why.
+type hostOnlyVal struct{ why string }
 
 func cutLast(path string) (string, string, bool) {
 	for i := len(path) - 1; i >= 0; i-- {
@@ -247,7 +261,20 @@ func (b *builder) moduleGlobals() {
 	b.fn = &funcCtx{scope: map[string]binding{}, locals: map[string]bool{}}
 	defer func() { b.f, b.cur, b.fn, b.kernel = nil, nil, nil, nil }()
 	for _, a := range b.file.Globals {
+		// A value that uses host code (a name only host code has) is the
+		// host's to compute: its names are bound as host-only, and the
+		// errors of evaluating it here are dropped; a kernel that uses one
+		// of the names is an error at the use.
+		snap := b.snapshot()
+		b.hostUsed = false
 		v := b.expr(a.Value)
+		if b.hostUsed {
+			b.restore(snap)
+			for _, n := range assignedList([]lang.Stmt{a}) {
+				b.globals[n] = hostOnlyVal{why: fmt.Sprintf("is set by module-level host code (line %d), which tilec leaves to the host: kernels use module-level compile-time values only", a.Pos.Line)}
+			}
+			continue
+		}
 		var names []*lang.Name
 		var vals []value
 		if len(a.Targets) == 1 {

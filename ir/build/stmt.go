@@ -89,13 +89,13 @@ func (b *builder) stmt(s lang.Stmt, live nameSet, last bool) {
 			return
 		}
 		b.fn.loops++
-		b.forStmt(s, live)
+		b.buildLoop(s.Pos, func() { b.forStmt(s, live) })
 		b.fn.loops--
 	case *lang.IfStmt:
 		b.ifStmt(s, live, last)
 	case *lang.WhileStmt:
 		b.fn.loops++
-		b.whileStmt(s, live)
+		b.buildLoop(s.Pos, func() { b.whileStmt(s, live) })
 		b.fn.loops--
 	case *lang.BreakStmt, *lang.ContinueStmt:
 		what, flag := "break", breakFlag
@@ -168,8 +168,12 @@ func (b *builder) returnStmt(s *lang.ReturnStmt, last bool) {
 		v = b.expr(s.Value)
 	}
 	if b.fn.isKernel {
-		if s.Value != nil || !last {
+		switch {
+		case s.Value != nil:
 			b.errorf(s.Pos, "return is not allowed in a kernel: kernels write their results with ct.store")
+		case !last:
+			// moveAfterReturnsOf made every return outside loops last.
+			b.errorf(s.Pos, "return inside a loop of a kernel is not supported (an early exit outside loops is: if c: return)")
 		}
 		return
 	}
@@ -205,11 +209,17 @@ func (b *builder) rangeArgs(s *lang.ForStmt) (lo, hi, step value, ok bool) {
 	}
 	args := make([]value, len(call.Args))
 	ok = true
+	// Any argument may be a rank-0 integer tile (cuTile's 0-d tiles index
+	// range(), `for i in range(ct.load(Lens, (b,), shape=()))`); forStmt
+	// then builds a while loop (forBreak).
 	for i, a := range call.Args {
 		args[i] = b.expr(a)
 		switch x := args[i].(type) {
 		case int64:
 		case *ir.Value:
+			if t := rank0(x.Type); t != nil && t.DType.IsInt() {
+				continue
+			}
 			if s, isScalar := x.Type.(*ir.Scalar); !isScalar || !s.DType.IsInt() {
 				b.errorf(a.Position(), "range() arguments must be integers, got %s", x.Type)
 				ok = false
@@ -262,6 +272,13 @@ func (b *builder) coerceTo(v value, t ir.Type, pos lang.Pos) (*ir.Value, bool) {
 				return nil, false
 			}
 			return b.constant(pos, x, s.DType), true
+		}
+	}
+	// A scalar (or number) where a rank-0 tile of its dtype is wanted:
+	// the same value, splat (cuTile's scalars are rank-0 tiles).
+	if r, ok := t.(*ir.Tile); ok && r.Rank() == 0 && !isPoison(v) {
+		if s, ok := b.coerceTo(v, ir.ScalarOf(r.DType), pos); ok {
+			return b.emit(pos, ir.OpSplat, r, s), true
 		}
 	}
 	return nil, false
@@ -448,16 +465,37 @@ func (b *builder) mergeType(x, y value) ir.Type {
 		if ir.TypesEqual(xv.Type, yv.Type) {
 			return xv.Type
 		}
+		// A scalar on one side and a rank-0 tile of its dtype on the
+		// other meet as the tile (cuTile's scalars are rank-0 tiles).
+		if x0, y0 := rank0(xv.Type), rank0(yv.Type); x0 != nil && ir.TypesEqual(yv.Type, ir.ScalarOf(x0.DType)) {
+			return x0
+		} else if y0 != nil && ir.TypesEqual(xv.Type, ir.ScalarOf(y0.DType)) {
+			return y0
+		}
 	case xRT && isNumber(y):
 		if s, ok := xv.Type.(*ir.Scalar); ok && weakJoin(s.DType, y) == s.DType {
 			return s
+		}
+		if t := rank0(xv.Type); t != nil && weakJoin(t.DType, y) == t.DType {
+			return t
 		}
 	case yRT && isNumber(x):
 		if s, ok := yv.Type.(*ir.Scalar); ok && weakJoin(s.DType, x) == s.DType {
 			return s
 		}
+		if t := rank0(yv.Type); t != nil && weakJoin(t.DType, x) == t.DType {
+			return t
+		}
 	case isNumber(x) && isNumber(y):
 		return ir.ScalarOf(weakJoinConsts([]value{x, y}))
+	}
+	return nil
+}
+
+// rank0 is t when it is a rank-0 tile type, else nil.
+func rank0(t ir.Type) *ir.Tile {
+	if r, ok := t.(*ir.Tile); ok && r.Rank() == 0 {
+		return r
 	}
 	return nil
 }

@@ -50,10 +50,16 @@ func (a *arrayVal) rank() int       { return len(a.p.Dims) }
 func (a *arrayVal) dtype() ir.DType { return a.p.Type.Elem() }
 
 // funcVal is a helper function (inlined at each call) or a kernel (which
-// cannot be called from kernel code).
+// cannot be called from kernel code). decorator is the first of its
+// decorators that tilec does not know (not ct.kernel, not a pureWrapper):
+// the file still compiles, and a kernel calling the helper is an error at
+// the call, since the decorator may change what the helper does. A
+// kernel's other decorators are taken to return the kernel (TileGym's
+// @register_impl, @experimental_kernel): its body is compiled as written.
 type funcVal struct {
-	def    *lang.FuncDef
-	kernel bool
+	def       *lang.FuncDef
+	kernel    bool
+	decorator lang.Expr
 }
 
 // builtinVal is a builtin function: a tile builtin ("load") or a Python
@@ -153,6 +159,8 @@ func describe(v value) string {
 		return "ct." + string(v.ns) + "." + v.member
 	case sliceVal:
 		return "ct.Slice"
+	case strJoin:
+		return "method str.join"
 	}
 	return fmt.Sprintf("%T", v)
 }
