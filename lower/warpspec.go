@@ -342,19 +342,31 @@ func scalarResults(in *ir.Instr) bool {
 	return true
 }
 
-// wsStraightOp reports whether an instruction before or after the loop
-// may run in one role's branch: element-wise and scalar code, views,
-// loads and stores (nothing that synchronizes the whole block).
+// wsStraightOp reports whether in can run in one role's branch as it
+// stands: an op without regions that needs no block barrier, which the op
+// table's effects say (the barriers pass places a block barrier, which
+// the other role never reaches, around exactly these): nothing through
+// the scratch region (a reshape only when it keeps every element in its
+// thread), and no rank-0 atomic (one thread acts for the block between
+// barriers). Register arithmetic and each thread's own global accesses
+// (loads, stores, gathers, scatters, atomics) qualify.
 func wsStraightOp(in *ir.Instr) bool {
 	if len(in.Regions) > 0 {
 		return false
 	}
-	switch in.Op {
-	case ir.OpConst, ir.OpBlockID, ir.OpNumBlocks, ir.OpDim, ir.OpSplat, ir.OpIota,
-		ir.OpBroadcast, ir.OpReshape, ir.OpPermute, ir.OpLoad, ir.OpStore, ir.OpSelect, ir.OpConvert:
-		return true
+	if _, rank0 := rank0Atomic(in); rank0 {
+		return false
 	}
-	return in.Op.Info().Elementwise
+	switch in.Op.Info().Shared {
+	case ir.SharedNone:
+		return true
+	case ir.SharedExchange:
+		// Only a rank-0 atomic broadcasts its old value through scratch;
+		// a reduce does where its axis crosses warps, which only the
+		// warpgroup layouts tell (wsLayoutsOK checks it on them).
+		return in.Op == ir.OpReshape && !GeneralReshape(in) || in.Op.Info().Global == ir.GlobalAtomic || in.Op == ir.OpReduce
+	}
+	return false
 }
 
 // WarpSpecialize is the warpspec pass. The layout, convert and smem
@@ -399,8 +411,8 @@ func warpSpecialize(f *ir.Func, t *Target) []*Reason {
 		if lp == nil {
 			return []*Reason{whyNot}
 		}
-		if !wsLayoutsOK(g, lp) {
-			return []*Reason{refuse(lp.mma, "laid out for warpgroups, the kernel keeps a layout conversion or shared-memory tile outside the mma's loop, which needs the block's barrier")}
+		if why := wsLayoutsOK(g, lp); why != nil {
+			return []*Reason{why}
 		}
 		w = &warpspec{f: g, t: t, lp: lp}
 		if !w.plan() {
@@ -470,24 +482,30 @@ func relayForWarpgroups(f *ir.Func, t *Target) (*ir.Func, error) {
 
 // wsLayoutsOK checks what the layout and convert passes decided: the
 // accumulator in the warpgroup layout, and nothing before or after the
-// loop in shared memory.
-func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) bool {
+// loop in shared memory or exchanged through the scratch region (a reduce
+// whose axis crosses warps, a layout conversion), which would need a
+// barrier of the role's warps; nil, or the reason.
+func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) *Reason {
 	l, err := LayoutOf(lp.mma.Result())
 	if err != nil || !SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
-		return false
+		return refuse(lp.mma, "laid out for warpgroups, the accumulator is not in the warpgroup layout")
 	}
 	blocks := []*ir.Block{f.Body}
 	if lp.tiles != nil {
 		blocks = append(blocks, lp.home())
 	}
+	used := usedValues(f)
 	for _, b := range blocks {
 		for _, in := range b.Instrs {
-			if in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)) {
-				return false
+			switch {
+			case in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)):
+				return refuse(lp.mma, "laid out for warpgroups, the kernel keeps a layout conversion or shared-memory tile outside the mma's loop, which needs the block's barrier")
+			case Exchanges(in, used):
+				return refuse(in, "laid out for warpgroups, this %s moves elements between warps through shared memory, which needs a barrier of the consumer warpgroups (not placed yet)", in.Op)
 			}
 		}
 	}
-	return true
+	return nil
 }
 
 type warpspec struct {
