@@ -26,7 +26,11 @@ def atomic_split_k_kernel(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt, SPL
 
 
 def atomic_split_k(A, B, split=4):
-    tm, tn, tk = 64, 64, 32
+    major, _ = torch.cuda.get_device_capability()
+    if A.dtype.itemsize == 2 and major >= 9:
+        tm, tn, tk = 128, 256, 64  # Hopper: the seed post's tiles, on wgmma
+    else:
+        tm, tn, tk = 64, 64, 32
     m, _ = A.shape
     _, n = B.shape
     C = torch.zeros((m, n), dtype=torch.float32, device=A.device)
