@@ -25,14 +25,20 @@ def atomic_split_k_kernel(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt, SPL
                   memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.DEVICE)
 
 
-def atomic_split_k(A, B, split=4):
+def atomic_split_k(A, B, split=0):
     major, _ = torch.cuda.get_device_capability()
     if A.dtype.itemsize == 2 and major >= 9:
         tm, tn, tk = 128, 256, 64  # Hopper: the seed post's tiles, on wgmma
     else:
         tm, tn, tk = 64, 64, 32
-    m, _ = A.shape
+    m, k = A.shape
     _, n = B.shape
+    if split == 0:
+        # One wave: as many splits as fill the SMs once (more would leave
+        # a second, partial wave), each with at least 4 k-tiles.
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        tiles = ct.cdiv(m, tm) * ct.cdiv(n, tn)
+        split = max(1, min(sms // tiles, ct.cdiv(k, tk) // 4))
     C = torch.zeros((m, n), dtype=torch.float32, device=A.device)
     grid = (ct.cdiv(m, tm), ct.cdiv(n, tn), split)
     ct.launch(torch.cuda.current_stream(), grid, atomic_split_k_kernel, (A, B, C, tm, tn, tk, split))

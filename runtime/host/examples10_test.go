@@ -32,6 +32,11 @@ var examples10 = []exampleCase{
 	{file: "atomic_split_k.py", entry: "atomic_split_k", inputs: []exampleInput{in("A", ir.F16, 130, 300), in("B", ir.F16, 300, 100)},
 		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
 		atol: 1e-3, rtol: 1e-4},
+	// Four splits: the blocks of one output tile add into it atomically.
+	{file: "atomic_split_k.py", entry: "atomic_split_k", inputs: []exampleInput{in("A", ir.F16, 130, 300), in("B", ir.F16, 300, 100)},
+		scalars: map[string]any{"split": int64(4)},
+		ref:     func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol:    1e-3, rtol: 1e-4},
 	{file: "moe_align.py", entry: "moe_align", inputs: []exampleInput{in("topk_ids", ir.I32, 100)},
 		ref: func(t map[string]*runtime.Tensor) [][]float64 {
 			return moeAlignRef(vec(t["topk_ids"]), 8, 16, 16)
