@@ -175,8 +175,8 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	switch {
 	case lp.m != 64 && lp.m != 128:
 		return nil, refuse(lp.mma, "the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
-	case lp.k%tmaSlabCols != 0 || lp.k > 256:
-		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes multiples of 64 up to 256)", lp.k)
+	case (lp.k%tmaSlabCols != 0 && lp.k != tmaSlabCols/2) || lp.k > 256:
+		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes 32, or multiples of 64 up to 256)", lp.k)
 	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
 		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
 	}
@@ -544,7 +544,13 @@ func (w *warpspec) plan() bool {
 	w.stageB = lp.k * lp.n * 2
 	per := w.stageA + w.stageB + 2*mbarBytes
 	w.staging = -1
-	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
+	bound := w.t.Tuning.MaxStages
+	if lp.k < tmaSlabCols && Stages(w.f, w.t) == 0 {
+		// A K tile of 32 brings half the bytes a stage: twice the stages
+		// keep as many in flight (a stages hint is the user's and stands).
+		bound *= tmaSlabCols / lp.k
+	}
+	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, bound) }
 	w.noteStore(lp.store, lp.m, lp.n)
 	if lp.store != nil {
 		if stagedStore(lp.store, lp.m, lp.n) {
@@ -642,6 +648,8 @@ func (w *warpspec) noteStore(store *ir.Instr, m, n int) {
 func pairSplit(ld *ir.Instr) string {
 	t := tile2D(ld)
 	switch {
+	case t.Shape[1] < tmaSlabCols:
+		return "" // one narrow slab (64-byte rows): neither half is whole
 	case (t.Shape[1]/tmaSlabCols)%2 == 0:
 		return "slabs"
 	case t.Shape[0]%16 == 0:
@@ -667,9 +675,14 @@ func dependsOnBid(vals []*ir.Value) bool {
 	return slices.ContainsFunc(vals, dep)
 }
 
-// slab returns the shared tile type of an operand load and its slab bytes
-// (rows x 128 bytes: TMA writes one box per 64 columns).
-func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * 128 }
+// slabCols is the columns of one TMA slab of an operand load's tile: 64
+// (128-byte rows, the 128-byte swizzle), or the tile's 32 when it is that
+// narrow (64-byte rows, the 64-byte swizzle: a K tile of 32).
+func slabCols(ld *ir.Instr) int { return min(tmaSlabCols, tile2D(ld).Shape[1]) }
+
+// slabBytes is the bytes of one slab of an operand load's tile: rows x
+// the slab's row bytes (TMA writes one box per slab).
+func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * slabCols(ld) * 2 }
 
 // tile2D is the shared tile of an operand load: its result, or for a
 // load of one matrix of a 3-D or 4-D array, shape (1, R, C) or (1, 1, R,
@@ -698,7 +711,7 @@ func splitLoop(loop *ir.Instr) (pre, post []*ir.Instr) {
 func (w *warpspec) ring(s *seq, ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
 	return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
 		ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
-		ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
+		ir.AttrKeyRowBytes, int64(slabCols(ld)*2), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
 }
 
 // mbars allocates a ring of mbarriers expecting count arrivals.

@@ -21,6 +21,26 @@ const (
 	descSBO1024    = uint64(1024>>4) << 32
 )
 
+// swizzleFields are a K-major operand's descriptor fields for its slabs'
+// row bytes: the 128-byte swizzle with 8-row atoms of 1024 bytes, or for
+// 64-byte rows (a K tile of 32) the 64-byte swizzle (bits 62-63 = 2) with
+// atoms of 512 (PTX.md 2.4 and 3.2).
+func swizzleFields(rowBytes int) uint64 {
+	if rowBytes == 64 {
+		return uint64(2)<<62 | uint64(512>>4)<<32
+	}
+	return descSwizzle128 | descSBO1024
+}
+
+// kStepOffset is the byte offset of k-step kk (16 columns) in a K-major
+// slab ring: slab kk/(per slab) of slab bytes, then 32 bytes per step
+// inside the slab's rows (the swizzle applies to the address the
+// descriptor starts at, PTX.md 3.2).
+func kStepOffset(kk, rowBytes, slab int) int {
+	per := rowBytes / 32
+	return (kk/per)*slab + 32*(kk%per)
+}
+
 func init() {
 	set := func(f func(e *emitter, in *ir.Instr), ops ...ir.Op) {
 		for _, op := range ops {
@@ -235,6 +255,7 @@ type tmaCopy struct {
 	dst        *smemVal
 	rows, cols int
 	slab       int
+	slabCols   int // columns per slab: the box's width
 	bar        Reg
 	batch      string
 	op         string // the copy instruction, without multicast
@@ -248,7 +269,8 @@ func (e *emitter) tmaCopyOf(in *ir.Instr, extra int) *tmaCopy {
 	tt := in.Args[n-3].Type.(*ir.Tile)
 	c.rows, c.cols = tt.Shape[0], tt.Shape[1]
 	c.slab = c.dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	if len(c.idx) < 2 || len(c.idx) > 4 || c.slab == 0 {
+	c.slabCols = c.dst.tile.Attrs.Int(ir.AttrKeyRowBytes) / 2
+	if len(c.idx) < 2 || len(c.idx) > 4 || c.slab == 0 || c.slabCols == 0 {
 		e.fail("internal: %s with %d indices into a ring without slabs", in.Op, len(c.idx))
 	}
 	c.bar = e.mbarAddr(in.Args[n-2], in.Args[n-1])
@@ -281,9 +303,9 @@ func (c *tmaCopy) source(tm Reg, coords string) Operand {
 // lane-0 thread, completing on the barrier.
 func (e *emitter) emitTMALoad(in *ir.Instr) {
 	c := e.tmaCopyOf(in, 0)
-	tm := e.tensorMap(c.arr, [2]int{64, c.rows})
+	tm := e.tensorMap(c.arr, [2]int{c.slabCols, c.rows})
 	p := e.lane0()
-	e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+	e.eachSlab(c.idx, c.rows, c.cols, c.slabCols, c.dst.base, c.slab, func(coords string, s Reg) {
 		e.emitIf(p, false, c.op, Addr{Base: s}, c.source(tm, coords), Addr{Base: c.bar})
 	})
 }
@@ -304,8 +326,8 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 	alone := e.newReg(Pred)
 	e.emit("not.pred", alone, share)
 	e.emit("and.pred", alone, alone, e.lane0())
-	whole := e.tensorMap(c.arr, [2]int{64, c.rows})
-	e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+	whole := e.tensorMap(c.arr, [2]int{c.slabCols, c.rows})
+	e.eachSlab(c.idx, c.rows, c.cols, c.slabCols, c.dst.base, c.slab, func(coords string, s Reg) {
 		e.emitIf(alone, false, c.op, Addr{Base: s}, c.source(whole, coords), Addr{Base: c.bar})
 	})
 
@@ -325,18 +347,18 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 		e.emit("not.pred", mine[1], even)
 		e.emit("and.pred", mine[1], issue, mine[1])
 		q := 0
-		e.eachSlab(c.idx, c.rows, c.cols, c.dst.base, c.slab, func(coords string, s Reg) {
+		e.eachSlab(c.idx, c.rows, c.cols, c.slabCols, c.dst.base, c.slab, func(coords string, s Reg) {
 			e.emitIf(mine[q%2], false, mc, Addr{Base: s}, c.source(whole, coords), Addr{Base: c.bar}, mask)
 			q++
 		})
 	case "rows":
 		// Rows rank*rows/2 .. of every slab, from a map of half-height boxes.
-		half := e.tensorMap(c.arr, [2]int{64, c.rows / 2})
+		half := e.tensorMap(c.arr, [2]int{c.slabCols, c.rows / 2})
 		rowOff := e.newReg(B32)
 		e.emit("mul.lo.u32", rowOff, rank, Imm(c.rows/2))
 		base := e.newReg(B32)
-		e.emit("mad.lo.u32", base, rowOff, Imm(128), c.dst.base)
-		e.eachSlabAt(c.idx, c.rows, c.cols, rowOff, base, c.slab, func(coords string, s Reg) {
+		e.emit("mad.lo.u32", base, rowOff, Imm(2*c.slabCols), c.dst.base)
+		e.eachSlabAt(c.idx, c.rows, c.cols, c.slabCols, rowOff, base, c.slab, func(coords string, s Reg) {
 			e.emitIf(issue, false, mc, Addr{Base: s}, c.source(half, coords), Addr{Base: c.bar}, mask)
 		})
 	default:
@@ -344,17 +366,17 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 	}
 }
 
-// eachSlab calls copy for each 64-column slab of a rows x cols tile at
-// tile index idx (row, column): with the slab's TMA coordinates ("col,
-// row", elements, innermost first) and its shared address (base plus
-// slab bytes per slab).
-func (e *emitter) eachSlab(idx []*ir.Value, rows, cols int, base Reg, slab int, copy func(coords string, s Reg)) {
-	e.eachSlabAt(idx, rows, cols, nil, base, slab, copy)
+// eachSlab calls copy for each slab (slabCols columns) of a rows x cols
+// tile at tile index idx (row, column): with the slab's TMA coordinates
+// ("col, row", elements, innermost first) and its shared address (base
+// plus slab bytes per slab).
+func (e *emitter) eachSlab(idx []*ir.Value, rows, cols, slabCols int, base Reg, slab int, copy func(coords string, s Reg)) {
+	e.eachSlabAt(idx, rows, cols, slabCols, nil, base, slab, copy)
 }
 
 // eachSlabAt is eachSlab with rowOff (a register, or nil) added to the
 // tile's first row.
-func (e *emitter) eachSlabAt(idx []*ir.Value, rows, cols int, rowOff Operand, base Reg, slab int, copy func(coords string, s Reg)) {
+func (e *emitter) eachSlabAt(idx []*ir.Value, rows, cols, slabCols int, rowOff Operand, base Reg, slab int, copy func(coords string, s Reg)) {
 	row := e.newReg(B32)
 	e.emit("mul.lo.s32", row, e.vals[idx[0]].reg, Imm(rows))
 	if rowOff != nil {
@@ -362,11 +384,11 @@ func (e *emitter) eachSlabAt(idx []*ir.Value, rows, cols int, rowOff Operand, ba
 	}
 	col := e.newReg(B32)
 	e.emit("mul.lo.s32", col, e.vals[idx[1]].reg, Imm(cols))
-	for q := 0; q < cols/64; q++ {
+	for q := 0; q < cols/slabCols; q++ {
 		c := col
 		if q > 0 {
 			c = e.newReg(B32)
-			e.emit("add.s32", c, col, Imm(64*q))
+			e.emit("add.s32", c, col, Imm(slabCols*q))
 		}
 		s := e.newReg(B32)
 		e.emit("add.u32", s, base, Imm(q*slab))
@@ -390,8 +412,10 @@ func (e *emitter) descriptor(addr Reg, hi uint64) Reg {
 // 4g..4g+3, rows 64g..64g+63 of the accumulator in its layout) multiplies
 // its 64 rows of A by all of B, one m64nNk16 per 16 columns of K, in place
 // on the accumulator's registers, then commits the group. Descriptors
-// (PTX.md 3.2): A is K-major in slabs of 64 columns (rows x 128 bytes),
-// k-step kk at slab kk/4, +32 bytes per 16 columns inside it; B (K, N)
+// (PTX.md 3.2): A is K-major in slabs of 64 columns (rows x 128 bytes,
+// the 128-byte swizzle) or, for a K tile of 32, one slab of rows x 64
+// bytes (the 64-byte swizzle), +32 bytes per 16 columns inside a slab
+// (kStepOffset); B (K, N)
 // is MN-major (trans-b 1): 64-column slabs of N (LBO = slab bytes), a
 // k-step 16 rows of 128 bytes further; B (N, K) is K-major like A.
 func (e *emitter) emitWGMMA(in *ir.Instr) {
@@ -411,19 +435,26 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 		e.fail("internal: wgmma accumulator of %d registers for %dx%d over %d warps", len(acc.regs), m, n, e.nw)
 	}
 	slabB := b.tile.Attrs.Int(ir.AttrKeySlabBytes)
+	rowsB := b.tile.Attrs.Int(ir.AttrKeyRowBytes)
 	var descA Reg
+	rowsA := 0
 	var aRegs [][4]Reg // register-A form: the four b32 fragment registers per k-step
 	if a := av.smem; a != nil {
+		rowsA = a.tile.Attrs.Int(ir.AttrKeyRowBytes)
 		// Warpgroup g's rows of A start g*64 rows into each slab.
-		g := e.entryOnce("wgrows", func() Reg {
+		sh := 13 // 64 rows x 128 bytes
+		if rowsA == 64 {
+			sh = 12
+		}
+		g := e.entryOnce(fmt.Sprint("wgrows", sh), func() Reg {
 			r := e.newReg(B32)
 			e.emit("shr.u32", r, e.warp, Imm(2))
-			e.emit("shl.b32", r, r, Imm(13)) // 64 rows x 128 bytes
+			e.emit("shl.b32", r, r, Imm(sh))
 			return r
 		})
 		aAddr := e.newReg(B32)
 		e.emit("add.u32", aAddr, a.base, g)
-		descA = e.descriptor(aAddr, descSwizzle128|descSBO1024|1<<16)
+		descA = e.descriptor(aAddr, swizzleFields(rowsA)|1<<16)
 	} else {
 		// A in registers, in the accumulator's layout (16-bit): the pairs
 		// of each 8-column chunk are wgmma's A fragments, chunk 2kk giving
@@ -445,7 +476,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	if transB {
 		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|uint64(slabB>>4)<<16)
 	} else {
-		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|1<<16)
+		descB = e.descriptor(b.base, swizzleFields(rowsB)|1<<16)
 	}
 	scale := e.predOnce("true", func(p Reg) { e.emit("setp.eq.u32", p, e.tid, e.tid) })
 	noScale := scale
@@ -478,7 +509,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 		if transB {
 			offB = kk * 16 * 128
 		} else {
-			offB = (kk/4)*slabB + 32*(kk%4)
+			offB = kStepOffset(kk, rowsB, slabB)
 		}
 		db := descB
 		if offB != 0 {
@@ -495,7 +526,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			continue
 		}
 		da := descA
-		if offA := (kk/4)*slabA + 32*(kk%4); offA != 0 {
+		if offA := kStepOffset(kk, rowsA, slabA); offA != 0 {
 			da = e.newReg(B64)
 			e.emit("add.s64", da, descA, Imm(offA>>4))
 		}
@@ -618,7 +649,7 @@ func (e *emitter) emitTMAStore(in *ir.Instr) {
 	tm := e.tensorMap(arr, [2]int{64, rows})
 	p := e.thread0()
 	op := fmt.Sprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group", rank)
-	e.eachSlab(idx[rank-2:], rows, cols, src.base, slab, func(coords string, s Reg) {
+	e.eachSlab(idx[rank-2:], rows, cols, 64, src.base, slab, func(coords string, s Reg) {
 		e.emitIf(p, false, op, Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, outer)), Addr{Base: s})
 	})
 	e.emitIf(p, false, "cp.async.bulk.commit_group")

@@ -679,8 +679,10 @@ func scalarParam(d ir.DType, v any) (any, error) {
 }
 
 // tensorMap encodes the TMA descriptor of a row-major 2-D array for boxes
-// of box[0] columns by box[1] rows, 128-byte swizzled, zero-filled out of
-// bounds (PTX.md 3.5). A 3-D or 4-D array's map has boxes one element deep
+// of box[0] columns by box[1] rows, swizzled by the box's row bytes (128:
+// the 128-byte swizzle; 64, a K tile of 32: the 64-byte one, which is what
+// ptxgen's descriptors for such slabs read), zero-filled out of bounds
+// (PTX.md 3.5). A 3-D or 4-D array's map has boxes one element deep
 // along its outer axes (the copies take one matrix: a batch, or a batch
 // and a head of (B, H, S, D) attention arrays). The fast variant that takes
 // it is launched only when the array is Aligned16 (16-byte base and row
@@ -705,7 +707,15 @@ func (c *CUDA) tensorMap(t *runtime.Tensor, ptr cudadrv.DevicePtr, box [2]int) (
 		Dims:        dims,
 		Strides:     strides,
 		Box:         boxes,
-		Swizzle:     cudadrv.Swizzle128B,
+		Swizzle:     swizzleFor(box[0] * t.DType.Bytes()),
 		L2Promotion: cudadrv.L2Promotion256B,
 	})
+}
+
+// swizzleFor is the TMA swizzle of boxes rowBytes wide.
+func swizzleFor(rowBytes int) int {
+	if rowBytes == 64 {
+		return cudadrv.Swizzle64B
+	}
+	return cudadrv.Swizzle128B
 }
