@@ -13,12 +13,13 @@ type Source struct {
 	Text string
 }
 
-// Line returns the text of 1-based line n without its newline ("" if out of range).
+// Line returns the text of 1-based line n without its newline ("" if out
+// of range). A lone '\r' ends a line, as it does for the lexer.
 func (s *Source) Line(n int) string {
 	if s == nil || n < 1 {
 		return ""
 	}
-	text := s.Text
+	text := loneCRToLF(s.Text)
 	for i := 1; i < n; i++ {
 		j := strings.IndexByte(text, '\n')
 		if j < 0 {

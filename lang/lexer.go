@@ -141,7 +141,7 @@ type lexError struct {
 // ending with EOF (layout balanced), plus every lexical error it found; the
 // parser skips the parts of the file that contain lexical errors.
 func lex(file, src string) ([]lexer.Token, []*lexError) {
-	s := &scanner{src: src, file: file, line: 1, col: 1, indents: []int{0}, lineStart: true}
+	s := &scanner{src: loneCRToLF(src), file: file, line: 1, col: 1, indents: []int{0}, lineStart: true}
 	if strings.HasPrefix(src, "\xef\xbb\xbf") {
 		// A UTF-8 byte order mark, as some editors write, is skipped as
 		// Python skips it (columns count bytes, so line 1 starts at col 4).
@@ -149,6 +149,26 @@ func lex(file, src string) ([]lexer.Token, []*lexError) {
 	}
 	s.run()
 	return s.toks, s.errs
+}
+
+// loneCRToLF makes each carriage return that is not part of a "\r\n" a
+// "\n": Python reads old Mac line endings (a lone '\r') as newlines, and
+// so must the lexer, or a whole file is one line and every position
+// after its first line is wrong. The text keeps its length, so offsets
+// still index the file as read; "\r\n" stays, its '\r' skipped as white
+// space.
+func loneCRToLF(src string) string {
+	i := strings.IndexByte(src, '\r')
+	if i < 0 {
+		return src
+	}
+	b := []byte(src)
+	for ; i < len(b); i++ {
+		if b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			b[i] = '\n'
+		}
+	}
+	return string(b)
 }
 
 func (s *scanner) pos() lexer.Position {

@@ -8,6 +8,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +68,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *plotPath != "" {
 		if err := checkPlotPath(*plotPath); err != nil {
+			return err
+		}
+		if err := checkPlotWritable(*plotPath); err != nil {
 			return err
 		}
 	}
@@ -319,4 +324,45 @@ func checkPlotPath(path string) error {
 		}
 	}
 	return usagef("--plot %s: the extension names the format: .%s", path, strings.Join(bench.PlotFormats, ", ."))
+}
+
+// checkPlotWritable checks, before the benchmark starts, that the plot
+// can be written at path: a plot refused after a sweep of minutes loses
+// the sweep. Its directory must exist and take a new file (the plot is
+// written to a temporary file there and renamed), path must not be a
+// directory, and for a PDF TMPDIR must take one too (gonum's PDF backend
+// writes its own temporary file there).
+func checkPlotWritable(path string) error {
+	real := path // a link is written through: its file's directory counts
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	if st, err := os.Stat(real); err == nil && st.IsDir() {
+		return usagef("--plot %s: %s is a directory; name a .%s file in it", path, path, strings.Join(bench.PlotFormats, ", ."))
+	}
+	dir := filepath.Dir(real)
+	if st, err := os.Stat(dir); err != nil {
+		return usagef("--plot %s: no directory %s to write in", path, dir)
+	} else if !st.IsDir() {
+		return usagef("--plot %s: %s is not a directory", path, dir)
+	}
+	if err := probeDir(dir); err != nil {
+		return usagef("--plot %s: cannot write in %s: %v", path, dir, err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".pdf") {
+		if err := probeDir(os.TempDir()); err != nil {
+			return usagef("--plot %s: the PDF backend needs a writable TMPDIR: %v", path, err)
+		}
+	}
+	return nil
+}
+
+// probeDir creates and removes an empty file in dir.
+func probeDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".tilec-plot-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

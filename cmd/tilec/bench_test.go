@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -326,5 +328,31 @@ func TestBenchProgress(t *testing.T) {
 	}
 	if strings.Count(stdout.String(), "\n") != 7 {
 		t.Errorf("the table:\n%s", stdout.String())
+	}
+}
+
+// bench --plot to a directory that is missing, or that takes no new
+// file, is refused before any shape is timed, naming --plot.
+func TestBenchPlotCheckedFirst(t *testing.T) {
+	timed := 0
+	withFakeDevice(t, &benchtest.Device{MS: func(*ir.Func) float64 { timed++; return 0.01 }})
+	tmp := t.TempDir()
+	bad := map[string]string{filepath.Join(tmp, "missing", "out.png"): "no directory " + filepath.Join(tmp, "missing") + " to write in"}
+	if os.Geteuid() != 0 { // root writes in a read-only directory
+		ro := filepath.Join(tmp, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		bad[filepath.Join(ro, "out.png")] = "cannot write in " + ro
+	}
+	for path, want := range bad {
+		var stdout, stderr bytes.Buffer
+		err := cmdBench([]string{"../../testdata/kernels/vector_add.tile", "--shape", "N=1024", "--iters", "20", "--plot", path}, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "--plot "+path+": "+want) {
+			t.Errorf("%s: got %v, want a --plot error %q", path, err, want)
+		}
+		if timed != 0 || stdout.Len() != 0 {
+			t.Errorf("%s: the benchmark ran (%d timings) before the plot path was checked:\n%s", path, timed, stdout.String())
+		}
 	}
 }

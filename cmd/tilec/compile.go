@@ -46,6 +46,11 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	if *variant != "fast" && *variant != "general" {
 		return usagef("--variant must be fast or general, not %q", *variant)
 	}
+	// --emit lowered prints both variants and ast/ir come before the split:
+	// a --variant there would be dropped without a word.
+	if flagSet(fs, "variant") && *emit != "ptx" {
+		return usagef("--variant picks the PTX of one variant: it needs --emit ptx, not --emit %s", *emit)
+	}
 	if *dumpAfter != "" {
 		if *dumpAfter != "all" && lower.PassByName(*dumpAfter) == nil {
 			return usagef("--dump-after: no lowering pass %q (passes: %s, or all)", *dumpAfter, strings.Join(lower.PassNames(), ", "))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime/bench"
@@ -104,9 +105,21 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tilec tune: %v", err)
 	}
+	// On a terminal, a line rewritten in place shows the candidate being
+	// timed and an ETA; each candidate's result line erases it first.
+	progress := newStepProgress(stderr, "tune: candidate")
+	point := func(i, n int, label string) {
+		if i == 0 {
+			// The ETA is from the timed candidates only: the parallel
+			// compiles before them take their own time.
+			progress.start = time.Now()
+		}
+		progress.step(i, n, label)
+	}
 	res, err := tune.Search(dev, &tune.Config{Build: build, Base: base, File: srcPath, Space: space, Dims: dims,
 		Scalars: scalars, Warmup: *warmup, Iters: *iters, Seed: 1, Jobs: *jobs,
-		Compile: kcache.Open(), Progress: stderr})
+		Compile: kcache.Open(), Progress: clearingWriter{progress, stderr}, Point: point})
+	progress.clear()
 	if res != nil {
 		writeTuneResult(stdout, res)
 	}
@@ -124,6 +137,18 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cached   %s\n         tilec run and tilec bench use it for %s on %s (%s) at shapes of class %s\n",
 		path, base.Name, res.Device, res.Target, tune.ShapeClass(dims))
 	return nil
+}
+
+// clearingWriter erases a progress line before each write to w, so that
+// the line never runs into other output.
+type clearingWriter struct {
+	p *stepProgress
+	w io.Writer
+}
+
+func (c clearingWriter) Write(b []byte) (int, error) {
+	c.p.clear()
+	return c.w.Write(b)
 }
 
 func contains(xs []string, x string) bool {

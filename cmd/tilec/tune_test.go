@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -65,5 +66,50 @@ func TestTuneKnobsRoundTrip(t *testing.T) {
 	}
 	if out := stdout.String(); strings.Contains(out, "tuned") || !strings.Contains(out, " 0.5000 ") {
 		t.Errorf("--tuned=false:\n%s", out)
+	}
+}
+
+// tilec tune shows the candidate being timed and an ETA on a terminal's
+// stderr, one line rewritten in place and erased before each candidate's
+// result line and at the end; elsewhere only the result lines.
+func TestTuneProgress(t *testing.T) {
+	t.Setenv("TILEC_CACHE_DIR", t.TempDir())
+	t.Setenv("TILEC_CACHE", "")
+	withFakeDevice(t, &benchtest.Device{MS: stagesMS, TargetName: "sm_80"})
+	args := []string{"../../testdata/kernels/matmul.tile", "-D", "tk=32", "--space", "stages=2,3",
+		"--shape", "M=128,N=256,K=64", "--warmup", "1", "--iters", "5", "--save=false"}
+	var stdout, stderr bytes.Buffer
+	if err := cmdTune(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "tune: candidate") || strings.Contains(stderr.String(), "\r") {
+		t.Errorf("progress on a stderr that is not a terminal:\n%q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "tune: [2/3] stages=3: 0.1000 ms") {
+		t.Errorf("no result line per candidate:\n%q", stderr.String())
+	}
+
+	saved := isTerminal
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	t.Cleanup(func() { isTerminal = saved })
+	stdout.Reset()
+	stderr.Reset()
+	if err := cmdTune(args, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := stderr.String()
+	for _, want := range []string{
+		"\r\033[Ktune: candidate 1 of 3 (stages=2), ",
+		"elapsed\r\033[Ktune: [1/3] stages=2: 0.3000 ms",
+		"\r\033[Ktune: candidate 3 of 3 (stages=default (defaults)), ",
+		" elapsed, ETA at least ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, got)
+		}
+	}
+	last := got[strings.LastIndex(got, "\r\033[K"):]
+	if strings.Contains(got, "candidate 1 of 3 (stages=2), 0s elapsed, ETA") || !strings.HasPrefix(last, "\r\033[Ktune: [3/3]") {
+		t.Errorf("an ETA before any candidate is timed, or the line left at the end:\n%q", got)
 	}
 }

@@ -2614,6 +2614,9 @@ func (b *builder) biPrintf(e *lang.Call, pos []arg, kws []kwArg) value {
 		return b.fail(pos[0].e.Position(), "printf: format must be a string, got %s", describe(pos[0].v))
 	}
 	n, msg := ir.PrintfConversions(format)
+	if msg == "" {
+		msg = checkPrintfNumbers(format)
+	}
 	if msg != "" {
 		return b.fail(pos[0].e.Position(), "printf: %s", msg)
 	}

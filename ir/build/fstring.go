@@ -103,9 +103,56 @@ func (b *builder) biFString(e *lang.Call, pos []arg) value {
 	return s.String()
 }
 
+// MaxFormatWidth bounds the widths and precisions of format specs and
+// printf conversions: Go's fmt prints "%!(NOVERB)" from 10^8 on and a
+// device's printf has its own small buffer, and a width of millions is a
+// mistake, so a larger one is an error rather than a wrong string.
+// runtime/host bounds host f-strings the same.
+const MaxFormatWidth = 1_000_000
+
+// bigFormatNumber returns the first run of digits in spec (a width or a
+// precision) above MaxFormatWidth, "" when there is none.
+func bigFormatNumber(spec string) string {
+	for _, n := range formatDigits.FindAllString(spec, -1) {
+		if x, err := strconv.Atoi(n); err != nil || x > MaxFormatWidth {
+			return n
+		}
+	}
+	return ""
+}
+
+var formatDigits = regexp.MustCompile(`[0-9]+`)
+
+// checkSpecNumbers is formatSpec's and printfSpec's message for a spec
+// with a width or precision above MaxFormatWidth.
+func checkSpecNumbers(spec string) string {
+	if n := bigFormatNumber(spec); n != "" {
+		return fmt.Sprintf("format spec %q: a width or precision of %s is more than tilec pads to (%d)", spec, n, MaxFormatWidth)
+	}
+	return ""
+}
+
+// printfConversion is a printf conversion up to its width and precision;
+// "%%" matches too, to be skipped.
+var printfConversion = regexp.MustCompile(`%%|%[-+ #0]*[0-9.]*`)
+
+// checkPrintfNumbers is ct.printf's message for a format with a
+// conversion whose width or precision is above MaxFormatWidth.
+func checkPrintfNumbers(format string) string {
+	for _, c := range printfConversion.FindAllString(format, -1) {
+		if n := bigFormatNumber(c); c != "%%" && n != "" {
+			return fmt.Sprintf("format %q: a width or precision of %s is more than tilec pads to (%d)", format, n, MaxFormatWidth)
+		}
+	}
+	return ""
+}
+
 // formatSpec formats a compile-time value with a format spec, as Python's
 // format() does for the subset fstringSpec accepts.
 func formatSpec(v value, spec string) (string, string) {
+	if msg := checkSpecNumbers(spec); msg != "" {
+		return "", msg
+	}
 	if spec == "" {
 		if s, ok := PyStr(v); ok {
 			return s, ""
@@ -148,6 +195,9 @@ func formatSpec(v value, spec string) (string, string) {
 // A spec without a type takes the value's: d for integers, g for floats
 // given a precision, else f.
 func printfSpec(spec string, v value) (string, string) {
+	if msg := checkSpecNumbers(spec); msg != "" {
+		return "", msg
+	}
 	m := fstringSpec.FindStringSubmatch(spec)
 	if m == nil || m[1] == "^" {
 		return "", fmt.Sprintf("format spec %q is not supported (use [<|>][sign][0][width][.precision][d|f|e|g|x|o])", spec)

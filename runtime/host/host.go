@@ -250,6 +250,10 @@ func (p *Program) Run(entry string, args map[string]any, opts Options) (result a
 				result, err = nil, he.err
 				return
 			}
+			if _, ok := r.(scriptExit); ok {
+				result, err = nil, nil
+				return
+			}
 			result, err = nil, fmt.Errorf("internal error in the host interpreter: %v\n%s", r, debug.Stack())
 		}
 	}()
@@ -294,6 +298,10 @@ func (p *Program) runMain(opts Options) (vars map[string]any, err error) {
 		if r := recover(); r != nil {
 			if he, ok := r.(hostError); ok {
 				err = he.err
+				return
+			}
+			if _, ok := r.(scriptExit); ok {
+				vars, err = in.mainVars, nil
 				return
 			}
 			err = fmt.Errorf("internal error in the host interpreter: %v\n%s", r, debug.Stack())

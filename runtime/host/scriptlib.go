@@ -6,6 +6,7 @@ package host
 
 import (
 	"fmt"
+	"io"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -34,8 +35,11 @@ type deviceProps struct{ d Device }
 // argParser is argparse.ArgumentParser: its arguments, parsed from
 // Options.Argv by parse_args.
 type argParser struct {
-	desc  string
-	specs []*argSpec
+	desc, epilog string
+	usageText    string // usage=, in place of the generated one
+	formatter    string // formatter_class's name: the Raw ones keep line breaks
+	noHelp       bool   // add_help=False: no -h/--help
+	specs        []*argSpec
 }
 
 type argSpec struct {
@@ -44,6 +48,8 @@ type argSpec struct {
 	action     string // "store", "store_true", "store_false"
 	typ        string // "str", "int", "float"
 	def        any
+	help       string
+	metavar    string
 	choices    Tuple
 	required   bool
 	positional bool
@@ -77,8 +83,12 @@ func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 	case "argparse.ArgumentParser":
 		a := c.bind(name, "prog=", "description=", "epilog=", "formatter_class=", "usage=", "add_help=", "allow_abbrev=")
 		p := &argParser{}
-		if s, ok := a[1].(string); ok {
-			p.desc = s
+		p.desc, _ = a[1].(string)
+		p.epilog, _ = a[2].(string)
+		p.formatter, _ = a[3].(string)
+		p.usageText, _ = a[4].(string)
+		if a[5] != nil {
+			p.noHelp = !in.truth(c.e.Pos, a[5])
 		}
 		return p, true
 	case "torch.cuda.get_device_capability":
@@ -217,6 +227,12 @@ func (in *interp) parserMethod(c *callSite, p *argParser, name string) any {
 		if a[5] != nil {
 			sp.required = in.truth(c.e.Pos, a[5])
 		}
+		if a[3] != nil {
+			sp.help = in.str(a[3])
+		}
+		if a[7] != nil {
+			sp.metavar = in.str(a[7])
+		}
 		p.specs = append(p.specs, sp)
 		return none{}
 	case "parse_args":
@@ -233,29 +249,259 @@ func (in *interp) parserMethod(c *callSite, p *argParser, name string) any {
 		}
 		return in.parseArgs(c.e.Pos, p, argv)
 	case "print_help":
-		if in.opts.Stdout != nil {
-			fmt.Fprintln(in.opts.Stdout, p.usage())
-		}
+		in.printOut(in.help(p))
 		return none{}
+	case "print_usage":
+		in.printOut(p.usage() + "\n")
+		return none{}
+	case "format_help":
+		return in.help(p)
+	case "format_usage":
+		return p.usage() + "\n"
 	}
-	in.fail(c.e.Pos, "ArgumentParser.%s is not part of the host subset (it has add_argument, parse_args, print_help)", name)
+	in.fail(c.e.Pos, "ArgumentParser.%s is not part of the host subset (it has add_argument, parse_args, print_help, print_usage, format_help, format_usage)", name)
 	return nil
 }
 
+// argProg is the program name in the usage line: where a script's own
+// arguments go on tilec's command line.
+const argProg = "tilec run FILE --"
+
 func (p *argParser) usage() string {
-	var parts []string
+	if p.usageText != "" {
+		return "usage: " + strings.ReplaceAll(p.usageText, "%(prog)s", argProg)
+	}
+	// argparse lists the optionals before the positionals, whatever
+	// order they were added in.
+	var opts, pos []string
+	if !p.noHelp {
+		opts = append(opts, "[-h]")
+	}
 	for _, sp := range p.specs {
 		switch {
 		case sp.positional:
-			parts = append(parts, sp.dest)
-		case sp.action == "store":
-			parts = append(parts, "["+sp.flags[0]+" "+strings.ToUpper(sp.dest)+"]")
+			pos = append(pos, sp.metavarText())
+		case sp.required:
+			opts = append(opts, sp.usagePart())
 		default:
-			parts = append(parts, "["+sp.flags[0]+"]")
+			opts = append(opts, "["+sp.usagePart()+"]")
 		}
 	}
-	return "usage: tilec run FILE -- " + strings.Join(parts, " ")
+	prefix := "usage: "
+	line := prefix + strings.Join(append(append([]string{argProg}, opts...), pos...), " ")
+	if len(line) <= helpWidth {
+		return line
+	}
+	// Too long for one line: argparse fills the optionals and then the
+	// positionals, each group on lines of its own, under the first
+	// argument (argparse's _format_usage and its get_lines).
+	indent := strings.Repeat(" ", len(prefix)+len(argProg)+1)
+	getLines := func(parts []string, lineLen int) []string {
+		var lines, line []string
+		for _, part := range parts {
+			if lineLen+1+len(part) > helpWidth && len(line) > 0 {
+				lines = append(lines, indent+strings.Join(line, " "))
+				line, lineLen = nil, len(indent)-1
+			}
+			line = append(line, part)
+			lineLen += len(part) + 1
+		}
+		if len(line) > 0 {
+			lines = append(lines, indent+strings.Join(line, " "))
+		}
+		return lines
+	}
+	var lines []string
+	if len(opts) > 0 {
+		lines = getLines(append([]string{argProg}, opts...), len(prefix)-1)
+		lines[0] = lines[0][len(indent):]
+		lines = append(lines, getLines(pos, len(indent)-1)...)
+	} else {
+		lines = getLines(append([]string{argProg}, pos...), len(prefix)-1)
+		lines[0] = lines[0][len(indent):]
+	}
+	return prefix + strings.Join(lines, "\n")
 }
+
+// helpWidth is argparse's text width on an 80-column terminal.
+const helpWidth = 78
+
+// usagePart is an optional as the usage line shows it: its first flag
+// and, where it takes a value, the value's name.
+func (sp *argSpec) usagePart() string {
+	if sp.action != "store" {
+		return sp.flags[0]
+	}
+	return sp.flags[0] + " " + sp.metavarText()
+}
+
+// metavarText names an argument's value: metavar=, the choices, or the
+// dest (upper-cased for an optional), as argparse does.
+func (sp *argSpec) metavarText() string {
+	switch {
+	case sp.metavar != "":
+		return sp.metavar
+	case sp.choices != nil:
+		var cs []string
+		for _, c := range sp.choices {
+			cs = append(cs, fmt.Sprint(c))
+		}
+		return "{" + strings.Join(cs, ",") + "}"
+	case sp.positional:
+		return sp.dest
+	}
+	return strings.ToUpper(sp.dest)
+}
+
+// invocation is an argument as its help line names it: "--size SIZE,
+// -n SIZE", "--check", or a positional's name.
+func (sp *argSpec) invocation() string {
+	if sp.positional {
+		return sp.metavarText()
+	}
+	if sp.action != "store" {
+		return strings.Join(sp.flags, ", ")
+	}
+	var parts []string
+	for _, f := range sp.flags {
+		parts = append(parts, f+" "+sp.metavarText())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// help is parser.format_help(): what -h prints, laid out as argparse's
+// HelpFormatter lays it out on an 80-column terminal (usage, description,
+// positional arguments, options, epilog).
+func (in *interp) help(p *argParser) string {
+	raw := strings.HasPrefix(p.formatter, "Raw")
+	rawHelp := p.formatter == "RawTextHelpFormatter"
+	type entry struct{ inv, help string }
+	var pos, opts []entry
+	if !p.noHelp {
+		opts = append(opts, entry{"-h, --help", "show this help message and exit"})
+	}
+	for _, sp := range p.specs {
+		e := entry{sp.invocation(), in.argHelp(p, sp)}
+		if sp.positional {
+			pos = append(pos, e)
+		} else {
+			opts = append(opts, e)
+		}
+	}
+	// The help column starts two past the longest invocation, at most
+	// at column 24; a longer invocation puts its help on the next line.
+	const indent = 2
+	helpPos := 0
+	for _, e := range append(append([]entry{}, pos...), opts...) {
+		helpPos = max(helpPos, len(e.inv)+indent+2)
+	}
+	helpPos = min(helpPos, 24)
+	invWidth := helpPos - indent - 2
+	var b strings.Builder
+	b.WriteString(p.usage() + "\n")
+	if p.desc != "" {
+		b.WriteString("\n" + fillText(p.desc, helpWidth, raw) + "\n")
+	}
+	section := func(title string, es []entry) {
+		if len(es) == 0 {
+			return
+		}
+		b.WriteString("\n" + title + ":\n")
+		for _, e := range es {
+			lines := splitHelp(e.help, max(helpWidth-helpPos, 11), rawHelp)
+			switch {
+			case len(lines) == 0:
+				fmt.Fprintf(&b, "%*s%s\n", indent, "", e.inv)
+				continue
+			case len(e.inv) <= invWidth:
+				fmt.Fprintf(&b, "%*s%-*s  %s\n", indent, "", invWidth, e.inv, lines[0])
+			default:
+				fmt.Fprintf(&b, "%*s%s\n%*s%s\n", indent, "", e.inv, helpPos, "", lines[0])
+			}
+			for _, l := range lines[1:] {
+				fmt.Fprintf(&b, "%*s%s\n", helpPos, "", l)
+			}
+		}
+	}
+	section("positional arguments", pos)
+	section("options", opts)
+	if p.epilog != "" {
+		b.WriteString("\n" + fillText(p.epilog, helpWidth, raw) + "\n")
+	}
+	return b.String()
+}
+
+// argHelp is an argument's help= with argparse's %(name)s fields filled
+// in, and with ArgumentDefaultsHelpFormatter its default appended.
+func (in *interp) argHelp(p *argParser, sp *argSpec) string {
+	h := sp.help
+	if strings.TrimSpace(h) == "" {
+		return ""
+	}
+	if p.formatter == "ArgumentDefaultsHelpFormatter" && !sp.positional && !strings.Contains(h, "%(default)") {
+		h += " (default: %(default)s)"
+	}
+	var choices string
+	if sp.choices != nil {
+		var cs []string
+		for _, c := range sp.choices {
+			cs = append(cs, in.str(c))
+		}
+		choices = strings.Join(cs, ", ")
+	}
+	return strings.NewReplacer("%(default)s", in.str(sp.def), "%(prog)s", argProg, "%(dest)s", sp.dest,
+		"%(type)s", sp.typ, "%(metavar)s", sp.metavarText(), "%(choices)s", choices, "%%", "%").Replace(h)
+}
+
+// fillText is argparse's _fill_text: runs of white space become one
+// space and the words fill lines of width, unless raw keeps the text as
+// written.
+func fillText(text string, width int, raw bool) string {
+	if raw {
+		return strings.Trim(text, "\n")
+	}
+	return strings.Join(wrapWords(text, width), "\n")
+}
+
+// splitHelp is argparse's _split_lines: a help text filled to width, or
+// its own lines with RawTextHelpFormatter.
+func splitHelp(text string, width int, raw bool) []string {
+	if raw {
+		return strings.Split(strings.Trim(text, "\n"), "\n")
+	}
+	return wrapWords(text, width)
+}
+
+func wrapWords(text string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		if cur != "" && len(cur)+1+len(w) > width {
+			lines = append(lines, cur)
+			cur = ""
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += w
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// printOut writes script output where print() writes it.
+func (in *interp) printOut(s string) {
+	if in.opts.Stdout != nil {
+		io.WriteString(in.opts.Stdout, s)
+	}
+}
+
+// scriptExit stops a script as sys.exit(0) would: what argparse does
+// after printing the help that -h asked for. RunMain and Run return
+// without an error.
+type scriptExit struct{}
 
 // parseArgs parses argv as argparse does for the subset: --flag value,
 // --flag=value, store_true/store_false flags, positionals in order.
@@ -310,6 +556,12 @@ func (in *interp) parseArgs(pos lang.Pos, p *argParser, argv []string) namespace
 			if slices.Contains(s.flags, flag) {
 				sp = s
 			}
+		}
+		if sp == nil && !p.noHelp && (flag == "-h" || flag == "--help") {
+			// argparse prints the help and exits 0 as soon as it reads
+			// -h, before the errors of the arguments after it.
+			in.printOut(in.help(p))
+			panic(scriptExit{})
 		}
 		if sp == nil {
 			extra = append(extra, arg)

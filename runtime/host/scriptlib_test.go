@@ -185,3 +185,87 @@ if __name__ == "__main__":
 		t.Errorf("with in a kernel: %v", err)
 	}
 }
+
+// TestScriptArgparseHelp: -h and --help print the help as Python's
+// argparse lays it out (the expected text is python3.11's output for the
+// same parser) and stop the script without an error, as sys.exit(0).
+func TestScriptArgparseHelp(t *testing.T) {
+	const script = `import argparse
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Vector add on the GPU: adds two random vectors and checks the sum against torch.", epilog="Run with --correctness-check on a GPU.")
+    parser.add_argument("--correctness-check", action="store_true", help="check the result against torch")
+    parser.add_argument("--size", "-n", type=int, default=128, help="elements per vector (default %(default)s)")
+    parser.add_argument("--scale", type=float, default=1.5)
+    parser.add_argument("--mode", choices=("fast", "slow"), default="fast", help="which path")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the warm-up launch that compiles the kernel before the timed launches start, a long help text")
+    parser.add_argument("out", help="output file")
+    args = parser.parse_args()
+    after = 1
+`
+	const want = `usage: tilec run FILE -- [-h] [--correctness-check] [--size SIZE]
+                         [--scale SCALE] [--mode {fast,slow}] [--no-warmup]
+                         out
+
+Vector add on the GPU: adds two random vectors and checks the sum against
+torch.
+
+positional arguments:
+  out                   output file
+
+options:
+  -h, --help            show this help message and exit
+  --correctness-check   check the result against torch
+  --size SIZE, -n SIZE  elements per vector (default 128)
+  --scale SCALE
+  --mode {fast,slow}    which path
+  --no-warmup           skip the warm-up launch that compiles the kernel
+                        before the timed launches start, a long help text
+
+Run with --correctness-check on a GPU.
+`
+	p := load(t, "a.py", []byte(script))
+	// -h wins over a bad value after it and a missing positional.
+	for _, argv := range [][]string{{"-h"}, {"--help"}, {"--size", "3", "--help", "--size", "ten"}} {
+		var out strings.Builder
+		vars, err := p.runMain(Options{Argv: argv, Stdout: &out})
+		if err != nil {
+			t.Fatalf("%v: %v", argv, err)
+		}
+		if out.String() != want {
+			t.Errorf("%v: help\n%s\nwant\n%s", argv, out.String(), want)
+		}
+		if _, ran := vars["after"]; ran {
+			t.Errorf("%v: the script went on after the help", argv)
+		}
+	}
+	// ArgumentDefaultsHelpFormatter appends each option's default;
+	// add_help=False has no -h (it is an unrecognized argument then).
+	const defaults = `import argparse
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--n", type=int, default=512, help="elements")
+    parser.add_argument("--check", action="store_true", help="compare with torch")
+    parser.parse_args()
+`
+	var out strings.Builder
+	if _, err := load(t, "b.py", []byte(defaults)).runMain(Options{Argv: []string{"-h"}, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	const wantDefaults = `usage: tilec run FILE -- [-h] [--n N] [--check]
+
+options:
+  -h, --help  show this help message and exit
+  --n N       elements (default: 512)
+  --check     compare with torch (default: False)
+`
+	if out.String() != wantDefaults {
+		t.Errorf("ArgumentDefaultsHelpFormatter: help\n%s\nwant\n%s", out.String(), wantDefaults)
+	}
+	noHelp := strings.Replace(defaults, "formatter_class=argparse.ArgumentDefaultsHelpFormatter", "add_help=False", 1)
+	_, err := load(t, "c.py", []byte(noHelp)).runMain(Options{Argv: []string{"-h"}})
+	if err == nil || !strings.Contains(err.Error(), "usage: tilec run FILE -- [--n N] [--check]\nunrecognized arguments: -h") {
+		t.Errorf("add_help=False -h: got %v, want unrecognized arguments", err)
+	}
+}

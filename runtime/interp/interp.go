@@ -84,10 +84,14 @@ func (c CPU) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOp
 	if workers <= 0 {
 		workers = c.Workers
 	}
+	asked := workers > 0
 	if workers <= 0 {
 		workers = goruntime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
+	if workers, err = fitWorkers(k, workers, asked); err != nil {
+		return nil, err
+	}
 	ctx := opts.Context
 	if ctx == nil {
 		ctx = context.Background()

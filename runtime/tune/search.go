@@ -41,6 +41,10 @@ type Config struct {
 	Compile *kcache.Cache
 	// Progress receives a line per candidate (nil: none).
 	Progress io.Writer
+	// Point, when set, is called before candidate i of the n that are
+	// checked and timed (those not pruned at compile time), for a
+	// progress display of a search whose candidates take seconds each.
+	Point func(i, n int, label string)
 }
 
 // Candidate statuses.
@@ -62,7 +66,10 @@ type Candidate struct {
 	Reason  string // why pruned, failed or wrong
 	MS      float64
 	Check   string
-	// TFLOPS and GBs as bench counts them (0: not countable).
+	// TFLOPS and GBs are the problem's rates, as bench reports them: its
+	// useful FLOPs (a GEMM's 2*M*N*K, not the mma work of padded tiles)
+	// and its compulsory bytes (each array read and written once, not
+	// the re-reads) over the time; 0: not countable.
 	TFLOPS, GBs float64
 
 	// Func is the candidate built (nil when pruned).
@@ -152,6 +159,9 @@ func Search(dev bench.Device, cfg *Config) (*Result, error) {
 	for _, c := range res.Candidates {
 		if c.Status == Pruned {
 			continue
+		}
+		if cfg.Point != nil {
+			cfg.Point(done, todo, c.Label)
 		}
 		done++
 		measure(dev, cfg, c, args)
@@ -291,10 +301,33 @@ func measure(dev bench.Device, cfg *Config, c *Candidate, args []runtime.Arg) {
 	c.Status, c.MS, c.Check = Timed, m.MS, m.Check
 	if b, err := k.Bind(args, [3]int{}); err == nil {
 		if w, err := bench.Count(b); err == nil && m.MS > 0 {
-			c.TFLOPS = w.FLOPs / (m.MS * 1e-3) / 1e12
-			c.GBs = w.Bytes() / (m.MS * 1e-3) / 1e9
+			// Candidates differ in their tiles, so the mma work of the
+			// padding and the re-reads differ too: rated by them, a
+			// candidate with larger tiles than the problem would look
+			// faster than it is.
+			w.UsefulFLOPs = gemmFLOPs(c.Func, b)
+			c.TFLOPS = w.Useful() / (m.MS * 1e-3) / 1e12
+			c.GBs = w.CompulsoryBytes / (m.MS * 1e-3) / 1e9
 		}
 	}
+}
+
+// gemmFLOPs is the problem's work, 2 * (Bt *) M * N * K, of a kernel that
+// bench recognizes as a GEMM or a batch of them (its arrays A, B and C);
+// 0 for other kernels.
+func gemmFLOPs(f *ir.Func, b *runtime.Binding) float64 {
+	ai, bi, _, ok := bench.GEMMOperands(f)
+	if !ok {
+		if ai, bi, _, ok = bench.BatchedGEMMOperands(f); !ok {
+			return 0
+		}
+	}
+	A, B := b.Tensors[ai].Shape, b.Tensors[bi].Shape
+	w := 2 * float64(B[len(B)-1]) // N
+	for _, n := range A {         // (Bt,) M, K
+		w *= float64(n)
+	}
+	return w
 }
 
 func firstLine(s string) string {

@@ -2,8 +2,10 @@ package tune_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -277,5 +279,42 @@ func TestSpaceSizeSaturates(t *testing.T) {
 	}
 	if err := (tune.Space{}).Check(); err != nil {
 		t.Errorf("the empty space: %v", err)
+	}
+}
+
+// TestSearchRatesTheProblem: a candidate's TFLOP/s and GB/s are the
+// problem's useful work (2*M*N*K of a 16x256x64 GEMM, not the mma work of
+// its 32- or 64-row tiles) and its compulsory bytes (A once, though each
+// of the four blocks reads it) over the time, so that larger tiles do not
+// look faster; Point sees each timed candidate before it runs.
+func TestSearchRatesTheProblem(t *testing.T) {
+	b := builder("../../testdata/kernels/matmul.tile", map[string]string{"tk": "32"})
+	base := mustBuild(t, b)
+	space, _ := tune.ParseSpace([]string{"tm=32,64 tn=64"})
+	const ms = 0.5
+	dev := &benchtest.Device{MS: func(*ir.Func) float64 { return ms }}
+	dims := bench.FillDims(base, map[string]int64{"M": 16, "N": 256, "K": 64})
+	var points []string
+	res, err := tune.Search(dev, &tune.Config{Build: b, Base: base, Space: space, Dims: dims, Warmup: 1, Iters: 5, Seed: 1,
+		Point: func(i, n int, label string) { points = append(points, fmt.Sprintf("%d/%d %s", i, n, label)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const flops = 2 * 16 * 256 * 64
+	const bytes = (16*64 + 64*256 + 16*256) * 2
+	for _, c := range res.Candidates {
+		if c.Status != tune.Timed {
+			t.Errorf("%s: %s %s", c.Label, c.Status, c.Reason)
+			continue
+		}
+		if want := flops / (ms * 1e-3) / 1e12; math.Abs(c.TFLOPS-want) > 1e-12 {
+			t.Errorf("%s: %g TFLOP/s, want the problem's %g", c.Label, c.TFLOPS, want)
+		}
+		if want := bytes / (ms * 1e-3) / 1e9; math.Abs(c.GBs-want) > 1e-9 {
+			t.Errorf("%s: %g GB/s, want the compulsory %g", c.Label, c.GBs, want)
+		}
+	}
+	if want := []string{"0/3 tm=32 tn=64", "1/3 tm=64 tn=64", "2/3 tm=128 tn=256 (defaults)"}; !slices.Equal(points, want) {
+		t.Errorf("Point calls %q, want %q", points, want)
 	}
 }
