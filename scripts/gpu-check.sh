@@ -49,12 +49,13 @@
 #   refs     PyTorch and Triton references (scripts/gpu/refs.py: torch.matmul f16/bf16 and a Triton
 #            GEMM at 1024..16384, torch.bmm 16x1024^3, addmm+relu, softmax/layer_norm/rms_norm at
 #            4096^2 and 8192^2 in f16 and f32, SDPA flash at B=4 H=16 S=4096,16384 D=64,128 causal
-#            and not), then the tilec kernels of the same operations and shapes in the same call
+#            and not, SDPA flash with enable_gqa for decode attention at B=8 H=32 H_kv=8 S=4096,16384
+#            D=128), then the tilec kernels of the same operations and shapes in the same call
 #            (tilec bench --json on the .tile GEMMs and the old row kernels; tilec bench --entry
 #            --json on examples/cutile's softmax, layernorm, rmsnorm and split_k_matmul: the kernels
 #            their host functions launch, each timed alone: examples/cutile's softmax, layernorm,
-#            rmsnorm, split_k_matmul and attention); the table of reference ms / tilec ms (above 1:
-#            tilec is faster) and every table in $OUT/refs.log
+#            rmsnorm, split_k_matmul, attention and decode_attention); the table of reference ms /
+#            tilec ms (above 1: tilec is faster) and every table in $OUT/refs.log
 #
 # Every case runs under a timeout and the script keeps going after a failure. Logs go to a work
 # folder; at the end they are packed into $OUT/gpu-check-logs.tar.gz (the device tool brings back at
@@ -77,12 +78,13 @@
 #   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
-#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa); REFS_TILEC which tilec
-#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk; mha: testdata/kernels/mha.tile,
-#                  attn: examples/cutile/attention.py, both against SDPA flash); REFS_GEMM_SIZES
+#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode); REFS_TILEC which tilec
+#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode; mha: testdata/kernels/mha.tile,
+#                  attn: examples/cutile/attention.py, both against SDPA flash; decode:
+#                  examples/cutile/decode_attention.py against SDPA flash with enable_gqa); REFS_GEMM_SIZES
 #                  default 1024,2048,4096,8192,16384; REFS_ROW_SIZES the rows group's M = N (default
 #                  4096,8192); REFS_ENTRY_ARGS the flags of the tilec bench --entry runs (rows, splitk,
-#                  attn; default "--warmup 3 --iters 20")
+#                  attn, decode; default "--warmup 3 --iters 20")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   RUN_ARGS       extra flags for every `run` case (e.g. "--target sm_80": the mma.sync code that
 #                  runs on every supported GPU, instead of the device's best target)
@@ -113,8 +115,8 @@ TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
 TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
-REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa}"
-REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk}"
+REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa,decode}"
+REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk,decode}"
 REFS_ROW_SIZES="${REFS_ROW_SIZES:-4096,8192}"
 REFS_ENTRY_ARGS="${REFS_ENTRY_ARGS:---warmup 3 --iters 20}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
@@ -688,6 +690,17 @@ section_refs() {
 						--shape B=4,H=16,S=$S,D=$D $REFS_ENTRY_ARGS
 				done
 			done
+		done
+	fi
+	if refs_want decode; then
+		for S in 4096 16384; do
+			# examples/cutile/decode_attention.py through its host function (the split kernel and
+			# the combine, each launch checked against the interpreter, then timed alone, L2
+			# cleared; the split chosen from the SM count).
+			# shellcheck disable=SC2086
+			refs_bench "decode/f16/B8H32KV8S${S}D128" decode_attention.py $c/decode_attention.py --entry decode_attention \
+				--arg q=f16[B,H,D] --arg k=f16[B,Hkv,S,D] --arg v=f16[B,Hkv,S,D] \
+				--shape B=8,H=32,Hkv=8,S=$S,D=128 $REFS_ENTRY_ARGS
 		done
 	fi
 	{

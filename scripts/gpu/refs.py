@@ -2,7 +2,7 @@
 """refs.py: reference timings of tilec's example kernels' PyTorch and Triton
 equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
 
-  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa] [--quick]
+  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa,decode] [--quick]
       times the references with triton.testing.do_bench (median; CUDA events
       when triton is missing) and prints a table; --json writes every result.
   python3 refs.py tilec-bench REPORT.json --op matmul/f16 --impl NAME
@@ -25,7 +25,8 @@ equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
 
 Keys name an operation, a dtype and a shape: matmul/f16/4096 (square),
 bmm/f16/16x1024 (batch 16 of 1024^3), addmm_relu/f16/8192, softmax/f32/8192
-(8192^2), sdpa/f16/B4H16S4096D64/causal. A bench row's shape label is its
+(8192^2), sdpa/f16/B4H16S4096D64/causal, decode/f16/B8H32KV8S4096D128 (one
+query token per sequence: 32 query heads over 8 KV heads). A bench row's shape label is its
 distinct dims in ascending order joined by x (M=N=K=4096: 4096; Bt=16,
 M=N=K=1024: 16x1024), which gives the same keys.
 
@@ -46,6 +47,10 @@ GEMM_SIZES = [1024, 2048, 4096, 8192, 16384]
 ROW_SIZES = [4096, 8192]
 SDPA_SEQS = [4096, 16384]
 SDPA_DIMS = [64, 128]
+# Decode attention (issue 26): B sequences of one query token, H query heads
+# over H_kv KV heads (grouped-query), KV caches of S keys, D = 128.
+DECODE_SHAPE = dict(B=8, H=32, Hkv=8, D=128)
+DECODE_SEQS = [4096, 16384]
 
 
 def shape_label(values):
@@ -59,6 +64,10 @@ def key(op, dtype, label):
 
 def sdpa_label(b, h, s, d, causal):
     return "B%dH%dS%dD%d/%s" % (b, h, s, d, "causal" if causal else "full")
+
+
+def decode_label(b, h, hkv, s, d):
+    return "B%dH%dKV%dS%dD%d" % (b, h, hkv, s, d)
 
 
 def cases(parts, quick=False):
@@ -93,6 +102,11 @@ def cases(parts, quick=False):
                 for causal in (False, True):
                     out.append(dict(key=key("sdpa", "f16", sdpa_label(4, 16, s, d, causal)), op="sdpa", dtype="f16",
                                     shape=dict(B=4, H=16, S=s, D=d, causal=causal), part="sdpa"))
+    if "decode" in parts:
+        for s in (DECODE_SEQS[:1] if quick else DECODE_SEQS):
+            shape = dict(DECODE_SHAPE, S=s)
+            out.append(dict(key=key("decode", "f16", decode_label(shape["B"], shape["H"], shape["Hkv"], s, shape["D"])),
+                            op="decode", dtype="f16", shape=shape, part="decode"))
     return out
 
 
@@ -116,6 +130,10 @@ def work(case):
         if s["causal"]:
             flops /= 2
         return flops, float(2 * 4 * b * h * sq * d)
+    if op == "decode":
+        # Bound by reading the caches: K and V once, q read and out written.
+        b, h, hkv, sk, d = s["B"], s["H"], s["Hkv"], s["S"], s["D"]
+        return 4.0 * b * h * sk * d, float(size * (2 * b * hkv * sk * d + 2 * b * h * d))
     raise ValueError("unknown op " + op)
 
 
@@ -389,6 +407,15 @@ def run_torch(args):
                     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 impl = "sdpa flash"
+            elif case["op"] == "decode":
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+                q = torch.randn(s["B"], s["H"], 1, s["D"], device=dev, dtype=dt)
+                k, v = (torch.randn(s["B"], s["Hkv"], s["S"], s["D"], device=dev, dtype=dt) for _ in range(2))
+
+                def fn():
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+                impl = "sdpa flash gqa"
             else:
                 raise ValueError(case["op"])
             if fn is not None:
@@ -454,7 +481,7 @@ def selftest():
             self.assertEqual(key("softmax", "f32", shape_label([8192, 8192])), "softmax/f32/8192")
 
         def test_cases(self):
-            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa"})
+            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa", "decode"})
             keys = [c["key"] for c in cs]
             self.assertEqual(len(keys), len(set(keys)))
             self.assertIn("matmul/bf16/16384", keys)
@@ -462,6 +489,8 @@ def selftest():
             self.assertIn("rmsnorm/f32/8192", keys)
             self.assertIn("sdpa/f16/B4H16S16384D128/causal", keys)
             self.assertEqual(len([k for k in keys if k.startswith("sdpa/")]), 8)
+            self.assertIn("decode/f16/B8H32KV8S16384D128", keys)
+            self.assertEqual(len(cases({"decode"}, quick=True)), 1)
             self.assertEqual(len(cases({"rows"}, quick=True)), 6)
 
         def test_work(self):
@@ -471,6 +500,8 @@ def selftest():
             self.assertAlmostEqual(tf, 2.0 * 1024 ** 3 / 1e-3 / 1e12)
             s = dict(op="sdpa", dtype="f16", shape=dict(B=1, H=1, S=8, D=4, causal=True))
             self.assertEqual(work(s)[0], 4.0 * 8 * 8 * 4 / 2)
+            dec = dict(op="decode", dtype="f16", shape=dict(B=2, H=4, Hkv=2, S=8, D=4))
+            self.assertEqual(work(dec), (4.0 * 2 * 4 * 8 * 4, 2.0 * (2 * 2 * 2 * 8 * 4 + 2 * 2 * 4 * 4)))
             r = dict(op="layernorm", dtype="f32", shape=dict(M=2, N=3))
             self.assertEqual(work(r)[1], 4.0 * (2 * 6 + 6))
 
@@ -537,7 +568,7 @@ def main(argv):
     sub = p.add_subparsers(dest="cmd")
     t = sub.add_parser("torch", help="time the PyTorch/Triton references")
     t.add_argument("--json", help="write the results here")
-    t.add_argument("--parts", default="gemm,triton,bmm,addmm,rows,sdpa")
+    t.add_argument("--parts", default="gemm,triton,bmm,addmm,rows,sdpa,decode")
     t.add_argument("--quick", action="store_true", help="fewer sizes")
     b = sub.add_parser("tilec-bench", help="TSV lines of a tilec bench --json report")
     b.add_argument("report")
