@@ -144,7 +144,8 @@ func TestTorchMaxMin(t *testing.T) {
 	})
 }
 
-// TestCopiesCheckHostMemory: a copy (clone, reshape, contiguous) that the
+// TestCopiesCheckHostMemory: a copy (clone, a transposed tensor's reshape,
+// contiguous) that the
 // host has no room for is a positioned error, not Tensor.Clone's panic.
 // The launch lowers the memory limit between the allocation and the copy.
 func TestCopiesCheckHostMemory(t *testing.T) {
@@ -160,13 +161,13 @@ def k(a):
 if __name__ == "__main__":
     x = torch.ones(64, 64)
     ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (x,))
-    for y in (x.clone(), x.reshape(4096), x.T.contiguous()):
+    for y in (x.clone(), x.T.reshape(4096), x.T.contiguous()):
         print(y.shape)
 `
 	old := runtime.HostMemoryLimit
 	defer func() { runtime.HostMemoryLimit = old }()
-	for _, line := range []string{"x.clone()", "x.reshape(4096)", "x.T.contiguous()"} {
-		s := strings.Replace(src, "for y in (x.clone(), x.reshape(4096), x.T.contiguous()):", "for y in ("+line+",):", 1)
+	for _, line := range []string{"x.clone()", "x.T.reshape(4096)", "x.T.contiguous()"} {
+		s := strings.Replace(src, "for y in (x.clone(), x.T.reshape(4096), x.T.contiguous()):", "for y in ("+line+",):", 1)
 		runtime.HostMemoryLimit = 0
 		err := load(t, "copy.py", []byte(s)).RunMain(Options{Launch: func(*Launch) error {
 			runtime.HostMemoryLimit = 1024 // less than x's 16 KiB

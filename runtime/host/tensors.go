@@ -1582,9 +1582,28 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 	return in.rearranged(pos, "index", t, shape, src)
 }
 
-// reshapeTo is t with another shape of the same size (an exact copy).
+// reshapeTo is t with another shape of the same size: as torch does, a
+// view of t's elements when they are row-major without gaps (so that a
+// kernel writing into `out.reshape(...)` writes into out), else a copy.
 func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
+	if rowMajor(t) {
+		if v, err := t.View(shape, runtime.RowMajorStrides(shape)); err == nil {
+			return v
+		}
+	}
 	return in.copyAs(pos, "reshape", t, shape)
+}
+
+// rowMajor reports whether t's elements lie row-major without gaps from
+// its offset (size-1 axes take any stride).
+func rowMajor(t *runtime.Tensor) bool {
+	rm := runtime.RowMajorStrides(t.Shape)
+	for i := range rm {
+		if t.Shape[i] != 1 && t.Strides[i] != rm[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // copyAs is a contiguous copy of t's elements, row-major, with shape (of
