@@ -145,8 +145,8 @@ func TestTorchMaxMin(t *testing.T) {
 }
 
 // TestCopiesCheckHostMemory: a copy (clone, a transposed tensor's reshape,
-// contiguous) that the
-// host has no room for is a positioned error, not Tensor.Clone's panic.
+// contiguous) that the host has no room for is a positioned error, not
+// Tensor.Clone's panic.
 // The launch lowers the memory limit between the allocation and the copy.
 func TestCopiesCheckHostMemory(t *testing.T) {
 	const src = `import cuda.tile as ct
