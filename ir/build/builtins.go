@@ -340,8 +340,10 @@ func (b *builder) biCdiv(c *callCtx) value {
 	return b.cdiv(c.pos, c.args[0].v, c.args[1].v)
 }
 
-// cdiv computes ceil(x / y): folded on constants, floordiv(x + (y-1), y)
-// for a positive constant y, -((-x) // y) otherwise.
+// cdiv computes ceil(x / y): folded on constants; for a positive constant
+// y, x // y plus (x % y + y - 1) // y (one when y does not divide x), which
+// cannot overflow where x + y - 1 would (cdiv(2**31 - 1, 2) in i32, an
+// array of 2**31 - 1 elements); -((-x) // y) otherwise.
 func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 	if yc, ok := y.(int64); ok {
 		if xc, ok := x.(int64); ok {
@@ -363,7 +365,9 @@ func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 			if yc == 1 {
 				return x
 			}
-			return b.binop(pos, "//", b.binop(pos, "+", x, yc-1), yc)
+			q := b.binop(pos, "//", x, yc)
+			up := b.binop(pos, "//", b.binop(pos, "+", b.binop(pos, "%", x, yc), yc-1), yc)
+			return b.binop(pos, "+", q, up)
 		}
 	}
 	return b.unop(pos, "-", b.binop(pos, "//", b.unop(pos, "-", x), y))

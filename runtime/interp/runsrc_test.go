@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -77,5 +78,21 @@ def k(A: ct.Array[ct.int32, (N,)]):
     x = ct.load(A, index=(0,), shape=(4,), padding_mode=ct.PaddingMode.NAN)
 `); !strings.Contains(msg, "k.py:4:57: load: padding_mode NAN has no value in i32") {
 		t.Errorf("NAN on int32: %q", msg)
+	}
+}
+
+// ct.cdiv of run-time i32 values does not overflow near 2**31 (cuTile
+// gives cdiv(2**31 - 1, 2) = 2**30; x + y - 1 wrapped to -2**30), and
+// keeps the ceiling of negative quotients.
+func TestCdivNoOverflow(t *testing.T) {
+	src := `
+@ct.kernel(grid=(1,))
+def cd(X: ct.Array[ct.int32, (4,)], n: ct.int32):
+    ct.store(X, index=(0,), tile=ct.full((4,), ct.cdiv(n, 2), dtype=ct.int32))
+`
+	for n, want := range map[int64]int64{2147483647: 1073741824, 2147483646: 1073741823, -7: -3, 7: 4, 0: 0} {
+		X := runtime.NewTensor(ir.I32, 4)
+		runSrc(t, src, X, n)
+		wantInts(t, fmt.Sprintf("cdiv(%d, 2)", n), X, want, want, want, want)
 	}
 }
