@@ -23,7 +23,14 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		}()
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
-			if d := v.Type.Elem(); d.IsFloat8() || in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
+			d := v.Type.Elem()
+			if d.IsFloat8() {
+				if err = checkFloat8(t, in, d); err != nil {
+					return
+				}
+				continue
+			}
+			if in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
 				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
 				return
 			}
@@ -73,8 +80,7 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
-			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
-			if !ok {
+			if ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32); !ok {
 				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
 				return
 			}
@@ -125,6 +131,42 @@ func checkErrors(errs []error) error {
 		return list[0]
 	}
 	return list
+}
+
+// float8Ops are the ops the GPU runs on float8 (e4m3fn, e5m2) tiles. Their
+// values are bit patterns in the low byte of 32-bit registers; ptxgen
+// converts them exactly (integer ops matching runtime.F8Bits and F8Float)
+// and computes the arithmetic below in float32, rounding once to float8.
+// Those are exactly the interpreter's single rounding of the exact result:
+// products of two float8 values are exact in float32, and so are sums and
+// differences unless the operands' exponents are more than 20 apart, when
+// the smaller one is far below half a float8 ulp of the larger and both
+// roundings give the larger; a float32 quotient correctly rounded cannot
+// land on a float8 rounding midpoint unless the exact quotient is one. Ops
+// computed by approximations (exp, sin, ...) and reductions are left to
+// the interpreter until their results are shown to round the same way.
+var float8Ops = map[ir.Op]bool{
+	ir.OpLoad: true, ir.OpStore: true, ir.OpConvert: true, ir.OpMMA: true,
+	ir.OpGather: true, ir.OpScatter: true, ir.OpDim: true, ir.OpStride: true,
+	ir.OpSelect: true, ir.OpBroadcast: true, ir.OpReshape: true, ir.OpPermute: true,
+	ir.OpCat: true, ir.OpExtract: true, ir.OpInsert: true, ir.OpSplat: true,
+	ir.OpFor: true, ir.OpIf: true, ir.OpWhile: true, ir.OpYield: true,
+	ir.OpAdd: true, ir.OpSub: true, ir.OpMul: true, ir.OpDiv: true,
+	ir.OpMin: true, ir.OpMax: true, ir.OpNeg: true, ir.OpAbs: true,
+	ir.OpCmp: true, ir.OpIsNaN: true,
+}
+
+// checkFloat8 rejects the uses of float8 dtype d that the GPU does not run:
+// ops outside float8Ops, and float8 constants (ptxgen materializes
+// constants of the other dtypes only).
+func checkFloat8(t *Target, in *ir.Instr, d ir.DType) error {
+	if in.Op == ir.OpConst {
+		return unsupportedAt(t, in, "a %s constant is not supported on the GPU yet (make it float32 and ct.astype it; an mma tile of %s smaller than 16x8x32 is padded with one)", d, d)
+	}
+	if !float8Ops[in.Op] {
+		return unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet (convert with ct.astype to float32 first)", in.Op, d)
+	}
+	return nil
 }
 
 // checkAtomic rejects the atomics that PTX has no instruction for on the

@@ -43,6 +43,11 @@ func (e *emitter) padValue(pad string, d ir.DType) Reg {
 		}
 		return e.constReg(int64(0), d)
 	}
+	if d.IsFloat8() {
+		// The float32 value rounded as a conversion rounds it (+-inf
+		// saturate); ptxas folds the constant arithmetic.
+		return e.f32ToFloat8(e.constReg(v, ir.F32), d)
+	}
 	return e.constReg(v, d)
 }
 

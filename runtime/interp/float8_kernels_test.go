@@ -1,0 +1,166 @@
+package interp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+)
+
+// The float8 kernels of the GPU cases (runtime/testdata/kernels/float8_*)
+// on the interpreter, against references built from the formats'
+// definitions (every float8 value decoded from its fields, rounding to the
+// nearest of them, ties to the even pattern, saturating at the largest
+// finite one), not through runtime.F8Bits.
+
+// f8Patterns are the values of the 256 patterns of float8 dtype d, from
+// the fields (sign, exponent, mantissa) and the format's rules.
+func f8Patterns(d ir.DType) [256]float64 {
+	eb, mb := 4, 3
+	if d == ir.F8E5M2 {
+		eb, mb = 5, 2
+	}
+	bias := 1<<(eb-1) - 1
+	var vs [256]float64
+	for h := range 256 {
+		e, m := h>>mb&(1<<eb-1), h&(1<<mb-1)
+		var v float64
+		switch {
+		case d == ir.F8E4M3 && e == 15 && m == 7, d == ir.F8E5M2 && e == 31 && m != 0:
+			v = math.NaN()
+		case d == ir.F8E5M2 && e == 31:
+			v = math.Inf(1)
+		case e == 0:
+			v = float64(m) / float64(int(1)<<mb) * math.Pow(2, float64(1-bias))
+		default:
+			v = (1 + float64(m)/float64(int(1)<<mb)) * math.Pow(2, float64(e-bias))
+		}
+		if h&0x80 != 0 {
+			v = -v
+		}
+		vs[h] = v
+	}
+	return vs
+}
+
+// refF8 rounds x to float8 dtype d: the nearest finite value, a tie to the
+// pattern whose last mantissa bit is 0 (narrow_dtypes_test.go's nearestF8
+// breaks ties for e4m3 only), magnitudes beyond the largest finite value
+// (infinities too) to it with x's sign, NaN to NaN.
+func refF8(d ir.DType, x float64) float64 {
+	if math.IsNaN(x) {
+		return math.NaN()
+	}
+	vs := f8Patterns(d)
+	best, bestH, maxFinite := math.Inf(1), -1, 0.0
+	for h, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Signbit(v) != math.Signbit(x) {
+			continue
+		}
+		maxFinite = math.Max(maxFinite, math.Abs(v))
+		if dist := math.Abs(v - x); dist < best || dist == best && h&1 == 0 {
+			best, bestH = dist, h
+		}
+	}
+	if math.Abs(x) > maxFinite {
+		return math.Copysign(maxFinite, x)
+	}
+	return vs[bestH]
+}
+
+func sameValue(a, b float64) bool {
+	return a == b && math.Signbit(a) == math.Signbit(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// TestFloat8ConvertKernel: float8_convert.tile at N=1000 (a partial last
+// block) against the reference rounding of the values the kernel makes.
+func TestFloat8ConvertKernel(t *testing.T) {
+	k, err := compile.File("../testdata/kernels/float8_convert.tile", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const N = 1000
+	rng := rand.New(rand.NewPCG(8, 1000))
+	X, Y := runtime.RandNormal(rng, ir.F32, N), runtime.RandNormal(rng, ir.F8E4M3, N)
+	out := map[string]*runtime.Tensor{
+		"E4": runtime.NewTensor(ir.F8E4M3, N), "E5": runtime.NewTensor(ir.F8E5M2, N),
+		"W4": runtime.NewTensor(ir.F32, N), "W5": runtime.NewTensor(ir.F16, N),
+		"H5": runtime.NewTensor(ir.F8E5M2, N), "I4": runtime.NewTensor(ir.I32, N),
+		"A4": runtime.NewTensor(ir.F8E4M3, N), "D5": runtime.NewTensor(ir.F8E5M2, N),
+		"Pad": runtime.NewTensor(ir.F32, N),
+	}
+	args := []runtime.Arg{X, Y}
+	for _, n := range []string{"E4", "E5", "W4", "W5", "H5", "I4", "A4", "D5", "Pad"} {
+		args = append(args, out[n])
+	}
+	if _, err := (CPU{}).Launch(k, args, runtime.LaunchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e4 := func(x float64) float64 { return refF8(ir.F8E4M3, x) }
+	e5 := func(x float64) float64 { return refF8(ir.F8E5M2, x) }
+	f32 := func(x float64) float64 { return float64(float32(x)) }
+	blockSum := map[int]float64{}
+	for i := 0; i < (N+127)/128*128; i++ {
+		y := 448.0 // POS_INF padding rounds to e4m3fn's largest value
+		if i < N {
+			y = Y.ElemAt(i)
+		}
+		blockSum[i/128] += y
+	}
+	bad := 0
+	check := func(name string, i int, got, want float64) {
+		if !sameValue(got, want) && bad < 20 {
+			bad++
+			t.Errorf("%s[%d] = %g, want %g (x = %g)", name, i, got, want, X.ElemAt(i))
+		}
+	}
+	for i := 0; i < N; i++ {
+		x := X.ElemAt(i)
+		var v float64
+		switch i % 8 {
+		case 0:
+			v = math.NaN()
+		case 1:
+			v = math.Inf(1)
+		case 2:
+			v = math.Inf(-1)
+		case 3:
+			v = f32(x * 1000)
+		case 4:
+			v = f32(x * 1e5)
+		case 5:
+			v = f32(float64(float32(x) * float32(0.01)))
+		case 6:
+			v = f32(float64(float32(x) * float32(1e-4)))
+		case 7:
+			v = float64(i/8%1024)*0.25 - 128
+		}
+		a := e4(v)
+		if i%8 == 0 {
+			check("W4", i, out["W4"].ElemAt(i), math.NaN())
+			a = e4(x)
+		} else {
+			check("W4", i, out["W4"].ElemAt(i), a)
+		}
+		check("E4", i, out["E4"].ElemAt(i), a)
+		check("E5", i, out["E5"].ElemAt(i), e5(v))
+		check("W5", i, out["W5"].ElemAt(i), e5(v)) // float8 e5m2 values are float16 values
+		check("H5", i, out["H5"].ElemAt(i), e5(runtime.RoundTo(ir.F16, v)))
+		iv := 0.0 // NaN converts to 0 (ir.FloatToInt); |e4m3| <= 448 needs no saturation
+		if w := e4(v); !math.IsNaN(w) {
+			iv = math.Trunc(w) + 0 // an integer has no -0
+		}
+		check("I4", i, out["I4"].ElemAt(i), iv)
+		check("A4", i, out["A4"].ElemAt(i), math.Max(e4(e4(a*a)-a), -a))
+		check("D5", i, out["D5"].ElemAt(i), e5(e5(v)/e5(x)))
+		y := Y.ElemAt(i)
+		want := f32(y + f32(blockSum[i/128]))
+		if got := out["Pad"].ElemAt(i); math.Abs(got-want) > 1e-6*math.Abs(want)+1e-6 && bad < 20 {
+			bad++
+			t.Errorf("Pad[%d] = %g, want %g", i, got, want)
+		}
+	}
+}
