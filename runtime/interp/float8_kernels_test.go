@@ -164,3 +164,45 @@ func TestFloat8ConvertKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestByteTilesKernel: byte_tiles.tile (16 one-byte elements per thread)
+// at N=10007 against int8/uint8 wrapping and float8 negation done here.
+func TestByteTilesKernel(t *testing.T) {
+	k, err := compile.File("../testdata/kernels/byte_tiles.tile", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const N = 10007
+	rng := rand.New(rand.NewPCG(16, 4096))
+	I, U, F := runtime.NewTensor(ir.I8, N), runtime.NewTensor(ir.U8, N), runtime.NewTensor(ir.F8E4M3, N)
+	for _, x := range []*runtime.Tensor{I, U, F} {
+		for j := range x.Data {
+			x.Data[j] = byte(rng.Uint32())
+		}
+	}
+	I2, U2, F2 := runtime.NewTensor(ir.I8, N), runtime.NewTensor(ir.U8, N), runtime.NewTensor(ir.F8E4M3, N)
+	Sum, W := runtime.NewTensor(ir.I32, N), runtime.NewTensor(ir.F32, N)
+	if _, err := (CPU{}).Launch(k, []runtime.Arg{I, U, F, I2, U2, F2, Sum, W}, runtime.LaunchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	vals := f8Patterns(ir.F8E4M3)
+	for j := 0; j < N; j++ {
+		iw, uw := int8(I.Data[j])*5, uint8(U.Data[j])*9
+		f := vals[F.Data[j]]
+		if got := int8(I2.Data[j]); got != iw {
+			t.Fatalf("I2[%d] = %d, want %d", j, got, iw)
+		}
+		if got := U2.Data[j]; got != uw {
+			t.Fatalf("U2[%d] = %d, want %d", j, got, uw)
+		}
+		if got := F2.ElemAt(j); !sameValue(got, -f) {
+			t.Fatalf("F2[%d] = %g, want %g", j, got, -f)
+		}
+		if got := Sum.AtInt(j); got != int64(iw)+int64(uw) {
+			t.Fatalf("Sum[%d] = %d, want %d", j, got, int64(iw)+int64(uw))
+		}
+		if got := W.ElemAt(j); !sameValue(got, f) {
+			t.Fatalf("W[%d] = %g, want %g", j, got, f)
+		}
+	}
+}
