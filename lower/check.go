@@ -80,8 +80,12 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
-			if ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32); !ok {
-				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
+			if a.IsFloat8() && b.IsFloat8() {
+				if err = checkFloat8MMA(t, in, a, b, c); err != nil {
+					return
+				}
+			} else if ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32); !ok {
+				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are; float8 inputs on sm_89 and later)", a, b, c)
 				return
 			}
 			s := in.Result().Type.(*ir.Tile).Shape
@@ -90,10 +94,7 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupportedAt(t, in, "batched mma is not supported yet")
 				return
 			}
-			kstep := 16
-			if a == ir.F32 || a == ir.TF32 {
-				kstep = 8
-			}
+			kstep := kStep(a)
 			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
 				err = unsupportedAt(t, in, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
 			}
@@ -165,6 +166,18 @@ func checkFloat8(t *Target, in *ir.Instr, d ir.DType) error {
 	}
 	if !float8Ops[in.Op] {
 		return unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet (convert with ct.astype to float32 first)", in.Op, d)
+	}
+	return nil
+}
+
+// checkFloat8MMA accepts float8 inputs (e4m3 or e5m2, mixed or not) into an
+// f32 accumulator: mma.sync m16n8k32 with .e4m3/.e5m2 operands on sm_89 and
+// later (PTX ISA 8.4), f16 m16n8k16 on the operands converted before
+// (ptxgen's float8FragmentsToF16). The .f16 accumulator form needs PTX ISA
+// 8.7, past what the ptxas tilec is checked with.
+func checkFloat8MMA(t *Target, in *ir.Instr, a, b, c ir.DType) error {
+	if c != ir.F32 {
+		return unsupportedAt(t, in, "mma %s x %s -> %s is not supported on the GPU yet (float8 inputs accumulate in f32 there)", a, b, c)
 	}
 	return nil
 }

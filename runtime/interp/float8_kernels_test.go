@@ -206,3 +206,63 @@ func TestByteTilesKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat8MatmulKernels: float8_matmul.tile's two kernels at odd sizes,
+// e4m3 x e4m3 and e4m3 x e5m2, against the float64 sum of the exact
+// products: the float32 accumulation may differ from it by a few float32
+// ulps of the sum of |products| per k-step, and the bf16 output by half a
+// bf16 ulp more.
+func TestFloat8MatmulKernels(t *testing.T) {
+	const M, N, K = 70, 45, 100
+	for _, tc := range []struct {
+		kernel string
+		tb     ir.DType
+		bt     bool
+	}{
+		{"float8_matmul", ir.F8E4M3, false},
+		{"float8_matmul", ir.F8E5M2, false},
+		{"float8_matmul_bt", ir.F8E4M3, true},
+		{"float8_matmul_bt", ir.F8E5M2, true},
+	} {
+		t.Run(tc.kernel+"/"+tc.tb.String(), func(t *testing.T) {
+			consts := map[string]string{"TB": map[ir.DType]string{ir.F8E4M3: "float8_e4m3fn", ir.F8E5M2: "float8_e5m2"}[tc.tb], "tm": "32", "tn": "16", "tk": "32"}
+			k, err := compile.File("../testdata/kernels/float8_matmul.tile", compile.Options{Kernel: tc.kernel, Consts: consts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(70, 45))
+			A := runtime.RandNormal(rng, ir.F8E4M3, M, K)
+			var B, C *runtime.Tensor
+			if tc.bt {
+				B, C = runtime.RandNormal(rng, tc.tb, N, K), runtime.NewTensor(ir.BF16, M, N)
+			} else {
+				B, C = runtime.RandNormal(rng, tc.tb, K, N), runtime.NewTensor(ir.F32, M, N)
+			}
+			if _, err := (CPU{}).Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < M; i++ {
+				for j := 0; j < N; j++ {
+					s, abs := 0.0, 0.0
+					for kk := 0; kk < K; kk++ {
+						var b float64
+						if tc.bt {
+							b = B.At(j, kk)
+						} else {
+							b = B.At(kk, j)
+						}
+						s += A.At(i, kk) * b
+						abs += math.Abs(A.At(i, kk) * b)
+					}
+					tol := abs * K * 0x1p-24
+					if tc.bt {
+						tol += math.Abs(s) * 0x1p-8
+					}
+					if got := C.At(i, j); math.Abs(got-s) > tol {
+						t.Fatalf("C[%d,%d] = %g, want %g (tol %g)", i, j, got, s, tol)
+					}
+				}
+			}
+		})
+	}
+}
