@@ -49,9 +49,17 @@ func evalConv(t *testing.T, p convProgram, x uint64) uint64 {
 	return regs[p.out]
 }
 
-// evalCode runs code on regs; global memory accesses read and write mem
-// at the address's value (an offset into mem).
+// evalCode runs code on regs; memory accesses read and write mem at the
+// address's value (an offset into mem).
 func evalCode(t *testing.T, code []Instr, regs map[Reg]uint64, mem []byte) {
+	for _, in := range code {
+		evalInstr(t, in, regs, mem)
+	}
+}
+
+// evalInstr runs one instruction of one thread (see evalCode).
+func evalInstr(t *testing.T, in Instr, regs map[Reg]uint64, mem []byte) {
+	t.Helper()
 	val := func(o Operand) uint64 {
 		switch v := o.(type) {
 		case Reg:
@@ -73,9 +81,9 @@ func evalCode(t *testing.T, code []Instr, regs map[Reg]uint64, mem []byte) {
 	f32 := func(o Operand) float32 { return math.Float32frombits(uint32(val(o))) }
 	f64 := func(o Operand) float64 { return math.Float64frombits(val(o)) }
 	u32 := func(o Operand) uint32 { return uint32(val(o)) }
-	for _, in := range code {
+	{
 		if in.Guard != nil && (val(*in.Guard) != 0) == in.Neg {
-			continue
+			return
 		}
 		a := in.Args
 		set := func(v uint64) { regs[a[0].(Reg)] = v }
@@ -183,6 +191,15 @@ func evalCode(t *testing.T, code []Instr, regs map[Reg]uint64, mem []byte) {
 			} else {
 				set(uint64(u32(a[2])))
 			}
+		case "mad.lo.u32":
+			set(uint64(u32(a[1])*u32(a[2]) + u32(a[3])))
+		case "mul.lo.u32":
+			set(uint64(u32(a[1]) * u32(a[2])))
+		case "xor.b32":
+			set(uint64(u32(a[1]) ^ u32(a[2])))
+		case "ld.shared.u8":
+			ad := a[1].(Addr)
+			set(uint64(mem[int(val(ad.Base))+int(ad.Off)]))
 		case "bfi.b32":
 			pos, n := u32(a[3]), u32(a[4])
 			m := uint32(1<<n-1) << pos

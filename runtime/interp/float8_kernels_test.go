@@ -208,22 +208,23 @@ func TestByteTilesKernel(t *testing.T) {
 	}
 }
 
-// TestFloat8MatmulKernels: float8_matmul.tile's two kernels at odd sizes,
-// e4m3 x e4m3 and e4m3 x e5m2, against the float64 sum of the exact
-// products: the float32 accumulation may differ from it by a few float32
-// ulps of the sum of |products| per k-step, and the bf16 output by half a
-// bf16 ulp more.
+// TestFloat8MatmulKernels: float8_matmul.tile's kernels at odd sizes,
+// e4m3 x e4m3, e4m3 x e5m2 and e5m2 (stored (K, M)) x e4m3, against the
+// float64 sum of the exact products: the float32 accumulation may differ
+// from it by a few float32 ulps of the sum of |products| per k-step, and
+// the bf16 output by half a bf16 ulp more.
 func TestFloat8MatmulKernels(t *testing.T) {
 	const M, N, K = 70, 45, 100
 	for _, tc := range []struct {
 		kernel string
 		tb     ir.DType
-		bt     bool
+		bt, at bool
 	}{
-		{"float8_matmul", ir.F8E4M3, false},
-		{"float8_matmul", ir.F8E5M2, false},
-		{"float8_matmul_bt", ir.F8E4M3, true},
-		{"float8_matmul_bt", ir.F8E5M2, true},
+		{"float8_matmul", ir.F8E4M3, false, false},
+		{"float8_matmul", ir.F8E5M2, false, false},
+		{"float8_matmul_bt", ir.F8E4M3, true, false},
+		{"float8_matmul_bt", ir.F8E5M2, true, false},
+		{"float8_matmul_at", ir.F8E4M3, false, true},
 	} {
 		t.Run(tc.kernel+"/"+tc.tb.String(), func(t *testing.T) {
 			consts := map[string]string{"TB": map[ir.DType]string{ir.F8E4M3: "float8_e4m3fn", ir.F8E5M2: "float8_e5m2"}[tc.tb], "tm": "32", "tn": "16", "tk": "32"}
@@ -233,6 +234,15 @@ func TestFloat8MatmulKernels(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(70, 45))
 			A := runtime.RandNormal(rng, ir.F8E4M3, M, K)
+			if tc.at {
+				A = runtime.RandNormal(rng, ir.F8E5M2, K, M) // stored (K, M)
+			}
+			a := func(i, k int) float64 {
+				if tc.at {
+					return A.At(k, i)
+				}
+				return A.At(i, k)
+			}
 			var B, C *runtime.Tensor
 			if tc.bt {
 				B, C = runtime.RandNormal(rng, tc.tb, N, K), runtime.NewTensor(ir.BF16, M, N)
@@ -252,8 +262,8 @@ func TestFloat8MatmulKernels(t *testing.T) {
 						} else {
 							b = B.At(kk, j)
 						}
-						s += A.At(i, kk) * b
-						abs += math.Abs(A.At(i, kk) * b)
+						s += a(i, kk) * b
+						abs += math.Abs(a(i, kk) * b)
 					}
 					tol := abs * K * 0x1p-24
 					if tc.bt {
