@@ -426,9 +426,11 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 		case ir.F16, ir.BF16:
 			return e.convert(e.convert(x, from, ir.F32), ir.F32, ir.Bool)
 		case ir.F32:
-			e.emit("setp.ne.f32", r, x, F32Imm(0))
+			// x != 0 with NaN true (ir.FloatToInt, Python's bool(nan)):
+			// the unordered compare; setp.ne is false on NaN.
+			e.emit("setp.neu.f32", r, x, F32Imm(0))
 		case ir.F64:
-			e.emit("setp.ne.f64", r, x, F64Imm(0))
+			e.emit("setp.neu.f64", r, x, F64Imm(0))
 		default:
 			e.emit("setp.ne."+ptype(from), r, x, Imm(0))
 		}

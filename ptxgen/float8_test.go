@@ -185,6 +185,8 @@ func evalInstr(t *testing.T, in Instr, regs map[Reg]uint64, mem []byte) {
 		case "setp.ne.f32":
 			x, y := f32(a[1]), f32(a[2])
 			set(b2u(x == x && y == y && x != y))
+		case "setp.neu.f32":
+			set(b2u(f32(a[1]) != f32(a[2])))
 		case "selp.b32", "selp.f32":
 			if val(a[3]) != 0 {
 				set(uint64(u32(a[1])))
@@ -391,6 +393,28 @@ func TestFloat8Bool(t *testing.T) {
 			v := runtime.F8Float(d, uint8(h))
 			if got, want := evalConv(t, p, uint64(h)) != 0, v != 0; got != want {
 				t.Errorf("%s %#02x -> bool: got %v, want %v", d, h, got, want)
+			}
+		}
+	}
+}
+
+// TestFloatToBoolNaN: a float -> bool conversion is x != 0 with NaN true,
+// as the interpreter's (ir.FloatToInt); PTX's setp.ne gave false.
+func TestFloatToBoolNaN(t *testing.T) {
+	for _, d := range []ir.DType{ir.F32, ir.F64, ir.F16, ir.BF16} {
+		p := compileConv(t, d, ir.Bool)
+		for _, x := range []float64{math.NaN(), 0, math.Copysign(0, -1), 1, math.Inf(-1)} {
+			bits := uint64(math.Float32bits(float32(x)))
+			switch d {
+			case ir.F64:
+				bits = math.Float64bits(x)
+			case ir.F16:
+				bits = uint64(runtime.F16Bits(x))
+			case ir.BF16:
+				bits = uint64(runtime.BF16Bits(x))
+			}
+			if got, want := evalConv(t, p, bits) != 0, ir.FloatToInt(ir.Bool, x) == 1; got != want {
+				t.Errorf("%s %g -> bool: got %v, want %v", d, x, got, want)
 			}
 		}
 	}

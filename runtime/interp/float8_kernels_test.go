@@ -91,9 +91,10 @@ func TestFloat8ConvertKernel(t *testing.T) {
 		"H5": runtime.NewTensor(ir.F8E5M2, N), "I4": runtime.NewTensor(ir.I32, N),
 		"A4": runtime.NewTensor(ir.F8E4M3, N), "D5": runtime.NewTensor(ir.F8E5M2, N),
 		"Pad": runtime.NewTensor(ir.F32, N), "S5": runtime.NewTensor(ir.F8E5M2, N),
+		"NB": runtime.NewTensor(ir.Bool, N),
 	}
 	args := []runtime.Arg{X, Y}
-	for _, n := range []string{"E4", "E5", "W4", "W5", "H5", "I4", "A4", "D5", "Pad", "S5"} {
+	for _, n := range []string{"E4", "E5", "W4", "W5", "H5", "I4", "A4", "D5", "Pad", "S5", "NB"} {
 		args = append(args, out[n])
 	}
 	if _, err := (CPU{}).Launch(k, args, runtime.LaunchOptions{}); err != nil {
@@ -148,6 +149,11 @@ func TestFloat8ConvertKernel(t *testing.T) {
 		check("E4", i, out["E4"].ElemAt(i), a)
 		check("E5", i, out["E5"].ElemAt(i), e5(v))
 		check("S5", N-1-i, out["S5"].ElemAt(N-1-i), e5(v))
+		nb := 0.0
+		if v != 0 { // NaN too
+			nb = 1
+		}
+		check("NB", i, out["NB"].ElemAt(i), nb)
 		check("W5", i, out["W5"].ElemAt(i), e5(v)) // float8 e5m2 values are float16 values
 		check("H5", i, out["H5"].ElemAt(i), e5(runtime.RoundTo(ir.F16, v)))
 		iv := 0.0 // NaN converts to 0 (ir.FloatToInt); |e4m3| <= 448 needs no saturation
