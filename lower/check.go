@@ -15,6 +15,19 @@ import (
 // checkErrors), so that a user sees at once what keeps a kernel off the GPU.
 func Check(f *ir.Func, t *Target) error {
 	var errs []error
+	// The float8 constants that make a float8 gather's padding (an
+	// operand, or the value splat into one): the gather reports them.
+	gatherConsts := map[*ir.Value]bool{}
+	f.Body.Walk(func(in *ir.Instr) {
+		if in.Op == ir.OpGather && in.Result().Type.Elem().IsFloat8() {
+			for _, a := range in.Args {
+				gatherConsts[a] = true
+				if a.Def != nil && a.Def.Op == ir.OpSplat {
+					gatherConsts[a.Def.Args[0]] = true
+				}
+			}
+		}
+	})
 	f.Body.Walk(func(in *ir.Instr) {
 		var err error
 		defer func() {
@@ -23,7 +36,17 @@ func Check(f *ir.Func, t *Target) error {
 			}
 		}()
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
-			if d := v.Type.Elem(); d.IsFloat8() || in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
+			d := v.Type.Elem()
+			if d.IsFloat8() {
+				if in.Op == ir.OpConst && gatherConsts[in.Result()] {
+					return
+				}
+				if err = checkFloat8(t, in, d); err != nil {
+					return
+				}
+				continue
+			}
+			if in.Op == ir.OpBitcast && d.IsInt() && d.Bytes() < 4 {
 				err = unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet", in.Op, d)
 				return
 			}
@@ -73,9 +96,12 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
-			ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32)
-			if !ok {
-				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are)", a, b, c)
+			if a.IsFloat8() && b.IsFloat8() {
+				if err = checkFloat8MMA(t, in, a, b, c); err != nil {
+					return
+				}
+			} else if ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32); !ok {
+				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are; float8 inputs on sm_89 and later)", a, b, c)
 				return
 			}
 			s := in.Result().Type.(*ir.Tile).Shape
@@ -84,10 +110,7 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupportedAt(t, in, "batched mma is not supported yet")
 				return
 			}
-			kstep := 16
-			if a == ir.F32 || a == ir.TF32 {
-				kstep = 8
-			}
+			kstep := kStep(a)
 			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
 				err = unsupportedAt(t, in, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
 			}
@@ -125,6 +148,58 @@ func checkErrors(errs []error) error {
 		return list[0]
 	}
 	return list
+}
+
+// float8Ops are the ops the GPU runs on float8 (e4m3fn, e5m2) tiles. Their
+// values are bit patterns in the low byte of 32-bit registers; ptxgen
+// converts them exactly (integer ops matching runtime.F8Bits and F8Float)
+// and computes the arithmetic below in float32, rounding once to float8.
+// Those are exactly the interpreter's single rounding of the exact result:
+// products of two float8 values are exact in float32, and so are sums and
+// differences unless the operands' exponents are more than 20 apart, when
+// the smaller one is far below half a float8 ulp of the larger and both
+// roundings give the larger; a float32 quotient correctly rounded cannot
+// land on a float8 rounding midpoint unless the exact quotient is one. Ops
+// computed by approximations (exp, sin, ...) and reductions are left to
+// the interpreter until their results are shown to round the same way.
+var float8Ops = map[ir.Op]bool{
+	ir.OpLoad: true, ir.OpStore: true, ir.OpConvert: true, ir.OpMMA: true,
+	ir.OpScatter: true, ir.OpDim: true, ir.OpStride: true,
+	ir.OpSelect: true, ir.OpBroadcast: true, ir.OpReshape: true, ir.OpPermute: true,
+	ir.OpCat: true, ir.OpExtract: true, ir.OpInsert: true, ir.OpSplat: true,
+	ir.OpFor: true, ir.OpIf: true, ir.OpWhile: true, ir.OpYield: true,
+	ir.OpAdd: true, ir.OpSub: true, ir.OpMul: true, ir.OpDiv: true,
+	ir.OpMin: true, ir.OpMax: true, ir.OpNeg: true, ir.OpAbs: true,
+	ir.OpCmp: true, ir.OpIsNaN: true,
+}
+
+// checkFloat8 rejects the uses of float8 dtype d that the GPU does not run:
+// ops outside float8Ops, and float8 constants (ptxgen materializes
+// constants of the other dtypes only), so also gathers, whose padding is
+// one.
+func checkFloat8(t *Target, in *ir.Instr, d ir.DType) error {
+	if in.Op == ir.OpGather {
+		return unsupportedAt(t, in, "gather of %s is not supported on the GPU yet (its padding value is a %s constant; ct.load and ct.scatter of %s are)", d, d, d)
+	}
+	if in.Op == ir.OpConst {
+		return unsupportedAt(t, in, "a %s constant is not supported on the GPU yet (make it float32 and ct.astype it; an mma tile of %s smaller than 16x8x32 is padded with one)", d, d)
+	}
+	if !float8Ops[in.Op] {
+		return unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet (convert with ct.astype to float32 first)", in.Op, d)
+	}
+	return nil
+}
+
+// checkFloat8MMA accepts float8 inputs (e4m3 or e5m2, mixed or not) into an
+// f32 accumulator: mma.sync m16n8k32 with .e4m3/.e5m2 operands on sm_89 and
+// later (PTX ISA 8.4), f16 m16n8k16 on the operands converted before
+// (ptxgen's float8FragmentsToF16). The .f16 accumulator form needs PTX ISA
+// 8.7, past what the ptxas tilec is checked with.
+func checkFloat8MMA(t *Target, in *ir.Instr, a, b, c ir.DType) error {
+	if c != ir.F32 {
+		return unsupportedAt(t, in, "mma %s x %s -> %s is not supported on the GPU yet (float8 inputs accumulate in f32 there)", a, b, c)
+	}
+	return nil
 }
 
 // checkAtomic rejects the atomics that PTX has no instruction for on the

@@ -8,8 +8,8 @@ package lower
 //
 // The k-steps themselves are built here for both passes: frag_load of the
 // A and B operand fragments of one k-step and mma_step over the warps'
-// accumulators (mma.sync m16n8k16, m16n8k8 for tf32), or one mma_fma for
-// float32 inputs, which cuTile multiplies exactly.
+// accumulators (mma.sync m16n8k16; m16n8k8 for tf32, m16n8k32 for float8),
+// or one mma_fma for float32 inputs, which cuTile multiplies exactly.
 
 import "github.com/tilec/tilec/ir"
 
@@ -23,10 +23,14 @@ func kSteps(mma *ir.Instr) int {
 	return a.Shape[1] / kStep(a.DType)
 }
 
-// kStep is the K of one mma.sync: 16 for 16-bit inputs, 8 for tf32.
+// kStep is the K of one mma.sync: 16 for 16-bit inputs, 8 for tf32, 32
+// for float8 (m16n8k32: each 32-bit fragment register holds four).
 func kStep(d ir.DType) int {
-	if d == ir.F32 || d == ir.TF32 {
+	switch {
+	case d == ir.F32 || d == ir.TF32:
 		return 8
+	case d.IsFloat8():
+		return 32
 	}
 	return 16
 }
@@ -83,7 +87,10 @@ func fragOp(s *seq, mma *ir.Instr, i, k int, slots *slotSet) *ir.Value {
 		shape, kind, name = []int{ksz, ct.Shape[1]}, ir.LayoutMMAOperandB, "b"
 	}
 	lay := OperandLayoutFor(kind, shape, acc)
-	return s.op(ir.OpFragLoad, []*ir.Value{src}, ir.TileOf(at.DType, shape...),
+	// Each fragment keeps its operand's dtype: float8 mmas may mix e4m3
+	// and e5m2.
+	dt := mma.Args[i].Type.Elem()
+	return s.op(ir.OpFragLoad, []*ir.Value{src}, ir.TileOf(dt, shape...),
 		"kstep", int64(k), "operand", name, ir.AttrKeyLayout, lay.attr())
 }
 

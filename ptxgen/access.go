@@ -43,6 +43,11 @@ func (e *emitter) padValue(pad string, d ir.DType) Reg {
 		}
 		return e.constReg(int64(0), d)
 	}
+	if d.IsFloat8() {
+		// The float32 value rounded as a conversion rounds it (+-inf
+		// saturate); ptxas folds the constant arithmetic.
+		return e.f32ToFloat8(e.constReg(v, ir.F32), d)
+	}
 	return e.constReg(v, d)
 }
 
@@ -274,8 +279,13 @@ func (e *emitter) emitGlobalAccess(in *ir.Instr, store bool) {
 			pv := and(elemPred(vec-1), aligned)
 			if vec > 4 {
 				// PTX vectors have at most 4 elements: 8 16-bit elements
-				// go as 4 b32 registers of pairs.
-				e.packedAccess(store, pv, addr, el)
+				// go as 4 b32 registers of pairs, 8 or 16 1-byte ones as
+				// 2 or 4 of quads.
+				if bytes == 1 {
+					e.packedByteAccess(store, pv, addr, el, dt)
+				} else {
+					e.packedAccess(store, pv, addr, el)
+				}
 			} else if vs := fmt.Sprintf(".v%d", vec); store {
 				e.emitIf(pv, false, "st.global"+vs+"."+bt, Addr{Base: addr}, ops)
 			} else {
@@ -352,5 +362,43 @@ func (e *emitter) packedAccess(store bool, p Reg, addr Reg, el []Reg) {
 	e.emitIf(p, false, "ld.global.v4.b32", words, Addr{Base: addr})
 	for i, w := range words {
 		e.emit("mov.b32", Vec{el[2*i], el[2*i+1]}, w)
+	}
+}
+
+// packedByteAccess is packedAccess for 1-byte elements (int8, uint8,
+// float8) held one per 32-bit register: 8 or 16 of them (8 or 16 bytes)
+// as ld/st.global.v2/v4.b32 of four bytes each, lowest address in the
+// low byte. Unpacking extends as the element registers hold them (int8 by
+// its sign, the others with zeros), so that where p does not hold the
+// registers come back unchanged.
+func (e *emitter) packedByteAccess(store bool, p Reg, addr Reg, el []Reg, dt ir.DType) {
+	if (len(el) != 8 && len(el) != 16) || el[0].Class != B32 {
+		e.fail("internal: packed byte access of %d registers of class %v", len(el), el[0].Class)
+	}
+	words := make(Vec, len(el)/4)
+	for i := range words {
+		w := e.newReg(B32)
+		e.emit("and.b32", w, el[4*i], Imm(0xff))
+		for j := 1; j < 4; j++ {
+			x := e.newReg(B32)
+			e.emit("bfi.b32", x, el[4*i+j], w, Imm(int64(8*j)), Imm(8))
+			w = x
+		}
+		words[i] = w
+	}
+	vs := fmt.Sprintf(".v%d", len(words))
+	if store {
+		e.emitIf(p, false, "st.global"+vs+".b32", Addr{Base: addr}, words)
+		return
+	}
+	e.emitIf(p, false, "ld.global"+vs+".b32", words, Addr{Base: addr})
+	ext := "bfe.u32"
+	if dt == ir.I8 {
+		ext = "bfe.s32"
+	}
+	for i, w := range words {
+		for j := 0; j < 4; j++ {
+			e.emit(ext, el[4*i+j], w, Imm(int64(8*j)), Imm(8))
+		}
 	}
 }

@@ -25,7 +25,7 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 		return r
 	case ir.OpIsNaN:
 		x, d := args[0], in.Args[0].Type.Elem()
-		if d == ir.F16 || d == ir.BF16 {
+		if d == ir.F16 || d == ir.BF16 || d.IsFloat8() {
 			x, d = e.convert(x, d, ir.F32), ir.F32
 		}
 		p := e.newReg(Pred)
@@ -39,8 +39,10 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 	if d == ir.F32 && in.Attrs.Get(ir.AttrKeyFTZ) == true {
 		return e.arithFTZ(in.Op, args)
 	}
-	if d == ir.F16 || d == ir.BF16 {
-		// Half-precision math goes through f32 and rounds once.
+	if d == ir.F16 || d == ir.BF16 || d.IsFloat8() {
+		// Half-precision and float8 math goes through f32 and rounds once
+		// (for float8, lower's check admits only the ops where that is the
+		// interpreter's single rounding).
 		wide := make([]Reg, len(args))
 		for i, a := range args {
 			wide[i] = e.convert(a, d, ir.F32)
@@ -62,7 +64,7 @@ func (e *emitter) compute(in *ir.Instr, args []Reg) Reg {
 func (e *emitter) minMaxNaN(op ir.Op, a []Reg, d ir.DType, ftz bool) Reg {
 	name := map[ir.Op]string{ir.OpMin: "min", ir.OpMax: "max"}[op]
 	switch d {
-	case ir.F16, ir.BF16:
+	case ir.F16, ir.BF16, ir.F8E4M3, ir.F8E5M2:
 		r := e.minMaxNaN(op, []Reg{e.convert(a[0], d, ir.F32), e.convert(a[1], d, ir.F32)}, ir.F32, false)
 		return e.convert(r, ir.F32, d)
 	case ir.F64:
@@ -338,7 +340,7 @@ func btypeReg(c RegClass) string {
 }
 
 func (e *emitter) cmp(pred string, x, y Reg, d ir.DType) Reg {
-	if d == ir.F16 || d == ir.BF16 {
+	if d == ir.F16 || d == ir.BF16 || d.IsFloat8() {
 		x, y = e.convert(x, d, ir.F32), e.convert(y, d, ir.F32)
 		d = ir.F32
 	}
@@ -400,6 +402,9 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 	if to == ir.TF32 {
 		to = ir.F32
 	}
+	if from.IsFloat8() || to.IsFloat8() {
+		return e.convertFloat8(x, from, to)
+	}
 	r := e.newReg(classOf(to))
 	switch {
 	case from == ir.Bool:
@@ -421,9 +426,11 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 		case ir.F16, ir.BF16:
 			return e.convert(e.convert(x, from, ir.F32), ir.F32, ir.Bool)
 		case ir.F32:
-			e.emit("setp.ne.f32", r, x, F32Imm(0))
+			// x != 0 with NaN true (ir.FloatToInt, Python's bool(nan)):
+			// the unordered compare; setp.ne is false on NaN.
+			e.emit("setp.neu.f32", r, x, F32Imm(0))
 		case ir.F64:
-			e.emit("setp.ne.f64", r, x, F64Imm(0))
+			e.emit("setp.neu.f64", r, x, F64Imm(0))
 		default:
 			e.emit("setp.ne."+ptype(from), r, x, Imm(0))
 		}
@@ -480,6 +487,128 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 	default:
 		e.fail("convert %s -> %s is not supported", from, to)
 	}
+	return r
+}
+
+// float8Format is what the integer conversions need of a float8 dtype:
+// its mantissa bits, the float32 mantissa bits below them, the bias
+// difference (in float8 exponent units, shifted to the float8 exponent's
+// place), the largest finite magnitude's bits, and the float32 bits of the
+// smallest normal.
+type float8Format struct {
+	mant     int    // explicit mantissa bits: 3 (e4m3), 2 (e5m2)
+	drop     int    // float32 mantissa bits below them: 20, 21
+	rebias   int64  // (127 - bias) << mant: 960, 448
+	maxBits  int64  // largest finite magnitude: 0x7e (448), 0x7b (57344)
+	minNorm  int64  // float32 bits of the smallest normal: 2^-6, 2^-14
+	subScale F32Imm // 1 / the smallest subnormal: 2^9, 2^16
+}
+
+func float8FormatOf(d ir.DType) float8Format {
+	if d == ir.F8E5M2 {
+		return float8Format{mant: 2, drop: 21, rebias: (127 - 15) << 2, maxBits: 0x7b, minNorm: (127 - 14) << 23, subScale: 0x1p16}
+	}
+	return float8Format{mant: 3, drop: 20, rebias: (127 - 7) << 3, maxBits: 0x7e, minNorm: (127 - 6) << 23, subScale: 0x1p9}
+}
+
+// convertFloat8 converts to or from a float8 dtype. Float8 values are bit
+// patterns in the low byte of a 32-bit register (as ld.global.u8 leaves
+// them). The conversions are integer and float32 operations that give the
+// interpreter's bits (runtime.F8Bits and F8Float) on every target, sm_80
+// included: widening is exact; narrowing rounds once to nearest even from
+// the exact value, saturates to the largest finite value (infinities
+// included) and makes NaN the format's NaN (0x7f) with the input's sign,
+// as cuTile's conversion does. PTX's cvt.rn.satfinite.e4m3x2 (sm_89+)
+// is not used: its NaN sign is not checked against the interpreter here.
+func (e *emitter) convertFloat8(x Reg, from, to ir.DType) Reg {
+	if from.IsFloat8() && to == ir.Bool {
+		// x != 0, NaN included (ir.FloatToInt's rule; f32's setp.ne is
+		// ordered and would make NaN false).
+		return e.def(Pred, "setp.ne.u32", e.def(B32, "and.b32", x, Imm(0x7f)), Imm(0))
+	}
+	if from.IsFloat8() {
+		f := e.float8ToF32(x, from)
+		if to == ir.F32 || to == ir.TF32 {
+			return f
+		}
+		return e.convert(f, ir.F32, to) // exact, or float32's own conversion
+	}
+	switch {
+	case from == ir.F64:
+		x = e.f64ToF32Odd(x)
+	case from.IsInt():
+		// Every 32-bit integer is exact in f64; a 64-bit one that is not
+		// is far past the largest float8 and saturates either way.
+		x = e.f64ToF32Odd(e.def(F64, "cvt.rn.f64."+ptype(from), x))
+	case from != ir.F32 && from != ir.TF32:
+		x = e.convert(x, from, ir.F32) // bool, f16, bf16: exact in f32
+	}
+	return e.f32ToFloat8(x, to)
+}
+
+// float8ToF32 widens float8 bits to the float32 of the same value.
+func (e *emitter) float8ToF32(x Reg, d ir.DType) Reg {
+	if d == ir.F8E5M2 {
+		// e5m2 is the upper byte of a binary16: infinities, NaN and
+		// subnormals come with it.
+		h := e.def(B16, "cvt.u16.u32", e.def(B32, "shl.b32", x, Imm(8)))
+		return e.def(F32, "cvt.f32.f16", h)
+	}
+	// e4m3fn: the magnitude's bits placed at float32's exponent and
+	// mantissa are the value times 2^-120 (a float32 subnormal for
+	// float8 subnormals), so one exact multiply by 2^120 gives it; 0x7f
+	// is NaN (no infinities).
+	mag := e.def(B32, "and.b32", x, Imm(0x7f))
+	scaled := e.def(F32, "mov.b32", e.def(B32, "shl.b32", mag, Imm(20)))
+	v := e.def(B32, "mov.b32", e.def(F32, "mul.rn.f32", scaled, F32Imm(0x1p120)))
+	sign := e.def(B32, "shl.b32", e.def(B32, "and.b32", x, Imm(0x80)), Imm(24))
+	bits := e.def(B32, "or.b32", v, sign)
+	nan := e.def(Pred, "setp.eq.u32", mag, Imm(0x7f))
+	return e.def(F32, "mov.b32", e.def(B32, "selp.b32", Imm(0x7fc00000), bits, nan))
+}
+
+// f32ToFloat8 rounds a float32 to float8 dtype d (see convertFloat8).
+func (e *emitter) f32ToFloat8(x Reg, d ir.DType) Reg {
+	ff := float8FormatOf(d)
+	b := e.def(B32, "mov.b32", x)
+	mag := e.def(B32, "and.b32", b, Imm(0x7fffffff))
+	// Normal results: round the float32 bits to nearest even at the
+	// float8 mantissa's last place, rebias the exponent; a carry out of
+	// the mantissa steps the exponent, and anything past the largest
+	// finite value (infinity too) clamps to it.
+	odd := e.def(B32, "bfe.u32", mag, Imm(int64(ff.drop)), Imm(1))
+	up := e.def(B32, "add.u32", e.def(B32, "add.u32", mag, Imm(1<<(ff.drop-1)-1)), odd)
+	biased := e.def(B32, "sub.u32", e.def(B32, "shr.u32", up, Imm(int64(ff.drop))), Imm(ff.rebias))
+	norm := e.def(B32, "min.u32", biased, Imm(ff.maxBits))
+	// Subnormal results (magnitudes below the smallest normal): the
+	// value in units of the smallest subnormal, rounded to nearest even
+	// (exact scaling; a round up to the smallest normal gives its bits).
+	units := e.def(F32, "mul.rn.f32", e.def(F32, "mov.b32", mag), ff.subScale)
+	sub := e.def(B32, "cvt.rni.u32.f32", units)
+	r := e.def(B32, "selp.b32", sub, norm, e.def(Pred, "setp.lt.u32", mag, Imm(ff.minNorm)))
+	r = e.def(B32, "selp.b32", Imm(0x7f), r, e.def(Pred, "setp.gt.u32", mag, Imm(0x7f800000)))
+	sign := e.def(B32, "shl.b32", e.def(B32, "shr.u32", b, Imm(31)), Imm(7))
+	return e.def(B32, "or.b32", r, sign)
+}
+
+// f64ToF32Odd rounds a float64 to float32 by round-to-odd (toward zero,
+// then the last bit set if that was inexact), so that rounding the result
+// again to float8, which has far fewer bits, is the single rounding of
+// the float64 (the classic double-rounding fix). NaN stays NaN and values
+// past float32's range stay past float8's.
+func (e *emitter) f64ToF32Odd(x Reg) Reg {
+	z := e.def(F32, "cvt.rz.f32.f64", x)
+	inexact := e.def(Pred, "setp.neu.f64", e.def(F64, "cvt.f64.f32", z), x)
+	zb := e.def(B32, "mov.b32", z)
+	odd := e.def(B32, "or.b32", zb, Imm(1))
+	return e.def(F32, "mov.b32", e.def(B32, "selp.b32", odd, zb, inexact))
+}
+
+// def emits op into a fresh register of class c (its first operand) and
+// returns the register.
+func (e *emitter) def(c RegClass, op string, args ...Operand) Reg {
+	r := e.newReg(c)
+	e.emit(op, append([]Operand{r}, args...)...)
 	return r
 }
 

@@ -90,8 +90,11 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 	lay := e.layout(v)
 	dt := v.Type.Elem()
 	g := fragGeometry{dt: dt, wm: lay.WarpsM, wn: lay.WarpsN, kstep: 16, E: 8}
-	if dt == ir.F32 || dt == ir.TF32 {
+	switch {
+	case dt == ir.F32 || dt == ir.TF32:
 		g.tf32, g.kstep, g.E = true, 8, 4
+	case dt.IsFloat8():
+		g.kstep, g.E = 32, 16
 	}
 	if g.wm == 0 || g.wn == 0 {
 		e.fail("internal: %s has no warp grid", v)
@@ -103,6 +106,15 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 // emitFragLoad emits a frag_load: the A (operand=a) or B fragments of one
 // k-step of a shared tile, read with ldmatrix where the element size and
 // majorness allow and with 32-bit ld.shared otherwise (tf32, K-major).
+//
+// Float8 (m16n8k32) fragments hold four consecutive k of one row (A) or
+// column (B) per register: a0 = A[g][4t..4t+3], a1 = rows g+8, a2 and a3
+// the same at k+16; b0 = B[4t..4t+3][g], b1 at k+16. Byte for byte that
+// is the 16-bit layout (two k per register) with twice the k per 16-byte
+// row, so K-contiguous storage ((M, K) A, (N, K) B) takes the same
+// ldmatrix with 16 elements per row chunk. MN-contiguous storage needs a
+// byte transpose that ldmatrix.trans (16-bit) does not do: the four bytes
+// come from four shared rows, one ld.shared.u8 each (see byteFragment).
 func (e *emitter) emitFragLoad(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
 	if src != nil && src.smem == nil && src.regs != nil && in.Attrs.Str("operand") == "a" {
@@ -132,6 +144,13 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 				col := e.lin("acol", E, i1)
 				off, imm := e.tileOffset(sm.tile, row, 16*mi, col, kstep*ks)
 				e.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16", Vec{r[0], r[1], r[2], r[3]}, addr(off, imm))
+			case fg.dt.IsFloat8():
+				// storage (K, M): a_q = A[g+8(q&1)][4t+16(q>>1)+0..3].
+				krow := e.lin("a8k", 4, t)
+				col := e.lin(fmt.Sprint("a8g", m0.N), 1, m0, 1, g)
+				for q := 0; q < 4; q++ {
+					r[q] = e.byteFragment(sm, krow, kstep*ks+16*(q>>1), col, 16*mi+8*(q&1))
+				}
 			case !fg.tf32:
 				// storage (K, M): row 8*i1+j, col m0+8*i0; transposed matrices.
 				row := e.lin("atrow", 8, i1, 1, j)
@@ -177,6 +196,13 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 				col := e.lin("bkcol", E, i0)
 				off, imm := e.tileOffset(sm.tile, row, 16*np, col, kstep*ks)
 				e.emit("ldmatrix.sync.aligned.m8n8"+x+".shared.b16", vec, addr(off, imm))
+			case fg.dt.IsFloat8():
+				// storage (K, N): b_q = B[4t+16(q&1)+0..3][g] of n-block q>>1.
+				krow := e.lin("b8k", 4, t)
+				col := e.lin(fmt.Sprint("b8g", n0.N), 1, n0, 1, g)
+				for q := range r {
+					r[q] = e.byteFragment(sm, krow, kstep*ks+16*(q&1), col, 16*np+8*(q>>1))
+				}
 			case !fg.tf32:
 				// storage (K, N): row 8*i0+j, col n0+8*i1; transposed matrices.
 				row := e.lin("bnrow", 8, i0, 1, j)
@@ -197,7 +223,92 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 			copy(regs[4*np:], r)
 		}
 	}
+	if d := ft.DType; d.IsFloat8() && !e.float8MMANative() {
+		regs = e.float8FragmentsToF16(regs, d, in.Attrs.Str("operand") == "a")
+	}
 	e.vals[in.Result()] = &value{regs: regs, lay: e.layout(in.Result())}
+}
+
+// byteFragment is one float8 fragment register read from MN-contiguous
+// shared storage: the bytes at rows krow+k0+0..3 of column col+c0,
+// lowest row in the low byte.
+func (e *emitter) byteFragment(sm *smemVal, krow Reg, k0 int, col Reg, c0 int) Reg {
+	var w Reg
+	for j := 0; j < 4; j++ {
+		off, imm := e.tileOffset(sm.tile, krow, k0+j, col, c0)
+		x := e.def(B32, "ld.shared.u8", e.smemAddr(sm, off, imm))
+		if j == 0 {
+			w = x
+		} else {
+			w = e.def(B32, "bfi.b32", x, w, Imm(int64(8*j)), Imm(8))
+		}
+	}
+	return w
+}
+
+// float8MMA is the mma.sync of float8 inputs a and b: m16n8k32 with f32
+// accumulators, which PTX has from ISA 8.4 on sm_89 and later (lower's
+// check refuses it on older targets). The module's .version is raised to
+// 8.4 for this kernel only where the target's is older (sm_89, sm_90,
+// sm_90a), so that kernels without it keep the target's.
+func (e *emitter) float8MMA(a, b ir.DType) string {
+	if !e.float8MMANative() {
+		return ""
+	}
+	if versionLess(e.t.PTXVersion, "8.4") {
+		t := *e.t
+		t.PTXVersion = "8.4"
+		e.t = &t
+	}
+	name := map[ir.DType]string{ir.F8E4M3: "e4m3", ir.F8E5M2: "e5m2"}
+	return "mma.sync.aligned.m16n8k32.row.col.f32." + name[a] + "." + name[b] + ".f32"
+}
+
+// float8MMANative reports whether the target has mma.sync with float8
+// operands (sm_89 and later). Older targets (sm_80, sm_86) run a float8
+// mma as f16 mmas: every float8 value is a float16 value, so the products
+// are the same exact products, summed in the same f32 accumulator.
+func (e *emitter) float8MMANative() bool { return e.t.CC >= 89 }
+
+// float8FragmentsToF16 turns the float8 fragments of one m16n8k32 k-step
+// (A: four registers per 16 rows, B: two per 8 columns, four float8 each)
+// into those of two m16n8k16 f16 steps over the same 32 k (A: eight, B:
+// four), for targets without float8 mma. The two steps take the k in
+// another order than k16 fragments would (a sum does not depend on it),
+// the same for A and B: thread t's f16 columns 2t, 2t+1, 2t+8, 2t+9 of the
+// first step are k = 4t .. 4t+3 (the bytes of a0/a1 and of b0), of the
+// second k = 16+4t .. 16+4t+3 (a2/a3, b1). So each f16 register is two
+// bytes of one float8 register, each converted exactly (convert).
+func (e *emitter) float8FragmentsToF16(regs []Reg, d ir.DType, operandA bool) []Reg {
+	pair := func(x Reg, first int) Reg {
+		var h [2]Reg
+		for j := range h {
+			b := e.def(B32, "bfe.u32", x, Imm(int64(8*(first+j))), Imm(8))
+			h[j] = e.convert(b, d, ir.F16)
+		}
+		return e.def(B32, "mov.b32", Vec{h[0], h[1]})
+	}
+	var out []Reg
+	if operandA {
+		for i := 0; i < len(regs); i += 4 {
+			a := regs[i : i+4]
+			out = append(out, pair(a[0], 0), pair(a[1], 0), pair(a[0], 2), pair(a[1], 2),
+				pair(a[2], 0), pair(a[3], 0), pair(a[2], 2), pair(a[3], 2))
+		}
+		return out
+	}
+	for i := 0; i < len(regs); i += 2 {
+		out = append(out, pair(regs[i], 0), pair(regs[i], 2), pair(regs[i+1], 0), pair(regs[i+1], 2))
+	}
+	return out
+}
+
+// versionLess compares PTX ISA versions "major.minor".
+func versionLess(x, y string) bool {
+	var xa, xb, ya, yb int
+	fmt.Sscanf(x, "%d.%d", &xa, &xb)
+	fmt.Sscanf(y, "%d.%d", &ya, &yb)
+	return xa < ya || xa == ya && xb < yb
 }
 
 // emitMMAStep emits one k-step of acc + a@b: each warp's mma.sync over
@@ -217,6 +328,15 @@ func (e *emitter) emitMMAStep(in *ir.Instr) {
 		op = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
 	case ir.F32, ir.TF32:
 		op = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+	case ir.F8E4M3, ir.F8E5M2:
+		op = e.float8MMA(in.Args[0].Type.Elem(), in.Args[1].Type.Elem())
+	}
+	// halves is the number of mma.sync per m16n8 tile and k-step: two
+	// m16n8k16 f16 ones for float8 on targets without m16n8k32 float8,
+	// over the fragments float8FragmentsToF16 made.
+	halves := 1
+	if op == "" {
+		op, halves = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 2
 	}
 	// Result registers: in place when the accumulator has no other use
 	// and its registers are its own (not a splat's or a broadcast's).
@@ -236,9 +356,12 @@ func (e *emitter) emitMMAStep(in *ir.Instr) {
 			}
 			base := 4 * (ni + NI*mi)
 			d := Vec{res[base], res[base+1], res[base+2], res[base+3]}
-			a := Vec{fa.regs[4*mi], fa.regs[4*mi+1], fa.regs[4*mi+2], fa.regs[4*mi+3]}
-			b := Vec{fb.regs[2*ni], fb.regs[2*ni+1]}
-			e.emit(op, d, a, b, d)
+			for h := 0; h < halves; h++ {
+				ai, bi := 4*(halves*mi+h), 2*(halves*ni+h)
+				a := Vec{fa.regs[ai], fa.regs[ai+1], fa.regs[ai+2], fa.regs[ai+3]}
+				b := Vec{fb.regs[bi], fb.regs[bi+1]}
+				e.emit(op, d, a, b, d)
+			}
 		}
 	}
 	e.vals[in.Result()] = &value{regs: res, lay: acc.lay}

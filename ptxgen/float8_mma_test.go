@@ -1,0 +1,80 @@
+package ptxgen
+
+import (
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/build"
+	"github.com/tilec/tilec/lang"
+	"github.com/tilec/tilec/lower"
+)
+
+// TestFloat8MMAPTX: float8 GEMMs take mma.sync m16n8k32 on sm_89 and
+// sm_90a (not wgmma: lower's findWGMMALoop takes f16/bf16 only), with the
+// module at PTX ISA 8.4 (what ptxas asks for fp8 mma) and operands read
+// by ldmatrix where they are K-contiguous ((M, K) A, (N, K) B) and by
+// byte loads where they are not ((K, N) B). Kernels without a float8 mma
+// keep the target's .version. sm_80 has no float8 mma: two f16 m16n8k16
+// per k-step of 32 on the converted fragments.
+func TestFloat8MMAPTX(t *testing.T) {
+	for _, tc := range []struct {
+		kernel, target, tb string
+		must, mustNot      []string
+	}{
+		{"float8_matmul", "sm_90a", "float8_e4m3fn",
+			[]string{`\.version 8\.4\n\.target sm_90a`, `mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32`, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`, `ld\.shared\.u8`},
+			[]string{`wgmma`, `ld\.local`, `m16n8k16`, `ldmatrix[^;]*\.trans`}},
+		{"float8_matmul", "sm_89", "float8_e5m2",
+			[]string{`\.version 8\.4\n\.target sm_89`, `mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e5m2\.f32`},
+			[]string{`m16n8k16`, `ldmatrix[^;]*\.trans`}},
+		{"float8_matmul", "sm_80", "float8_e4m3fn",
+			[]string{`\.version 7\.0\n\.target sm_80`, `mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32`, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`, `ld\.shared\.u8`},
+			[]string{`m16n8k32`, `e4m3`, `ld\.local`}},
+		{"float8_matmul_at", "sm_90a", "float8_e4m3fn",
+			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e5m2\.e4m3\.f32`, `ld\.shared\.u8`},
+			[]string{`wgmma`, `ldmatrix`, `ld\.local`}},
+		{"float8_matmul_bt", "sm_90a", "float8_e5m2",
+			[]string{`\.version 8\.4\n\.target sm_90a`, `mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e5m2\.f32`, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
+			[]string{`wgmma`, `ld\.shared\.u8`, `ldmatrix[^;]*\.trans`}},
+	} {
+		t.Run(tc.kernel+"/"+tc.target+"/"+tc.tb, func(t *testing.T) {
+			f := float8MatmulKernel(t, tc.kernel, map[string]string{"TB": tc.tb})
+			_, k := lowerEmit(t, f, lower.MustTarget(tc.target))
+			for _, p := range tc.must {
+				if !regexp.MustCompile(p).MatchString(k.PTX) {
+					t.Errorf("PTX lacks %s", p)
+				}
+			}
+			for _, p := range tc.mustNot {
+				if regexp.MustCompile(p).MatchString(k.PTX) {
+					t.Errorf("PTX has %s", p)
+				}
+			}
+		})
+	}
+	// A kernel with float8 but no float8 mma keeps sm_89's ISA version.
+	f := buildFile(t, "../runtime/testdata/kernels/float8_convert.tile", nil)
+	if _, k := lowerEmit(t, f, lower.MustTarget("sm_89")); !regexp.MustCompile(`\.version 7\.8\n`).MatchString(k.PTX) {
+		t.Errorf("float8_convert on sm_89: want .version 7.8")
+	}
+}
+
+// float8MatmulKernel builds a kernel of runtime/testdata/kernels/float8_matmul.tile.
+func float8MatmulKernel(t *testing.T, kernel string, consts map[string]string) *ir.Func {
+	t.Helper()
+	src, err := os.ReadFile("../runtime/testdata/kernels/float8_matmul.tile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	af, err := lang.Parse("float8_matmul.tile", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := build.File(af, build.Options{Kernel: kernel, Consts: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Funcs[0]
+}
