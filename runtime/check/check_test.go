@@ -439,3 +439,22 @@ func TestTensorCoreSteps(t *testing.T) {
 		}
 	}
 }
+
+// Where the scale is the largest |want|, an f32 output of a kernel that
+// rounds values to f16 or bf16 for an mma is bounded by two units of that
+// dtype; f32 inputs (tf32 on the tensor cores) by tf32's tolerance.
+func TestKernelTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		in   ir.DType
+		want float64
+	}{
+		{ir.F16, 0x1p-10},
+		{ir.BF16, 0x1p-7},
+		{ir.F32, 1e-3},
+	} {
+		f := irtest.Matmul(tc.in, 16, 16, 16, 2)
+		if got := KernelTolerance(f, ir.F32).Rel; got != tc.want {
+			t.Errorf("mma of %s into an f32 output: Rel %g, want %g", tc.in, got, tc.want)
+		}
+	}
+}
