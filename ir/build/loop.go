@@ -311,7 +311,20 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 // either by the step's sign at run time when it is not a constant; a
 // rank-0 bool tile when a bound is a tile) and not the break flag, if any;
 // the body's last step is iv + step.
+//
+// An i32 induction variable is carried in i64 (the body sees it converted
+// back, exactly: it lies between the bounds): iv + step would wrap in i32
+// near 2**31, and the test would then pass again (range(2**30, 2**31 - 1,
+// 2**30) ran 101 times instead of once).
 func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
+	narrow := ir.TypesEqual(bounds[0].Type, ir.ScalarOf(ir.I32))
+	if narrow {
+		wide := make([]*ir.Value, len(bounds))
+		for i, v := range bounds {
+			wide[i] = b.convert(s.Pos, v, ir.I64)
+		}
+		bounds = wide
+	}
 	ivT := bounds[0].Type
 	in := &ir.Instr{Op: ir.OpWhile, Pos: ir.Pos(s.Pos), Args: append([]*ir.Value{bounds[0]}, inits...)}
 	b.append(in)
@@ -357,7 +370,13 @@ func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Valu
 	b.cur = outer
 
 	// Body: the statements, then the next induction variable.
-	b.bind(target.Name, bparams[0], target.Pos)
+	var ivBody value = bparams[0]
+	if narrow {
+		b.cur = body
+		ivBody = b.convert(target.Pos, bparams[0], ir.I32)
+		b.cur = outer
+	}
+	b.bind(target.Name, ivBody, target.Pos)
 	b.loopBody(body, s.Body, carried, bparams[1:], bodyLive, s.Pos, cont, func() []*ir.Value {
 		next, _ := b.binop(s.Pos, "+", bparams[0], step).(*ir.Value)
 		if next == nil {

@@ -96,3 +96,26 @@ def cd(X: ct.Array[ct.int32, (4,)], n: ct.int32):
 		wantInts(t, fmt.Sprintf("cdiv(%d, 2)", n), X, want, want, want, want)
 	}
 }
+
+// A for loop with a break runs over range(lo, hi, step) as Python does
+// near 2**31: the induction variable is carried in i64, so iv + step does
+// not wrap (it did in i32, and range(2**30, 2**31 - 1, 2**30) ran 101
+// times instead of once); the body still sees an i32.
+func TestRangeWithBreakNearI32Max(t *testing.T) {
+	src := `
+@ct.kernel(grid=(1,))
+def wrap(X: ct.Array[ct.int32, (2,)], n: ct.int32):
+    count = 0
+    last = 0
+    for i in range(2**30, n, 2**30):
+        count += 1
+        last = i
+        if i < 0:
+            break
+    ct.store(X, index=(0,), tile=ct.full((1,), count, dtype=ct.int32))
+    ct.store(X, index=(1,), tile=ct.full((1,), last, dtype=ct.int32))
+`
+	X := runtime.NewTensor(ir.I32, 2)
+	runSrc(t, src, X, int64(2147483647))
+	wantInts(t, "count, last", X, 1, 1<<30)
+}
