@@ -146,6 +146,11 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "the accumulator is not a 2-D f32 tile")
 	}
 	lp.m, lp.n = acc.Shape[0], acc.Shape[1]
+	if lp.m != 64 && lp.m != 128 {
+		// Before the operands: a small tile padded by the pad pass has
+		// register operands, but its rows are what keeps it off the path.
+		return nil, refuse(lp.mma, "the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
+	}
 	uses := Uses(f)
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
 	operand := func(v *ir.Value) *ir.Instr {
@@ -173,8 +178,6 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "A and B differ in dtype")
 	}
 	switch {
-	case lp.m != 64 && lp.m != 128:
-		return nil, refuse(lp.mma, "the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
 	case (lp.k%tmaSlabCols != 0 && lp.k != tmaSlabCols/2) || lp.k > 256:
 		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes 32, or multiples of 64 up to 256)", lp.k)
 	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):

@@ -72,6 +72,12 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, *Reason) {
 	if al.loop.Block != f.Body {
 		return nil, refuse(topLevel(f, al.loop), "the mmas' loop is inside this %s; the attention path takes a loop at the kernel's top level", topLevel(f, al.loop).Op)
 	}
+	// The query tile's rows first: a decode kernel's few query rows (padded
+	// by the pad pass, so its operands are no longer loads) miss the path
+	// for that reason, not for the operands' form.
+	if tq := al.qk.Result().Type.(*ir.Tile).Shape[0]; tq != 64 && tq != 128 {
+		return nil, refuse(al.qk, "the query tile has %d rows (the attention path takes 64 or 128)", tq)
+	}
 	body := al.loop.Regions[0]
 	uses := Uses(f)
 	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
