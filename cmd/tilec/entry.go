@@ -265,7 +265,13 @@ func (r *entryRun) hostOptions() host.Options {
 		f := cuda.Facts()
 		device = &f
 	}
-	return host.Options{Stdout: r.stdout, Device: device, Strict: r.strict, Launch: func(l *host.Launch) error {
+	// --timeout bounds the whole run: host code's own work and every launch
+	// after it share one deadline.
+	var deadline time.Time
+	if r.timeout > 0 {
+		deadline = time.Now().Add(r.timeout)
+	}
+	return host.Options{Stdout: r.stdout, Device: device, Strict: r.strict, Deadline: deadline, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)
 		if err != nil {
 			return err
@@ -280,8 +286,8 @@ func (r *entryRun) hostOptions() host.Options {
 			before = check.CloneArgs(l.Args) // the interpreter checks the device against these
 		}
 		lo := runtime.LaunchOptions{Grid: l.Grid, Workers: r.workers}
-		if r.timeout > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+		if !deadline.IsZero() {
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			defer cancel()
 			lo.Context = ctx
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
@@ -61,6 +62,15 @@ func (in *interp) step(pos lang.Pos) {
 	in.steps++
 	if in.steps > maxSteps {
 		in.fail(pos, "the host function ran more than %d statements", maxSteps)
+	}
+	in.checkDeadline(pos)
+}
+
+// checkDeadline stops host code past Options.Deadline (statements, and
+// the rows of long tensor operations such as a large matmul).
+func (in *interp) checkDeadline(pos lang.Pos) {
+	if d := in.opts.Deadline; !d.IsZero() && time.Now().After(d) {
+		in.fail(pos, "stopped: host code ran past the time limit (--timeout)")
 	}
 }
 

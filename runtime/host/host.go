@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
@@ -67,6 +68,10 @@ type Options struct {
 	// Strict builds the kernels that ct.launch launches in strict mode:
 	// tilec's extensions to cuTile 1.6 are errors (compile.Options).
 	Strict bool
+	// Deadline, when set, stops host code that runs past it (checked at
+	// every statement and inside long tensor operations): --timeout covers
+	// a script's own work, not only its kernels'.
+	Deadline time.Time
 }
 
 // Limits that keep host code bounded on any input.

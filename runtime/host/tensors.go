@@ -517,6 +517,7 @@ func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runti
 	}
 	for z := range batch {
 		for i := range m {
+			in.checkDeadline(pos) // a row at a time: a large product runs long
 			row := out[(z*m+i)*n : (z*m+i+1)*n]
 			for p := range k {
 				x := av[(z*m+i)*k+p]
