@@ -249,3 +249,31 @@ func TestCompiledLineNamesThePath(t *testing.T) {
 		t.Errorf("compiled line %q, want it to start %q", got, want)
 	}
 }
+
+// The GEMM family of testdata/kernels (plain, bias + ReLU epilogue, B
+// transposed, batched, row softmax epilogue) takes the warp-specialized
+// wgmma path on sm_90a at small and at the seed's tiles (64x64x32 with the
+// 64-byte swizzle, 128x256x64), in f16 and bf16: their PTX issues
+// wgmma.mma_async. A change that drops one of them off the path fails
+// here, without a GPU.
+func TestGEMMFamilyTakesWGMMA(t *testing.T) {
+	root := repoRoot(t)
+	for _, k := range []string{"matmul", "matmul_bias_relu", "matmul_bt", "batched_matmul", "matmul_softmax"} {
+		for _, tiles := range [][3]string{{"64", "64", "32"}, {"128", "256", "64"}} {
+			for _, dt := range []string{"f16", "bf16"} {
+				kern, err := compile.File(filepath.Join(root, "testdata", "kernels", k+".tile"), compile.Options{
+					Consts: map[string]string{"T": dt, "tm": tiles[0], "tn": tiles[1], "tk": tiles[2]}})
+				if err != nil {
+					t.Fatalf("%s: %v", k, err)
+				}
+				pk, err := compile.PTX(kern.Func, "sm_90a")
+				if err != nil {
+					t.Fatalf("%s %v %s: %v", k, tiles, dt, err)
+				}
+				if !strings.Contains(pk.PTX, "wgmma.mma_async") {
+					t.Errorf("%s at %sx%sx%s, %s: no wgmma on sm_90a (path %q)", k, tiles[0], tiles[1], tiles[2], dt, pk.Path)
+				}
+			}
+		}
+	}
+}
