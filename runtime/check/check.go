@@ -122,7 +122,9 @@ const (
 // products came out 17 units (of the magnitude) off the interpreter's,
 // past the 16 the bound had, on correct code. Each step earns one unit.
 // Zero for kernels without a tensor-core mma (f32 inputs run exact fma
-// chains on the CUDA cores).
+// chains on the CUDA cores). The largest extent is an upper bound of K (an
+// M or N larger than K loosens the bound by their ratio), and each step is
+// a unit of f32, the accumulator's, not of the kernel's narrowest dtype.
 func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 	k := 0
 	f.Body.Walk(func(in *ir.Instr) {
@@ -756,7 +758,9 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 		if tol == (Tolerance{}) && want.DType.IsFloat() {
 			if mag != nil {
 				co.scale = mag[i].(*runtime.Tensor)
-				tol = Tolerance{ULPs: outputULPs, Rel: float64(boundULPs+steps) * u}
+				// The steps' roundings are the f32 accumulator's, whatever
+				// narrower dtype the kernel's other arithmetic runs in.
+				tol = Tolerance{ULPs: outputULPs, Rel: boundULPs*u + float64(steps)*unitRoundoff(ir.F32)}
 			} else {
 				tol = KernelTolerance(f, want.DType)
 				tol.ULPs = outputULPs

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 	"github.com/tilec/tilec/runtime/internal/irtest"
 	"github.com/tilec/tilec/runtime/interp"
 )
@@ -456,5 +457,41 @@ func TestKernelTolerance(t *testing.T) {
 		if got := KernelTolerance(f, ir.F32).Rel; got != tc.want {
 			t.Errorf("mma of %s into an f32 output: Rel %g, want %g", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The tensor-core units of the bound are f32's (the accumulator's), not
+// the kernel's narrowest arithmetic: a deep f16 GEMM with an f16 epilogue
+// multiply keeps a tight bound, and an all-zero device result fails (it
+// passed when the units were f16's: 0.26 of the scale).
+func TestTensorCoreUnitsAreF32(t *testing.T) {
+	k, err := compile.Source("k.py", []byte(`import cuda.tile as ct
+
+
+@ct.kernel(grid=(1,))
+def deep(A: ct.Array[ct.float16, (64, K)], B: ct.Array[ct.float16, (K, 64)], C: ct.Array[ct.float16, (64, 64)]):
+    acc = ct.zeros((64, 64), dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(64, 64))):
+        acc = ct.mma(ct.load(A, index=(0, k), shape=(64, 64)), ct.load(B, index=(k, 0), shape=(64, 64)), acc)
+    ct.store(C, index=(0, 0), tile=ct.astype(acc, ct.float16) * 2.0)
+`), compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	A := runtime.RandNormal(rng, ir.F16, 64, 8192)
+	B := runtime.RandNormal(rng, ir.F16, 8192, 64)
+	C := runtime.NewTensor(ir.F16, 64, 64)
+	args := []runtime.Arg{A, B, C}
+	PoisonOutputs(k.Func, args)
+	inputs := CloneArgs(args)
+	C.Fill(0) // a device that wrote zeros
+	res, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Outputs[0]
+	if want := boundULPs*math.Ldexp(1, -11) + 512*math.Ldexp(1, -24); res.Pass || r.Tol.Rel != want {
+		t.Errorf("pass %v, Rel %g (want %g): %s", res.Pass, r.Tol.Rel, want, res)
 	}
 }
