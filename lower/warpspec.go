@@ -195,9 +195,30 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 			return nil, refuse(in, "the mma's loop has %s besides the loads and the mma", in.Op)
 		}
 	}
+	// The code before the k-loop runs in both roles (and twice in the
+	// producer in pair mode): a side effect that is not idempotent there
+	// (an atomic, a scatter) would happen more than once.
+	before := map[*ir.Instr]bool{}
+	for _, b := range []*ir.Block{f.Body, lp.home()} {
+		for _, in := range b.Instrs {
+			if in == lp.loop || in == lp.tiles {
+				break
+			}
+			before[in] = true
+		}
+	}
+	repeated := func(in *ir.Instr) *Reason {
+		if before[in] && (in.Op.Info().Global == ir.GlobalAtomic || in.Op == ir.OpScatter) {
+			return refuse(in, "%s before the mma's loop: both roles run that code, so it would happen more than once", in.Op)
+		}
+		return nil
+	}
 	for _, in := range f.Body.Instrs {
 		if in == lp.loop || in == lp.tiles || in.Op == ir.OpReturn {
 			continue
+		}
+		if why := repeated(in); why != nil {
+			return nil, why
 		}
 		if lp.tiles != nil && in.Block == f.Body && slices.Index(f.Body.Instrs, in) > slices.Index(f.Body.Instrs, lp.tiles) {
 			return nil, refuse(in, "%s after the tile loop (the wgmma path runs the tile loop last)", in.Op)
@@ -217,6 +238,9 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 			}
 			if !wsStraightOp(in) {
 				return nil, refuse(in, "%s in the tile loop beside the mma's loop (only element-wise and scalar code, loads and stores run in a role's branch)", in.Op)
+			}
+			if why := repeated(in); why != nil {
+				return nil, why
 			}
 		}
 	}
