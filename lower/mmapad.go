@@ -36,8 +36,11 @@ func PadMMA(f *ir.Func, t *Target) error {
 
 // mmaKStep is the k of the mma.sync instruction for input dtype d.
 func mmaKStep(d ir.DType) int {
-	if d == ir.F32 || d == ir.TF32 {
+	switch {
+	case d == ir.F32 || d == ir.TF32:
 		return 8
+	case d.IsFloat8():
+		return 32
 	}
 	return 16
 }
@@ -66,23 +69,24 @@ func padMMA(f *ir.Func, in *ir.Instr) {
 	s := &seq{f: f}
 	s.pos.Pos = in.Pos
 	zero := s.i32(0)
-	pad := func(v *ir.Value, rows, cols int) *ir.Value {
+	pad := func(v *ir.Value, rows, cols int, acc bool) *ir.Value {
 		t := v.Type.(*ir.Tile)
 		if t.Shape[0] == rows && t.Shape[1] == cols {
 			return v
 		}
-		if d := v.Def; d != nil && d.Op == ir.OpSplat {
-			// A splat (the zero accumulator) is the same splat, larger;
-			// the padding's values are dropped with it.
+		if d := v.Def; acc && d != nil && d.Op == ir.OpSplat {
+			// A splat accumulator (the zero one) is the same splat,
+			// larger: its padding rows and columns are dropped with the
+			// result's. (An operand's padding along K must be zero.)
 			return s.op(ir.OpSplat, []*ir.Value{d.Args[0]}, ir.TileOf(t.DType, rows, cols))
 		}
 		z := s.op(ir.OpConst, nil, ir.ScalarOf(t.DType), "value", zeroValue(t.DType))
 		big := s.op(ir.OpSplat, []*ir.Value{z}, ir.TileOf(t.DType, rows, cols))
 		return s.op(ir.OpInsert, []*ir.Value{big, v, zero, zero}, big.Type)
 	}
-	a := pad(in.Args[0], pm, pk)
-	b := pad(in.Args[1], pk, pn)
-	c := pad(in.Args[2], pm, pn)
+	a := pad(in.Args[0], pm, pk, false)
+	b := pad(in.Args[1], pk, pn, false)
+	c := pad(in.Args[2], pm, pn, true)
 	res := in.Result()
 	prod := s.op(ir.OpMMA, []*ir.Value{a, b, c}, ir.TileOf(res.Type.Elem(), pm, pn))
 	out := res

@@ -8,6 +8,7 @@ import (
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // lower's pad pass runs an mma tile smaller than the tensor-core
@@ -55,6 +56,36 @@ func TestPadMMAKeepsResults(t *testing.T) {
 			if x := got.Float64s()[i]; math.Float64bits(x) != math.Float64bits(w) {
 				t.Fatalf("%s %sx%sx%s: C[%d] = %v padded, %v unpadded", tc.T, tc.tm, tc.tn, tc.tk, i, x, w)
 			}
+		}
+	}
+}
+
+// Operands that are splats (ct.full) are padded with zeros along K like
+// any other: only the accumulator's padding may keep its splat value (its
+// rows and columns are dropped). full(1) @ full(1) over K = 8 is 8, not
+// the 16 of a splat padded with ones.
+func TestPadMMASplatOperands(t *testing.T) {
+	k, err := compile.Source("k.py", []byte(`import cuda.tile as ct
+
+
+@ct.kernel(grid=(1,))
+def ones(C: ct.Array[ct.float32, (16, 16)]):
+    a = ct.full((16, 8), 1.0, dtype=ct.float16)
+    b = ct.full((8, 16), 1.0, dtype=ct.float16)
+    ct.store(C, index=(0, 0), tile=ct.mma(a, b, ct.zeros((16, 16), dtype=ct.float32)))
+`), compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := lower.Clone(k.Func)
+	if err := lower.PadMMA(g, lower.MustTarget("sm_80")); err != nil {
+		t.Fatal(err)
+	}
+	C := runtime.NewTensor(ir.F32, 16, 16)
+	runExample(t, runtime.NewKernel(g), C)
+	for i, x := range C.Float64s() {
+		if x != 8 {
+			t.Fatalf("C[%d] = %v, want 8", i, x)
 		}
 	}
 }
