@@ -341,9 +341,10 @@ func (b *builder) biCdiv(c *callCtx) value {
 }
 
 // cdiv computes ceil(x / y): folded on constants; for a positive constant
-// y, x // y plus (x % y + y - 1) // y (one when y does not divide x), which
-// cannot overflow where x + y - 1 would (cdiv(2**31 - 1, 2) in i32, an
-// array of 2**31 - 1 elements); -((-x) // y) otherwise.
+// y, x // y plus min(x % y, 1) (one when y does not divide x: the floor
+// remainder lies in [0, y)), which cannot overflow where x + y - 1 would
+// (cdiv(2**31 - 1, 2) in i32, an array of 2**31 - 1 elements), whatever y;
+// -((-x) // y) otherwise.
 func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 	if yc, ok := y.(int64); ok {
 		if xc, ok := x.(int64); ok {
@@ -366,7 +367,7 @@ func (b *builder) cdiv(pos lang.Pos, x, y value) value {
 				return x
 			}
 			q := b.binop(pos, "//", x, yc)
-			up := b.binop(pos, "//", b.binop(pos, "+", b.binop(pos, "%", x, yc), yc-1), yc)
+			up := b.minmax(pos, "min", ir.OpMin, b.binop(pos, "%", x, yc), int64(1), false)
 			return b.binop(pos, "+", q, up)
 		}
 	}

@@ -317,7 +317,10 @@ func (b *builder) forStmt(s *lang.ForStmt, live nameSet) {
 // near 2**31, and the test would then pass again (range(2**30, 2**31 - 1,
 // 2**30) ran 101 times instead of once).
 func (b *builder) forBreak(s *lang.ForStmt, target *lang.Name, bounds []*ir.Value, stepV value, carried []string, inits []*ir.Value, assigned []string, bodyLive nameSet, cont bool) {
-	narrow := ir.TypesEqual(bounds[0].Type, ir.ScalarOf(ir.I32))
+	narrow := true
+	for _, v := range bounds {
+		narrow = narrow && v.Type.Elem() == ir.I32 // scalars or rank-0 tiles
+	}
 	if narrow {
 		wide := make([]*ir.Value, len(bounds))
 		for i, v := range bounds {

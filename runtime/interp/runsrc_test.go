@@ -95,6 +95,17 @@ def cd(X: ct.Array[ct.int32, (4,)], n: ct.int32):
 		runSrc(t, src, X, n)
 		wantInts(t, fmt.Sprintf("cdiv(%d, 2)", n), X, want, want, want, want)
 	}
+	// Divisors above 2**30: x % y + y - 1 would overflow too.
+	big := `
+@ct.kernel(grid=(1,))
+def cd(X: ct.Array[ct.int32, (3,)], n: ct.int32):
+    ct.store(X, index=(0,), tile=ct.full((1,), ct.cdiv(n, 2**30 + 1), dtype=ct.int32))
+    ct.store(X, index=(1,), tile=ct.full((1,), ct.cdiv(n, 2147483647), dtype=ct.int32))
+    ct.store(X, index=(2,), tile=ct.full((1,), ct.cdiv(n, 3), dtype=ct.int32))
+`
+	X := runtime.NewTensor(ir.I32, 3)
+	runSrc(t, big, X, int64(1<<30))
+	wantInts(t, "cdiv(2**30, 2**30 + 1), cdiv(2**30, 2**31 - 1), cdiv(2**30, 3)", X, 1, 1, 357913942)
 }
 
 // A for loop with a break runs over range(lo, hi, step) as Python does
@@ -118,4 +129,27 @@ def wrap(X: ct.Array[ct.int32, (2,)], n: ct.int32):
 	X := runtime.NewTensor(ir.I32, 2)
 	runSrc(t, src, X, int64(2147483647))
 	wantInts(t, "count, last", X, 1, 1<<30)
+}
+
+// The same with a rank-0 tile as the start and as the step (the loop then
+// carries a rank-0 tile, widened to i64 as a scalar is).
+func TestRangeWithTileBoundsNearI32Max(t *testing.T) {
+	for _, header := range []string{
+		"for i in range(ct.full((), 2**30, dtype=ct.int32), n, 2**30):",
+		"for i in range(2**30, n, ct.full((), 2**30, dtype=ct.int32)):",
+	} {
+		src := `
+@ct.kernel(grid=(1,))
+def wrap(X: ct.Array[ct.int32, (1,)], n: ct.int32):
+    count = 0
+    ` + header + `
+        count += 1
+        if count > 100:
+            break
+    ct.store(X, index=(0,), tile=ct.full((1,), count, dtype=ct.int32))
+`
+		X := runtime.NewTensor(ir.I32, 1)
+		runSrc(t, src, X, int64(2147483647))
+		wantInts(t, header, X, 1)
+	}
 }
