@@ -31,33 +31,22 @@ import "github.com/tilec/tilec/ir"
 
 // InsertBarriers is the barriers pass.
 func InsertBarriers(f *ir.Func, _ *Target) error {
-	b := barrierPass{f: f, used: usedValues(f)}
+	b := barrierPass{f: f, uses: Uses(f)}
 	b.block(f.Body, false, true)
 	return nil
 }
 
 type barrierPass struct {
 	f    *ir.Func
-	used map[*ir.Value]bool
-}
-
-// usedValues is the set of values some instruction reads.
-func usedValues(f *ir.Func) map[*ir.Value]bool {
-	used := map[*ir.Value]bool{}
-	f.Body.Walk(func(in *ir.Instr) {
-		for _, a := range in.Args {
-			used[a] = true
-		}
-	})
-	return used
+	uses map[*ir.Value][]*ir.Instr
 }
 
 // Exchanges reports whether in moves values between threads through the
-// scratch region, given the set of used values: an op the table marks
+// scratch region, given the kernel's uses (Uses): an op the table marks
 // SharedExchange whose instance needs scratch (ScratchBytes: a reduce
 // inside one warp does not), except a rank-0 atomic whose old value nobody
 // reads (only its one owner thread runs it; nothing is broadcast).
-func Exchanges(in *ir.Instr, used map[*ir.Value]bool) bool {
+func Exchanges(in *ir.Instr, uses map[*ir.Value][]*ir.Instr) bool {
 	if in.Op.Info().Shared != ir.SharedExchange {
 		return false
 	}
@@ -65,7 +54,7 @@ func Exchanges(in *ir.Instr, used map[*ir.Value]bool) bool {
 		return false
 	}
 	if in.Op.Info().Global == ir.GlobalAtomic {
-		return used[in.Result()]
+		return len(uses[in.Result()]) > 0
 	}
 	return true
 }
@@ -117,7 +106,7 @@ func (p *barrierPass) block(b *ir.Block, pending, insert bool) bool {
 			barrier(i)
 		}
 		switch {
-		case Exchanges(in, p.used):
+		case Exchanges(in, p.uses):
 			if pending {
 				barrier(i)
 			}

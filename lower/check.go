@@ -110,7 +110,7 @@ func Check(f *ir.Func, t *Target) error {
 				err = unsupportedAt(t, in, "batched mma is not supported yet")
 				return
 			}
-			kstep := kStep(a)
+			kstep := ir.MMAKStep(a)
 			if s[0]%16 != 0 || s[1]%16 != 0 || ak[1]%kstep != 0 {
 				err = unsupportedAt(t, in, "mma tile %dx%dx%d: M and N must be multiples of 16 and K of %d", s[0], s[1], ak[1], kstep)
 			}
@@ -222,17 +222,12 @@ const maxTileRegs = 512
 // in maxTileRegs registers per thread.
 func checkRegisterBudget(f *ir.Func, t *Target) error {
 	var err error
-	used := map[*ir.Value]bool{}
-	f.Body.Walk(func(in *ir.Instr) {
-		for _, a := range in.Args {
-			used[a] = true
-		}
-	})
+	uses := Uses(f)
 	f.Body.Walk(func(in *ir.Instr) {
 		if err != nil || len(in.Results) != 1 {
 			return
 		}
-		if (in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS) && used[in.Result()] {
+		if (in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS) && len(uses[in.Result()]) > 0 {
 			// The owner warp's old values would have to reach the warps
 			// holding copies through shared memory; not done yet.
 			if l, lerr := LayoutOf(in.Result()); lerr == nil && l != nil && l.ReplicatedWarpMask() != 0 {

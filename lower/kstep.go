@@ -20,19 +20,7 @@ func exactF32(mma *ir.Instr) bool { return mma.Args[0].Type.Elem() == ir.F32 }
 // kSteps is the number of mma.sync k-steps of an mma.
 func kSteps(mma *ir.Instr) int {
 	a := mma.Args[0].Type.(*ir.Tile)
-	return a.Shape[1] / kStep(a.DType)
-}
-
-// kStep is the K of one mma.sync: 16 for 16-bit inputs, 8 for tf32, 32
-// for float8 (m16n8k32: each 32-bit fragment register holds four).
-func kStep(d ir.DType) int {
-	switch {
-	case d == ir.F32 || d == ir.TF32:
-		return 8
-	case d.IsFloat8():
-		return 32
-	}
-	return 16
+	return a.Shape[1] / ir.MMAKStep(a.DType)
 }
 
 // slotSet is the shared tile each load of a loop is read from at one
@@ -81,7 +69,7 @@ func fragOp(s *seq, mma *ir.Instr, i, k int, slots *slotSet) *ir.Value {
 	acc, _ := LayoutOf(mma.Result())
 	at := mma.Args[0].Type.(*ir.Tile)
 	ct := mma.Result().Type.(*ir.Tile)
-	ksz := kStep(at.DType)
+	ksz := ir.MMAKStep(at.DType)
 	shape, kind, name := []int{ct.Shape[0], ksz}, ir.LayoutMMAOperandA, "a"
 	if i == 1 {
 		shape, kind, name = []int{ksz, ct.Shape[1]}, ir.LayoutMMAOperandB, "b"

@@ -34,17 +34,6 @@ func PadMMA(f *ir.Func, t *Target) error {
 	return nil
 }
 
-// mmaKStep is the k of the mma.sync instruction for input dtype d.
-func mmaKStep(d ir.DType) int {
-	switch {
-	case d == ir.F32 || d == ir.TF32:
-		return 8
-	case d.IsFloat8():
-		return 32
-	}
-	return 16
-}
-
 // padTo is n rounded up to m when n is a power of two below m (which then
 // divides m), else n (already a multiple, or a shape check rejects).
 func padTo(n, m int) int {
@@ -62,7 +51,7 @@ func padMMA(f *ir.Func, in *ir.Instr) {
 		return
 	}
 	m, k, n := at.Shape[0], at.Shape[1], bt.Shape[1]
-	pm, pk, pn := padTo(m, 16), padTo(k, mmaKStep(at.DType)), padTo(n, 16)
+	pm, pk, pn := padTo(m, 16), padTo(k, ir.MMAKStep(at.DType)), padTo(n, 16)
 	if pm == m && pk == k && pn == n {
 		return
 	}

@@ -521,13 +521,13 @@ func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) *Reason {
 	if lp.tiles != nil {
 		blocks = append(blocks, lp.home())
 	}
-	used := usedValues(f)
+	uses := Uses(f)
 	for _, b := range blocks {
 		for _, in := range b.Instrs {
 			switch {
 			case in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)):
 				return refuse(lp.mma, "laid out for warpgroups, the kernel keeps a layout conversion or shared-memory tile outside the mma's loop, which needs the block's barrier")
-			case Exchanges(in, used):
+			case Exchanges(in, uses):
 				return refuse(in, "laid out for warpgroups, this %s moves elements between warps through shared memory, which needs a barrier of the consumer warpgroups (not placed yet)", in.Op)
 			}
 		}

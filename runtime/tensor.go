@@ -78,12 +78,29 @@ func (t *Tensor) String() string {
 	return fmt.Sprintf("Tensor<%s %v strides %v>", t.DType, t.Shape, t.Strides)
 }
 
+// Unravel is the row-major index of element i of shape (axes of size 0
+// leave i alone).
+func Unravel(i int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for ax := len(shape) - 1; ax >= 0; ax-- {
+		if shape[ax] > 0 {
+			idx[ax] = i % shape[ax]
+			i /= shape[ax]
+		}
+	}
+	return idx
+}
+
 // IsContiguous reports whether t is a row-major view starting at Data[0]
 // that covers all of Data.
 func (t *Tensor) IsContiguous() bool {
-	if t.Offset != 0 || len(t.Data) != t.NumElements()*t.DType.Bytes() {
-		return false
-	}
+	return t.Offset == 0 && len(t.Data) == t.NumElements()*t.DType.Bytes() && t.IsRowMajor()
+}
+
+// IsRowMajor reports whether t's elements lie row-major without gaps from
+// its Offset (size-1 axes take any stride), wherever they sit in Data: a
+// reshape of it can be a view.
+func (t *Tensor) IsRowMajor() bool {
 	rm := RowMajorStrides(t.Shape)
 	for i := range rm {
 		if t.Shape[i] != 1 && t.Strides[i] != rm[i] {

@@ -131,13 +131,8 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 		if in.Op != ir.OpMMA || !isFloatValue(in.Args[0]) {
 			return
 		}
-		switch d := in.Args[0].Type.Elem(); {
-		case d == ir.F16 || d == ir.BF16:
-			k = max(k, 16)
-		case d == ir.TF32:
-			k = max(k, 8)
-		case d.IsFloat8():
-			k = max(k, 32)
+		if d := in.Args[0].Type.Elem(); d != ir.F32 { // f32: exact fma chains, no tensor cores
+			k = max(k, ir.MMAKStep(d))
 		}
 	})
 	if k == 0 {
@@ -338,7 +333,7 @@ func compare(got, want *runtime.Tensor, tol Tolerance, o compareOptions) *Report
 		r.Bad++
 		r.Ratio = math.Inf(1)
 		if r.worstKind == "" {
-			r.Worst, r.WorstGot, r.WorstWant, r.worstKind = logicalIndex(want.Shape, i), g, w, kind
+			r.Worst, r.WorstGot, r.WorstWant, r.worstKind = runtime.Unravel(i, want.Shape), g, w, kind
 		}
 	}
 	walk2(got, want, nil, func(i, eg, ew int) {
@@ -412,7 +407,7 @@ func compare(got, want *runtime.Tensor, tol Tolerance, o compareOptions) *Report
 		if ratio > r.Ratio {
 			r.Ratio = ratio
 			if r.worstKind == "" {
-				r.Worst, r.WorstGot, r.WorstWant, r.WorstBound = logicalIndex(want.Shape, i), g, w, bound
+				r.Worst, r.WorstGot, r.WorstWant, r.WorstBound = runtime.Unravel(i, want.Shape), g, w, bound
 			}
 		}
 	})
@@ -463,18 +458,6 @@ func walk2(a, b *runtime.Tensor, idx []int, fn func(i, ea, eb int)) {
 			return
 		}
 	}
-}
-
-// logicalIndex turns a row-major position into an index of shape.
-func logicalIndex(shape []int, i int) []int {
-	idx := make([]int, len(shape))
-	for ax := len(shape) - 1; ax >= 0; ax-- {
-		if shape[ax] > 0 {
-			idx[ax] = i % shape[ax]
-			i /= shape[ax]
-		}
-	}
-	return idx
 }
 
 // Unpoison copies into the elements of t that still hold the poison

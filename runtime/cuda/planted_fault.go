@@ -36,7 +36,7 @@ func init() {
 		if !ok || t == nil || t.NumElements() == 0 {
 			return
 		}
-		idx := middleIndex(t.Shape)
+		idx := runtime.Unravel(t.NumElements()/2, t.Shape)
 		if t.DType.IsFloat() {
 			t.Set(t.At(idx...)+1, idx...)
 		} else {
@@ -44,19 +44,4 @@ func init() {
 		}
 		fmt.Fprintf(os.Stderr, "plantfault: %s: %s%v changed by 1 after the launch\n", f.Name, f.Params[target].Name, idx)
 	}
-}
-
-// middleIndex is the row-major index of a shape's middle element.
-func middleIndex(shape []int) []int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	i := n / 2
-	idx := make([]int, len(shape))
-	for d := len(shape) - 1; d >= 0; d-- {
-		idx[d] = i % shape[d]
-		i /= shape[d]
-	}
-	return idx
 }

@@ -584,20 +584,11 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 				in.fail(c.e.Pos, "%s: a float fill value for an integer dtype", name)
 			}
 			for i := 0; i < t.NumElements(); i++ {
-				t.SetInt(n, unravel(i, shape)...)
+				t.SetInt(n, runtime.Unravel(i, shape)...)
 			}
 		}
 	}
 	return t
-}
-
-func unravel(i int, shape []int) []int {
-	idx := make([]int, len(shape))
-	for ax := len(shape) - 1; ax >= 0; ax-- {
-		idx[ax] = i % shape[ax]
-		i /= shape[ax]
-	}
-	return idx
 }
 
 // callMethod calls a tensor method (or an argument parser's).

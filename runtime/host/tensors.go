@@ -152,9 +152,9 @@ func (in *interp) fromValues(pos lang.Pos, what string, d ir.DType, shape []int,
 	}
 	for i, x := range xs {
 		if d.IsInt() || d == ir.Bool {
-			t.SetInt(int64(x), unravel(i, shape)...)
+			t.SetInt(int64(x), runtime.Unravel(i, shape)...)
 		} else {
-			t.Set(x, unravel(i, shape)...)
+			t.Set(x, runtime.Unravel(i, shape)...)
 		}
 	}
 	return t
@@ -210,7 +210,7 @@ func broadcastTo[T int64 | float64](src []T, from, shape []int) []T {
 	off := len(shape) - len(from)
 	strides := runtime.RowMajorStrides(from)
 	for i := range out {
-		idx := unravel(i, shape)
+		idx := runtime.Unravel(i, shape)
 		k := 0
 		for ax, d := range from {
 			if d != 1 {
@@ -899,7 +899,7 @@ func (in *interp) assertClose(c *callSite) {
 	}
 	index := func(i int) string {
 		var parts []string
-		for _, x := range unravel(i, act.Shape) {
+		for _, x := range runtime.Unravel(i, act.Shape) {
 			parts = append(parts, fmt.Sprint(x))
 		}
 		if len(parts) == 1 {
@@ -1324,7 +1324,7 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 			}
 		}
 		for i, x := range xs {
-			t.Set(x, unravel(i, t.Shape)...)
+			t.Set(x, runtime.Unravel(i, t.Shape)...)
 		}
 		return t
 	}
@@ -1587,24 +1587,12 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 // view of t's elements when they are row-major without gaps (so that a
 // kernel writing into `out.reshape(...)` writes into out), else a copy.
 func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
-	if rowMajor(t) {
+	if t.IsRowMajor() {
 		if v, err := t.View(shape, runtime.RowMajorStrides(shape)); err == nil {
 			return v
 		}
 	}
 	return in.copyAs(pos, "reshape", t, shape)
-}
-
-// rowMajor reports whether t's elements lie row-major without gaps from
-// its offset (size-1 axes take any stride).
-func rowMajor(t *runtime.Tensor) bool {
-	rm := runtime.RowMajorStrides(t.Shape)
-	for i := range rm {
-		if t.Shape[i] != 1 && t.Strides[i] != rm[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // copyAs is a contiguous copy of t's elements, row-major, with shape (of

@@ -473,7 +473,7 @@ func Convert(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error
 				text = strconv.FormatUint(uint64(v), 10)
 			}
 			bad = fmt.Errorf("element %s[%s] of the file is %s, which does not fit the kernel's %s",
-				name, joinInts(unravel(i, t.Shape)), text, d)
+				name, joinInts(runtime.Unravel(i, t.Shape)), text, d)
 			return
 		}
 		out.SetElemIntAt(i, v)
@@ -506,14 +506,4 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-// unravel is the row-major index of element i of shape.
-func unravel(i int, shape []int) []int {
-	idx := make([]int, len(shape))
-	for ax := len(shape) - 1; ax >= 0; ax-- {
-		idx[ax] = i % shape[ax]
-		i /= shape[ax]
-	}
-	return idx
 }
