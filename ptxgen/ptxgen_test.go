@@ -343,13 +343,20 @@ func TestExactF32MMA(t *testing.T) {
 	}
 }
 
-// log2, sin, cos, tan, sinh and cosh use PTX's approximate instructions.
+// log2, sin, cos, tan, sinh and cosh use PTX's approximate instructions;
+// sin, cos and tan reduce their argument to [-pi, pi] first (one
+// round-to-nearest of x/2pi and two fmas per call).
 func TestMathSetPatterns(t *testing.T) {
 	_, _, k := compileFile(t, filepath.Join("..", "runtime", "testdata", "kernels", "math_approx.tile"), nil, lower.MustTarget("sm_80"))
 	for _, want := range []string{`lg2\.approx\.f32`, `sin\.approx\.f32`, `cos\.approx\.f32`, `ex2\.approx\.f32`, `div\.rn\.f32`} {
 		if count(k.PTX, want) == 0 {
 			t.Errorf("no %s", want)
 		}
+	}
+	// Each element computes sin, cos and tan: two sin.approx (sin, tan) and
+	// three reductions.
+	if n, s := count(k.PTX, `cvt\.rni\.f32\.f32`), count(k.PTX, `sin\.approx\.f32`); n == 0 || 2*n != 3*s {
+		t.Errorf("%d argument reductions (cvt.rni.f32.f32) for %d sin.approx, want 3 per 2", n, s)
 	}
 }
 
