@@ -1,0 +1,170 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
+)
+
+// The int8 GEMMs of the GPU cases (runtime/testdata/kernels/int8_matmul.tile)
+// on the interpreter, against products summed here in int64 and wrapped to
+// int32 by Go's conversion (two's complement, as integer mma.sync without
+// .satfinite adds).
+
+// randBytes is a tensor of dtype d (int8 or uint8) with every byte drawn
+// uniformly, so the extremes -128, 127 and 255 all occur.
+func randBytes(rng *rand.Rand, d ir.DType, shape ...int) *runtime.Tensor {
+	t := runtime.NewTensor(d, shape...)
+	for i := range t.Data {
+		t.Data[i] = byte(rng.Uint32())
+	}
+	return t
+}
+
+// byteValue is the value of element e of an int8 or uint8 tensor.
+func byteValue(t *runtime.Tensor, e int) int64 {
+	if t.DType == ir.U8 {
+		return int64(t.Data[e])
+	}
+	return int64(int8(t.Data[e]))
+}
+
+// refInt8Matmul is c0 + a@b for a (M, K) and b (K, N), or b (N, K) used
+// transposed when bt, each sum exact in int64 and then wrapped to int32.
+func refInt8Matmul(a, b *runtime.Tensor, c0 []int32, M, N, K int, bt bool) []int32 {
+	out := make([]int32, M*N)
+	for i := 0; i < M; i++ {
+		for j := 0; j < N; j++ {
+			var s int64
+			if c0 != nil {
+				s = int64(c0[i*N+j])
+			}
+			for k := 0; k < K; k++ {
+				be := k*N + j
+				if bt {
+					be = j*K + k
+				}
+				s += byteValue(a, i*K+k) * byteValue(b, be)
+			}
+			out[i*N+j] = int32(s)
+		}
+	}
+	return out
+}
+
+func compileInt8(t *testing.T, kernel string, consts map[string]string) *runtime.Kernel {
+	t.Helper()
+	k, err := compile.File("../testdata/kernels/int8_matmul.tile", compile.Options{Kernel: kernel, Consts: consts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func checkInt32(t *testing.T, name string, got *runtime.Tensor, want []int32) {
+	t.Helper()
+	bad := 0
+	for e, w := range want {
+		if g := got.ElemIntAt(e); g != int64(w) {
+			if bad++; bad <= 10 {
+				t.Errorf("%s[%d] = %d, want %d", name, e, g, w)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("%s: %d of %d elements differ", name, bad, len(want))
+	}
+}
+
+// TestInt8MatmulKernel: int8_matmul (B as (K, N)) for every pair of int8
+// and uint8 inputs, at an aligned size and the ragged 127x129x65 (partial
+// tiles in M, N and K, zero-padded).
+func TestInt8MatmulKernel(t *testing.T) {
+	for _, c := range []struct {
+		ta, tb  ir.DType
+		M, N, K int
+	}{
+		{ir.I8, ir.I8, 128, 64, 192},
+		{ir.I8, ir.I8, 127, 129, 65},
+		{ir.I8, ir.U8, 127, 129, 65},
+		{ir.U8, ir.I8, 65, 127, 129},
+		{ir.U8, ir.U8, 127, 129, 65},
+	} {
+		t.Run(fmt.Sprintf("%vx%v_%dx%dx%d", c.ta, c.tb, c.M, c.N, c.K), func(t *testing.T) {
+			k := compileInt8(t, "int8_matmul", map[string]string{"TA": c.ta.String(), "TB": c.tb.String()})
+			rng := rand.New(rand.NewPCG(uint64(c.M), uint64(c.K)))
+			A, B := randBytes(rng, c.ta, c.M, c.K), randBytes(rng, c.tb, c.K, c.N)
+			C := runtime.NewTensor(ir.I32, c.M, c.N)
+			if _, err := (CPU{}).Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkInt32(t, "C", C, refInt8Matmul(A, B, nil, c.M, c.N, c.K, false))
+		})
+	}
+}
+
+// TestInt8MatmulBTWraps: int8_matmul_bt (B as (N, K), used transposed)
+// accumulates onto C's values; starting within 2**14 of the int32 limits,
+// most sums leave int32's range and must wrap, not saturate.
+func TestInt8MatmulBTWraps(t *testing.T) {
+	const M, N, K = 127, 129, 65
+	for _, tb := range []ir.DType{ir.I8, ir.U8} {
+		t.Run(tb.String(), func(t *testing.T) {
+			k := compileInt8(t, "int8_matmul_bt", map[string]string{"TB": tb.String()})
+			rng := rand.New(rand.NewPCG(127, 65))
+			A, B := randBytes(rng, ir.I8, M, K), randBytes(rng, tb, N, K)
+			C := runtime.NewTensor(ir.I32, M, N)
+			c0 := make([]int32, M*N)
+			for e := range c0 {
+				c0[e] = math.MaxInt32 - int32(rng.IntN(1<<14))
+				if e%2 == 1 {
+					c0[e] = math.MinInt32 + int32(rng.IntN(1<<14))
+				}
+				C.SetElemIntAt(e, int64(c0[e]))
+			}
+			want := refInt8Matmul(A, B, c0, M, N, K, true)
+			wrapped := 0
+			for e, w := range want {
+				if (w < 0) != (c0[e] < 0) {
+					wrapped++
+				}
+			}
+			if wrapped < M*N/4 {
+				t.Fatalf("only %d of %d sums wrap; the test does not test wrapping", wrapped, M*N)
+			}
+			if _, err := (CPU{}).Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkInt32(t, "C", C, want)
+		})
+	}
+}
+
+// TestInt8MatmulSmall: int8_matmul_small, an 8x8x16 mma of int8 by uint8
+// onto 7 and ct.matmul's int8 product A @ D^T, wrapped to int8.
+func TestInt8MatmulSmall(t *testing.T) {
+	const M, N, K = 8, 8, 16
+	k := compileInt8(t, "int8_matmul_small", nil)
+	rng := rand.New(rand.NewPCG(8, 16))
+	A, B, D := randBytes(rng, ir.I8, M, K), randBytes(rng, ir.U8, K, N), randBytes(rng, ir.I8, M, K)
+	C, E := runtime.NewTensor(ir.I32, M, N), runtime.NewTensor(ir.I8, M, M)
+	if _, err := (CPU{}).Launch(k, []runtime.Arg{A, B, C, D, E}, runtime.LaunchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seven := make([]int32, M*N)
+	for e := range seven {
+		seven[e] = 7
+	}
+	checkInt32(t, "C", C, refInt8Matmul(A, B, seven, M, N, K, false))
+	want := refInt8Matmul(A, D, nil, M, M, K, true)
+	for e, w := range want {
+		if g := int8(E.Data[e]); g != int8(w) {
+			t.Errorf("E[%d] = %d, want %d (the int32 sum %d wrapped to int8)", e, g, int8(w), w)
+		}
+	}
+}
