@@ -110,22 +110,33 @@ func TestInt8MatmulKernel(t *testing.T) {
 
 // TestInt8MatmulBTWraps: int8_matmul_bt (B as (N, K), used transposed)
 // accumulates onto C's values; starting within 2**14 of the int32 limits,
-// most sums leave int32's range and must wrap, not saturate.
+// most sums leave int32's range and must wrap, not saturate. With -D
+// bias=2147483647 (the GPU case's way there) C's small values are moved
+// next to the limits in the kernel, the add wrapping too.
 func TestInt8MatmulBTWraps(t *testing.T) {
 	const M, N, K = 127, 129, 65
-	for _, tb := range []ir.DType{ir.I8, ir.U8} {
-		t.Run(tb.String(), func(t *testing.T) {
-			k := compileInt8(t, "int8_matmul_bt", map[string]string{"TB": tb.String()})
+	for _, tc := range []struct {
+		tb   ir.DType
+		bias int32
+	}{{ir.I8, 0}, {ir.U8, 0}, {ir.U8, math.MaxInt32}} {
+		t.Run(fmt.Sprintf("%v/bias=%d", tc.tb, tc.bias), func(t *testing.T) {
+			k := compileInt8(t, "int8_matmul_bt", map[string]string{"TB": tc.tb.String(), "bias": fmt.Sprint(tc.bias)})
 			rng := rand.New(rand.NewPCG(127, 65))
-			A, B := randBytes(rng, ir.I8, M, K), randBytes(rng, tb, N, K)
+			A, B := randBytes(rng, ir.I8, M, K), randBytes(rng, tc.tb, N, K)
 			C := runtime.NewTensor(ir.I32, M, N)
 			c0 := make([]int32, M*N)
 			for e := range c0 {
-				c0[e] = math.MaxInt32 - int32(rng.IntN(1<<14))
-				if e%2 == 1 {
-					c0[e] = math.MinInt32 + int32(rng.IntN(1<<14))
+				var c int32
+				switch {
+				case tc.bias != 0:
+					c = int32(rng.IntN(64)) - 32
+				case e%2 == 0:
+					c = math.MaxInt32 - int32(rng.IntN(1<<14))
+				default:
+					c = math.MinInt32 + int32(rng.IntN(1<<14))
 				}
-				C.SetElemIntAt(e, int64(c0[e]))
+				C.SetElemIntAt(e, int64(c))
+				c0[e] = c + tc.bias // wraps as the kernel's add does
 			}
 			want := refInt8Matmul(A, B, c0, M, N, K, true)
 			wrapped := 0
