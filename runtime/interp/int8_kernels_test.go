@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
 )
@@ -177,5 +179,71 @@ func TestInt8MatmulSmall(t *testing.T) {
 		if g := int8(E.Data[e]); g != int8(w) {
 			t.Errorf("E[%d] = %d, want %d (the int32 sum %d wrapped to int8)", e, g, int8(w), w)
 		}
+	}
+}
+
+// lower's pad pass widens int8 mma tiles below the instruction's 16x16x32
+// (K to 32, the one-byte k-step) with integer zeros: the padded kernel,
+// run here as tile IR, gives the original's int32 results exactly.
+func TestPadMMAInt8KeepsResults(t *testing.T) {
+	for _, tc := range []struct {
+		kernel  string
+		consts  map[string]string
+		M, N, K int
+	}{
+		{"int8_matmul_small", nil, 8, 8, 16},
+		{"int8_matmul", map[string]string{"TA": "u8", "tm": "8", "tn": "16", "tk": "16"}, 37, 30, 50},
+		{"int8_matmul_bt", map[string]string{"TB": "u8", "tm": "16", "tn": "8", "tk": "8"}, 37, 30, 50},
+	} {
+		t.Run(fmt.Sprintf("%s/%v", tc.kernel, tc.consts), func(t *testing.T) {
+			k := compileInt8(t, tc.kernel, tc.consts)
+			g := lower.Clone(k.Func)
+			if err := lower.PadMMA(g, lower.MustTarget("sm_80")); err != nil {
+				t.Fatal(err)
+			}
+			if err := ir.Verify(g); err != nil {
+				t.Fatalf("padded kernel: %v", err)
+			}
+			n := 0
+			g.Body.Walk(func(in *ir.Instr) {
+				if in.Op == ir.OpMMA {
+					n++
+					s := in.Result().Type.(*ir.Tile).Shape
+					if k := in.Args[0].Type.(*ir.Tile).Shape[1]; s[0]%16 != 0 || s[1]%16 != 0 || k%32 != 0 {
+						t.Errorf("mma %dx%dx%d left below 16x16x32", s[0], s[1], k)
+					}
+				}
+			})
+			if n == 0 {
+				t.Fatal("no mma")
+			}
+			run := func(kern *runtime.Kernel) []runtime.Arg {
+				rng := rand.New(rand.NewPCG(37, 50))
+				var args []runtime.Arg
+				for _, p := range kern.Func.Params {
+					at := p.Type.(*ir.Array)
+					shape := map[string][]int{"A": {tc.M, tc.K}, "B": {tc.K, tc.N}, "C": {tc.M, tc.N}, "D": {tc.M, tc.K}, "E": {tc.M, tc.M}}[p.Name]
+					if tc.kernel == "int8_matmul_bt" && p.Name == "B" {
+						shape = []int{tc.N, tc.K}
+					}
+					if at.DType == ir.I32 {
+						args = append(args, runtime.RandNormal(rng, ir.I32, shape...))
+					} else {
+						args = append(args, randBytes(rng, at.DType, shape...))
+					}
+				}
+				if _, err := (CPU{}).Launch(kern, args, runtime.LaunchOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				return args
+			}
+			want, got := run(k), run(runtime.NewKernel(g))
+			for i := range want {
+				w, x := want[i].(*runtime.Tensor), got[i].(*runtime.Tensor)
+				if !slices.Equal(w.Data, x.Data) {
+					t.Errorf("%s differs between the padded kernel and the original", k.Func.Params[i].Name)
+				}
+			}
+		})
 	}
 }
