@@ -112,13 +112,14 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 // majorness allow and with 32-bit ld.shared otherwise (tf32, K-major).
 //
 // One-byte (float8, int8, uint8: m16n8k32) fragments hold four
-// consecutive k of one row (A) or column (B) per register: a0 = A[g][4t..4t+3], a1 = rows g+8, a2 and a3
-// the same at k+16; b0 = B[4t..4t+3][g], b1 at k+16. Byte for byte that
-// is the 16-bit layout (two k per register) with twice the k per 16-byte
-// row, so K-contiguous storage ((M, K) A, (N, K) B) takes the same
-// ldmatrix with 16 elements per row chunk. MN-contiguous storage needs a
-// byte transpose that ldmatrix.trans (16-bit) does not do: the four bytes
-// come from four shared rows, one ld.shared.u8 each (see byteFragment).
+// consecutive k of one row (A) or column (B) per register: a0 =
+// A[g][4t..4t+3], a1 = rows g+8, a2 and a3 the same at k+16; b0 =
+// B[4t..4t+3][g], b1 at k+16. Byte for byte that is the 16-bit layout
+// (two k per register) with twice the k per 16-byte row, so K-contiguous
+// storage ((M, K) A, (N, K) B) takes the same ldmatrix with 16 elements
+// per row chunk. MN-contiguous storage needs a byte transpose that
+// ldmatrix.trans (16-bit) does not do: the four bytes come from four
+// shared rows, one ld.shared.u8 each (see byteFragment).
 func (e *emitter) emitFragLoad(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
 	if src != nil && src.smem == nil && src.regs != nil && in.Attrs.Str("operand") == "a" {
