@@ -118,14 +118,14 @@ var sharedAccessNames = [...]string{"none", "exchange", "read", "write", "async"
 func (a SharedAccess) String() string { return sharedAccessNames[a] }
 
 // MMAKStep is the K of one tensor-core instruction for mma inputs of dtype
-// d: 16 for 16-bit inputs, 8 for f32/tf32, 32 for float8 (m16n8k32: each
-// 32-bit fragment register holds four). lower's k-steps and pad pass and
-// the GPU check's accumulation bound count in it.
+// d: 16 for 16-bit inputs, 8 for f32/tf32, 32 for one-byte inputs (float8,
+// int8, uint8: m16n8k32, each 32-bit fragment register holds four). lower's
+// k-steps and pad pass and the GPU check's accumulation bound count in it.
 func MMAKStep(d DType) int {
 	switch {
 	case d == F32 || d == TF32:
 		return 8
-	case d.IsFloat8():
+	case d.IsFloat8() || d.IsByteInt():
 		return 32
 	}
 	return 16

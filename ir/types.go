@@ -104,6 +104,9 @@ func (d DType) IsUnsigned() bool {
 // IsFloat8 reports whether d is one of the 8-bit float formats.
 func (d DType) IsFloat8() bool { return d == F8E4M3 || d == F8E5M2 }
 
+// IsByteInt reports whether d is int8 or uint8, the integer mma inputs.
+func (d DType) IsByteInt() bool { return d == I8 || d == U8 }
+
 // ParseDType maps a printed name ("f16") to its DType.
 func ParseDType(s string) (DType, bool) {
 	for d := DType(1); d < numDTypes; d++ {

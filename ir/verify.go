@@ -624,6 +624,10 @@ func verifyMMA(at, bt, ct, res Type) string {
 		// Exact products (at most 4 significant bits each), summed in the
 		// accumulator's dtype.
 		ok = c.DType == F32 || c.DType == F16
+	case a.DType.IsByteInt() && b.DType.IsByteInt():
+		// int8 and uint8, mixed or not (cuTile's one exception to equal
+		// input dtypes): exact products summed in int32, wrapping.
+		ok = c.DType == I32
 	}
 	if !ok {
 		return fmt.Sprintf("mma of %v x %v into %v is not supported", a.DType, b.DType, c.DType)

@@ -96,12 +96,17 @@ func Check(f *ir.Func, t *Target) error {
 				return
 			}
 			a, b, c := in.Args[0].Type.Elem(), in.Args[1].Type.Elem(), in.Result().Type.Elem()
-			if a.IsFloat8() && b.IsFloat8() {
+			switch {
+			case a.IsFloat8() && b.IsFloat8():
 				if err = checkFloat8MMA(t, in, a, b, c); err != nil {
 					return
 				}
-			} else if ok := c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32); !ok {
-				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are; float8 inputs on sm_89 and later)", a, b, c)
+			case a.IsByteInt() && b.IsByteInt() && c == ir.I32:
+				// mma.sync m16n8k32 .s32 with .s8/.u8 operands (sm_80 and
+				// later; the verifier allows no other accumulator).
+			case c == ir.F32 && a == b && (a == ir.F16 || a == ir.BF16 || a == ir.F32 || a == ir.TF32):
+			default:
+				err = unsupportedAt(t, in, "mma %s x %s -> %s is not supported yet (f16, bf16, f32/tf32 inputs with an f32 accumulator are; float8 inputs on sm_89 and later; int8 and uint8 into i32)", a, b, c)
 				return
 			}
 			s := in.Result().Type.(*ir.Tile).Shape

@@ -8,15 +8,15 @@ package lower
 // original shape from the padded product. Padded rows and columns of the
 // product are dropped by the extract, and padding along K adds exact
 // zeros to every sum, so each result is the unpadded mma's (up to the sign
-// of a zero sum: -0 + +0 is +0).
+// of a zero sum: -0 + +0 is +0; integer sums are exact).
 //
 // Requires: fold (shapes are constants).
-// Guarantees: every 2-D mma with float inputs has M and N multiples of 16
-// and K a multiple of the k-step, or dimensions that are not powers of
-// two below them (check reports those); the padding costs one exchange
-// through the scratch region per padded operand and one for the result
-// (insert and extract), which for the small tiles this is for is little
-// against the loads.
+// Guarantees: every 2-D mma with float, int8 or uint8 inputs has M and N
+// multiples of 16 and K a multiple of the k-step, or dimensions that are
+// not powers of two below them (check reports those); the padding costs
+// one exchange through the scratch region per padded operand and one for
+// the result (insert and extract), which for the small tiles this is for
+// is little against the loads.
 
 import "github.com/tilec/tilec/ir"
 
@@ -47,7 +47,7 @@ func padMMA(f *ir.Func, in *ir.Instr) {
 	at, aok := in.Args[0].Type.(*ir.Tile)
 	bt, bok := in.Args[1].Type.(*ir.Tile)
 	ct, cok := in.Args[2].Type.(*ir.Tile)
-	if !aok || !bok || !cok || at.Rank() != 2 || bt.Rank() != 2 || ct.Rank() != 2 || !at.DType.IsFloat() {
+	if !aok || !bok || !cok || at.Rank() != 2 || bt.Rank() != 2 || ct.Rank() != 2 || !(at.DType.IsFloat() || at.DType.IsByteInt()) {
 		return
 	}
 	m, k, n := at.Shape[0], at.Shape[1], bt.Shape[1]

@@ -51,13 +51,15 @@ func TestFloat8FragmentLoads(t *testing.T) {
 				t.Fatal("no frag_load")
 			}
 			for _, fl := range loads {
-				checkFloat8FragLoad(t, g, tg, fl)
+				checkByteFragLoad(t, g, tg, fl)
 			}
 		})
 	}
 }
 
-func checkFloat8FragLoad(t *testing.T, f *ir.Func, tg *lower.Target, fl *ir.Instr) {
+// checkByteFragLoad checks one frag_load of one-byte elements (float8,
+// int8, uint8: their m16n8k32 fragments are laid out alike) lane by lane.
+func checkByteFragLoad(t *testing.T, f *ir.Func, tg *lower.Target, fl *ir.Instr) {
 	t.Helper()
 	// The shared tile: a ring's slot, maybe a transposed view of it.
 	v, trans := fl.Args[0], false

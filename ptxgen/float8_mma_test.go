@@ -2,6 +2,7 @@ package ptxgen
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -42,16 +43,7 @@ func TestFloat8MMAPTX(t *testing.T) {
 		t.Run(tc.kernel+"/"+tc.target+"/"+tc.tb, func(t *testing.T) {
 			f := float8MatmulKernel(t, tc.kernel, map[string]string{"TB": tc.tb})
 			_, k := lowerEmit(t, f, lower.MustTarget(tc.target))
-			for _, p := range tc.must {
-				if !regexp.MustCompile(p).MatchString(k.PTX) {
-					t.Errorf("PTX lacks %s", p)
-				}
-			}
-			for _, p := range tc.mustNot {
-				if regexp.MustCompile(p).MatchString(k.PTX) {
-					t.Errorf("PTX has %s", p)
-				}
-			}
+			checkPTXHas(t, "PTX", k.PTX, tc.must, tc.mustNot)
 		})
 	}
 	// A kernel with float8 but no float8 mma keeps sm_89's ISA version.
@@ -64,11 +56,17 @@ func TestFloat8MMAPTX(t *testing.T) {
 // float8MatmulKernel builds a kernel of runtime/testdata/kernels/float8_matmul.tile.
 func float8MatmulKernel(t *testing.T, kernel string, consts map[string]string) *ir.Func {
 	t.Helper()
-	src, err := os.ReadFile("../runtime/testdata/kernels/float8_matmul.tile")
+	return kernelOfFile(t, "../runtime/testdata/kernels/float8_matmul.tile", kernel, consts)
+}
+
+// kernelOfFile builds the named kernel of the file at path.
+func kernelOfFile(t *testing.T, path, kernel string, consts map[string]string) *ir.Func {
+	t.Helper()
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	af, err := lang.Parse("float8_matmul.tile", src)
+	af, err := lang.Parse(filepath.Base(path), src)
 	if err != nil {
 		t.Fatal(err)
 	}

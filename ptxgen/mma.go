@@ -86,6 +86,10 @@ type fragGeometry struct {
 	kstep, E int // K of one mma.sync; elements in 16 bytes
 }
 
+// oneByte reports whether the fragments hold one-byte elements (float8,
+// int8, uint8), four k per register.
+func (g fragGeometry) oneByte() bool { return g.kstep == 32 }
+
 func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 	lay := e.layout(v)
 	dt := v.Type.Elem()
@@ -93,7 +97,7 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 	switch {
 	case dt == ir.F32 || dt == ir.TF32:
 		g.tf32, g.kstep, g.E = true, 8, 4
-	case dt.IsFloat8():
+	case dt.IsFloat8() || dt.IsByteInt():
 		g.kstep, g.E = 32, 16
 	}
 	if g.wm == 0 || g.wn == 0 {
@@ -107,14 +111,15 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 // k-step of a shared tile, read with ldmatrix where the element size and
 // majorness allow and with 32-bit ld.shared otherwise (tf32, K-major).
 //
-// Float8 (m16n8k32) fragments hold four consecutive k of one row (A) or
-// column (B) per register: a0 = A[g][4t..4t+3], a1 = rows g+8, a2 and a3
-// the same at k+16; b0 = B[4t..4t+3][g], b1 at k+16. Byte for byte that
-// is the 16-bit layout (two k per register) with twice the k per 16-byte
-// row, so K-contiguous storage ((M, K) A, (N, K) B) takes the same
-// ldmatrix with 16 elements per row chunk. MN-contiguous storage needs a
-// byte transpose that ldmatrix.trans (16-bit) does not do: the four bytes
-// come from four shared rows, one ld.shared.u8 each (see byteFragment).
+// One-byte (float8, int8, uint8: m16n8k32) fragments hold four
+// consecutive k of one row (A) or column (B) per register: a0 =
+// A[g][4t..4t+3], a1 = rows g+8, a2 and a3 the same at k+16; b0 =
+// B[4t..4t+3][g], b1 at k+16. Byte for byte that is the 16-bit layout
+// (two k per register) with twice the k per 16-byte row, so K-contiguous
+// storage ((M, K) A, (N, K) B) takes the same ldmatrix with 16 elements
+// per row chunk. MN-contiguous storage needs a byte transpose that
+// ldmatrix.trans (16-bit) does not do: the four bytes come from four
+// shared rows, one ld.shared.u8 each (see byteFragment).
 func (e *emitter) emitFragLoad(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
 	if src != nil && src.smem == nil && src.regs != nil && in.Attrs.Str("operand") == "a" {
@@ -144,8 +149,8 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 				col := e.lin("acol", E, i1)
 				off, imm := e.tileOffset(sm.tile, row, 16*mi, col, kstep*ks)
 				e.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16", Vec{r[0], r[1], r[2], r[3]}, addr(off, imm))
-			case fg.dt.IsFloat8():
-				// storage (K, M): a_q = A[g+8(q&1)][4t+16(q>>1)+0..3].
+			case fg.oneByte():
+				// one byte, storage (K, M): a_q = A[g+8(q&1)][4t+16(q>>1)+0..3].
 				krow := e.lin("a8k", 4, t)
 				col := e.lin(fmt.Sprint("a8g", m0.N), 1, m0, 1, g)
 				for q := 0; q < 4; q++ {
@@ -196,8 +201,8 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 				col := e.lin("bkcol", E, i0)
 				off, imm := e.tileOffset(sm.tile, row, 16*np, col, kstep*ks)
 				e.emit("ldmatrix.sync.aligned.m8n8"+x+".shared.b16", vec, addr(off, imm))
-			case fg.dt.IsFloat8():
-				// storage (K, N): b_q = B[4t+16(q&1)+0..3][g] of n-block q>>1.
+			case fg.oneByte():
+				// one byte, storage (K, N): b_q = B[4t+16(q&1)+0..3][g] of n-block q>>1.
 				krow := e.lin("b8k", 4, t)
 				col := e.lin(fmt.Sprint("b8g", n0.N), 1, n0, 1, g)
 				for q := range r {
@@ -229,7 +234,7 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 	e.vals[in.Result()] = &value{regs: regs, lay: e.layout(in.Result())}
 }
 
-// byteFragment is one float8 fragment register read from MN-contiguous
+// byteFragment is one one-byte fragment register read from MN-contiguous
 // shared storage: the bytes at rows krow+k0+0..3 of column col+c0,
 // lowest row in the low byte.
 func (e *emitter) byteFragment(sm *smemVal, krow Reg, k0 int, col Reg, c0 int) Reg {
@@ -262,6 +267,17 @@ func (e *emitter) float8MMA(a, b ir.DType) string {
 	}
 	name := map[ir.DType]string{ir.F8E4M3: "e4m3", ir.F8E5M2: "e5m2"}
 	return "mma.sync.aligned.m16n8k32.row.col.f32." + name[a] + "." + name[b] + ".f32"
+}
+
+// intMMA is the mma.sync of int8/uint8 inputs a and b (either may be
+// either) into an int32 accumulator: m16n8k32, sm_80 and later, the same
+// fragment layout as float8's. Without .satfinite the sums wrap modulo
+// 2**32, which is the interpreter's (and cuTile's integer mma, whose
+// overflow it leaves unspecified); .satfinite would clamp at the int32
+// limits instead.
+func intMMA(a, b ir.DType) string {
+	name := map[ir.DType]string{ir.I8: "s8", ir.U8: "u8"}
+	return "mma.sync.aligned.m16n8k32.row.col.s32." + name[a] + "." + name[b] + ".s32"
 }
 
 // float8MMANative reports whether the target has mma.sync with float8
@@ -330,6 +346,8 @@ func (e *emitter) emitMMAStep(in *ir.Instr) {
 		op = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
 	case ir.F8E4M3, ir.F8E5M2:
 		op = e.float8MMA(in.Args[0].Type.Elem(), in.Args[1].Type.Elem())
+	case ir.I8, ir.U8:
+		op = intMMA(in.Args[0].Type.Elem(), in.Args[1].Type.Elem())
 	}
 	// halves is the number of mma.sync per m16n8 tile and k-step: two
 	// m16n8k16 f16 ones for float8 on targets without m16n8k32 float8,
@@ -343,9 +361,13 @@ func (e *emitter) emitMMAStep(in *ir.Instr) {
 	res := acc.regs
 	if !e.singleUse(in.Args[2]) || !e.ownsRegs(in.Args[2]) {
 		res = make([]Reg, len(acc.regs))
+		mov := "mov.f32"
+		if ct.DType == ir.I32 {
+			mov = "mov.b32"
+		}
 		for r := range res {
-			res[r] = e.newReg(F32)
-			e.emit("mov.f32", res[r], acc.regs[r])
+			res[r] = e.newReg(classOf(ct.DType))
+			e.emit(mov, res[r], acc.regs[r])
 		}
 	}
 	for mi := 0; mi < MI; mi++ {

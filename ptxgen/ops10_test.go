@@ -18,14 +18,21 @@ var kernelsDir = filepath.Join("..", "runtime", "testdata", "kernels")
 func checkPatterns(t *testing.T, file string, consts map[string]string, must, not []string) {
 	t.Helper()
 	_, _, k := compileFile(t, filepath.Join(kernelsDir, file), consts, lower.MustTarget("sm_80"))
+	checkPTXHas(t, file, k.PTX, must, not)
+}
+
+// checkPTXHas checks that ptx matches every pattern of must and none of
+// not (regular expressions); name says whose PTX it is.
+func checkPTXHas(t *testing.T, name, ptx string, must, not []string) {
+	t.Helper()
 	for _, pat := range must {
-		if count(k.PTX, pat) == 0 {
-			t.Errorf("%s: no %s", file, pat)
+		if count(ptx, pat) == 0 {
+			t.Errorf("%s: no %s", name, pat)
 		}
 	}
 	for _, pat := range not {
-		if count(k.PTX, pat) != 0 {
-			t.Errorf("%s: has %s", file, pat)
+		if count(ptx, pat) != 0 {
+			t.Errorf("%s: has %s", name, pat)
 		}
 	}
 }

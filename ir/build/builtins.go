@@ -803,10 +803,14 @@ func (b *builder) mmaInputs(pos lang.Pos, name string, x, y value) (*ir.Value, *
 		b.errorf(pos, "%s: a is %s but b is %s: batch dimensions %d and %d differ", name, xt, yt, xt.Shape[0], yt.Shape[0])
 	case xt.Shape[r-1] != yt.Shape[r-2]:
 		b.errorf(pos, "%s: a is %s but b is %s: inner dimensions %d and %d differ", name, xt, yt, xt.Shape[r-1], yt.Shape[r-2])
-	case xt.DType != yt.DType && !(isF32ish(xt.DType) && isF32ish(yt.DType)) && !(xt.DType.IsFloat8() && yt.DType.IsFloat8()):
+	case xt.DType != yt.DType && !(isF32ish(xt.DType) && isF32ish(yt.DType)) && !(xt.DType.IsFloat8() && yt.DType.IsFloat8()) &&
+		!(name == "mma" && xt.DType.IsByteInt() && yt.DType.IsByteInt()):
+		// mma takes int8 with uint8 (cuTile's one mix of integer
+		// inputs); matmul promotes its inputs, and cuTile has no
+		// promotion of int8 and uint8.
 		b.errorf(pos, "%s: a is %s but b is %s: input dtypes differ; use ct.astype", name, xt, yt)
-	case !xt.DType.IsFloat():
-		b.errorf(pos, "%s: %s inputs are not supported (use f16, bf16, f32, tf32 or f64)", name, xt.DType)
+	case !xt.DType.IsFloat() && !xt.DType.IsByteInt():
+		b.errorf(pos, "%s: %s inputs are not supported (use f16, bf16, f32, tf32, f64, float8, int8 or uint8)", name, xt.DType)
 	default:
 		return xv, yv, xt, yt, true
 	}
@@ -849,9 +853,11 @@ func (b *builder) biMMA(c *callCtx) value {
 		good, allowed = at.DType == ir.F64, "f64"
 	case in.IsFloat8():
 		good, allowed = at.DType == ir.F32 || at.DType == ir.F16, "f32 or f16"
+	case in.IsByteInt():
+		good, allowed = at.DType == ir.I32, "i32"
 	}
 	if allowed == "" {
-		return b.fail(c.argPos(0), "mma: %s inputs are not supported (mma takes float16, bfloat16, float8_e4m3fn, float8_e5m2, tfloat32, float32 or float64 tiles)", in)
+		return b.fail(c.argPos(0), "mma: %s inputs are not supported (mma takes float16, bfloat16, float8_e4m3fn, float8_e5m2, tfloat32, float32, float64, int8 or uint8 tiles)", in)
 	}
 	if !good {
 		return b.fail(c.argPos(2), "mma: %s inputs accumulate in %s, not %s", in, allowed, at.DType)
@@ -860,7 +866,7 @@ func (b *builder) biMMA(c *callCtx) value {
 }
 
 // matmul is a@b in the inputs' dtype: an mma into a zero accumulator
-// (f32, or f64 for f64 inputs), converted back.
+// (f32, f64 for f64 inputs, i32 for int8 and uint8), converted back.
 func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 	if isPoison(x, y) {
 		return poison{}
@@ -871,8 +877,13 @@ func (b *builder) matmul(pos lang.Pos, name string, x, y value) value {
 		return poison{}
 	}
 	accDT := ir.F32
-	if xt.DType == ir.F64 {
+	switch {
+	case xt.DType == ir.F64:
 		accDT = ir.F64
+	case xt.DType.IsByteInt():
+		// cuTile's matmul of int8 (or uint8) tiles: the int32 product
+		// converted back, wrapping to the inputs' width.
+		accDT = ir.I32
 	}
 	resDT := xt.DType
 	if isF32ish(resDT) {

@@ -122,9 +122,12 @@ const (
 // products came out 17 units (of the magnitude) off the interpreter's,
 // past the 16 the bound had, on correct code. Each step earns one unit.
 // Zero for kernels without a tensor-core mma (f32 inputs run exact fma
-// chains on the CUDA cores). The largest extent is an upper bound of K (an
-// M or N larger than K loosens the bound by their ratio), and each step is
-// a unit of f32, the accumulator's, not of the kernel's narrowest dtype.
+// chains on the CUDA cores); integer mmas (int8, uint8) add nothing: their
+// int32 sums are exact and wrap alike on both sides, and integer outputs
+// compare exactly (ToleranceFor). The largest extent is an upper bound of
+// K (an M or N larger than K loosens the bound by their ratio), and each
+// step is a unit of f32, the accumulator's, not of the kernel's narrowest
+// dtype.
 func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 	k := 0
 	f.Body.Walk(func(in *ir.Instr) {

@@ -495,3 +495,71 @@ def deep(A: ct.Array[ct.float16, (64, K)], B: ct.Array[ct.float16, (K, 64)], C: 
 		t.Errorf("pass %v, Rel %g (want %g): %s", res.Pass, r.Tol.Rel, want, res)
 	}
 }
+
+// An integer mma's int32 result compares exactly: the products are exact
+// and integer mma.sync wraps its sums as the interpreter does, so any
+// difference is a wrong value (a saturating device, an element off by
+// one). int8_matmul_bt accumulates onto C, started near the int32 limits
+// so that most sums wrap; the tensor-core units of the float bound do not
+// apply (no float mma), and an f32 output scaled from the int32 product
+// keeps f32's tolerance.
+func TestIntegerMMAComparesExactly(t *testing.T) {
+	k, err := compile.File("../testdata/kernels/int8_matmul.tile", compile.Options{Kernel: "int8_matmul_bt", Consts: map[string]string{"TB": "u8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const M, N, K = 70, 90, 100
+	rng := rand.New(rand.NewPCG(70, 90))
+	A, B, C := runtime.NewTensor(ir.I8, M, K), runtime.NewTensor(ir.U8, N, K), runtime.NewTensor(ir.I32, M, N)
+	for _, x := range []*runtime.Tensor{A, B} {
+		for i := range x.Data {
+			x.Data[i] = byte(rng.Uint32())
+		}
+	}
+	for e := 0; e < M*N; e++ {
+		C.SetElemIntAt(e, math.MaxInt32-int64(rng.IntN(1<<16)))
+	}
+	args := []runtime.Arg{A, B, C}
+	if tensorCoreSteps(k.Func, args) != 0 {
+		t.Errorf("an int8 mma earns tensor-core steps: %d", tensorCoreSteps(k.Func, args))
+	}
+	inputs := CloneArgs(args)
+	fakeDevice(t, k, args)
+	res, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Outputs[0]
+	if !res.Pass || r.Compared != M*N || r.Tol != (Tolerance{}) || !strings.Contains(res.String(), "PASS C i32: 6300 elements compared, exact") {
+		t.Fatalf("%s\n%+v", res, r)
+	}
+	// One element off by one fails.
+	e := C.Offset + 3*C.Strides[0] + 4*C.Strides[1]
+	good := C.ElemIntAt(e)
+	C.SetElemIntAt(e, good+1)
+	if res, _ := CheckAgainstInterpreter(k, inputs, args, CheckOptions{}); res.Pass || res.Outputs[0].Bad != 1 {
+		t.Errorf("an element off by one passed:\n%s", res)
+	}
+	C.SetElemIntAt(e, good)
+	// A device that saturates instead of wrapping fails wherever a sum
+	// left int32's range.
+	want := CloneArgs(inputs)
+	fakeDevice(t, k, want)
+	sat := 0
+	for e := 0; e < M*N; e++ {
+		if c0, w := inputs[2].(*runtime.Tensor).ElemIntAt(e), want[2].(*runtime.Tensor).ElemIntAt(e); c0 > 0 && w < 0 {
+			C.SetElemIntAt(e, math.MaxInt32)
+			sat++
+		}
+	}
+	if sat < M*N/10 {
+		t.Fatalf("only %d of %d sums wrap", sat, M*N)
+	}
+	if res, _ := CheckAgainstInterpreter(k, inputs, args, CheckOptions{}); res.Pass || res.Outputs[0].Bad != sat {
+		t.Errorf("a saturating device (%d elements) passed or miscounted:\n%s", sat, res)
+	}
+	// No float mma: an f32 output keeps f32's tolerance.
+	if got, want := KernelTolerance(k.Func, ir.F32), ToleranceFor(ir.F32); got != want {
+		t.Errorf("KernelTolerance of an int8 kernel for f32: %v, want %v", got, want)
+	}
+}

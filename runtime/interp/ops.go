@@ -205,6 +205,8 @@ func execMMA(fr *frame, c *cinstr) error {
 	ad, bd, cd := c.adt[0], c.adt[1], c.dtype
 	out := &tile{}
 	switch {
+	case cd == ir.I32:
+		out.i = mmaInt32(a.i, b.i, acc.i, batch, M, K, N)
 	case cd == ir.F64 && ad == ir.F64 && bd == ir.F64:
 		out.f = append([]float64(nil), acc.f...)
 		for p := 0; p < batch; p++ {
@@ -266,6 +268,34 @@ func execMMA(fr *frame, c *cinstr) error {
 	}
 	fr.regs[c.res[0]] = val{t: out}
 	return nil
+}
+
+// mmaInt32 is acc + a@b for int8 and uint8 inputs (held as their values,
+// uint8 as 0..255) into an int32 accumulator: each element's sum is exact
+// in int64 (a K of 2^30 products of at most 2^16 each cannot overflow it)
+// and wrapped to int32 once, which is the same as wrapping after every
+// addition: integer mma.sync without .satfinite adds modulo 2^32, so the
+// order of the sum does not matter either.
+func mmaInt32(a, b, acc []int64, batch, M, K, N int) []int64 {
+	out := make([]int64, len(acc))
+	for p := 0; p < batch; p++ {
+		A, B := a[p*M*K:(p+1)*M*K], b[p*K*N:(p+1)*K*N]
+		C, D := acc[p*M*N:(p+1)*M*N], out[p*M*N:(p+1)*M*N]
+		copy(D, C)
+		for i := 0; i < M; i++ {
+			drow := D[i*N : (i+1)*N]
+			for k, av := range A[i*K : (i+1)*K] {
+				brow := B[k*N : (k+1)*N][:len(drow)]
+				for j := range drow {
+					drow[j] += av * brow[j]
+				}
+			}
+			for j, x := range drow {
+				drow[j] = scalar.Wrap(32, x)
+			}
+		}
+	}
+	return out
 }
 
 // mmaF32 adds A(MxK) @ B(KxN) to C(MxN) in float32, k ascending for every
