@@ -56,6 +56,10 @@ func (e *emitter) stageToSmem(in *ir.Instr, v *value) {
 			x := e.newReg(B32)
 			e.emit("mov.b32", x, Vec{v.regs[r], v.regs[r+1]})
 			e.emit("st.shared.b32", at, x)
+		case bytes == 1:
+			// One-byte elements (int8, uint8, float8) live in wider
+			// registers: store their byte, not the register.
+			e.emit("st.shared."+btype(tt.DType), at, v.regs[r])
 		default:
 			e.emit("st.shared."+btypeReg(v.regs[r].Class), at, v.regs[r])
 		}
