@@ -56,8 +56,11 @@ const (
 	wsConsumerRegs = 232
 	// tmaSlabCols is the width in 16-bit elements of one 128-byte
 	// swizzled slab: the widest box TMA writes with SWIZZLE_128B, and the
-	// K extent of one wgmma descriptor's swizzle atom.
+	// K extent of one wgmma descriptor's swizzle atom (slabElems gives it
+	// for other element sizes).
 	tmaSlabCols = 64
+	// tmaSlabBytes is the row bytes of that slab.
+	tmaSlabBytes = 128
 	// mbarBytes is one mbarrier.
 	mbarBytes = 8
 )
@@ -101,13 +104,14 @@ func (lp *wgmmaLoop) transB() bool { return lp.permB == nil }
 // wgmma, or nil and the reason it does not. The shape of the kernel it
 // accepts: exactly one mma, in a loop at the kernel's top level that
 // carries only the accumulator (f32) and whose body is the two zero-padded
-// loads of 2-D f16/bf16 tiles feeding it, scalar arithmetic and the yield;
-// A's tile is 64 or 128 rows (one or two consumer warpgroups) by a
-// multiple of 64 columns (128-byte slabs); B's tile is (K, N) with N a
-// multiple of 64, or (N, K) transposed, N a multiple of 8 up to 256 (one
-// wgmma's N); the code before and after the loop is element-wise tile and
-// scalar code, loads and stores (no reductions, loops or conversions
-// through shared memory, which would need the block's barrier).
+// loads of 2-D f16/bf16 or float8 tiles feeding it, scalar arithmetic and
+// the yield; A's tile is 64 or 128 rows (one or two consumer warpgroups)
+// by 64 bytes or a multiple of 128 bytes of K (the 64- and 128-byte
+// swizzled slabs); B's tile is (K, N) with N a multiple of 64, or (N, K)
+// transposed, N a multiple of 8 up to 256 (one wgmma's N); float8 B must
+// be (N, K): wgmma reads one-byte operands K-major only. The code before
+// and after the loop is element-wise tile and scalar code, loads and
+// stores, and ops whose effects a role can run (wsStraightOp).
 func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	if t.Emitted != WGMMA {
 		return nil, refuse(nil, "the target's mma is not wgmma")
@@ -161,7 +165,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return ld
 	}
 	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
-		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16 array in the loop")
+		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8 array in the loop")
 	}
 	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
 	bv := lp.mma.Args[1]
@@ -169,17 +173,22 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		lp.permB, bv = d, d.Args[0]
 	}
 	if lp.loadB = operand(bv); lp.loadB == nil {
-		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16 array in the loop (or its transpose)")
+		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16/float8 array in the loop (or its transpose)")
 	}
 	if lp.permB != nil && len(lp.views) > 0 {
 		return nil, refuse(lp.permB, "B is a transposed batched tile")
 	}
-	if lp.loadA.Result().Type.Elem() != lp.loadB.Result().Type.Elem() {
+	da, db := lp.loadA.Result().Type.Elem(), lp.loadB.Result().Type.Elem()
+	oneByte := da.IsFloat8()
+	if da != db && !(oneByte && db.IsFloat8()) {
 		return nil, refuse(lp.mma, "A and B differ in dtype")
 	}
+	kb := lp.k * da.Bytes()
 	switch {
-	case (lp.k%tmaSlabCols != 0 && lp.k != tmaSlabCols/2) || lp.k > 256:
-		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes 32, or multiples of 64 up to 256)", lp.k)
+	case oneByte && lp.transB():
+		return nil, refuse(lp.mma, "B is (K, N): wgmma reads float8 operands K-major only (give B as (N, K) and multiply by its transpose, as fp8 GEMMs keep weights)")
+	case (kb%tmaSlabBytes != 0 && kb != tmaSlabBytes/2) || lp.k > 256:
+		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes %d, or multiples of %d up to 256)", lp.k, slabElems(da)/2, slabElems(da))
 	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
 		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
 	}
@@ -321,7 +330,7 @@ func storedMatrix(st *ir.Instr) *ir.Value {
 
 // tmaOperand returns the load in block where that an mma operand v comes
 // from when TMA can copy it: a zero-padded load (allow_tma not False) of a
-// 2-D f16/bf16 array with no other use, or one matrix of a 3-D or 4-D
+// 2-D f16/bf16 or float8 array with no other use, or one matrix of a 3-D or 4-D
 // array (a (1, R, C) or (1, 1, R, C) tile reshaped to (R, C): view is that
 // reshape). The leading indices of such a load pick the matrix (a batch,
 // or a batch and a head of (B, H, S, D) attention arrays): they are
@@ -336,7 +345,7 @@ func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (l
 		return nil, nil
 	}
 	at, ok := d.Args[0].Type.(*ir.Array)
-	if !ok || (at.DType != ir.F16 && at.DType != ir.BF16) {
+	if !ok || (at.DType != ir.F16 && at.DType != ir.BF16 && !at.DType.IsFloat8()) {
 		return nil, nil
 	}
 	switch s := d.Result().Type.(*ir.Tile).Shape; {
@@ -567,8 +576,8 @@ var (
 // memory with the barriers, at most Tuning.MaxStages and at least two.
 func (w *warpspec) plan() bool {
 	lp := w.lp
-	w.stageA = lp.m * lp.k * 2
-	w.stageB = lp.k * lp.n * 2
+	w.stageA = lp.m * lp.k * lp.loadA.Result().Type.Elem().Bytes()
+	w.stageB = lp.k * lp.n * lp.loadB.Result().Type.Elem().Bytes()
 	per := w.stageA + w.stageB + 2*mbarBytes
 	w.staging = -1
 	// (A K tile of 32 with twice the stages, the same bytes in flight, was
@@ -634,7 +643,7 @@ func (w *warpspec) planCluster() {
 	if len(w.split) > 0 {
 		w.cluster = 2
 	} else {
-		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: neither operand tile of this loop halves on a 1024-byte swizzle atom (an even number of 64-column slabs, or rows a multiple of 16)"))
+		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: neither operand tile of this loop halves on a 1024-byte swizzle atom (an even number of 128-byte slabs, or rows a multiple of 16)"))
 	}
 }
 
@@ -670,10 +679,11 @@ func (w *warpspec) noteStore(store *ir.Instr, m, n int) {
 // that each half starts on a 1024-byte swizzle atom); "" when neither.
 func pairSplit(ld *ir.Instr) string {
 	t := tile2D(ld)
+	sc := slabElems(t.DType)
 	switch {
-	case t.Shape[1] < tmaSlabCols:
+	case t.Shape[1] < sc:
 		return "" // one narrow slab (64-byte rows): neither half is whole
-	case (t.Shape[1]/tmaSlabCols)%2 == 0:
+	case (t.Shape[1]/sc)%2 == 0:
 		return "slabs"
 	case t.Shape[0]%16 == 0:
 		return "rows"
@@ -698,14 +708,22 @@ func dependsOnBid(vals []*ir.Value) bool {
 	return slices.ContainsFunc(vals, dep)
 }
 
-// slabCols is the columns of one TMA slab of an operand load's tile: 64
-// (128-byte rows, the 128-byte swizzle), or the tile's 32 when it is that
-// narrow (64-byte rows, the 64-byte swizzle: a K tile of 32).
-func slabCols(ld *ir.Instr) int { return min(tmaSlabCols, tile2D(ld).Shape[1]) }
+// slabElems is the columns of dtype d in one 128-byte slab row: 64 of a
+// 16-bit dtype, 128 of float8.
+func slabElems(d ir.DType) int { return tmaSlabBytes / d.Bytes() }
+
+// slabCols is the columns of one TMA slab of an operand load's tile: 128
+// bytes' worth (the 128-byte swizzle), or the tile's width when that is
+// 64 bytes (the 64-byte swizzle: a K tile of 32 16-bit or 64 float8
+// elements).
+func slabCols(ld *ir.Instr) int { t := tile2D(ld); return min(slabElems(t.DType), t.Shape[1]) }
 
 // slabBytes is the bytes of one slab of an operand load's tile: rows x
 // the slab's row bytes (TMA writes one box per slab).
-func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * slabCols(ld) * 2 }
+func slabBytes(ld *ir.Instr) int { return tile2D(ld).Shape[0] * slabRowBytes(ld) }
+
+// slabRowBytes is the row bytes of one slab of an operand load's tile.
+func slabRowBytes(ld *ir.Instr) int { return slabCols(ld) * tile2D(ld).DType.Bytes() }
 
 // tile2D is the shared tile of an operand load: its result, or for a
 // load of one matrix of a 3-D or 4-D array, shape (1, R, C) or (1, 1, R,
@@ -734,7 +752,7 @@ func splitLoop(loop *ir.Instr) (pre, post []*ir.Instr) {
 func (w *warpspec) ring(s *seq, ld *ir.Instr, off, stages, stageBytes int) *ir.Value {
 	return s.op(ir.OpSmemAlloc, nil, tile2D(ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
 		ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages), ir.AttrKeyStageBytes, int64(stageBytes),
-		ir.AttrKeyRowBytes, int64(slabCols(ld)*2), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
+		ir.AttrKeyRowBytes, int64(slabRowBytes(ld)), ir.AttrKeySlabBytes, int64(slabBytes(ld)))
 }
 
 // mbars allocates a ring of mbarriers expecting count arrivals.
@@ -847,11 +865,11 @@ func (w *warpspec) kernelTileLoop(s *seq, outer, pre, post []*ir.Instr, consumer
 	var st, ph *ir.Value
 	if consumer {
 		var acc *ir.Value
-		acc, st, ph = w.consumerLoop(b, m, p[0], p[1])
+		acc, st, ph = w.consumerLoop(b, m, blockIDs{}, p[0], p[1])
 		m[w.lp.loop.Results[0]] = acc
 		w.cloneInto(b, post, m, none, none)
 	} else {
-		st, ph = w.producerLoop(b, m, nil, p[0], p[1])
+		st, ph = w.producerLoop(b, m, blockIDs{}, nil, p[0], p[1])
 	}
 	finishLoop(s, tl, b, []*ir.Value{st, ph}, w.f)
 }
@@ -863,6 +881,11 @@ func fillRegion(b *ir.Block, instrs []*ir.Instr, f *ir.Func) {
 	}
 	b.Append(f.NewInstr(ir.OpYield, nil))
 }
+
+// blockIDs are the values that stand for the kernel's block ids and grid
+// extents in a copy of its code: a persistent loop's tile (the zero value:
+// the hardware's, for code that keeps them).
+type blockIDs struct{ bid, grid [3]*ir.Value }
 
 // tileIter is one iteration of a persistent loop: the kernel's block.
 type tileIter struct {
@@ -950,13 +973,13 @@ func (w *warpspec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 			var pair *pairing
 			if it.rank != nil {
 				// The partner's indices, to see which copies both need.
-				pair = &pairing{m: map[*ir.Value]*ir.Value{}, rank: it.rank}
+				pair = &pairing{m: map[*ir.Value]*ir.Value{}, rank: it.rank, ids: blockIDs{it.partner, it.grid}}
 				w.cloneInto(b, pre, pair.m, it.partner, it.grid)
 			}
-			st, ph := w.producerLoop(b, m, pair, c[0], c[1])
+			st, ph := w.producerLoop(b, m, blockIDs{it.bid, it.grid}, pair, c[0], c[1])
 			return []*ir.Value{st, ph}
 		}
-		acc, st, ph := w.consumerLoop(b, m, c[0], c[1])
+		acc, st, ph := w.consumerLoop(b, m, blockIDs{it.bid, it.grid}, c[0], c[1])
 		m[w.lp.loop.Results[0]] = acc
 		if it.valid == nil {
 			w.cloneInto(b, post, m, it.bid, it.grid)
@@ -1074,7 +1097,7 @@ func (w *warpspec) ringLoop(s *seq, m map[*ir.Value]*ir.Value, loop *ir.Instr, s
 //
 // The scalar code is also copied into each map of more (the partner's
 // indices in pair mode), with the same induction variable.
-func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value, extra []*ir.Value, more ...map[*ir.Value]*ir.Value) (*ir.Instr, *seq, []*ir.Value) {
+func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage, phase *ir.Value, extra []*ir.Value, pair *pairing) (*ir.Instr, *seq, []*ir.Value) {
 	lp := w.lp
 	kl, b, params := w.ringLoop(s, m, lp.loop, stage, phase, extra)
 	old := lp.loop.Regions[0]
@@ -1089,10 +1112,12 @@ func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Val
 		}
 		scalars = append(scalars, in)
 	}
-	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
-	for _, mm := range more {
-		mm[old.Params[0]] = m[old.Params[0]]
-		w.cloneInto(b, scalars, mm, [3]*ir.Value{}, [3]*ir.Value{})
+	// A block id in the loop's code (`ct.load(A, index=(ct.bid(0), k))`)
+	// is the tile's, as before the loop.
+	w.cloneInto(b, scalars, m, ids.bid, ids.grid)
+	if pair != nil {
+		pair.m[old.Params[0]] = m[old.Params[0]]
+		w.cloneInto(b, scalars, pair.m, pair.ids.bid, pair.ids.grid)
 	}
 	return kl, b, params
 }
@@ -1120,13 +1145,9 @@ func finishLoop(s *seq, kl *ir.Instr, b *seq, yield []*ir.Value, f *ir.Func) {
 // producerLoop: for each k, wait until the consumers freed the stage
 // (the phase before the one they complete; a fresh barrier reports that
 // as done), announce the stage's bytes, and copy A's and B's tiles.
-func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, pair *pairing, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, pair *pairing, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
 	lp := w.lp
-	var more []map[*ir.Value]*ir.Value
-	if pair != nil {
-		more = append(more, pair.m)
-	}
-	kl, b, p := w.kLoop(s, m, stage, phase, nil, more...)
+	kl, b, p := w.kLoop(s, m, ids, stage, phase, nil, pair)
 	st, ph := p[0], p[1]
 	w.fillStage(b, m, pair, st, ph, w.stageA+w.stageB, []ringLoad{{lp.loadA, w.ringA}, {lp.loadB, w.ringB}})
 	ns, np := w.advance(b, st, ph)
@@ -1139,10 +1160,10 @@ func (w *warpspec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, pair *pairing
 // previous stage's are done, and free the previous stage (as CUTLASS's
 // consumers do: the tensor cores get the next stage's wgmmas while the
 // last ones finish). After the loop, wait for the last and free its stage.
-func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (acc, st, ph *ir.Value) {
+func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage, phase *ir.Value) (acc, st, ph *ir.Value) {
 	lp := w.lp
 	none := s.i32(-1)
-	kl, b, p := w.kLoop(s, m, stage, phase, []*ir.Value{copyOf(m, lp.loop.Args[3]), none})
+	kl, b, p := w.kLoop(s, m, ids, stage, phase, []*ir.Value{copyOf(m, lp.loop.Args[3]), none}, nil)
 	stP, phP, accP, prevP := p[0], p[1], p[2], p[3]
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
 	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, tile2D(lp.loadA), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
@@ -1188,6 +1209,7 @@ type ringLoad struct {
 type pairing struct {
 	m    map[*ir.Value]*ir.Value
 	rank *ir.Value
+	ids  blockIDs // the partner's block ids
 }
 
 // fillStage appends the producer's work for one stage st of the ring: wait

@@ -256,6 +256,7 @@ type tmaCopy struct {
 	rows, cols int
 	slab       int
 	slabCols   int // columns per slab: the box's width
+	rowBytes   int // bytes of one slab row
 	bar        Reg
 	batch      string
 	op         string // the copy instruction, without multicast
@@ -269,7 +270,8 @@ func (e *emitter) tmaCopyOf(in *ir.Instr, extra int) *tmaCopy {
 	tt := in.Args[n-3].Type.(*ir.Tile)
 	c.rows, c.cols = tt.Shape[0], tt.Shape[1]
 	c.slab = c.dst.tile.Attrs.Int(ir.AttrKeySlabBytes)
-	c.slabCols = c.dst.tile.Attrs.Int(ir.AttrKeyRowBytes) / 2
+	c.rowBytes = c.dst.tile.Attrs.Int(ir.AttrKeyRowBytes)
+	c.slabCols = c.rowBytes / tt.DType.Bytes()
 	if len(c.idx) < 2 || len(c.idx) > 4 || c.slab == 0 || c.slabCols == 0 {
 		e.fail("internal: %s with %d indices into a ring without slabs", in.Op, len(c.idx))
 	}
@@ -357,7 +359,7 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 		rowOff := e.newReg(B32)
 		e.emit("mul.lo.u32", rowOff, rank, Imm(c.rows/2))
 		base := e.newReg(B32)
-		e.emit("mad.lo.u32", base, rowOff, Imm(2*c.slabCols), c.dst.base)
+		e.emit("mad.lo.u32", base, rowOff, Imm(c.rowBytes), c.dst.base)
 		e.eachSlabAt(c.idx, c.rows, c.cols, c.slabCols, rowOff, base, c.slab, func(coords string, s Reg) {
 			e.emitIf(issue, false, mc, Addr{Base: s}, c.source(half, coords), Addr{Base: c.bar}, mask)
 		})
@@ -410,14 +412,15 @@ func (e *emitter) descriptor(addr Reg, hi uint64) Reg {
 
 // emitWGMMA issues one stage's wgmmas: each consumer warpgroup g (warps
 // 4g..4g+3, rows 64g..64g+63 of the accumulator in its layout) multiplies
-// its 64 rows of A by all of B, one m64nNk16 per 16 columns of K, in place
-// on the accumulator's registers, then commits the group. Descriptors
-// (PTX.md 3.2): A is K-major in slabs of 64 columns (rows x 128 bytes,
-// the 128-byte swizzle) or, for a K tile of 32, one slab of rows x 64
-// bytes (the 64-byte swizzle), +32 bytes per 16 columns inside a slab
-// (kStepOffset); B (K, N)
-// is MN-major (trans-b 1): 64-column slabs of N (LBO = slab bytes), a
+// its 64 rows of A by all of B, one m64nNk16 per 16 columns of K (k32 per
+// 32 for float8: the same 32 bytes), in place on the accumulator's
+// registers, then commits the group. Descriptors (PTX.md 3.2): A is
+// K-major in slabs of 128-byte rows (the 128-byte swizzle) or, for a K
+// tile of 64 bytes, one slab of rows x 64 bytes (the 64-byte swizzle), +32
+// bytes per k-step inside a slab (kStepOffset); B (K, N) is MN-major
+// (trans-b 1, 16-bit only): 64-column slabs of N (LBO = slab bytes), a
 // k-step 16 rows of 128 bytes further; B (N, K) is K-major like A.
+// Float8 wgmma has no transpose operands (both are K-major).
 func (e *emitter) emitWGMMA(in *ir.Instr) {
 	av, b := e.vals[in.Args[0]], e.vals[in.Args[1]].smem
 	acc := e.vals[in.Args[2]]
@@ -489,8 +492,12 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			regs[i] = e.newReg(F32)
 		}
 	}
-	dt := ptype(at.DType)
-	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s", n, dt, dt)
+	kstep := 32 / at.DType.Bytes()
+	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s", n, kstep, wgmmaType(at.DType), wgmmaType(bt.DType))
+	oneByte := at.DType.Bytes() == 1
+	if oneByte && (transB || aRegs != nil) {
+		e.fail("internal: float8 wgmma with a transposed or register operand")
+	}
 	d := make(Vec, len(regs))
 	for i, r := range regs {
 		d[i] = r
@@ -504,7 +511,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	if av.smem != nil {
 		slabA = av.smem.tile.Attrs.Int(ir.AttrKeySlabBytes)
 	}
-	for kk := 0; kk < k/16; kk++ {
+	for kk := 0; kk < k/kstep; kk++ {
 		var offB int
 		if transB {
 			offB = kk * 16 * 128
@@ -530,12 +537,27 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			da = e.newReg(B64)
 			e.emit("add.s64", da, descA, Imm(offA>>4))
 		}
+		if oneByte {
+			e.emit(shape, d, da, db, sc, Imm(1), Imm(1))
+			continue
+		}
 		e.emit(shape, d, da, db, sc, Imm(1), Imm(1), Imm(0), Imm(tb))
 	}
 	e.emit("wgmma.commit_group.sync.aligned")
 	// In place (the pass gives the input accumulator no other use), or
 	// fresh registers for zero_init.
 	e.vals[in.Result()] = &value{regs: regs, lay: lay}
+}
+
+// wgmmaType is wgmma's name of an operand dtype.
+func wgmmaType(d ir.DType) string {
+	switch d {
+	case ir.F8E4M3:
+		return "e4m3"
+	case ir.F8E5M2:
+		return "e5m2"
+	}
+	return ptype(d)
 }
 
 // emitSetMaxRegs moves the warpgroup's register budget from the kernel's

@@ -78,13 +78,14 @@
 #   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
-#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode); REFS_TILEC which tilec
-#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode; mha: testdata/kernels/mha.tile,
+#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode,fp8); REFS_TILEC which tilec
+#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8; mha: testdata/kernels/mha.tile,
 #                  attn: examples/cutile/attention.py, both against SDPA flash; decode:
-#                  examples/cutile/decode_attention.py against SDPA flash with enable_gqa); REFS_GEMM_SIZES
+#                  examples/cutile/decode_attention.py against SDPA flash with enable_gqa; fp8:
+#                  examples/cutile/fp8_matmul.py against torch._scaled_mm); REFS_GEMM_SIZES
 #                  default 1024,2048,4096,8192,16384; REFS_ROW_SIZES the rows group's M = N (default
 #                  4096,8192); REFS_ENTRY_ARGS the flags of the tilec bench --entry runs (rows, splitk,
-#                  attn, decode; default "--warmup 3 --iters 20")
+#                  attn, decode, fp8; default "--warmup 3 --iters 20")
 #   CASES          a grep -E pattern: only run cases whose name matches (e.g. 'matmul_f16|vector')
 #   RUN_ARGS       extra flags for every `run` case (e.g. "--target sm_80": the mma.sync code that
 #                  runs on every supported GPU, instead of the device's best target)
@@ -115,8 +116,8 @@ TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
 TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
-REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa,decode}"
-REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk,decode}"
+REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa,decode,fp8}"
+REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8}"
 REFS_ROW_SIZES="${REFS_ROW_SIZES:-4096,8192}"
 REFS_ENTRY_ARGS="${REFS_ENTRY_ARGS:---warmup 3 --iters 20}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
@@ -705,6 +706,16 @@ section_refs() {
 				--arg q=f16[B,H,D] --arg k=f16[B,Hkv,S,D] --arg v=f16[B,Hkv,S,D] \
 				--shape B=8,H=32,Hkv=8,S=$S,D=128 $REFS_ENTRY_ARGS
 		done
+	fi
+	if refs_want fp8; then
+		# examples/cutile/fp8_matmul.py through its host function (W8A8, per-tensor scales, bf16
+		# out; on sm_90a float8 wgmma): square, and decode-shaped linear layers.
+		# shellcheck disable=SC2086
+		refs_bench fp8_gemm/e4m3 fp8_matmul.py $c/fp8_matmul.py --entry fp8_matmul --arg A=f8e4m3[M,K] --arg B=f8e4m3[N,K] \
+			--scalar scale_a=1.0 --scalar scale_b=1.0 --shape M=4096,8192,N=M,K=M $REFS_ENTRY_ARGS
+		# shellcheck disable=SC2086
+		refs_bench fp8_gemm/e4m3 fp8_matmul.py $c/fp8_matmul.py --entry fp8_matmul --arg A=f8e4m3[M,K] --arg B=f8e4m3[N,K] \
+			--scalar scale_a=1.0 --scalar scale_b=1.0 --shape M=128,256,N=7168,K=4096 $REFS_ENTRY_ARGS
 	fi
 	{
 		echo "==== references (scripts/gpu/refs.py torch)"

@@ -2,7 +2,7 @@
 """refs.py: reference timings of tilec's example kernels' PyTorch and Triton
 equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
 
-  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa,decode] [--quick]
+  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa,decode,fp8] [--quick]
       times the references with triton.testing.do_bench (median; CUDA events
       when triton is missing) and prints a table; --json writes every result.
   python3 refs.py tilec-bench REPORT.json --op matmul/f16 --impl NAME
@@ -26,7 +26,10 @@ equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
 Keys name an operation, a dtype and a shape: matmul/f16/4096 (square),
 bmm/f16/16x1024 (batch 16 of 1024^3), addmm_relu/f16/8192, softmax/f32/8192
 (8192^2), sdpa/f16/B4H16S4096D64/causal, decode/f16/B8H32KV8S4096D128 (one
-query token per sequence: 32 query heads over 8 KV heads). A bench row's shape label is its
+query token per sequence: 32 query heads over 8 KV heads), fp8_gemm/e4m3/128x4096x7168
+(C = A @ B^T with A (M, K) and B (N, K) in float8 e4m3, per-tensor scales, bf16
+out: torch._scaled_mm with use_fast_accum, which is what one wgmma chain
+computes; the promoted form's time is in the note). A bench row's shape label is its
 distinct dims in ascending order joined by x (M=N=K=4096: 4096; Bt=16,
 M=N=K=1024: 16x1024), which gives the same keys.
 
@@ -51,6 +54,9 @@ SDPA_DIMS = [64, 128]
 # over H_kv KV heads (grouped-query), KV caches of S keys, D = 128.
 DECODE_SHAPE = dict(B=8, H=32, Hkv=8, D=128)
 DECODE_SEQS = [4096, 16384]
+# (M, N, K) of the float8 GEMMs: square, and two decode-shaped linear layers
+# (a batch of 128 or 256 tokens through a 4096 -> 7168 projection).
+FP8_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 7168, 4096), (256, 7168, 4096)]
 
 
 def shape_label(values):
@@ -107,12 +113,20 @@ def cases(parts, quick=False):
             shape = dict(DECODE_SHAPE, S=s)
             out.append(dict(key=key("decode", "f16", decode_label(shape["B"], shape["H"], shape["Hkv"], s, shape["D"])),
                             op="decode", dtype="f16", shape=shape, part="decode"))
+    if "fp8" in parts:
+        for m, n, k in (FP8_SHAPES[:1] if quick else FP8_SHAPES):
+            out.append(dict(key=key("fp8_gemm", "e4m3", shape_label([m, n, k])), op="fp8_gemm", dtype="e4m3",
+                            shape=dict(M=m, N=n, K=k), part="fp8"))
     return out
 
 
 def work(case):
     """(flops, bytes) of a case: the useful work, as tilec bench counts it for one-pass kernels."""
     op, s = case["op"], case["shape"]
+    if op == "fp8_gemm":
+        # One-byte A and B in, bf16 C out.
+        m, n, k = s["M"], s["N"], s["K"]
+        return 2.0 * m * n * k, float(m * k + n * k + 2 * m * n)
     size = {"f16": 2, "bf16": 2, "f32": 4}[case["dtype"]]
     if op in ("matmul", "triton_matmul", "addmm_relu"):
         m, n, k = s["M"], s["N"], s["K"]
@@ -360,7 +374,7 @@ def run_torch(args):
     results = []
     print(result_line(("key", "impl", "ms", "TFLOP/s", "GB/s", "note")))
     for case in cases(parts, args.quick):
-        s, dt = case["shape"], dtypes[case["dtype"]]
+        s, dt = case["shape"], dtypes.get(case["dtype"])
         note = ""
         try:
             if case["op"] in ("matmul", "triton_matmul"):
@@ -416,6 +430,16 @@ def run_torch(args):
                     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
                         return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
                 impl = "sdpa flash gqa"
+            elif case["op"] == "fp8_gemm":
+                A = torch.randn(s["M"], s["K"], device=dev).to(torch.float8_e4m3fn)
+                B = torch.randn(s["N"], s["K"], device=dev).to(torch.float8_e4m3fn)
+                one = torch.tensor(1.0, device=dev)
+
+                def scaled(fast):
+                    return lambda: torch._scaled_mm(A, B.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                                                    use_fast_accum=fast)
+                note = "without fast_accum %.4f ms" % timer(scaled(False))
+                impl, fn = "torch._scaled_mm fast_accum", scaled(True)
             else:
                 raise ValueError(case["op"])
             if fn is not None:
@@ -481,7 +505,7 @@ def selftest():
             self.assertEqual(key("softmax", "f32", shape_label([8192, 8192])), "softmax/f32/8192")
 
         def test_cases(self):
-            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa", "decode"})
+            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa", "decode", "fp8"})
             keys = [c["key"] for c in cs]
             self.assertEqual(len(keys), len(set(keys)))
             self.assertIn("matmul/bf16/16384", keys)
@@ -491,6 +515,8 @@ def selftest():
             self.assertEqual(len([k for k in keys if k.startswith("sdpa/")]), 8)
             self.assertIn("decode/f16/B8H32KV8S16384D128", keys)
             self.assertEqual(len(cases({"decode"}, quick=True)), 1)
+            self.assertIn("fp8_gemm/e4m3/128x4096x7168", keys)
+            self.assertIn("fp8_gemm/e4m3/8192", keys)
             self.assertEqual(len(cases({"rows"}, quick=True)), 6)
 
         def test_work(self):
