@@ -6,8 +6,10 @@ package lower
 // on for a target, and a note for each one it does not. A hint is never an
 // error (cuTile's contract: hints do not change results).
 //
-// Acted on: occupancy (ptxgen's .minnctapersm, except on the sm_90a
-// persistent kernels, which run one block per SM by design) and
+// Acted on: occupancy (ptxgen's .minnctapersm, and the smem pass shortens
+// pipelined rings, down to two stages, so that that many blocks' shared
+// memory fits an SM; except on the sm_90a persistent kernels, which run
+// one block per SM by design) and
 // allow_tma=False (the load stays off the TMA path: findWGMMALoop and
 // findAttnLoop refuse it).
 //

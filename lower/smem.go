@@ -4,7 +4,9 @@ package lower
 // Requires: layout (loads feeding mma carry layout=smem).
 // Guarantees: every smem load (and every staged register tile) has
 // row_bytes (bytes of one tile row), stage_bytes (bytes of one copy of the tile, a multiple of 1024), stages
-// (copies in the ring: S >= 2 for a load in a pipelinable for body, 1
+// (copies in the ring: S >= 2 for a load in a pipelinable for body, at
+// most Tuning.MaxStages and fewer where the shared memory, or the blocks
+// per SM of the occupancy hint (occupancyRingBudget), do not hold more; 1
 // otherwise) and smem (byte offset of copy 0 from the 1024-aligned base);
 // the return has smem_bytes, the total, and scratch (the byte offset of the
 // scratch region that reductions across warps and layout conversions share)
@@ -107,6 +109,26 @@ func AllocShared(f *ir.Func, t *Target) error {
 		in.Attrs.Set(ir.AttrKeySmem, total)
 		total += in.Attrs.Int(ir.AttrKeyStageBytes)
 	}
+	// Scratch for reductions across warps and layout conversions: one
+	// region after the mma tiles, sized for the largest user (known before
+	// the rings, which the occupancy budget below bounds together with it).
+	scratch := 0
+	var serr error
+	f.Body.Walk(func(in *ir.Instr) {
+		if serr != nil {
+			return
+		}
+		n, err := ScratchBytes(in)
+		if err != nil {
+			serr = unsupported(t, "%v", err)
+			return
+		}
+		scratch = max(scratch, n)
+	})
+	if serr != nil {
+		return serr
+	}
+	occBudget := occupancyRingBudget(f, t, scratch)
 	// Sibling loops do not overlap in time, so their rings share the space
 	// after the unpipelined tiles. A loop nested in another pipelining loop
 	// runs while the outer ring is live, so its ring starts after the
@@ -130,6 +152,13 @@ func AllocShared(f *ir.Func, t *Target) error {
 		for s > 1 && base+s*per > t.KernelSharedBytes() {
 			s--
 		}
+		// The occupancy hint shortens the ring so that its blocks fit an
+		// SM together, but never below two stages: a hint does not
+		// unpipeline a loop (with a ring of two that still does not fit,
+		// fewer blocks are resident than asked).
+		for s > 2 && base+s*per > occBudget {
+			s--
+		}
 		if base+s*per > t.KernelSharedBytes() {
 			return unsupportedAt(t, ls[0], "the mma operand tiles of this loop (%s) need %d bytes of shared memory, %d with the kernel's other shared tiles; %s allows %d per block: use smaller tiles",
 				tileList(ls), per, base+per, t, t.KernelSharedBytes())
@@ -142,24 +171,6 @@ func AllocShared(f *ir.Func, t *Target) error {
 		}
 		ringEnd[g] = off
 		maxTotal = max(maxTotal, off)
-	}
-	// Scratch for reductions across warps and layout conversions: one
-	// region after the mma tiles, sized for the largest user.
-	scratch := 0
-	var serr error
-	f.Body.Walk(func(in *ir.Instr) {
-		if serr != nil {
-			return
-		}
-		n, err := ScratchBytes(in)
-		if err != nil {
-			serr = unsupported(t, "%v", err)
-			return
-		}
-		scratch = max(scratch, n)
-	})
-	if serr != nil {
-		return serr
 	}
 	if scratch > 0 {
 		off := roundUp(maxTotal, 16)
@@ -257,4 +268,28 @@ func inside(b *ir.Block, loop *ir.Instr) bool {
 		b = b.Parent.Block
 	}
 	return false
+}
+
+// occupancyRingBudget is the end offset that the rings of kernel f may
+// reach on t so that the blocks its occupancy hint asks for (n > 1) are
+// resident on one SM together: each block takes its layout, rounded up to
+// 16 and followed by scratch bytes of scratch, plus 1 KiB of base
+// alignment (ptxgen asks for the layout + 1024) and the 1 KiB the driver
+// reserves per block, out of t.SMSharedBytes(). Without the hint, or with
+// a stages hint (a demand, which `tilec tune` pairs with an occupancy and
+// prunes when the pair does not fit), the budget is the whole block's.
+// Without this, a loop's ring takes every stage that one block's shared
+// memory holds (Tuning.MaxStages) and .minnctapersm n cannot be met: a
+// flash-decode loop of 64x128 f16 K and V tiles has 4 stages of 32 KiB,
+// one block per SM, where 3 stages let two blocks overlap their copies.
+func occupancyRingBudget(f *ir.Func, t *Target, scratch int) int {
+	n := Occupancy(f, t)
+	if n <= 1 || Stages(f, t) != 0 {
+		return t.KernelSharedBytes()
+	}
+	perBlock := t.SMSharedBytes()/n - 2*1024
+	if scratch > 0 {
+		perBlock -= roundUp(scratch, 16)
+	}
+	return perBlock
 }

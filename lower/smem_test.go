@@ -105,3 +105,68 @@ def big(X: ct.Array[ct.float32, (N,)], tile: ct.Constant[int] = 1048576):
 		t.Errorf("tile=1024: %v", err)
 	}
 }
+
+// A flash-decode loop of 64x128 f16 K and V tiles (32 KiB a stage):
+// without a hint the ring takes every stage one block's shared memory
+// holds (Tuning.MaxStages, 4 on sm_90a); occupancy=2 shortens it so that
+// two blocks fit an SM (3 stages); occupancy=8 cannot be met and keeps
+// two stages rather than unpipelining the loop; a stages hint wins over
+// the occupancy hint.
+const decodeRingSrc = `
+import cuda.tile as ct
+
+@ct.kernel(grid=(1,)%s)
+def ring(Q: ct.Array[ct.float16, (16, 128)], K: ct.Array[ct.float16, (S, 128)],
+         V: ct.Array[ct.float16, (S, 128)], O: ct.Array[ct.float32, (128, 16)]):
+    qt = ct.load(Q, index=(0, 0), shape=(16, 128)).transpose()
+    acc = ct.zeros((128, 16), dtype=ct.float32)
+    for j in range(ct.num_tiles(K, axis=0, shape=(64, 128))):
+        k = ct.load(K, index=(j, 0), shape=(64, 128))
+        v = ct.load(V, index=(j, 0), shape=(64, 128))
+        s = ct.mma(k, qt, ct.zeros((64, 16), dtype=ct.float32))
+        acc = ct.mma(v.transpose(), s.astype(ct.float16), acc)
+    ct.store(O, index=(0, 0), tile=acc)
+`
+
+func TestOccupancyHintBoundsTheRing(t *testing.T) {
+	tg := lower.MustTarget("sm_90a")
+	for _, c := range []struct {
+		hints  string
+		stages int
+	}{
+		{"", 4},
+		{", occupancy=1", 4},
+		{", occupancy=2", 3},
+		{", occupancy=8", 2},
+		{", occupancy=2, stages=4", 4},
+	} {
+		src := strings.Replace(decodeRingSrc, "%s", c.hints, 1)
+		if strings.Contains(c.hints, "stages") {
+			// The builder takes cuTile's hints only; tune sets stages.
+			src = strings.Replace(src, ", stages=4", "", 1)
+		}
+		f := buildSource(t, "ring.tile", src, nil)
+		if strings.Contains(c.hints, "stages") {
+			f.Hints = append(f.Hints, ir.Const{Name: lower.StagesHint, Value: int64(4)})
+		}
+		lf, err := lower.Lower(f, tg)
+		if err != nil {
+			t.Fatalf("%q: %v", c.hints, err)
+		}
+		got := map[int]bool{}
+		lf.Body.Walk(func(in *ir.Instr) {
+			if in.Op == ir.OpSmemAlloc && in.Attrs.Int("stage_bytes") == 16384 {
+				got[in.Attrs.Int("stages")] = true
+			}
+		})
+		if len(got) != 1 || !got[c.stages] {
+			t.Errorf("hints %q: K and V rings of %v stages, want %d", c.hints, got, c.stages)
+		}
+		if c.stages == 3 {
+			// Two blocks of layout + 1 KiB alignment + 1 KiB for the driver.
+			if need := 2 * (lower.SmemBytes(lf) + 2048); need > tg.SMSharedBytes() {
+				t.Errorf("occupancy=2: two blocks need %d bytes, the SM has %d", need, tg.SMSharedBytes())
+			}
+		}
+	}
+}

@@ -16,10 +16,11 @@ import (
 // sequence, grouped-query KV caches, split-KV with a combine) through its
 // host function. S = 333 is 5 13/64 key tiles of 64 and S = 1000 15 5/8,
 // so the last tile of the last split is masked; groups of 4 query heads
-// per KV head (H = 8 over 2), 3 (H = 12 over 4: the group tile is padded to
-// 4 rows) and 1 (H = H_kv); splits chosen by the host (from the
-// interpreter's SM count), 1, 3 (uneven: 6, 6 and 4 tiles at S = 1000) and
-// more than there are key tiles (the host caps them, one tile each).
+// per KV head (H = 8 over 2), 3 (H = 12 over 4) and 1 (H = H_kv), each
+// padded to a tile of 16 rows; splits chosen by the host (from the
+// interpreter's SM count), 1, 3 (uneven: 6, 6 and 4 tiles at S = 1000,
+// which the combine pads to 4) and more than there are key tiles (the host
+// caps them, one tile each).
 
 // decodeAttentionRef is softmax(q k^T / sqrt(D)) v for each query head of
 // q (B, H, D), whose keys and values are those of KV head h / (H / H_kv)
@@ -104,8 +105,8 @@ func TestDecodeAttentionScript(t *testing.T) {
 func TestDecodeAttentionScriptCatchesWrongKernels(t *testing.T) {
 	path := filepath.Join("..", "..", "examples", "cutile", "decode_attention.py")
 	for _, c := range []struct{ old, new string }{
-		{"w = ct.exp2(ct.load(M, index=(bh, s, 0), shape=(1, 1, G)).reshape((G, 1)) - m)", "w = 1.0"},
-		{"scores = ct.where((cols < S)[None, :], scores, -math.inf)", "scores = scores"},
+		{"w = ct.exp2(m_s - ct.max(m_s, axis=0, keepdims=True))", "w = ct.exp2(m_s - m_s)"},
+		{"scores = ct.where((keys < S)[:, None], scores, -math.inf)", "scores = scores"},
 	} {
 		src, err := os.ReadFile(path)
 		if err != nil {
