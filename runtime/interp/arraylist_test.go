@@ -79,15 +79,16 @@ def k(Xs, Y):
     b = ct.load(Xs[i], (0,), shape=(4,))
     n = len(Xs)
     c = ct.load(Xs[n - 1], (0,), shape=(4,))
-    ct.store(Y, (0,), tile=a + b + c + ct.full((4,), len(Xs), dtype=ct.float32))
+    m, = Xs[i].shape
+    ct.store(Y, (0,), tile=a + b + c + ct.full((4,), len(Xs) + 10 * m + 1000 * Xs[i].strides[0], dtype=ct.float32))
 `
 	x0 := runtime.FromFloat64(ir.F32, []int{4}, []float64{1, 2, 3, 4})
-	x1 := runtime.FromFloat64(ir.F32, []int{4}, []float64{10, 20, 30, 40})
+	x1 := runtime.FromFloat64(ir.F32, []int{6}, []float64{10, 20, 30, 40, 50, 60})
 	x2 := runtime.FromFloat64(ir.F32, []int{4}, []float64{100, 200, 300, 400})
 	y := runtime.FromFloat64(ir.F32, []int{4}, []float64{1, 0, 0, 0})
 	runSrc(t, src, []*runtime.Tensor{x0, x1, x2}, y)
-	// a = x0, b = x1 (Y[0] = 1), c = x2, plus len 3.
-	checkClose(t, "Y", y.Float64s(), []float64{114, 225, 336, 447}, 0)
+	// a = x0, b = x1 (Y[0] = 1), c = x2, plus len 3, x1's extent 6 and stride 1.
+	checkClose(t, "Y", y.Float64s(), []float64{1174, 1285, 1396, 1507}, 0)
 
 	k, err := compile.Source("k.py", []byte("import cuda.tile as ct\n"+strings.TrimLeft(src, "\n")), compile.Options{})
 	if err != nil {
