@@ -10,7 +10,6 @@ package cuda
 // freed with the arrays.
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/tilec/tilec/runtime"
@@ -49,16 +48,11 @@ func (c *CUDA) uploadLists(b *runtime.Binding, da *devArgs) error {
 		ptrs := da.ptrs[next : next+len(l)]
 		next += len(l)
 		da.lists[i] = ptrs
-		var table []byte
-		for j, t := range l {
-			table = binary.LittleEndian.AppendUint64(table, uint64(ptrs[j]))
-			for _, d := range t.Shape {
-				table = binary.LittleEndian.AppendUint64(table, uint64(d))
-			}
-			for _, s := range t.Strides {
-				table = binary.LittleEndian.AppendUint64(table, uint64(int64(s)))
-			}
+		addrs := make([]uint64, len(ptrs))
+		for j, p := range ptrs {
+			addrs[j] = uint64(p)
 		}
+		table := listTable(addrs, l)
 		p, err := c.Dev.Alloc(len(table))
 		if err != nil {
 			return fmt.Errorf("cuda: allocating the table of list %s: %w", b.Kernel.Func.Params[i].Name, err)
