@@ -29,3 +29,21 @@ func TestParseListArgSig(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseArgSig: any --arg value is a signature or an error, never a
+// panic, and a signature prints back to one that parses to the same text.
+func FuzzParseArgSig(f *testing.F) {
+	for _, s := range []string{"f16[M,K]", "i32", "[f16[M0,K],f16[M1,K]]", "[]", "[[f16[M]]]", "[f16[M,K],", "[f32[4],f32[N]]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sig, err := ParseArgSig(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseArgSig(sig.String())
+		if err != nil || again.String() != sig.String() {
+			t.Fatalf("%q -> %s -> %v, %v", s, sig, again, err)
+		}
+	})
+}
