@@ -52,23 +52,37 @@ func (a GlobalAccess) String() string {
 
 // ParamAccess returns, per parameter of f, the union of what f's ops do to
 // it (zero for scalars and for arrays f never touches), from the op table's
-// Global column: every op whose first operand is the parameter's value.
+// Global column: every op whose first operand is the parameter's value. An
+// access to an element of a list of arrays (list_get's result) counts for
+// the list: any element may be the one accessed.
 func ParamAccess(f *Func) []GlobalAccess {
 	access := map[*Value]GlobalAccess{}
 	if f.Body != nil {
 		f.Body.Walk(func(in *Instr) {
 			if a := in.Op.Info().Global; a != 0 && len(in.Args) > 0 {
-				access[in.Args[0]] |= a
+				access[ArrayRoot(in.Args[0])] |= a
 			}
 		})
 	}
 	out := make([]GlobalAccess, len(f.Params))
 	for i, p := range f.Params {
-		if _, ok := p.Type.(*Array); ok && p.Value != nil {
-			out[i] = access[p.Value]
+		switch p.Type.(type) {
+		case *Array, *ArrayList:
+			if p.Value != nil {
+				out[i] = access[p.Value]
+			}
 		}
 	}
 	return out
+}
+
+// ArrayRoot is the value an array operand comes from: the list parameter
+// of a list_get's result, the array itself otherwise.
+func ArrayRoot(v *Value) *Value {
+	if v != nil && v.Def != nil && v.Def.Op == OpListGet {
+		return v.Def.Args[0]
+	}
+	return v
 }
 
 // WrittenParams returns the indices of the array parameters that f may

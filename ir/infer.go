@@ -209,6 +209,26 @@ func inferArrayAxis(in *Instr) ([]Type, string) {
 	return one(res)
 }
 
+// inferListGet: the list's item type, at an integer scalar index.
+func inferListGet(in *Instr) ([]Type, string) {
+	l, ok := in.Args[0].Type.(*ArrayList)
+	if !ok {
+		return fail("operand %v has type %v, want a list of arrays", in.Args[0], in.Args[0].Type)
+	}
+	if sh, ok := ValueShape(in.Args[1].Type); !ok || len(sh) != 0 || !in.Args[1].Type.Elem().IsInt() {
+		return fail("index %v has type %v, want an integer scalar or rank-0 tile", in.Args[1], in.Args[1].Type)
+	}
+	return one(l.Item())
+}
+
+// inferListLen: i32, cuTile's type of len() of a list.
+func inferListLen(in *Instr) ([]Type, string) {
+	if _, ok := in.Args[0].Type.(*ArrayList); !ok {
+		return fail("operand %v has type %v, want a list of arrays", in.Args[0], in.Args[0].Type)
+	}
+	return one(ScalarOf(I32))
+}
+
 // inferCmp: bool of the operands' shape.
 func inferCmp(in *Instr) ([]Type, string) {
 	a := in.Args

@@ -194,6 +194,10 @@ const (
 	OpWhile
 	// %v = stride %A {axis=1} : i32         an array's stride along an axis in elements (A.strides; cuTile's int32), fixed at launch
 	OpStride
+	// %a = list_get %As, %g : array<?x?xf16>  element g of a list-of-arrays parameter (any integer g; out of range is undefined, as in cuTile)
+	OpListGet
+	// %n = list_len %As : i32               the length of a list-of-arrays parameter, fixed at launch
+	OpListLen
 
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
@@ -483,6 +487,8 @@ var opTable = [NumOps]OpInfo{
 	OpUnpackBytes: {Name: "unpack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpWhile:       {Name: "while", Infer: inferWhile, NumArgs: -1, NumResults: -1, NumRegions: 2, SideEffect: true},
 	OpStride:      {Name: "stride", Infer: inferArrayAxis, NumArgs: 1, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
+	OpListGet:     {Name: "list_get", Infer: inferListGet, NumArgs: 2, NumResults: 1},
+	OpListLen:     {Name: "list_len", Infer: inferListLen, NumArgs: 1, NumResults: 1},
 
 	OpSmemAlloc: {Name: "smem_alloc", Infer: inferSmemAlloc, NumArgs: 0, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},

@@ -723,6 +723,15 @@ func (p *textParser) typ() Type {
 		p.fail("expected type, found %s", t.describe())
 	}
 	p.pos++
+	if t.text == "list" {
+		p.want("<")
+		item, ok := p.typ().(*Array)
+		if !ok {
+			p.failAt(t.off, "a list holds arrays")
+		}
+		p.want(">")
+		return ArrayListOf(item.DType, item.Rank)
+	}
 	if t.text != "tile" && t.text != "array" {
 		d, ok := ParseDType(t.text)
 		if !ok {

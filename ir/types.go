@@ -117,7 +117,7 @@ func ParseDType(s string) (DType, bool) {
 	return InvalidDType, false
 }
 
-// Type is the type of an IR value: *Scalar, *Tile or *Array.
+// Type is the type of an IR value: *Scalar, *Tile, *Array or *ArrayList.
 type Type interface {
 	String() string
 	// Elem is the element dtype.
@@ -143,13 +143,30 @@ type Array struct {
 	DType DType
 }
 
-func (*Scalar) isType() {}
-func (*Tile) isType()   {}
-func (*Array) isType()  {}
+// ArrayList is a kernel parameter that is a list of arrays (cuTile's
+// List[Array], TileGym's grouped GEMM): its length and every element's
+// extents and strides are known only at launch, and every element has the
+// same dtype and rank. list_get takes an element at a run-time index and
+// list_len the length. Printed `list<array<?x?xf16>>`.
+type ArrayList struct {
+	Rank  int
+	DType DType
+}
 
-func (t *Scalar) Elem() DType { return t.DType }
-func (t *Tile) Elem() DType   { return t.DType }
-func (t *Array) Elem() DType  { return t.DType }
+func (*Scalar) isType()    {}
+func (*Tile) isType()      {}
+func (*Array) isType()     {}
+func (*ArrayList) isType() {}
+
+func (t *Scalar) Elem() DType    { return t.DType }
+func (t *Tile) Elem() DType      { return t.DType }
+func (t *Array) Elem() DType     { return t.DType }
+func (t *ArrayList) Elem() DType { return t.DType }
+
+// Item is the type of the list's elements.
+func (t *ArrayList) Item() *Array { return ArrayOf(t.DType, t.Rank) }
+
+func (t *ArrayList) String() string { return "list<" + t.Item().String() + ">" }
 
 func (t *Scalar) String() string { return t.DType.String() }
 
@@ -185,6 +202,9 @@ func (t *Tile) Rank() int { return len(t.Shape) }
 func ScalarOf(d DType) *Scalar           { return &Scalar{DType: d} }
 func TileOf(d DType, shape ...int) *Tile { return &Tile{Shape: append([]int(nil), shape...), DType: d} }
 func ArrayOf(d DType, rank int) *Array   { return &Array{Rank: rank, DType: d} }
+func ArrayListOf(d DType, rank int) *ArrayList {
+	return &ArrayList{Rank: rank, DType: d}
+}
 
 // TypesEqual reports whether two types are identical.
 func TypesEqual(a, b Type) bool {
@@ -206,6 +226,9 @@ func TypesEqual(a, b Type) bool {
 	case *Array:
 		b, ok := b.(*Array)
 		return ok && a.Rank == b.Rank && a.DType == b.DType
+	case *ArrayList:
+		b, ok := b.(*ArrayList)
+		return ok && a.Rank == b.Rank && a.DType == b.DType
 	}
 	return false
 }
@@ -219,6 +242,8 @@ func WithElem(t Type, d DType) Type {
 		return TileOf(d, t.Shape...)
 	case *Array:
 		return ArrayOf(d, t.Rank)
+	case *ArrayList:
+		return ArrayListOf(d, t.Rank)
 	}
 	panic(fmt.Sprintf("ir.WithElem: unknown type %T", t))
 }

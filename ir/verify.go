@@ -127,6 +127,11 @@ func (v *irVerifier) params() {
 			if len(prm.Dims) != 0 {
 				v.errorf("scalar parameter %s has dims", prm.Name)
 			}
+		case *ArrayList:
+			// Each element has extents of its own, read with dim.
+			if len(prm.Dims) != 0 {
+				v.errorf("list parameter %s has dims", prm.Name)
+			}
 		default:
 			v.errorf("parameter %s has type %v, want an array or a scalar", prm.Name, prm.Type)
 		}
@@ -396,6 +401,10 @@ func verifyType(t Type) string {
 	case *Array:
 		if t == nil || !dtypeValid(t.DType) || t.Rank < 0 {
 			return "invalid array type"
+		}
+	case *ArrayList:
+		if t == nil || !dtypeValid(t.DType) || t.Rank < 1 {
+			return "invalid list type"
 		}
 	default:
 		return "missing type"

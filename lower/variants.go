@@ -62,7 +62,9 @@ func fastArrays(f *ir.Func) (arrays []int, ok bool) {
 				allZero = false
 			}
 		}
-		if i, ok := index[in.Args[0]]; ok && zeroPad(in) && !seen[i] {
+		// An array of a list counts as its list: the launcher checks
+		// every array of it (ptxgen.ArrayArg.Elems).
+		if i, ok := index[ir.ArrayRoot(in.Args[0])]; ok && zeroPad(in) && !seen[i] {
 			seen[i] = true
 			arrays = append(arrays, i)
 		}

@@ -116,6 +116,9 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	if t.Emitted != WGMMA {
 		return nil, refuse(nil, "the target's mma is not wgmma")
 	}
+	if r := listOperandReason(f); r != nil {
+		return nil, r
+	}
 	mmas := mmaOps(f)
 	if len(mmas) != 1 {
 		// The second mma is where the kernel leaves the path's shape.

@@ -57,6 +57,9 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, *Reason) {
 	if t.Emitted != WGMMA {
 		return nil, refuse(nil, "the target's mma is not wgmma")
 	}
+	if r := listOperandReason(f); r != nil {
+		return nil, r
+	}
 	mmas := mmaOps(f)
 	if len(mmas) != 2 {
 		return nil, refuse(nil, "the kernel has %d mma ops (the attention path takes two)", len(mmas))

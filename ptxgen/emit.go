@@ -92,6 +92,11 @@ type emitter struct {
 	vals map[*ir.Value]*value
 	arrs map[*ir.Value]*array
 	inv  map[string]Reg // thread-invariant values by key (see invariant)
+	// listRegs are the registers that list_get defined inside a loop, and
+	// those computed from them: invariant keeps what reads them in place
+	// (arraylist.go).
+	listRegs map[Reg]bool
+	lists    map[*ir.Value]*list // list parameters' registers
 	// atEntry are values computed once in the entry code (see entryOnce).
 	atEntry map[string]Reg
 
@@ -162,6 +167,9 @@ func (e *emitter) invariant(key string, gen func() Reg) Reg {
 	}
 	saved := e.cur
 	if e.hoist != nil {
+		if len(e.listRegs) > 0 {
+			return e.listInvariant(key, gen)
+		}
 		e.cur = e.hoist
 	}
 	r := gen()
@@ -296,6 +304,8 @@ func (e *emitter) prologue() {
 			}
 			e.paramDecl = append(e.paramDecl, ".param "+decl+" "+name)
 			e.vals[p.Value] = &value{reg: r}
+		case *ir.ArrayList:
+			e.listParam(i, p, t, name)
 		}
 	}
 	e.tid = e.newReg(B32)

@@ -67,6 +67,10 @@ type ArrayArg struct {
 	Addr      uint64
 	ElemBytes int
 	Strides   []int64
+	// Elems, for a list-of-arrays parameter, are its arrays' (Addr and
+	// Strides unused): a fast variant that copies from the list's arrays
+	// needs every one of them aligned.
+	Elems []ArrayArg
 }
 
 // Aligned16 is the condition under which the kernels copy an array's tiles
@@ -75,6 +79,14 @@ type ArrayArg struct {
 // of 16, and every other stride times ElemBytes a multiple of 16 (so every
 // row starts on a 16-byte boundary).
 func (a ArrayArg) Aligned16() bool {
+	if a.Elems != nil {
+		for _, x := range a.Elems {
+			if !x.Aligned16() {
+				return false
+			}
+		}
+		return true
+	}
 	n := len(a.Strides)
 	if n == 0 || a.Strides[n-1] != 1 || a.Addr%16 != 0 {
 		return false
@@ -143,6 +155,14 @@ const (
 	// persistent kernel (Kernel.Persistent), which is launched with fewer
 	// blocks and loops over the grid itself; Param is unused.
 	SlotGrid
+	// SlotListTable is the .u64 device address of the table of list-of-
+	// arrays parameter f.Params[Param] (ir.ArrayList): for each array in
+	// order, 1 + 2*rank 64-bit words: its address, its extents, its
+	// strides in elements (cuTile's layout of a List[Array] argument).
+	// The launcher builds the table and copies it to the device.
+	SlotListTable
+	// SlotListLen is the .s32 length of list parameter f.Params[Param].
+	SlotListLen
 )
 
 func (k SlotKind) String() string {
@@ -159,6 +179,10 @@ func (k SlotKind) String() string {
 		return "tensormap"
 	case SlotGrid:
 		return "grid"
+	case SlotListTable:
+		return "list table"
+	case SlotListLen:
+		return "list length"
 	}
 	return "invalid"
 }
@@ -183,9 +207,9 @@ type ParamSlot struct {
 // (ScalarBytes gives it from the IR type).
 func (s ParamSlot) Bytes() int {
 	switch s.Kind {
-	case SlotPointer, SlotStride:
+	case SlotPointer, SlotStride, SlotListTable:
 		return 8
-	case SlotDim, SlotGrid:
+	case SlotDim, SlotGrid, SlotListLen:
 		return 4
 	case SlotTensorMap:
 		return 128

@@ -164,8 +164,11 @@ type Backend interface {
 // what every backend needs before it can run the kernel.
 type Binding struct {
 	Kernel *Kernel
-	// Tensors[i] is the i-th parameter's tensor (nil for scalars).
+	// Tensors[i] is the i-th parameter's tensor (nil for scalars and lists).
 	Tensors []*Tensor
+	// Lists[i] is the i-th parameter's arrays when it is a list of arrays
+	// (ir.ArrayList; nil otherwise).
+	Lists [][]*Tensor
 	// Scalars[i] is the i-th scalar parameter's value as int64 (ints and
 	// bools) or float64 (floats, already rounded to the declared dtype).
 	Scalars []any
@@ -221,7 +224,7 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 		return nil, fmt.Errorf("%s", argCountMessage(f, len(args)))
 	}
 	b := &Binding{Kernel: k, Tensors: make([]*Tensor, len(args)), Scalars: make([]any, len(args)),
-		Dims: map[string]int64{}}
+		Lists: make([][]*Tensor, len(args)), Dims: map[string]int64{}}
 	from := map[string]string{} // symbol -> the argument that bound it
 	for i, p := range f.Params {
 		switch pt := p.Type.(type) {
@@ -272,6 +275,12 @@ func (k *Kernel) Bind(args []Arg, grid [3]int) (*Binding, error) {
 				from[d.Sym] = p.Name
 			}
 			b.Tensors[i] = t
+		case *ir.ArrayList:
+			l, err := bindList(p.Name, pt, args[i])
+			if err != nil {
+				return nil, err
+			}
+			b.Lists[i] = l
 		case *ir.Scalar:
 			v, err := scalarArg(pt.DType, args[i])
 			if err != nil {

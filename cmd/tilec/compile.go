@@ -26,7 +26,7 @@ func cmdCompile(args []string, stdout, stderr io.Writer) error {
 	consts := defines{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
-	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
+	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K], --arg x=f32, or a list of arrays --arg As=[f16[M0,K],f16[M1,K]] (repeatable)")
 	srcPath, err := sourceArg(fs, args)
 	if err != nil {
 		return err

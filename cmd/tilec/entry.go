@@ -374,7 +374,7 @@ func (r *entryRun) checkFlags(params []host.Param) error {
 			return usagef("--in %s and --arg %s: give one", p.Name, p.Name)
 		case (hasIn || hasSig) && hasScalar:
 			return usagef("--scalar %s: %s is given as an array too", p.Name, p.Name)
-		case hasSig && !sig.IsArray():
+		case hasSig && !sig.IsArray() && !sig.IsList():
 			return usagef("--arg %s=%s: the entry's scalar parameters take --scalar %s=VALUE", p.Name, sig, p.Name)
 		case !hasIn && !hasSig && !hasScalar && !p.HasDefault:
 			missing = append(missing, p.Name)
@@ -397,17 +397,23 @@ func (r *entryRun) sigDims(params []host.Param) (dims []string, batch map[string
 		if !ok {
 			continue
 		}
-		for ax, d := range sig.Dims {
-			if d.Sym == "" {
-				continue
-			}
-			if !batch[d.Sym] && !other[d.Sym] {
-				dims = append(dims, d.Sym)
-			}
-			if len(sig.Dims) >= 3 && ax < len(sig.Dims)-2 {
-				batch[d.Sym] = true
-			} else {
-				other[d.Sym] = true
+		arrays := []build.ArgSig{sig}
+		if sig.IsList() {
+			arrays = sig.Elems
+		}
+		for _, a := range arrays {
+			for ax, d := range a.Dims {
+				if d.Sym == "" {
+					continue
+				}
+				if !batch[d.Sym] && !other[d.Sym] {
+					dims = append(dims, d.Sym)
+				}
+				if len(a.Dims) >= 3 && ax < len(a.Dims)-2 {
+					batch[d.Sym] = true
+				} else {
+					other[d.Sym] = true
+				}
 			}
 		}
 	}
@@ -456,28 +462,44 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 			args[p.Name] = t
 			lines = append(lines, fmt.Sprintf("%s: %s %v from %s", p.Name, t.DType, t.Shape, path))
 		case hasSig:
-			shape := make([]int, len(sig.Dims))
-			for ax, d := range sig.Dims {
-				if d.Sym == "" {
-					shape[ax] = int(d.Size)
+			// A list's arrays are a host list (a tuple in host code).
+			arrays, isList := []build.ArgSig{sig}, sig.IsList()
+			if isList {
+				arrays = sig.Elems
+			}
+			var list host.Tuple
+			for j, a := range arrays {
+				shape := make([]int, len(a.Dims))
+				for ax, d := range a.Dims {
+					if d.Sym == "" {
+						shape[ax] = int(d.Size)
+						continue
+					}
+					if _, ok := bound[d.Sym]; !ok {
+						if batch[d.Sym] {
+							bound[d.Sym] = defaultBatch
+						} else {
+							bound[d.Sym] = defaultDim
+						}
+					}
+					shape[ax] = int(bound[d.Sym])
+				}
+				t, err := runtime.AllocTensor(a.DType, shape...)
+				if err != nil {
+					return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+				}
+				t.FillRandNormal(rng)
+				if !isList {
+					args[p.Name] = t
+					lines = append(lines, fmt.Sprintf("%s: %s %v (%s)", p.Name, t.DType, t.Shape, sig))
 					continue
 				}
-				if _, ok := bound[d.Sym]; !ok {
-					if batch[d.Sym] {
-						bound[d.Sym] = defaultBatch
-					} else {
-						bound[d.Sym] = defaultDim
-					}
-				}
-				shape[ax] = int(bound[d.Sym])
+				list = append(list, t)
+				lines = append(lines, fmt.Sprintf("%s[%d]: %s %v (%s)", p.Name, j, t.DType, t.Shape, a))
 			}
-			t, err := runtime.AllocTensor(sig.DType, shape...)
-			if err != nil {
-				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			if isList {
+				args[p.Name] = list
 			}
-			t.FillRandNormal(rng)
-			args[p.Name] = t
-			lines = append(lines, fmt.Sprintf("%s: %s %v (%s)", p.Name, t.DType, t.Shape, sig))
 		case hasScalar:
 			args[p.Name] = parseHostScalar(sv)
 			lines = append(lines, fmt.Sprintf("%s = %s", p.Name, sv))

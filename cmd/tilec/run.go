@@ -52,7 +52,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	consts, shapes, scalars, ins, outs := defines{}, keyValues{}, keyValues{}, keyValues{}, keyValues{}
 	fs.Var(consts, "D", "bake a constant: -D name=value (repeatable)")
 	sigs := argSigs{}
-	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K] or --arg x=f32 (repeatable)")
+	fs.Var(sigs, "arg", "signature of an unannotated parameter: --arg A=f16[M,K], --arg x=f32, or a list of arrays --arg As=[f16[M0,K],f16[M1,K]] (repeatable)")
 	fs.Var(shapes, "shape", "symbolic dims: --shape M=1024,N=512,K=256")
 	fs.Var(scalars, "scalar", "scalar arguments: --scalar eps=1e-5")
 	fs.Var(ins, "in", "read an input from .npy: --in A=a.npy (an unannotated parameter takes the file's dtype and rank)")
@@ -155,7 +155,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return usagef("--out %s: %s has no parameter %s", name, f.Name, name)
 		}
 		if _, ok := f.Params[i].Type.(*ir.Array); !ok {
-			return usagef("--out %s: %s is not an array", name, name)
+			return usagef("--out %s: %s is not an array (--out writes one array: a list's arrays are summarized)", name, name)
 		}
 	}
 	if err := checkOutPaths(outs); err != nil {
@@ -169,7 +169,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if backend.Name() != "cpu" {
 		copies = 2 // the interpreter's check keeps the inputs
 	}
-	kargs, dims, err := makeArgs(f, shapes, scalars, inFiles, *seed, copies)
+	kargs, dims, err := makeArgs(f, sigs, shapes, scalars, inFiles, *seed, copies)
 	if err != nil {
 		return err
 	}
@@ -247,14 +247,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "time     %s (kernel %s)\n", wall.Round(time.Microsecond), res.Elapsed.Round(time.Microsecond))
 	for _, i := range ir.WrittenParams(f) {
-		t := kargs[i].(*runtime.Tensor)
-		line, unwritten := summarize(t)
-		fmt.Fprintf(stdout, "output   %s: %s\n", f.Params[i].Name, line)
-		if unwritten > 0 {
-			// Exit 0 with a count in the summary is easy to miss; a grid
-			// too small for the output is the usual cause.
-			fmt.Fprintf(stderr, "tilec: warning: %s: %d of %d elements were not written by any block (they hold the poison the run filled %s with): does the grid (%d, %d, %d) cover it?\n",
-				f.Params[i].Name, unwritten, t.NumElements(), f.Params[i].Name, res.Grid[0], res.Grid[1], res.Grid[2])
+		names := runtime.ArgTensorNames(f.Params[i].Name, kargs[i])
+		for j, t := range runtime.ArgTensors(kargs[i]) {
+			line, unwritten := summarize(t)
+			fmt.Fprintf(stdout, "output   %s: %s\n", names[j], line)
+			if unwritten > 0 {
+				// Exit 0 with a count in the summary is easy to miss; a grid
+				// too small for the output is the usual cause.
+				fmt.Fprintf(stderr, "tilec: warning: %s: %d of %d elements were not written by any block (they hold the poison the run filled %s with): does the grid (%d, %d, %d) cover it?\n",
+					names[j], unwritten, t.NumElements(), names[j], res.Grid[0], res.Grid[1], res.Grid[2])
+			}
 		}
 	}
 	if inputs != nil {
@@ -333,7 +335,11 @@ func (s *source) inputSigs(kernel string, sigs argSigs, inputs map[string]*runti
 //
 // copies is how many host copies of each array the run keeps (2 when a
 // device's results are checked against the interpreter's).
-func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Tensor, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
+//
+// A list-of-arrays parameter's arrays take their dims from its --arg
+// signature (sigs): [f16[M0,K],f16[M1,K]] makes two arrays, their
+// symbols bound by --shape like any other.
+func makeArgs(f *ir.Func, sigs argSigs, shapes, scalars keyValues, ins map[string]*runtime.Tensor, seed int64, copies int64) ([]runtime.Arg, map[string]int64, error) {
 	for name := range ins {
 		if paramIndex(f, name) < 0 {
 			return nil, nil, usagef("--in %s: %s has no parameter %s", name, f.Name, name)
@@ -351,7 +357,7 @@ func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Ten
 	dims := map[string]int64{}
 	known := map[string]bool{}
 	for _, p := range f.Params {
-		for _, d := range p.Dims {
+		for _, d := range paramDims(p, sigs) {
 			if d.Sym != "" {
 				known[d.Sym] = true
 			}
@@ -376,6 +382,9 @@ func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Ten
 			continue
 		}
 		arr, isArray := p.Type.(*ir.Array)
+		if _, isList := p.Type.(*ir.ArrayList); isList {
+			return nil, nil, usagef("--in %s: %s is a list of arrays, which --in cannot read; its --arg signature gives its arrays' dims", p.Name, p.Name)
+		}
 		if !isArray {
 			return nil, nil, usagef("--in %s: %s is a scalar; use --scalar", p.Name, p.Name)
 		}
@@ -406,42 +415,54 @@ func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Ten
 	// The shapes of the generated arrays, all checked before any is
 	// allocated: a dim that kernels cannot index (over i32), a size that
 	// overflows, and their total against the host's memory.
-	arrShapes := make([][]int, len(f.Params))
+	arrShapes := make([][][]int, len(f.Params)) // per parameter, its arrays' shapes (a list's several)
 	var total int64
 	var sizes []string
 	for i, p := range f.Params {
-		pt, ok := p.Type.(*ir.Array)
-		if args[i] != nil || !ok {
+		var elems [][]ir.Dim
+		var names []string
+		switch p.Type.(type) {
+		case *ir.Array:
+			elems, names = [][]ir.Dim{p.Dims}, []string{p.Name}
+		case *ir.ArrayList:
+			for j, e := range sigs[p.Name].Elems {
+				elems, names = append(elems, e.Dims), append(names, fmt.Sprintf("%s[%d]", p.Name, j))
+			}
+		}
+		if args[i] != nil {
 			continue
 		}
-		shape := make([]int, len(p.Dims))
-		for ax, d := range p.Dims {
-			if d.Sym == "" {
-				shape[ax] = int(d.Size)
-				continue
-			}
-			if _, ok := dims[d.Sym]; !ok {
-				if len(p.Dims) >= 3 && ax < len(p.Dims)-2 {
-					dims[d.Sym] = defaultBatch
-				} else {
-					dims[d.Sym] = defaultDim
+		for j, pdims := range elems {
+			shape := make([]int, len(pdims))
+			for ax, d := range pdims {
+				if d.Sym == "" {
+					shape[ax] = int(d.Size)
+					continue
 				}
+				if _, ok := dims[d.Sym]; !ok {
+					if len(pdims) >= 3 && ax < len(pdims)-2 {
+						dims[d.Sym] = defaultBatch
+					} else {
+						dims[d.Sym] = defaultDim
+					}
+				}
+				if n := dims[d.Sym]; n > math.MaxInt32 {
+					return nil, nil, usagef("--shape %s=%d: array dims are i32 in kernels, at most %d (%s axis %d)",
+						d.Sym, n, math.MaxInt32, names[j], ax)
+				}
+				shape[ax] = int(dims[d.Sym])
 			}
-			if n := dims[d.Sym]; n > math.MaxInt32 {
-				return nil, nil, usagef("--shape %s=%d: array dims are i32 in kernels, at most %d (%s axis %d)",
-					d.Sym, n, math.MaxInt32, p.Name, ax)
+			dt := p.Type.Elem()
+			n, err := runtime.ShapeBytes(dt, shape)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", names[j], err)
 			}
-			shape[ax] = int(dims[d.Sym])
+			sizes = append(sizes, fmt.Sprintf("%s %s %v %d", names[j], dt, shape, n))
+			if total += n; total < 0 {
+				return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
+			}
+			arrShapes[i] = append(arrShapes[i], shape)
 		}
-		n, err := runtime.ShapeBytes(pt.DType, shape)
-		if err != nil {
-			return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
-		}
-		sizes = append(sizes, fmt.Sprintf("%s %s %v %d", p.Name, pt.DType, shape, n))
-		if total += n; total < 0 {
-			return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
-		}
-		arrShapes[i] = shape
 	}
 	if limit := runtime.HostMemory(); limit > 0 && total*copies > limit || total*copies < 0 {
 		what := ""
@@ -458,12 +479,23 @@ func makeArgs(f *ir.Func, shapes, scalars keyValues, ins map[string]*runtime.Ten
 		}
 		switch pt := p.Type.(type) {
 		case *ir.Array:
-			t, err := runtime.AllocTensor(pt.DType, arrShapes[i]...)
+			t, err := runtime.AllocTensor(pt.DType, arrShapes[i][0]...)
 			if err != nil {
 				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
 			}
 			t.FillRandNormal(rng)
 			args[i] = t
+		case *ir.ArrayList:
+			l := make([]*runtime.Tensor, len(arrShapes[i]))
+			for j, shape := range arrShapes[i] {
+				t, err := runtime.AllocTensor(pt.DType, shape...)
+				if err != nil {
+					return nil, nil, fmt.Errorf("tilec: %s[%d]: %v", p.Name, j, err)
+				}
+				t.FillRandNormal(rng)
+				l[j] = t
+			}
+			args[i] = l
 		case *ir.Scalar:
 			v, ok := scalars[p.Name]
 			if !ok {
@@ -833,4 +865,17 @@ func (p *stepProgress) clear() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.shown = false
 	}
+}
+
+// paramDims is the symbolic and fixed dims of parameter p: an array's own,
+// or every array's of a list's signature.
+func paramDims(p *ir.Param, sigs argSigs) []ir.Dim {
+	if _, ok := p.Type.(*ir.ArrayList); ok {
+		var out []ir.Dim
+		for _, e := range sigs[p.Name].Elems {
+			out = append(out, e.Dims...)
+		}
+		return out
+	}
+	return p.Dims
 }

@@ -702,7 +702,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		return
 	}
 	prm := b.f.AddParam(p.Name, ir.ArrayOf(dt, len(dims)), dims)
-	av := &arrayVal{name: p.Name, p: prm}
+	av := paramArray(p.Name, prm)
 	b.bind(p.Name, av, p.Pos)
 	for axis, d := range dims {
 		if d.Sym == "" {
@@ -777,7 +777,7 @@ func (b *builder) dimValue(sym string, pos lang.Pos) *ir.Value {
 		return v
 	}
 	av := b.arrays[sym]
-	in := b.f.NewInstr(ir.OpDim, []*ir.Value{av.p.Value}, ir.ScalarOf(ir.I32))
+	in := b.f.NewInstr(ir.OpDim, []*ir.Value{av.v}, ir.ScalarOf(ir.I32))
 	in.Attrs.Set("axis", b.symAxis[sym])
 	in.Pos = ir.Pos(pos)
 	in.Block = b.f.Body
@@ -793,6 +793,13 @@ func (b *builder) dimValue(sym string, pos lang.Pos) *ir.Value {
 // arrayDim returns an array's extent along axis: an int64 for a literal
 // dimension, a *Value for a symbolic one.
 func (b *builder) arrayDim(a *arrayVal, axis int, pos lang.Pos) value {
+	if a.p == nil {
+		// An element of a list: its extents are the element's own, read
+		// where they are used (the element is chosen at run time).
+		var attrs ir.Attrs
+		attrs.Set(ir.AttrKeyAxis, int64(axis))
+		return b.emitAttrs(pos, ir.OpDim, ir.ScalarOf(ir.I32), attrs, a.v)
+	}
 	d := a.p.Dims[axis]
 	if d.Sym == "" {
 		return d.Size

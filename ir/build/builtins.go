@@ -379,7 +379,7 @@ func (b *builder) biNumTiles(c *callCtx) value {
 	if !ok {
 		return poison{}
 	}
-	axis, ok := b.axisArg(c, 1, a.rank(), a.p.Type)
+	axis, ok := b.axisArg(c, 1, a.rank(), a.t)
 	if !ok {
 		return poison{}
 	}
@@ -509,10 +509,10 @@ func (b *builder) biLoad(c *callCtx) value {
 		}
 		gattrs := gatherAttrs(attrs)
 		padV := b.coerce(c.pos, pv, a.dtype(), shape, true)
-		t = b.emitInferred(c.pos, ir.OpGather, gattrs, append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), padV)...)
+		t = b.emitInferred(c.pos, ir.OpGather, gattrs, append(append([]*ir.Value{a.v}, b.elementIndices(c.pos, idx, shape)...), padV)...)
 	} else {
 		attrs.Set("pad", pad)
-		t = b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.p.Value}, idx...)...)
+		t = b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.v}, idx...)...)
 	}
 	if scalarLoad {
 		return b.reshape(c.pos, t, []int{})
@@ -574,10 +574,10 @@ func (b *builder) biStore(c *callCtx) value {
 	}
 	if hasTileIndex(idx) {
 		shape := x.Type.(*ir.Tile).Shape
-		b.emitAttrs(c.pos, ir.OpScatter, nil, gatherAttrs(attrs), append(append([]*ir.Value{a.p.Value}, b.elementIndices(c.pos, idx, shape)...), x)...)
+		b.emitAttrs(c.pos, ir.OpScatter, nil, gatherAttrs(attrs), append(append([]*ir.Value{a.v}, b.elementIndices(c.pos, idx, shape)...), x)...)
 		return noneVal{}
 	}
-	b.emitAttrs(c.pos, ir.OpStore, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), x)...)
+	b.emitAttrs(c.pos, ir.OpStore, nil, attrs, append(append([]*ir.Value{a.v}, idx...), x)...)
 	return noneVal{}
 }
 
@@ -1324,6 +1324,9 @@ func (b *builder) callPy(name string, e *lang.Call, pos []arg, kws []kwArg) valu
 		switch x := x.(type) {
 		case tuple:
 			return int64(len(x))
+		case *listVal:
+			// cuTile's len() of a list is its run-time length (an i32).
+			return b.emit(p, ir.OpListLen, ir.ScalarOf(ir.I32), x.p.Value)
 		case *ir.Value:
 			if t, ok := x.Type.(*ir.Tile); ok && t.Rank() > 0 {
 				return int64(t.Shape[0])
@@ -2147,7 +2150,7 @@ func (b *builder) biGather(c *callCtx) value {
 	if !ok || pad == nil {
 		return poison{}
 	}
-	args := append(append([]*ir.Value{a.p.Value}, idx...), pad)
+	args := append(append([]*ir.Value{a.v}, idx...), pad)
 	if mask != nil {
 		args = append(args, mask)
 	}
@@ -2164,7 +2167,7 @@ func (b *builder) biScatter(c *callCtx) value {
 	if !ok || val == nil {
 		return poison{}
 	}
-	args := append(append([]*ir.Value{a.p.Value}, idx...), val)
+	args := append(append([]*ir.Value{a.v}, idx...), val)
 	if mask != nil {
 		args = append(args, mask)
 	}
@@ -2238,7 +2241,7 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 		attrs.Set("kind", kind)
 	}
 	bitwise := kind == ir.AtomicAnd || kind == ir.AtomicOr || kind == ir.AtomicXor
-	args := append([]*ir.Value{a.p.Value}, idx...)
+	args := append([]*ir.Value{a.v}, idx...)
 	names := []string{"update"}
 	if kind == "" {
 		names = []string{"expected", "desired"}
@@ -2353,7 +2356,7 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 	}
 	attrs.Set("check_bounds", true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
-	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.p.Value}, idx...), padV)...)
+	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.v}, idx...), padV)...)
 }
 
 // padValue is the value a padding mode pads dtype d with (integers: see
@@ -2401,7 +2404,7 @@ func (b *builder) biStoreAdvanced(c *callCtx) value {
 		return poison{}
 	}
 	attrs.Set("check_bounds", true)
-	b.emitAttrs(c.pos, ir.OpScatter, nil, attrs, append(append([]*ir.Value{a.p.Value}, idx...), val)...)
+	b.emitAttrs(c.pos, ir.OpScatter, nil, attrs, append(append([]*ir.Value{a.v}, idx...), val)...)
 	return noneVal{}
 }
 

@@ -165,7 +165,7 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 			for i := range t {
 				var attrs ir.Attrs
 				attrs.Set("axis", int64(i))
-				t[i] = b.emitAttrs(e.NamePos, ir.OpStride, ir.ScalarOf(ir.I32), attrs, x.p.Value)
+				t[i] = b.emitAttrs(e.NamePos, ir.OpStride, ir.ScalarOf(ir.I32), attrs, x.v)
 			}
 			return t
 		}
@@ -313,6 +313,8 @@ func (b *builder) subscript(e *lang.Subscript) value {
 		}
 	case *arrayVal:
 		return b.fail(e.Pos, "array %s cannot be indexed: use ct.load", x.name)
+	case *listVal:
+		return b.listItem(x, idx, e)
 	case *ir.Value:
 		return b.indexTile(x, e)
 	}

@@ -20,13 +20,29 @@ import (
 type ArgSig struct {
 	DType ir.DType
 	Dims  []ir.Dim
+	// Elems, for a list of arrays (cuTile's List[Array]), are its
+	// elements' signatures: one or more arrays of one dtype and rank
+	// (DType is theirs, Dims nil). The kernel sees the dtype and rank;
+	// the length and each element's extents are fixed at launch.
+	Elems []ArgSig
 }
 
 // IsArray reports whether the signature is an array's.
 func (s ArgSig) IsArray() bool { return s.Dims != nil }
 
-// String is the signature as `tilec --arg` writes it: f16[M,K], f32[M,64], i32.
+// IsList reports whether the signature is a list of arrays'.
+func (s ArgSig) IsList() bool { return s.Elems != nil }
+
+// String is the signature as `tilec --arg` writes it: f16[M,K], f32[M,64],
+// i32, [f16[M0,K],f16[M1,K]].
 func (s ArgSig) String() string {
+	if s.IsList() {
+		parts := make([]string, len(s.Elems))
+		for i, e := range s.Elems {
+			parts[i] = e.String()
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
 	if !s.IsArray() {
 		return s.DType.String()
 	}
@@ -37,9 +53,20 @@ func (s ArgSig) String() string {
 	return s.DType.String() + "[" + strings.Join(parts, ",") + "]"
 }
 
-// ParseArgSig reads `f16[M,K]`, `float32[M, 64]` or a scalar's `f32`, `i32`.
+// ListKey is what a kernel built for a list signature depends on: the
+// elements' dtype and rank, not the list's length or their dims.
+func (s ArgSig) ListKey() string {
+	return fmt.Sprintf("list<%s,%d>", s.DType, len(s.Elems[0].Dims))
+}
+
+// ParseArgSig reads `f16[M,K]`, `float32[M, 64]`, a scalar's `f32`, `i32`,
+// or a list of arrays `[f16[M0,K], f16[M1,K]]` (cuTile's rule: at least one
+// array, all of one dtype and rank).
 func ParseArgSig(s string) (ArgSig, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		return parseListSig(s)
+	}
 	dtName, dims, isArray := strings.Cut(s, "[")
 	dt, ok := parseDTypeName(strings.TrimSpace(dtName))
 	if !ok {
@@ -74,6 +101,55 @@ func ParseArgSig(s string) (ArgSig, error) {
 	return sig, nil
 }
 
+// parseListSig reads `[f16[M0,K], f16[M1,K]]`.
+func parseListSig(s string) (ArgSig, error) {
+	if !strings.HasSuffix(s, "]") || strings.Count(s, "[") != strings.Count(s, "]") {
+		return ArgSig{}, fmt.Errorf("%q: a list ends with ] and its brackets match", s)
+	}
+	inner := strings.TrimSpace(s[1 : len(s)-1])
+	if inner == "" {
+		return ArgSig{}, fmt.Errorf("%q: empty lists are not supported as kernel arguments (cuTile's rule)", s)
+	}
+	var items []string
+	depth, start := 0, 0
+	for i, r := range inner {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, inner[start:i])
+				start = i + 1
+			}
+		}
+	}
+	items = append(items, inner[start:])
+	list := ArgSig{Elems: []ArgSig{}}
+	for i, it := range items {
+		e, err := ParseArgSig(it)
+		if err != nil {
+			return ArgSig{}, fmt.Errorf("list item #%d: %v", i, err)
+		}
+		if !e.IsArray() || e.IsList() {
+			return ArgSig{}, fmt.Errorf("%q: list item #%d is %s: a list holds arrays", s, i, e)
+		}
+		if i > 0 {
+			first := list.Elems[0]
+			if e.DType != first.DType {
+				return ArgSig{}, fmt.Errorf("%q: arrays in list vary in data type (%s, then %s at item #%d)", s, first.DType, e.DType, i)
+			}
+			if len(e.Dims) != len(first.Dims) {
+				return ArgSig{}, fmt.Errorf("%q: arrays in list vary in rank (%d, then %d at item #%d)", s, len(first.Dims), len(e.Dims), i)
+			}
+		}
+		list.Elems = append(list.Elems, e)
+	}
+	list.DType = list.Elems[0].DType
+	return list, nil
+}
+
 func isIdent(s string) bool {
 	if s == "" {
 		return false
@@ -103,6 +179,11 @@ func (b *builder) launchTypedParam(p *lang.Param) {
 	if p.Default != nil {
 		b.errorf(p.Default.Position(), "only constant parameters may have defaults (annotate %s with ct.Constant[...])", p.Name)
 	}
+	if sig.IsList() {
+		prm := b.f.AddParam(p.Name, ir.ArrayListOf(sig.DType, len(sig.Elems[0].Dims)), nil)
+		b.bind(p.Name, &listVal{name: p.Name, p: prm}, p.Pos)
+		return
+	}
 	if !sig.IsArray() {
 		prm := b.f.AddParam(p.Name, ir.ScalarOf(sig.DType), nil)
 		b.bind(p.Name, prm.Value, p.Pos)
@@ -110,7 +191,7 @@ func (b *builder) launchTypedParam(p *lang.Param) {
 	}
 	dims := append([]ir.Dim(nil), sig.Dims...)
 	prm := b.f.AddParam(p.Name, ir.ArrayOf(sig.DType, len(dims)), dims)
-	av := &arrayVal{name: p.Name, p: prm}
+	av := paramArray(p.Name, prm)
 	b.bind(p.Name, av, p.Pos)
 	// The symbols name the dims for the launch and the grid; they are not
 	// names in the kernel's scope (the source never wrote them).

@@ -40,14 +40,32 @@ type poison struct{}
 // path only, or a loop variable after its loop. msg is the error on use.
 type undefVal struct{ msg string }
 
-// arrayVal is an array kernel parameter, as seen by the body.
+// arrayVal is an array as the body sees it: a kernel parameter (p set,
+// whose dims are the launch's symbols) or an element of a list of arrays
+// (p nil; v is list_get's result and its extents are read with dim where
+// they are used).
 type arrayVal struct {
 	name string
 	p    *ir.Param
+	v    *ir.Value
+	t    *ir.Array
 }
 
-func (a *arrayVal) rank() int       { return len(a.p.Dims) }
-func (a *arrayVal) dtype() ir.DType { return a.p.Type.Elem() }
+// paramArray is the arrayVal of array parameter p.
+func paramArray(name string, p *ir.Param) *arrayVal {
+	return &arrayVal{name: name, p: p, v: p.Value, t: p.Type.(*ir.Array)}
+}
+
+func (a *arrayVal) rank() int       { return a.t.Rank }
+func (a *arrayVal) dtype() ir.DType { return a.t.DType }
+
+// listVal is a list-of-arrays kernel parameter (cuTile's List[Array]):
+// len() and indexing by an integer, compile-time or run-time, are all the
+// body does with it.
+type listVal struct {
+	name string
+	p    *ir.Param
+}
 
 // funcVal is a helper function (inlined at each call) or a kernel (which
 // cannot be called from kernel code). decorator is the first of its
@@ -138,6 +156,8 @@ func describe(v value) string {
 		return v.Type.String()
 	case *arrayVal:
 		return "array " + v.name
+	case *listVal:
+		return "list of arrays " + v.name
 	case *funcVal:
 		if v.kernel {
 			return "kernel " + v.def.Name

@@ -143,9 +143,11 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 	}
 	depth := 0
 	for _, a := range args {
-		if t, ok := a.(*runtime.Tensor); ok && t.DType.IsFloat() {
-			for _, n := range t.Shape {
-				depth = max(depth, n)
+		for _, t := range runtime.ArgTensors(a) {
+			if t.DType.IsFloat() {
+				for _, n := range t.Shape {
+					depth = max(depth, n)
+				}
 			}
 		}
 	}
@@ -488,8 +490,10 @@ func Unpoison(t, orig *runtime.Tensor) int {
 func PoisonOutputs(f *ir.Func, args []runtime.Arg) {
 	for i, a := range ir.ParamAccess(f) {
 		if a.WriteOnly() && i < len(args) {
-			if t, ok := args[i].(*runtime.Tensor); ok && t != nil {
-				t.Poison()
+			for _, t := range runtime.ArgTensors(args[i]) {
+				if t != nil {
+					t.Poison()
+				}
 			}
 		}
 	}
@@ -508,12 +512,13 @@ func PoisonFloatOutputs(f *ir.Func, args []runtime.Arg) (restore func()) {
 		if !a.WriteOnly() || i >= len(args) {
 			continue
 		}
-		t, ok := args[i].(*runtime.Tensor)
-		if !ok || t == nil || !t.DType.IsFloat() || t.DType == ir.F8E4M3 || len(t.Data) == 0 || sharesStorage(t, args, i) {
-			continue
+		for _, t := range runtime.ArgTensors(args[i]) {
+			if t == nil || !t.DType.IsFloat() || t.DType == ir.F8E4M3 || len(t.Data) == 0 || sharesStorage(t, args) {
+				continue
+			}
+			ts, origs = append(ts, t), append(origs, t.Clone())
+			t.Poison()
 		}
-		ts, origs = append(ts, t), append(origs, t.Clone())
-		t.Poison()
 	}
 	return func() {
 		for i, t := range ts {
@@ -523,11 +528,13 @@ func PoisonFloatOutputs(f *ir.Func, args []runtime.Arg) (restore func()) {
 }
 
 // sharesStorage reports whether t's storage is also that of another
-// tensor of args than args[self].
-func sharesStorage(t *runtime.Tensor, args []runtime.Arg, self int) bool {
-	for j, a := range args {
-		if u, ok := a.(*runtime.Tensor); ok && j != self && u != nil && len(u.Data) > 0 && &u.Data[0] == &t.Data[0] {
-			return true
+// tensor of args (a list's other items included).
+func sharesStorage(t *runtime.Tensor, args []runtime.Arg) bool {
+	for _, a := range args {
+		for _, u := range runtime.ArgTensors(a) {
+			if u != t && u != nil && len(u.Data) > 0 && &u.Data[0] == &t.Data[0] {
+				return true
+			}
 		}
 	}
 	return false
@@ -540,9 +547,22 @@ func sharesStorage(t *runtime.Tensor, args []runtime.Arg, self int) bool {
 func CloneArgs(args []runtime.Arg) []runtime.Arg {
 	out := make([]runtime.Arg, len(args))
 	for i, a := range args {
-		if t, ok := a.(*runtime.Tensor); ok && t != nil {
-			out[i] = t.Clone()
-		} else {
+		switch x := a.(type) {
+		case *runtime.Tensor:
+			if x != nil {
+				out[i] = x.Clone()
+			} else {
+				out[i] = a
+			}
+		case []*runtime.Tensor:
+			l := make([]*runtime.Tensor, len(x))
+			for j, t := range x {
+				if t != nil {
+					l[j] = t.Clone()
+				}
+			}
+			out[i] = l
+		default:
 			out[i] = a
 		}
 	}
@@ -674,8 +694,8 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 		return res, nil
 	}
 	for _, i := range outs {
-		if t, ok := gpu[i].(*runtime.Tensor); !ok || t == nil {
-			return nil, fmt.Errorf("check: device argument %s is %T, not a tensor", f.Params[i].Name, gpu[i])
+		if len(runtime.ArgTensors(gpu[i])) != len(runtime.ArgTensors(inputs[i])) || len(runtime.ArgTensors(gpu[i])) == 0 {
+			return nil, fmt.Errorf("check: device argument %s is %T, not a tensor or a list like its input", f.Params[i].Name, gpu[i])
 		}
 	}
 
@@ -685,7 +705,9 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 	}
 	nout, read := 0, false
 	for _, i := range outs {
-		nout += b.Tensors[i].NumElements()
+		for _, t := range runtime.ArgTensors(inputs[i]) {
+			nout += t.NumElements()
+		}
 		read = read || access[i].Reads()
 	}
 	if nout > full && !read {
@@ -701,7 +723,9 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 	run := func(g *runtime.Kernel, args []runtime.Arg) ([]runtime.Arg, error) {
 		if res.Blocks != nil {
 			for _, i := range outs {
-				args[i].(*runtime.Tensor).Poison()
+				for _, t := range runtime.ArgTensors(args[i]) {
+					t.Poison()
+				}
 			}
 		}
 		if _, err := (interp.CPU{}).Launch(g, args, lopts); err != nil {
@@ -719,7 +743,7 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 	scaleNote := ""
 	floatOut := false
 	for _, i := range outs {
-		floatOut = floatOut || ref[i].(*runtime.Tensor).DType.IsFloat()
+		floatOut = floatOut || f.Params[i].Type.Elem().IsFloat()
 	}
 	if floatOut && opts.Tol == (Tolerance{}) {
 		g, why := magnitudeKernel(f)
@@ -737,40 +761,43 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 	u := kernelRoundoff(f)
 	steps := tensorCoreSteps(f, inputs)
 	for _, i := range outs {
-		want := ref[i].(*runtime.Tensor)
-		tol := opts.Tol
-		co := compareOptions{sampled: res.Blocks != nil}
-		atomic := ""
-		if tol == (Tolerance{}) && want.DType.IsFloat() {
-			if mag != nil {
-				co.scale = mag[i].(*runtime.Tensor)
-				// The steps' roundings are the f32 accumulator's, whatever
-				// narrower dtype the kernel's other arithmetic runs in.
-				tol = Tolerance{ULPs: outputULPs, Rel: boundULPs*u + float64(steps)*unitRoundoff(ir.F32)}
-			} else {
-				tol = KernelTolerance(f, want.DType)
-				tol.ULPs = outputULPs
+		wants := runtime.ArgTensors(ref[i])
+		names := runtime.ArgTensorNames(f.Params[i].Name, ref[i])
+		for j, want := range wants {
+			tol := opts.Tol
+			co := compareOptions{sampled: res.Blocks != nil}
+			atomic := ""
+			if tol == (Tolerance{}) && want.DType.IsFloat() {
+				if mag != nil {
+					co.scale = runtime.ArgTensors(mag[i])[j]
+					// The steps' roundings are the f32 accumulator's, whatever
+					// narrower dtype the kernel's other arithmetic runs in.
+					tol = Tolerance{ULPs: outputULPs, Rel: boundULPs*u + float64(steps)*unitRoundoff(ir.F32)}
+				} else {
+					tol = KernelTolerance(f, want.DType)
+					tol.ULPs = outputULPs
+				}
+				if access[i]&ir.GlobalAtomic != 0 {
+					// Each block's atomic update rounds to the output's dtype; in
+					// another order the partial sums differ by up to a unit of
+					// it times the magnitude, once per update.
+					tol.Rel += float64(res.TotalBlocks) * unitRoundoff(want.DType)
+					atomic = fmt.Sprintf("atomic: any order of up to %d block updates (%d units of %s)", res.TotalBlocks,
+						res.TotalBlocks, want.DType)
+				}
 			}
-			if access[i]&ir.GlobalAtomic != 0 {
-				// Each block's atomic update rounds to the output's dtype; in
-				// another order the partial sums differ by up to a unit of
-				// it times the magnitude, once per update.
-				tol.Rel += float64(res.TotalBlocks) * unitRoundoff(want.DType)
-				atomic = fmt.Sprintf("atomic: any order of up to %d block updates (%d units of %s)", res.TotalBlocks,
-					res.TotalBlocks, want.DType)
+			r := compare(runtime.ArgTensors(gpu[i])[j], want, tol, co)
+			r.Name = names[j]
+			r.Atomic = atomic
+			if co.scale != nil {
+				r.Scale = "per element (the kernel on |inputs|)"
+			} else if scaleNote != "" && r.Problem == "" && want.DType.IsFloat() {
+				r.Scale = scaleNote
 			}
-		}
-		r := compare(gpu[i].(*runtime.Tensor), want, tol, co)
-		r.Name = f.Params[i].Name
-		r.Atomic = atomic
-		if co.scale != nil {
-			r.Scale = "per element (the kernel on |inputs|)"
-		} else if scaleNote != "" && r.Problem == "" && want.DType.IsFloat() {
-			r.Scale = scaleNote
-		}
-		res.Outputs = append(res.Outputs, r)
-		if !r.Pass {
-			res.Pass = false
+			res.Outputs = append(res.Outputs, r)
+			if !r.Pass {
+				res.Pass = false
+			}
 		}
 	}
 	return res, nil

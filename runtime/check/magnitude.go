@@ -173,13 +173,15 @@ func absArgs(args []runtime.Arg) []runtime.Arg {
 	out := CloneArgs(args)
 	for i, a := range out {
 		switch x := a.(type) {
-		case *runtime.Tensor:
-			if x != nil && x.DType.IsFloat() {
-				x.ForEachElem(func(e int) {
-					if v := x.ElemAt(e); v < 0 || (v == 0 && math.Signbit(v)) {
-						x.SetElemAt(e, -v)
-					}
-				})
+		case *runtime.Tensor, []*runtime.Tensor:
+			for _, t := range runtime.ArgTensors(x) {
+				if t != nil && t.DType.IsFloat() {
+					t.ForEachElem(func(e int) {
+						if v := t.ElemAt(e); v < 0 || (v == 0 && math.Signbit(v)) {
+							t.SetElemAt(e, -v)
+						}
+					})
+				}
 			}
 		case float64:
 			out[i] = math.Abs(x)

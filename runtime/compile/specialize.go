@@ -62,6 +62,11 @@ func (g *genericKernel) Specialize(args []runtime.Arg) (*runtime.Kernel, error) 
 			return nil, fmt.Errorf("argument %s: %v", p.Name, err)
 		}
 		sigs[p.Name] = sig
+		if sig.IsList() {
+			// One build serves every length and every element shape.
+			fmt.Fprintf(&key, "%s=%s;", p.Name, sig.ListKey())
+			continue
+		}
 		fmt.Fprintf(&key, "%s=%s;", p.Name, sig)
 	}
 	g.mu.Lock()
@@ -95,6 +100,27 @@ func argSignature(name string, a runtime.Arg) (build.ArgSig, error) {
 			return build.ArgSig{}, fmt.Errorf("a rank-0 tensor: arrays have at least one dimension")
 		}
 		return build.ArgSig{DType: v.DType, Dims: dims}, nil
+	case []*runtime.Tensor:
+		// A list of arrays: cuTile's launch checks, the dims named
+		// param_item_axis (As_1_0).
+		if len(v) == 0 {
+			return build.ArgSig{}, fmt.Errorf("empty lists are not supported as kernel arguments")
+		}
+		list := build.ArgSig{DType: v[0].DType, Elems: []build.ArgSig{}}
+		for j, t := range v {
+			sig, err := argSignature(fmt.Sprintf("%s_%d", name, j), t)
+			if err != nil {
+				return build.ArgSig{}, fmt.Errorf("list item #%d: %v", j, err)
+			}
+			switch {
+			case t.DType != v[0].DType:
+				return build.ArgSig{}, fmt.Errorf("arrays in list vary in data type (item #0 is %s, item #%d %s)", v[0].DType, j, t.DType)
+			case len(t.Shape) != len(v[0].Shape):
+				return build.ArgSig{}, fmt.Errorf("arrays in list vary in rank (item #0 has rank %d, item #%d rank %d)", len(v[0].Shape), j, len(t.Shape))
+			}
+			list.Elems = append(list.Elems, sig)
+		}
+		return list, nil
 	case int, int32:
 		return build.ArgSig{DType: ir.I32}, nil
 	case int64:
@@ -104,5 +130,5 @@ func argSignature(name string, a runtime.Arg) (build.ArgSig, error) {
 	case bool:
 		return build.ArgSig{DType: ir.Bool}, nil
 	}
-	return build.ArgSig{}, fmt.Errorf("want a *runtime.Tensor or a Go scalar, got %T", a)
+	return build.ArgSig{}, fmt.Errorf("want a *runtime.Tensor, a []*runtime.Tensor (a list of arrays) or a Go scalar, got %T", a)
 }

@@ -267,6 +267,15 @@ func arrayArgs(b *runtime.Binding, da *devArgs) []ptxgen.ArrayArg {
 		}
 		out[i] = a
 	}
+	for i, l := range b.Lists {
+		for j, t := range l {
+			a := ptxgen.ArrayArg{Addr: uint64(da.lists[i][j]), ElemBytes: t.DType.Bytes()}
+			for _, s := range t.Strides {
+				a.Strides = append(a.Strides, int64(s))
+			}
+			out[i].Elems = append(out[i].Elems, a)
+		}
+	}
 	return out
 }
 
@@ -446,6 +455,10 @@ func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 			if _, ok := p.Type.(*ir.Scalar); !ok {
 				return fmt.Errorf("param slot %d (scalar) names %s, which is not a scalar", i, p.Name)
 			}
+		case ptxgen.SlotListTable, ptxgen.SlotListLen:
+			if _, ok := p.Type.(*ir.ArrayList); !ok {
+				return fmt.Errorf("param slot %d (%s) names %s, which is not a list of arrays", i, s.Kind, p.Name)
+			}
 		case ptxgen.SlotTensorMap:
 			if a, ok := p.Type.(*ir.Array); !ok || a.Rank < 2 || a.Rank > 4 || pk.Variant != ptxgen.VariantFast {
 				return fmt.Errorf("param slot %d (tensormap) names %s, which is not a 2-D, 3-D or 4-D array of a fast variant", i, p.Name)
@@ -474,6 +487,10 @@ type devArgs struct {
 	// ptrs[i] is the device address of element [0, 0, ...] of array
 	// parameter i (0 for scalars and empty arrays).
 	ptrs []cudadrv.DevicePtr
+	// lists[i] is list parameter i's arrays' device addresses, tables[i]
+	// its table (arraylist.go).
+	lists  map[int][]cudadrv.DevicePtr
+	tables map[int]cudadrv.DevicePtr
 }
 
 // elemSpan is the range [lo, hi] of element indices of t's Data that t's
@@ -497,7 +514,8 @@ func elemSpan(t *runtime.Tensor) (lo, hi int, ok bool) {
 // distinct host storage, covering the union of the byte spans its tensors
 // reach.
 func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
-	da := &devArgs{ptrs: make([]cudadrv.DevicePtr, len(b.Tensors))}
+	tensors, names := launchTensors(b)
+	da := &devArgs{ptrs: make([]cudadrv.DevicePtr, len(tensors))}
 	type group struct {
 		data   []byte // the longest Data seen with this base
 		lo, hi int    // byte span [lo, hi)
@@ -505,7 +523,7 @@ func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 	}
 	groups := map[*byte]*group{}
 	var order []*byte
-	for _, t := range b.Tensors {
+	for _, t := range tensors {
 		if t == nil || len(t.Data) == 0 {
 			continue
 		}
@@ -532,12 +550,12 @@ func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 	// device fail with their sizes rather than with cuMemAlloc's code.
 	var need int64
 	var sizes []string
-	for i, t := range b.Tensors {
+	for i, t := range tensors {
 		if t == nil || len(t.Data) == 0 {
 			continue
 		}
 		if lo, hi, ok := elemSpan(t); ok {
-			sizes = append(sizes, fmt.Sprintf("%s %d", b.Kernel.Func.Params[i].Name, int64(hi-lo+1)*int64(t.DType.Bytes())))
+			sizes = append(sizes, fmt.Sprintf("%s %d", names[i], int64(hi-lo+1)*int64(t.DType.Bytes())))
 		}
 	}
 	for _, base := range order {
@@ -562,7 +580,7 @@ func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 			return nil, fmt.Errorf("cuda: upload: %w", err)
 		}
 	}
-	for i, t := range b.Tensors {
+	for i, t := range tensors {
 		if t == nil || len(t.Data) == 0 {
 			continue
 		}
@@ -572,6 +590,11 @@ func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 		g := groups[unsafe.SliceData(t.Data)]
 		da.ptrs[i] = g.span.dev + cudadrv.DevicePtr(t.Offset*t.DType.Bytes()-g.lo)
 	}
+	if err := c.uploadLists(b, da); err != nil {
+		c.free(da)
+		return nil, err
+	}
+	da.ptrs = da.ptrs[:len(b.Tensors)]
 	return da, nil
 }
 
@@ -639,6 +662,10 @@ func (c *CUDA) marshal(pk *ptxgen.Kernel, b *runtime.Binding, da *devArgs) ([]an
 			out[i] = int32(d)
 		case ptxgen.SlotStride:
 			out[i] = int64(b.Tensors[s.Param].Strides[s.Axis])
+		case ptxgen.SlotListTable:
+			out[i] = da.tables[s.Param]
+		case ptxgen.SlotListLen:
+			out[i] = int32(len(b.Lists[s.Param]))
 		case ptxgen.SlotScalar:
 			v, err := scalarParam(p.Type.(*ir.Scalar).DType, b.Scalars[s.Param])
 			if err != nil {

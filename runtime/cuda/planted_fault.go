@@ -32,10 +32,11 @@ func init() {
 		if target < 0 || target >= len(args) {
 			return
 		}
-		t, ok := args[target].(*runtime.Tensor)
-		if !ok || t == nil || t.NumElements() == 0 {
+		ts := runtime.ArgTensors(args[target]) // a list's first array
+		if len(ts) == 0 || ts[0] == nil || ts[0].NumElements() == 0 {
 			return
 		}
+		t := ts[0]
 		idx := runtime.Unravel(t.NumElements()/2, t.Shape)
 		if t.DType.IsFloat() {
 			t.Set(t.At(idx...)+1, idx...)

@@ -214,7 +214,7 @@ var exampleCases = []exampleCase{
 
 func TestCuTileExamples(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "cutile", "*.py"))
-	covered := map[string]bool{}
+	covered := map[string]bool{"group_gemm.py": true} // lists of tensors: group_gemm_test.go
 	for _, c := range exampleCases {
 		covered[c.file] = true
 	}

@@ -459,8 +459,10 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 			} else {
 				kargs = append(kargs, v)
 			}
+		case Tuple:
+			kargs = append(kargs, in.listArg(argPos, i, k.def.Name, prm, v))
 		default:
-			in.fail(argPos, "ct.launch: argument %d of %s (%s) must be a tensor or a number, got %s", i+1, k.def.Name, prm.Name, describe(v))
+			in.fail(argPos, "ct.launch: argument %d of %s (%s) must be a tensor, a list of tensors or a number, got %s", i+1, k.def.Name, prm.Name, describe(v))
 		}
 	}
 	g := in.grid(call, grid)

@@ -238,6 +238,7 @@ type val struct {
 	f float64
 	t *tile
 	a *arrayRef
+	l *listRef // a list of arrays (ir.ArrayList)
 }
 
 // tile holds a tile's elements in row-major order: f for float dtypes
@@ -351,6 +352,8 @@ func newFrame(p *program, b *runtime.Binding) *frame {
 		switch {
 		case b.Tensors[i] != nil:
 			fr.regs[s] = val{a: &arrayRef{name: param.Name, t: b.Tensors[i]}}
+		case b.Lists[i] != nil:
+			fr.regs[s] = val{l: listRefs(param.Name, b.Lists[i])}
 		default:
 			switch v := b.Scalars[i].(type) {
 			case int64:
@@ -631,6 +634,8 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpUnpackBytes: {nil, execUnpackBytes},
 	ir.OpWhile:       {nil, execWhile},
 	ir.OpStride:      {prepareAxis, execStride},
+	ir.OpListGet:     {nil, execListGet},
+	ir.OpListLen:     {nil, execListLen},
 }
 
 func init() {

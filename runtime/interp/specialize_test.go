@@ -86,7 +86,7 @@ func TestGenericKernel(t *testing.T) {
 		t.Errorf("wrong argument count: got %v", err)
 	}
 	if _, err := (CPU{}).Launch(k, []runtime.Arg{runtime.NewTensor(ir.F32, 4, 4), "x", runtime.NewTensor(ir.F32, 4, 4)}, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}}); err == nil ||
-		!strings.Contains(err.Error(), "argument B: want a *runtime.Tensor or a Go scalar, got string") {
+		!strings.Contains(err.Error(), "argument B: want a *runtime.Tensor, a []*runtime.Tensor (a list of arrays) or a Go scalar, got string") {
 		t.Errorf("bad argument: got %v", err)
 	}
 }
