@@ -116,6 +116,11 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		in.fail(pos, "the parsed arguments have no %s (they have %s)", name, strings.Join(slices.Sorted(maps.Keys(x)), ", "))
 	case deviceProps:
 		return in.propsAttr(pos, x, name)
+	case namedTuple:
+		if i := slices.Index(x.names, name); i >= 0 {
+			return x.items[i]
+		}
+		in.fail(pos, "%s has no attribute %s (it has %s)", x.typeName, name, strings.Join(x.names, ", "))
 	}
 	in.fail(pos, "%s has no attribute %s in the host subset", describe(x), name)
 	return nil
@@ -281,6 +286,8 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		switch x := a[0].(type) {
 		case Tuple:
 			return int64(len(x))
+		case namedTuple:
+			return int64(len(x.items))
 		case string:
 			return int64(len(x))
 		case *runtime.Tensor:
@@ -537,7 +544,7 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 			in.fail(c.argPos(0), "%s: the shape is an int or a tuple of ints, got %s", name, describe(shapeArg))
 		}
 		for i, d := range dims {
-			n, ok := num(d).(int64)
+			n, ok := asIndex(d).(int64)
 			if !ok {
 				in.fail(c.argPos(0), "%s: dimension %d is %s, not an int", name, i, describe(d))
 			}

@@ -348,6 +348,26 @@ func unhost(v any) any {
 // Tuple is a Python tuple.
 type Tuple []any
 
+// namedTuple is a tuple whose items also have names, as torch's
+// return_types are (torch.max(x, dim) gives values and indices): it
+// unpacks, indexes and iterates as its items do.
+type namedTuple struct {
+	typeName string
+	names    []string
+	items    Tuple
+}
+
+// asTuple is v's items when v is a tuple or a named tuple.
+func asTuple(v any) (Tuple, bool) {
+	switch v := v.(type) {
+	case Tuple:
+		return v, true
+	case namedTuple:
+		return v.items, true
+	}
+	return nil, false
+}
+
 type none struct{}
 
 // module is a namespace: "ct", "cuda", "torch", "torch.cuda", "math", "numpy".
@@ -600,6 +620,8 @@ func describe(v any) string {
 		return "None"
 	case Tuple:
 		return fmt.Sprintf("a tuple of %d", len(v))
+	case namedTuple:
+		return v.typeName
 	case *runtime.Tensor:
 		return fmt.Sprintf("a tensor %s%v", v.DType, v.Shape)
 	case *argParser:
