@@ -344,9 +344,8 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 				s.WriteString(in.str(x))
 				continue
 			}
-			if n, ok := specNumbersFit(spec); !ok {
-				in.fail(c.argPos(i+1), "f-string: format spec %q: a width or precision of %s is more than the host subset pads to (%d)", spec, n, maxFormatWidth)
-			}
+			// FormatField bounds widths and precisions (build.MaxFormatWidth)
+			// as it does for kernels' f-strings.
 			text, msg := build.FormatField(x, spec)
 			if msg != "" {
 				in.fail(c.argPos(i+1), "f-string: %s", msg)
@@ -407,32 +406,6 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	}
 	in.fail(e.Pos, "%s is not part of the host subset", name)
 	return nil
-}
-
-// maxFormatWidth bounds a format spec's width and precision: Go's fmt
-// prints "%!(NOVERB)" from 10^8 on, and a width of millions is a mistake,
-// so a larger one is an error rather than a wrong string.
-const maxFormatWidth = 1_000_000
-
-// specNumbersFit reports whether every run of digits in a format spec (its
-// width and precision; a digit fill character is one digit) is at most
-// maxFormatWidth, and the first that is not.
-func specNumbersFit(spec string) (string, bool) {
-	for i := 0; i < len(spec); {
-		j := i
-		for j < len(spec) && spec[j] >= '0' && spec[j] <= '9' {
-			j++
-		}
-		if j == i {
-			i++
-			continue
-		}
-		if n, err := strconv.Atoi(spec[i:j]); err != nil || n > maxFormatWidth {
-			return spec[i:j], false
-		}
-		i = j
-	}
-	return "", true
 }
 
 func (in *interp) callMath(c *callSite, fn string) any {

@@ -119,7 +119,7 @@ func TestTensorShapeErrors(t *testing.T) {
 // code pads is a positioned error, not Go's "%!(NOVERB)" text.
 func TestFormatWidthBounded(t *testing.T) {
 	expectPrinted(t, []numericCase{
-		{`f"{7:100000000}"`, `error: f-string: format spec "100000000": a width or precision of 100000000 is more than the host subset pads to (1000000)`},
+		{`f"{7:100000000}"`, `error: f-string: format spec "100000000": a width or precision of 100000000 is more than tilec pads to (1000000)`},
 		{`f"{1.5:.100000000f}"`, "error: a width or precision of 100000000"},
 		{`f"{7:099999999999999999999}"`, "error: a width or precision of 099999999999999999999"},
 		{`f"[{7:>5}|{2.5:08.3f}]"`, "[    7|0002.500]"},
