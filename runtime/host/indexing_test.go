@@ -48,6 +48,7 @@ func TestTensorAssignment(t *testing.T) {
 		{"x[0] += 1\nx[:, 1] *= 2\nprint(x.reshape(-1))", "tensor([-1.5000, -1.0000,  0.5000,  0.5000,  3.0000,  2.5000])"},
 		{"n = torch.zeros(3, dtype=torch.int64)\nn[1:] = 2**53 + 1\nprint(n)", "tensor([               0, 9007199254740993, 9007199254740993])"},
 		{"n = torch.zeros(3, dtype=torch.int32)\nn[0] = 2.9\nn[1] = -2.9\nprint(n)", "tensor([ 2, -2,  0], dtype=torch.int32)"},
+		{"print((x / 10).long(), (x / 10).bool(), (x * 2).int()[1])", "tensor([[0, 0, 0],\n        [0, 0, 0]]) tensor([[True, True, True],\n        [True, True, True]]) tensor([1, 3, 5], dtype=torch.int32)"},
 		// Masks and index tensors.
 		{"x[x > 0] = 0\nprint(x.reshape(-1))", "tensor([-2.5000, -1.5000, -0.5000,  0.0000,  0.0000,  0.0000])"},
 		{"x[x < 0] = torch.arange(3) + 0.0\nprint(x.reshape(-1))", "tensor([0.0000, 1.0000, 2.0000, 0.5000, 1.5000, 2.5000])"},
@@ -104,6 +105,7 @@ func TestScriptIndexOps(t *testing.T) {
 		{"print(len(torch.arange(5).chunk(3)), torch.arange(5).chunk(3)[2])", "3 tensor([4])"},
 		{"y = torch.zeros(3, 2)\ny.index_add_(0, torch.arange(4) % 2 * 2, torch.ones(4, 2))\nprint(y.reshape(-1))", "tensor([2., 2., 0., 0., 2., 2.])"},
 		{"y = torch.zeros(2, 3)\ny.index_add_(1, torch.arange(2), x[:, :2], alpha=2)\nprint(y.reshape(-1))", "tensor([-5., -3.,  0.,  1.,  3.,  0.])"},
+		{"v = torch.arange(3) + 1.0\nprint(torch.ones(2, 3) @ v, (v[:2] @ torch.ones(2, 3)).shape, torch.matmul(v, v))", "tensor([6., 6.]) (3,) tensor(14.)"},
 		{"print(torch.ones(2, 3, 4).sum(dim=(-1, 0)), x.amax(dim=(0, 1), keepdim=True).shape)", "tensor([8., 8., 8.]) (1, 1)"},
 		{"print(torch.bincount(torch.arange(3) - 1))", "error: torch.bincount: the input holds -1: only non-negative ints are counted"},
 		{"print(F.one_hot(torch.arange(3), num_classes=2))", "error: one_hot: class values must be from 0 to 1, got 2"},

@@ -50,7 +50,7 @@ var scriptFuncs = map[module][]string{
 
 // tensorMethods are the tensor methods of the driver subset (beyond the
 // shape queries in attrOf).
-var tensorMethods = []string{"float", "half", "bfloat16", "double", "to", "cuda", "cpu", "clone", "item",
+var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int", "bool", "to", "cuda", "cpu", "clone", "item",
 	"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
 	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_",
 	"argsort", "bincount", "nonzero", "chunk", "index_add_"}
@@ -466,6 +466,14 @@ func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func
 	return in.fromValues(pos, name, d, t.Shape, out)
 }
 
+// boolInt is 1 for true.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // geluTanh is F.gelu(x, approximate="tanh"):
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 func geluTanh(x float64) float64 {
@@ -482,8 +490,31 @@ var unaryFuncs = map[string]func(float64) float64{
 }
 
 // matmul multiplies 2-D matrices, or batches of them (3-D and more, the
-// batch dims equal), with float64 sums.
+// batch dims equal), with float64 sums; a 1-D operand is a row (on the
+// left) or a column (on the right) whose axis the result drops, as in
+// torch.matmul.
 func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runtime.Tensor {
+	if len(a.Shape) == 1 || len(b.Shape) == 1 {
+		va, vb := len(a.Shape) == 1, len(b.Shape) == 1
+		if va {
+			a = in.reshapeTo(pos, a, []int{1, a.Shape[0]})
+		}
+		if vb {
+			b = in.reshapeTo(pos, b, []int{b.Shape[0], 1})
+		}
+		if len(a.Shape) != len(b.Shape) {
+			in.fail(pos, "%s: the driver subset multiplies a vector with a matrix, not with %v", name, max(len(a.Shape), len(b.Shape)))
+		}
+		r := in.matmul(pos, name, a, b)
+		shape := slices.Clone(r.Shape)
+		if vb {
+			shape = shape[:len(shape)-1]
+		}
+		if va {
+			shape = slices.Delete(shape, len(shape)-1-boolInt(!vb), len(shape)-boolInt(!vb))
+		}
+		return in.reshapeTo(pos, r, shape)
+	}
 	ra, rb := len(a.Shape), len(b.Shape)
 	if ra < 2 || ra != rb || !slices.Equal(a.Shape[:ra-2], b.Shape[:rb-2]) {
 		in.fail(pos, "%s: the driver subset multiplies matrices or batches of them of one batch shape, got %v and %v", name, a.Shape, b.Shape)
@@ -1059,7 +1090,16 @@ func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tenso
 	if exactDType(t.DType) {
 		return in.fromInts(pos, "to", d, t.Shape, ints(t))
 	}
-	return in.fromValues(pos, "to", d, t.Shape, values(t))
+	xs := values(t)
+	if d == ir.Bool {
+		// Nonzero is True (0.5 and NaN included), not a truncation to 0.
+		for i, x := range xs {
+			if x != 0 {
+				xs[i] = 1
+			}
+		}
+	}
+	return in.fromValues(pos, "to", d, t.Shape, xs)
 }
 
 // reshape is t.reshape/t.view(*shape), one dim may be -1.
@@ -1314,9 +1354,10 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any {
 	pos := c.e.Pos
 	switch name {
-	case "float", "half", "bfloat16", "double":
+	case "float", "half", "bfloat16", "double", "long", "int", "bool":
 		c.bind("tensor." + name)
-		return in.convert(pos, t, map[string]ir.DType{"float": ir.F32, "half": ir.F16, "bfloat16": ir.BF16, "double": ir.F64}[name])
+		return in.convert(pos, t, map[string]ir.DType{"float": ir.F32, "half": ir.F16, "bfloat16": ir.BF16, "double": ir.F64,
+			"long": ir.I64, "int": ir.I32, "bool": ir.Bool}[name])
 	case "to":
 		a := c.bind("tensor.to", "dtype", "device=", "non_blocking=")
 		return in.convert(pos, t, a[0])
