@@ -116,6 +116,8 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		in.fail(pos, "the parsed arguments have no %s (they have %s)", name, strings.Join(slices.Sorted(maps.Keys(x)), ", "))
 	case deviceProps:
 		return in.propsAttr(pos, x, name)
+	case *pyDict:
+		return method{x, name}
 	case namedTuple:
 		if i := slices.Index(x.names, name); i >= 0 {
 			return x.items[i]
@@ -208,6 +210,8 @@ func moduleSummary(m module) string {
 func (in *interp) callBuiltin(c *callSite, name string) any {
 	e := c.e
 	switch name {
+	case "dict", "set":
+		return in.makeDict(c, name == "set")
 	case "min", "max":
 		if len(c.kw) > 0 {
 			in.fail(e.Pos, "%s takes no keyword arguments in the host subset", name)
@@ -288,6 +292,8 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 			return int64(len(x))
 		case namedTuple:
 			return int64(len(x.items))
+		case *pyDict:
+			return int64(len(x.keys))
 		case string:
 			return int64(len(x))
 		case *runtime.Tensor:
@@ -304,6 +310,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		a := c.bind(name, "x")
 		if t, ok := a[0].(Tuple); ok {
 			return t
+		}
+		if d, ok := a[0].(*pyDict); ok {
+			return append(Tuple{}, d.keys...)
 		}
 		in.fail(e.Pos, "tuple of %s: the host subset makes tuples of tuples (shapes) only", describe(a[0]))
 	case lang.FStringFunc:
@@ -575,6 +584,9 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 func (in *interp) callMethod(c *callSite, m method) any {
 	if p, ok := m.recv.(*argParser); ok {
 		return in.parserMethod(c, p, m.name)
+	}
+	if d, ok := m.recv.(*pyDict); ok {
+		return in.dictMethod(c, d, m.name)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

@@ -158,6 +158,15 @@ func (in *interp) augAssign(fr *frame, s *lang.AugAssignStmt) {
 		fr.vars[t.Name] = in.inplace(s.Pos, s.Op, x, y)
 	case *lang.Subscript:
 		x := in.expr(fr, t.X)
+		if d, isDict := x.(*pyDict); isDict && !d.set {
+			k := in.expr(fr, t.Index)
+			old, ok := in.dictGet(t.Index.Position(), d, k)
+			if !ok {
+				in.keyError(t.Index.Position(), k)
+			}
+			in.dictPut(t.Index.Position(), d, k, in.inplace(s.Pos, s.Op, old, in.expr(fr, s.Value)))
+			return
+		}
 		tn, ok := x.(*runtime.Tensor)
 		if !ok {
 			in.fail(t.Pos, "%s does not support item assignment in host code", describe(x))
@@ -237,24 +246,7 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 			return out
 		}
 	}
-	v := in.expr(fr, iter)
-	if t, ok := asTuple(v); ok {
-		return t
-	}
-	switch v := v.(type) {
-	case *runtime.Tensor:
-		if len(v.Shape) == 0 {
-			in.fail(iter.Position(), "iteration over a 0-d tensor")
-		}
-		// Rows are views of v's elements, as torch's iteration gives.
-		out := make([]any, v.Shape[0])
-		for i := range out {
-			out[i] = in.tensorIndex(iter.Position(), v, []any{int64(i)})
-		}
-		return out
-	}
-	in.fail(iter.Position(), "host code iterates over range(...), a tuple or a tensor, not %s", describe(v))
-	return nil
+	return in.iterValue(iter.Position(), in.expr(fr, iter))
 }
 
 // listComp evaluates [elem for target in iter if cond] (a tuple: host
@@ -350,7 +342,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 
 var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
-	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true,
+	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true, "dict": true, "set": true,
 }
 
 func (in *interp) expr(fr *frame, e lang.Expr) any {
@@ -444,6 +436,14 @@ func (in *interp) index(fr *frame, e *lang.Subscript) any {
 	if tn, isTensor := x.(*runtime.Tensor); isTensor {
 		return in.tensorIndex(e.Index.Position(), tn, in.indexItems(fr, e.Index))
 	}
+	if d, isDict := x.(*pyDict); isDict && !d.set {
+		k := in.expr(fr, e.Index)
+		v, ok := in.dictGet(e.Index.Position(), d, k)
+		if !ok {
+			in.keyError(e.Index.Position(), k)
+		}
+		return v
+	}
 	t, ok := asTuple(x)
 	if !ok {
 		in.fail(e.Pos, "%s cannot be indexed in host code", describe(x))
@@ -508,6 +508,11 @@ func (in *interp) assignIndex(fr *frame, t *lang.Subscript, v any) {
 	case *runtime.Tensor:
 		in.setIndex(t.Index.Position(), x, in.indexItems(fr, t.Index), v)
 		return
+	case *pyDict:
+		if !x.set {
+			in.dictPut(t.Index.Position(), x, in.expr(fr, t.Index), v)
+			return
+		}
 	case Tuple:
 		in.fail(t.Pos, "host code's tuples and lists cannot be assigned into (lists are read as tuples)")
 	}
@@ -539,6 +544,8 @@ func (in *interp) truth(pos lang.Pos, v any) bool {
 		return false
 	case Tuple:
 		return len(v) > 0
+	case *pyDict:
+		return len(v.keys) > 0
 	case *runtime.Tensor:
 		in.fail(pos, "the truth value of a tensor is not part of the host subset")
 	}
@@ -580,6 +587,8 @@ func (in *interp) str(v any) string {
 		return s + ")"
 	case dtypeVal:
 		return "torch." + torchName(v)
+	case *pyDict:
+		return in.dictStr(v)
 	case *runtime.Tensor:
 		return tensorRepr(v)
 	case namespace:

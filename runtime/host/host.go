@@ -622,6 +622,11 @@ func describe(v any) string {
 		return fmt.Sprintf("a tuple of %d", len(v))
 	case namedTuple:
 		return v.typeName
+	case *pyDict:
+		if v.set {
+			return fmt.Sprintf("a set of %d", len(v.keys))
+		}
+		return fmt.Sprintf("a dict of %d", len(v.keys))
 	case *runtime.Tensor:
 		return fmt.Sprintf("a tensor %s%v", v.DType, v.Shape)
 	case *argParser:
