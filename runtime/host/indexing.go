@@ -58,6 +58,9 @@ func (in *interp) indexValue(pos lang.Pos, v any) any {
 		if !v.DType.IsInt() && v.DType != ir.Bool {
 			in.fail(pos, "tensors used as indices must be integer or bool tensors, got %s", describe(v))
 		}
+		if len(v.Shape) == 0 {
+			in.fail(pos, "a 0-d bool tensor as an index (a new axis of size 1 or 0) is not part of the host subset")
+		}
 		return v
 	case Tuple:
 		xs := make([]int64, len(v))
