@@ -21,6 +21,8 @@ func TestDictsAndSets(t *testing.T) {
 		{"k = dict()\nk[(1, 'a')] = torch.float16\nk[torch.float32] = x.shape\nprint(k[(1, 'a')], k[torch.float32], len(k))", "torch.float16 (2, 3) 2"},
 		{"s = set()\ns.add(3)\ns.add(3.0)\ns.add('x')\nprint(s, len(s), set((1, 2, 2)), set())", "{3, 'x'} 2 {1, 2} set()"},
 		{"s = set((1, 2, 3))\ns.discard(5)\ns.remove(2)\ns.update((7, 1))\nprint(s, tuple(s), set((1, 3, 7)) == s)", "{1, 3, 7} (1, 3, 7) True"},
+		// Containers show their items' repr, as Python's do: strings quoted.
+		{"print(('a', 1, None), str((\"it's\",)), f\"{('b',)}\")", `('a', 1, None) ("it's",) ('b',)`},
 		{d + "print(d['z'])", "error: KeyError: 'z'"},
 		{d + "d['z'] += 1", "error: KeyError: 'z'"},
 		{d + "d[dict()] = 1", "error: TypeError: unhashable type: 'dict'"},

@@ -579,7 +579,7 @@ func (in *interp) str(v any) string {
 			if i > 0 {
 				s += ", "
 			}
-			s += in.str(x)
+			s += in.repr(x) // Python shows the items' repr: strings quoted
 		}
 		if len(v) == 1 {
 			s += ","
