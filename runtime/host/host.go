@@ -123,6 +123,12 @@ func Load(file *lang.File) (*Program, error) {
 				name = imp.Path[i+1:]
 			}
 			v = lazyAttr{mod: imp.Path[:i], name: imp.Path[i+1:], pos: imp.Pos}
+		case privateMembers[imp.Path] != (lazyAttr{}):
+			// from cuda.tile._cext import get_compute_capability
+			if name == "" {
+				name = imp.Path[strings.LastIndex(imp.Path, ".")+1:]
+			}
+			v = privateMembers[imp.Path]
 		case strings.HasPrefix(imp.Path, "math."):
 			member := strings.TrimPrefix(imp.Path, "math.")
 			if name == "" {
@@ -151,6 +157,14 @@ func Load(file *lang.File) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// privateMembers are names of cuTile's private modules that samples
+// import, as the public function host code has: NVIDIA's
+// BlockScaledMatMul.py checks the device with
+// cuda.tile._cext.get_compute_capability().
+var privateMembers = map[string]lazyAttr{
+	"cuda.tile._cext.get_compute_capability": {mod: "torch.cuda", name: "get_device_capability"},
 }
 
 func targetNames(t lang.Expr) []string {
@@ -659,7 +673,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse":
+	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys":
 		return true
 	}
 	return false
