@@ -42,7 +42,7 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero"},
+		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -464,6 +464,80 @@ func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func
 		out[i] = f(x)
 	}
 	return in.fromValues(pos, name, d, t.Shape, out)
+}
+
+// tensorLiteral is torch.tensor(data, dtype=): a number, a bool or nested
+// lists (tuples) of them of a rectangular shape; without dtype, bool when
+// every item is, float32 when any is a float, else int64 (torch's rule).
+func (in *interp) tensorLiteral(pos lang.Pos, data, dtype any) *runtime.Tensor {
+	var shape []int
+	var flat []any
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		t, isTuple := asTuple(v)
+		if depth == len(shape) && isTuple && len(flat) == 0 {
+			shape = append(shape, len(t)) // the first item of each depth sets the shape
+		}
+		switch {
+		case isTuple && depth < len(shape) && len(t) == shape[depth]:
+			for _, x := range t {
+				walk(x, depth+1)
+			}
+		case isTuple && depth < len(shape):
+			in.fail(pos, "torch.tensor: expected a list of length %d at dim %d (got %d)", shape[depth], depth, len(t))
+		case isTuple || depth != len(shape):
+			in.fail(pos, "torch.tensor: the nested lists are not of one depth (%d at the first items)", len(shape))
+		default:
+			if len(flat) >= maxScriptElements {
+				in.fail(pos, "torch.tensor: more than the %d elements a driver's tensor may have", maxScriptElements)
+			}
+			flat = append(flat, v)
+		}
+	}
+	walk(data, 0)
+	if shape == nil {
+		shape = []int{}
+	}
+	d, allBool, anyFloat := ir.I64, true, false
+	for _, x := range flat {
+		switch x.(type) {
+		case bool:
+		case int64:
+			allBool = false
+		case float64:
+			allBool, anyFloat = false, true
+		default:
+			in.fail(pos, "torch.tensor takes numbers, bools and nested lists of them, got %s", describe(x))
+		}
+	}
+	switch {
+	case len(flat) > 0 && allBool:
+		d = ir.Bool
+	case anyFloat || len(flat) == 0:
+		d = ir.F32
+	}
+	if dt, ok := dtype.(dtypeVal); ok {
+		d = dt
+	}
+	t := in.newTensor(pos, "torch.tensor", d, shape)
+	i := 0
+	t.ForEachElem(func(e int) {
+		switch x := num(flat[i]).(type) {
+		case int64:
+			if exactDType(d) {
+				t.SetElemIntAt(e, x)
+			} else {
+				t.SetElemAt(e, float64(x))
+			}
+		case float64:
+			if d == ir.Bool {
+				x = float64(boolInt(x != 0))
+			}
+			t.SetElemAt(e, x)
+		}
+		i++
+	})
+	return t
 }
 
 // boolInt is 1 for true.
@@ -1195,6 +1269,28 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 			}
 		}
 		return in.concat(pos, name, parts, dim)
+	case mod == "torch" && fn == "tensor":
+		a := c.bind(name, "data", "dtype=", "device=", "requires_grad=")
+		return in.tensorLiteral(c.argPos(0), a[0], a[1])
+	case mod == "torch" && fn == "_scaled_mm":
+		// torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=): the float8
+		// GEMM of a sample's reference, (a @ b) * scale_a * scale_b, its
+		// products accumulated in float32 as cuBLASLt does.
+		a := c.bind(name, "input", "mat2", "scale_a", "scale_b", "bias=", "scale_result=", "out_dtype=", "use_fast_accum=")
+		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
+		if len(x.Shape) != 2 || len(y.Shape) != 2 {
+			in.fail(pos, "%s takes 2-D matrices, got %v and %v", name, x.Shape, y.Shape)
+		}
+		if b := a[4]; b != nil && b != (none{}) {
+			in.fail(pos, "%s: bias= is not part of the host subset", name)
+		}
+		prod := in.matmul(pos, name, in.convert(pos, x, ir.F32), in.convert(pos, y, ir.F32))
+		scaled := in.tensorBinop(pos, "*", in.tensorBinop(pos, "*", prod, a[2]), a[3]).(*runtime.Tensor)
+		out := x.DType
+		if d, ok := a[6].(dtypeVal); ok {
+			out = d
+		}
+		return in.convert(pos, scaled, out)
 	case mod == "torch" && fn == "arange":
 		a := c.bind(name, "end", "dtype=", "device=")
 		n := in.intArg(c.argPos(0), name, a[0])
