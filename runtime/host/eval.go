@@ -494,7 +494,7 @@ func (in *interp) indexItems(fr *frame, index lang.Expr) []any {
 func (in *interp) isListLiteral(t *lang.Tuple) bool {
 	text := in.prog.src.Text
 	at := t.Pos.Offset
-	if at < 0 || at >= len(text) || text[at] != '[' {
+	if t.Pos.File != in.prog.src.Name || at < 0 || at >= len(text) || text[at] != '[' {
 		return false
 	}
 	return len(t.Elems) == 0 || t.Elems[0].Position().Offset != at
