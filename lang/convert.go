@@ -259,7 +259,9 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 	case g.AugOp != "":
 		op := strings.TrimSuffix(g.AugOp, "=")
 		target := p.testList(g.X)
-		if _, ok := target.(*Name); !ok {
+		switch target.(type) {
+		case *Name, *Subscript: // x[i] += v: host code's tensors; kernels refuse it (ir/build)
+		default:
 			p.errorf(target.Position(), "illegal target for augmented assignment")
 		}
 		return &AugAssignStmt{Pos: pos, Target: target, Op: op, Value: p.testList(g.AugValue)}
@@ -317,7 +319,7 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 func (p *parser) checkTarget(t Expr) {
 	what := ""
 	switch t := t.(type) {
-	case *Name:
+	case *Name, *Subscript: // x[i] = v: host code assigns into tensors; kernels refuse it (ir/build)
 		return
 	case *Tuple:
 		if len(t.Elems) == 0 {
@@ -333,8 +335,6 @@ func (p *parser) checkTarget(t Expr) {
 		what = "function call"
 	case *Attr:
 		what = "attribute"
-	case *Subscript:
-		what = "subscript"
 	case *IntLit, *FloatLit, *StringLit:
 		what = "literal"
 	case *BoolLit:

@@ -48,6 +48,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	check := fs.Bool("check", true, "check each size against the interpreter on a sample of blocks before timing")
 	asJSON := fs.Bool("json", false, "print the report as JSON (tilec plot reads it)")
 	plotPath := fs.String("plot", "", "write a plot of TFLOP/s or GB/s against the shape (.png, .svg or .pdf)")
+	figure := fs.String("figure", "rate", "what --plot draws: rate (TFLOP/s or GB/s: tilec, the baseline, the peak) or ratio (tilec's speed over the baseline's)")
 	tuned := fs.Bool("tuned", true, "use constants that tilec tune cached for this kernel, device and class of shapes")
 	peakTFLOPS := fs.Float64("peak-tflops", 0, "the device's peak TFLOP/s for the kernel's mma dtype (default: the table of devices)")
 	peakGBs := fs.Float64("peak-gbs", 0, "the device's memory bandwidth in GB/s (default: the table of devices)")
@@ -65,6 +66,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *warmup < 0 {
 		return usagef("--warmup must not be negative")
+	}
+	if err := checkFigure(*figure); err != nil {
+		return err
 	}
 	if *plotPath != "" {
 		if err := checkPlotPath(*plotPath); err != nil {
@@ -84,7 +88,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		r := &entryRun{path: srcPath, src: src, entry: *entry, sigs: sigs, scalars: scalars, stderr: stderr}
 		return benchEntry(r, shapes, *sizes, *product, &benchRun{
-			target: *target, warmup: *warmup, iters: *iters, check: *check, asJSON: *asJSON, plotPath: *plotPath,
+			target: *target, warmup: *warmup, iters: *iters, check: *check, asJSON: *asJSON, plotPath: *plotPath, figure: *figure,
 			peakTFLOPS: *peakTFLOPS, peakGBs: *peakGBs, stdout: stdout, stderr: stderr})
 	}
 	f, err := src.kernel(*kernel, consts, sigs, false)
@@ -132,19 +136,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return src.quote(err)
 	}
-	return writeBenchReport(rep, *asJSON, *plotPath, stdout, stderr)
+	return writeBenchReport(rep, *asJSON, *plotPath, *figure, stdout, stderr)
 }
 
 // writeBenchReport prints the report as JSON (the table was printed row by
 // row otherwise) and draws the plot asked for.
-func writeBenchReport(rep *bench.Report, asJSON bool, plotPath string, stdout, stderr io.Writer) error {
+func writeBenchReport(rep *bench.Report, asJSON bool, plotPath, figure string, stdout, stderr io.Writer) error {
 	if asJSON {
 		if err := bench.WriteJSON(stdout, rep); err != nil {
 			return err
 		}
 	}
 	if plotPath != "" {
-		if err := bench.Plot(rep, plotPath); err != nil {
+		if err := bench.PlotFigure(rep, plotPath, figure); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "tilec bench: wrote the plot to %s\n", plotPath)
@@ -176,7 +180,7 @@ type benchRun struct {
 	target              string
 	warmup, iters       int
 	check, asJSON       bool
-	plotPath            string
+	plotPath, figure    string
 	peakTFLOPS, peakGBs float64
 	stdout, stderr      io.Writer
 }
@@ -244,7 +248,7 @@ func benchEntry(r *entryRun, shapes []string, sizes string, product bool, b *ben
 	if err != nil {
 		return r.src.quote(err)
 	}
-	return writeBenchReport(rep, b.asJSON, b.plotPath, b.stdout, b.stderr)
+	return writeBenchReport(rep, b.asJSON, b.plotPath, b.figure, b.stdout, b.stderr)
 }
 
 // benchSweep parses the sweep flags (--shape, --sizes, --product) for the
@@ -315,6 +319,14 @@ func (s *source) kernelBuilder(kernel string, consts defines, sigs argSigs) tune
 		}
 		return s.kernel(kernel, all, sigs, false)
 	}
+}
+
+// checkFigure checks --figure against bench.PlotFigures.
+func checkFigure(figure string) error {
+	if !slices.Contains(bench.PlotFigures, figure) {
+		return usagef("--figure %s: the figures are %s", figure, strings.Join(bench.PlotFigures, ", "))
+	}
+	return nil
 }
 
 func checkPlotPath(path string) error {

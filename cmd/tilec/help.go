@@ -38,7 +38,7 @@ Usage:
   tilec bench FILE [--shape M=1024:16384:x2,N=M | --sizes 1024,2048] [-D name=value ...] [--grid x,y,z] [--json] [--plot out.png]
   tilec bench FILE --entry FUNC --arg X=f16[M,N] ... [--shape M=4096,8192,N=M] [--scalar x=1] [--json] [--plot out.png]
   tilec tune FILE [--space tm=64,128,256 ...] [--space "stages=2,3,4 occupancy=1,2"] [--shape M=4096,N=4096] [-D name=value ...]
-  tilec plot REPORT.json -o out.png
+  tilec plot REPORT.json [--figure rate|ratio] -o out.png
   tilec cache list|clear|dir
 
 Examples (from the repository's root):
@@ -110,10 +110,10 @@ var commandHelps = map[string]*commandHelp{
 		},
 	},
 	"plot": {
-		usage:    []string{"tilec plot REPORT.json -o OUT"},
-		summary:  "Draw a report saved by tilec bench --json as TFLOP/s or GB/s against the shape (no GPU needed).",
+		usage:    []string{"tilec plot REPORT.json [--figure rate|ratio] -o OUT"},
+		summary:  "Draw a report saved by tilec bench --json, one figure a plot: TFLOP/s or GB/s against the shape (rate), or tilec's speed over the baseline's (ratio); no GPU needed.",
 		file:     "REPORT.json, the output of tilec bench --json; OUT is .png, .svg or .pdf.",
-		examples: []string{"tilec bench testdata/kernels/matmul.tile --json > matmul.json", "tilec plot matmul.json -o matmul.png"},
+		examples: []string{"tilec bench testdata/kernels/matmul.tile --json > matmul.json", "tilec plot matmul.json -o matmul.png", "tilec plot matmul.json --figure ratio -o matmul-vs-cublas.png"},
 	},
 }
 

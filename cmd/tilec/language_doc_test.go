@@ -44,8 +44,9 @@ func TestLanguageDocOpensWithPlainCuTile(t *testing.T) {
 
 // The driver's torch subset in docs/language.md lists what the host layer
 // does: the reductions it has by name (torch.max and torch.min over all
-// elements work, their dim= forms are refused with a hint to amax and amin),
-// and F.gelu's erf form only. Each case runs as the doc says.
+// elements, and their dim= forms returning (values, indices)), and F.gelu's
+// erf and tanh forms (another approximate= is refused). Each case runs as
+// the doc says.
 func TestLanguageDocTorchSubset(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/language.md")
 	if err != nil {
@@ -61,9 +62,10 @@ func TestLanguageDocTorchSubset(t *testing.T) {
 		"torch.argmax(x, dim=1)":                                   true,
 		"F.gelu(x)":                                                true,
 		"torch.max(x) + torch.min(x)":                              true,
-		"torch.min(x, dim=1)":                                      false,
-		"x.max(dim=1)":                                             false,
-		`F.gelu(x, approximate="tanh")`:                            false,
+		"torch.min(x, dim=1)":                                      true,
+		"x.max(dim=1).values + torch.max(x, 0)[0]":                 true,
+		`F.gelu(x, approximate="tanh")`:                            true,
+		`F.gelu(x, approximate="erf")`:                             false,
 	} {
 		src := "import cuda.tile as ct\nimport torch\nimport torch.nn.functional as F\n\nif __name__ == \"__main__\":\n" +
 			"    x = torch.randn(4, 4)\n    r = " + expr + "\n    print(\"ok\")\n"

@@ -13,12 +13,16 @@ import (
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plot", stdout, stderr)
 	out := fs.String("o", "", "the plot to write (.png, .svg or .pdf)")
+	figure := fs.String("figure", "rate", "rate (TFLOP/s or GB/s: tilec, the baseline, the peak) or ratio (tilec's speed over the baseline's)")
 	path, err := sourceArg(fs, args)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("plot needs -o OUT.png")
+	}
+	if err := checkFigure(*figure); err != nil {
+		return err
 	}
 	if err := checkPlotPath(*out); err != nil {
 		return err
@@ -30,10 +34,14 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tilec plot: %v", err)
 	}
-	if err := bench.Plot(rep, *out); err != nil {
+	if err := bench.PlotFigure(rep, *out, *figure); err != nil {
 		return fmt.Errorf("tilec plot: %v", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s of %s, %d shapes\n", *out, map[string]string{"tflops": "TFLOP/s", "gbs": "GB/s"}[rep.Metric], rep.Kernel, len(rep.Rows))
+	what := map[string]string{"tflops": "TFLOP/s", "gbs": "GB/s"}[rep.Metric]
+	if *figure == "ratio" {
+		what = "speed over " + rep.BaselineLabel()
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s of %s, %d shapes\n", *out, what, rep.Kernel, len(rep.Rows))
 	return nil
 }
 

@@ -845,14 +845,22 @@ func newStepProgress(stderr io.Writer, what string) *stepProgress {
 }
 
 // step shows that step i (from 0) of n, named label, has begun.
-func (p *stepProgress) step(i, n int, label string) {
+func (p *stepProgress) step(i, n int, label string) { p.show(i+1, n, label, i) }
+
+// ended shows that k of n steps have ended, the last named label (steps
+// that run in parallel, such as tune's compiles, end in any order).
+func (p *stepProgress) ended(k, n int, label string) { p.show(k, n, label, k) }
+
+// show writes the line "what k of n (label), elapsed[, ETA]", the ETA
+// from the done steps that have ended.
+func (p *stepProgress) show(k, n int, label string, done int) {
 	if p.w == nil {
 		return
 	}
 	elapsed := time.Since(p.start)
-	line := fmt.Sprintf("%s %d of %d (%s), %s elapsed", p.what, i+1, n, label, elapsed.Round(100*time.Millisecond))
-	if i > 0 {
-		eta := elapsed / time.Duration(i) * time.Duration(n-i)
+	line := fmt.Sprintf("%s %d of %d (%s), %s elapsed", p.what, k, n, label, elapsed.Round(100*time.Millisecond))
+	if done > 0 {
+		eta := elapsed / time.Duration(done) * time.Duration(n-done)
 		line += fmt.Sprintf(", ETA at least %s", eta.Round(100*time.Millisecond))
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s", line)

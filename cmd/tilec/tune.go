@@ -105,8 +105,17 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tilec tune: %v", err)
 	}
-	// On a terminal, a line rewritten in place shows the candidate being
-	// timed and an ETA; each candidate's result line erases it first.
+	// On a terminal, a line rewritten in place shows the compiles done
+	// (they run in parallel) and then the candidate being timed, each
+	// with an ETA; each candidate's result line erases it first.
+	compiling := newStepProgress(stderr, "tune: compiled")
+	compiled := func(done, n int, label string) {
+		if done == n {
+			compiling.clear() // before the compile phase's summary line
+			return
+		}
+		compiling.ended(done, n, label)
+	}
 	progress := newStepProgress(stderr, "tune: candidate")
 	point := func(i, n int, label string) {
 		if i == 0 {
@@ -118,7 +127,8 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := tune.Search(dev, &tune.Config{Build: build, Base: base, File: srcPath, Space: space, Dims: dims,
 		Scalars: scalars, Warmup: *warmup, Iters: *iters, Seed: 1, Jobs: *jobs,
-		Compile: kcache.Open(), Progress: clearingWriter{progress, stderr}, Point: point})
+		Compile: kcache.Open(), Progress: clearingWriter{progress, stderr}, Point: point, Compiled: compiled})
+	compiling.clear()
 	progress.clear()
 	if res != nil {
 		writeTuneResult(stdout, res)

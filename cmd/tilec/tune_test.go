@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestTuneProgress(t *testing.T) {
 	if err := cmdTune(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if strings.Contains(stderr.String(), "tune: candidate") || strings.Contains(stderr.String(), "\r") {
+	if strings.Contains(stderr.String(), "tune: candidate") || strings.Contains(stderr.String(), "tune: compiled") || strings.Contains(stderr.String(), "\r") {
 		t.Errorf("progress on a stderr that is not a terminal:\n%q", stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "tune: [2/3] stages=3: 0.1000 ms") {
@@ -98,6 +99,12 @@ func TestTuneProgress(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	got := stderr.String()
+	// The parallel compiles (two here; the defaults are compiled with
+	// the timing) show their progress too, erased before the summary.
+	compiledLine := regexp.MustCompile(`^\r\033\[Ktune: compiled 1 of 2 \(stages=[23]\), [0-9.]+m?s elapsed, ETA at least [0-9.]+[mµn]?s\r\033\[Ktune: matmul: 3 candidates`)
+	if !compiledLine.MatchString(got) {
+		t.Errorf("no compile progress with an ETA, erased before the summary:\n%q", got)
+	}
 	for _, want := range []string{
 		"\r\033[Ktune: candidate 1 of 3 (stages=2), ",
 		"elapsed\r\033[Ktune: [1/3] stages=2: 0.3000 ms",

@@ -91,10 +91,10 @@ func (b *builder) lookup(name string, pos lang.Pos) value {
 		}
 		return v
 	}
-	if name == "__name__" {
-		// The module's name: host code's (logger = get_logger(__name__)).
+	if name == "__name__" || name == "dict" || name == "set" {
+		// The module's name, dicts and sets: host code's (logger = get_logger(__name__), _cache = dict()).
 		b.hostUsed = true
-		return b.fail(pos, "__name__ is the module's name, which only host code has")
+		return b.fail(pos, "%s %s, which only host code has", name, map[string]string{"__name__": "is the module's name", "dict": "makes a dict", "set": "makes a set"}[name])
 	}
 	if err, ok := b.file.Deferred[name]; ok {
 		b.hostUsed = true

@@ -21,6 +21,101 @@ import (
 // PlotFormats are the file extensions Plot writes.
 var PlotFormats = []string{"png", "svg", "pdf"}
 
+// PlotFigures are the figures of a report a reader wants, one plot each:
+// "rate", the report's metric against the shape (tilec, the baseline and
+// the device's peak), and "ratio", tilec's speed over the baseline's at
+// each shape (the baseline's time over tilec's; 1 marked), the figure
+// README and docs/perf.md quote, which needs a baseline.
+var PlotFigures = []string{"rate", "ratio"}
+
+// newFigure draws figure (PlotFigures) of the report.
+func newFigure(r *Report, figure string) (*plot.Plot, error) {
+	switch figure {
+	case "rate", "":
+		return newPlot(r)
+	case "ratio":
+		return newRatioPlot(r)
+	}
+	return nil, fmt.Errorf("plot: no figure %q (the figures are %s)", figure, strings.Join(PlotFigures, ", "))
+}
+
+// newRatioPlot draws tilec's speed over the baseline's against the shape.
+func newRatioPlot(r *Report) (*plot.Plot, error) {
+	if r.Baseline == "" {
+		return nil, fmt.Errorf("plot: the report of %s has no baseline, which the ratio figure needs (bench times cuBLAS beside GEMMs)", r.Kernel)
+	}
+	var xys plotter.XYs
+	labels, xlabel := shapeLabels(r)
+	top := 1.0
+	for i, row := range r.Rows {
+		if row.Ratio > 0 {
+			xys = append(xys, plotter.XY{X: float64(i), Y: row.Ratio})
+			top = max(top, row.Ratio)
+		}
+	}
+	if len(xys) == 0 {
+		return nil, fmt.Errorf("plot: no shape of the report of %s has a baseline time", r.Kernel)
+	}
+	p := plot.New()
+	p.Title.Text = PlotTitle(r)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = fmt.Sprintf("speed over %s (its time / tilec's)", r.BaselineLabel())
+	p.Y.Min, p.Y.Max = 0, top*1.12
+	p.NominalX(labels...)
+	p.Legend.Top, p.Legend.Left = true, true
+	l, s, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return nil, err
+	}
+	blue := color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	l.Color, l.Width = blue, vg.Points(1.5)
+	s.Color, s.Shape = blue, draw.CircleGlyph{}
+	p.Add(l, s)
+	p.Legend.Add("tilec / "+r.BaselineLabel(), l, s)
+	even, err := plotter.NewLine(plotter.XYs{{X: -0.25, Y: 1}, {X: float64(len(r.Rows)) - 0.75, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	even.Color = color.Gray{Y: 0x70}
+	even.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	p.Add(even)
+	p.Legend.Add("as fast as "+r.BaselineLabel(), even)
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// shapeLabels are the x axis's tick labels, one per row, and its label:
+// the swept dims' values, one number when they are equal at every shape
+// (M = N = K), else MxNxK.
+func shapeLabels(r *Report) ([]string, string) {
+	swept := r.Swept
+	if len(swept) == 0 {
+		swept = r.Dims
+	}
+	same := true
+	for _, row := range r.Rows {
+		for _, d := range swept {
+			same = same && row.Dims[d] == row.Dims[swept[0]]
+		}
+	}
+	sep := " x "
+	if same {
+		sep = " = "
+	}
+	labels := make([]string, len(r.Rows))
+	for i, row := range r.Rows {
+		var vals []string
+		for _, d := range swept {
+			vals = append(vals, fmt.Sprint(row.Dims[d]))
+			if same {
+				break
+			}
+		}
+		labels[i] = strings.Join(vals, "x")
+	}
+	return labels, strings.Join(swept, sep)
+}
+
 // newPlot draws the report.
 func newPlot(r *Report) (*plot.Plot, error) {
 	if len(r.Rows) == 0 {
@@ -41,36 +136,12 @@ func newPlot(r *Report) (*plot.Plot, error) {
 	}
 	p.Y.Label.Text = unit
 	p.Y.Min = 0
-	swept := r.Swept
-	if len(swept) == 0 {
-		swept = r.Dims
-	}
-	// Ticks are the swept dims' values: one number when they are equal at
-	// every shape (M = N = K), else MxNxK.
-	same := true
-	for _, row := range r.Rows {
-		for _, d := range swept {
-			same = same && row.Dims[d] == row.Dims[swept[0]]
-		}
-	}
-	sep := " x "
-	if same {
-		sep = " = "
-	}
-	p.X.Label.Text = strings.Join(swept, sep)
-	labels := make([]string, len(r.Rows))
+	labels, xlabel := shapeLabels(r)
+	p.X.Label.Text = xlabel
 	ours := make(plotter.XYs, len(r.Rows))
 	var base plotter.XYs
 	top := peak
 	for i, row := range r.Rows {
-		var vals []string
-		for _, d := range swept {
-			vals = append(vals, fmt.Sprint(row.Dims[d]))
-			if same {
-				break
-			}
-		}
-		labels[i] = strings.Join(vals, "x")
 		v, b := r.Value(row)
 		top = max(top, v, b)
 		ours[i] = plotter.XY{X: float64(i), Y: v}
@@ -137,11 +208,14 @@ func PlotTitle(r *Report) string {
 	return fmt.Sprintf("%s (%s)%s on %s: %s", r.Kernel, what, dtype, r.Device, vs)
 }
 
-// Plot writes the report's plot to path; the extension picks the format
-// (PlotFormats). The file is written whole or not at all
-// (runtime.WriteFileAtomic): a failed write leaves an existing plot as it
-// was.
-func Plot(r *Report, path string) error {
+// Plot writes the report's rate figure to path (PlotFigure).
+func Plot(r *Report, path string) error { return PlotFigure(r, path, "rate") }
+
+// PlotFigure writes figure (PlotFigures) of the report to path; the
+// extension picks the format (PlotFormats). The file is written whole or
+// not at all (runtime.WriteFileAtomic): a failed write leaves an existing
+// plot as it was.
+func PlotFigure(r *Report, path, figure string) error {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	ok := false
 	for _, f := range PlotFormats {
@@ -150,19 +224,22 @@ func Plot(r *Report, path string) error {
 	if !ok {
 		return fmt.Errorf("plot %s: the extension names the format: .%s", path, strings.Join(PlotFormats, ", ."))
 	}
-	return runtime.WriteFileAtomic(path, func(w io.Writer) error { return WritePlot(w, r, ext) })
+	return runtime.WriteFileAtomic(path, func(w io.Writer) error { return WriteFigure(w, r, ext, figure) })
 }
 
-// WritePlot writes the report's plot as format (PlotFormats) to w. A panic
-// in the drawing library (gonum's PDF backend panics where TMPDIR is
-// missing or unwritable) is returned as an error.
-func WritePlot(w io.Writer, r *Report, format string) (err error) {
+// WritePlot writes the report's rate figure as format to w (WriteFigure).
+func WritePlot(w io.Writer, r *Report, format string) error { return WriteFigure(w, r, format, "rate") }
+
+// WriteFigure writes figure (PlotFigures) of the report as format
+// (PlotFormats) to w. A panic in the drawing library (gonum's PDF backend
+// panics where TMPDIR is missing or unwritable) is returned as an error.
+func WriteFigure(w io.Writer, r *Report, format, figure string) (err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			err = fmt.Errorf("drawing the %s plot failed: %v (is TMPDIR a writable directory?)", format, e)
 		}
 	}()
-	p, err := newPlot(r)
+	p, err := newFigure(r, figure)
 	if err != nil {
 		return err
 	}

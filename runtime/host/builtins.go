@@ -116,6 +116,13 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		in.fail(pos, "the parsed arguments have no %s (they have %s)", name, strings.Join(slices.Sorted(maps.Keys(x)), ", "))
 	case deviceProps:
 		return in.propsAttr(pos, x, name)
+	case *pyDict:
+		return method{x, name}
+	case namedTuple:
+		if i := slices.Index(x.names, name); i >= 0 {
+			return x.items[i]
+		}
+		in.fail(pos, "%s has no attribute %s (it has %s)", x.typeName, name, strings.Join(x.names, ", "))
 	}
 	in.fail(pos, "%s has no attribute %s in the host subset", describe(x), name)
 	return nil
@@ -203,6 +210,8 @@ func moduleSummary(m module) string {
 func (in *interp) callBuiltin(c *callSite, name string) any {
 	e := c.e
 	switch name {
+	case "dict", "set":
+		return in.makeDict(c, name == "set")
 	case "min", "max":
 		if len(c.kw) > 0 {
 			in.fail(e.Pos, "%s takes no keyword arguments in the host subset", name)
@@ -281,6 +290,10 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		switch x := a[0].(type) {
 		case Tuple:
 			return int64(len(x))
+		case namedTuple:
+			return int64(len(x.items))
+		case *pyDict:
+			return int64(len(x.keys))
 		case string:
 			return int64(len(x))
 		case *runtime.Tensor:
@@ -297,6 +310,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		a := c.bind(name, "x")
 		if t, ok := a[0].(Tuple); ok {
 			return t
+		}
+		if d, ok := a[0].(*pyDict); ok {
+			return append(Tuple{}, d.keys...)
 		}
 		in.fail(e.Pos, "tuple of %s: the host subset makes tuples of tuples (shapes) only", describe(a[0]))
 	case lang.FStringFunc:
@@ -337,9 +353,8 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 				s.WriteString(in.str(x))
 				continue
 			}
-			if n, ok := specNumbersFit(spec); !ok {
-				in.fail(c.argPos(i+1), "f-string: format spec %q: a width or precision of %s is more than the host subset pads to (%d)", spec, n, maxFormatWidth)
-			}
+			// FormatField bounds widths and precisions (build.MaxFormatWidth)
+			// as it does for kernels' f-strings.
 			text, msg := build.FormatField(x, spec)
 			if msg != "" {
 				in.fail(c.argPos(i+1), "f-string: %s", msg)
@@ -400,32 +415,6 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	}
 	in.fail(e.Pos, "%s is not part of the host subset", name)
 	return nil
-}
-
-// maxFormatWidth bounds a format spec's width and precision: Go's fmt
-// prints "%!(NOVERB)" from 10^8 on, and a width of millions is a mistake,
-// so a larger one is an error rather than a wrong string.
-const maxFormatWidth = 1_000_000
-
-// specNumbersFit reports whether every run of digits in a format spec (its
-// width and precision; a digit fill character is one digit) is at most
-// maxFormatWidth, and the first that is not.
-func specNumbersFit(spec string) (string, bool) {
-	for i := 0; i < len(spec); {
-		j := i
-		for j < len(spec) && spec[j] >= '0' && spec[j] <= '9' {
-			j++
-		}
-		if j == i {
-			i++
-			continue
-		}
-		if n, err := strconv.Atoi(spec[i:j]); err != nil || n > maxFormatWidth {
-			return spec[i:j], false
-		}
-		i = j
-	}
-	return "", true
 }
 
 func (in *interp) callMath(c *callSite, fn string) any {
@@ -537,7 +526,7 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 			in.fail(c.argPos(0), "%s: the shape is an int or a tuple of ints, got %s", name, describe(shapeArg))
 		}
 		for i, d := range dims {
-			n, ok := num(d).(int64)
+			n, ok := asIndex(d).(int64)
 			if !ok {
 				in.fail(c.argPos(0), "%s: dimension %d is %s, not an int", name, i, describe(d))
 			}
@@ -595,6 +584,9 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 func (in *interp) callMethod(c *callSite, m method) any {
 	if p, ok := m.recv.(*argParser); ok {
 		return in.parserMethod(c, p, m.name)
+	}
+	if d, ok := m.recv.(*pyDict); ok {
+		return in.dictMethod(c, d, m.name)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

@@ -7,8 +7,12 @@
 // lang, not a compiler: host code runs once per call and only computes
 // shapes, tile sizes and grids. The subset:
 //   - values: Python ints (64 bits; overflow is an error, never a wrapped
-//     value), floats, bools, strings, None, tuples, dtypes (ct., torch. and
-//     numpy names), tensors (*runtime.Tensor), the stream, a device;
+//     value), floats, bools, strings, None, tuples, dicts and sets (dict(),
+//     set(); dicts.go), dtypes (ct., torch. and numpy names), tensors
+//     (*runtime.Tensor), the stream, a device;
+//   - tensor indexing and assignment as torch's (indexing.go): ints, slices
+//     and None give views, index tensors and masks copies; x[idx] = v and
+//     x op= v write into x's elements;
 //   - shape and dtype queries: A.shape, A.shape[i], A.ndim, A.dtype,
 //     A.dtype.itemsize, A.itemsize, A.size(i), A.dim(), A.numel(),
 //     A.element_size(), A.stride(i), A.device, A.is_cuda, and the views

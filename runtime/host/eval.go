@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/ir/build"
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
@@ -85,10 +86,7 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 			in.assign(fr, &lang.Tuple{Pos: s.Pos, Elems: s.Targets}, v)
 		}
 	case *lang.AugAssignStmt:
-		n := s.Target.(*lang.Name)
-		x := in.lookup(fr, n)
-		y := in.expr(fr, s.Value)
-		fr.vars[n.Name] = in.binop(s.Pos, s.Op, x, y)
+		in.augAssign(fr, s)
 	case *lang.ExprStmt:
 		in.expr(fr, s.X)
 	case *lang.IfStmt:
@@ -148,6 +146,75 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 	return nil
 }
 
+// augAssign is x op= v as Python runs it: the target's container and
+// index are evaluated once, and a tensor is updated in place (torch's
+// __iadd__ and the others), so that every name of it and every view of
+// its elements sees the new values.
+func (in *interp) augAssign(fr *frame, s *lang.AugAssignStmt) {
+	switch t := s.Target.(type) {
+	case *lang.Name:
+		x := in.lookup(fr, t)
+		y := in.expr(fr, s.Value)
+		fr.vars[t.Name] = in.inplace(s.Pos, s.Op, x, y)
+	case *lang.Subscript:
+		x := in.expr(fr, t.X)
+		if d, isDict := x.(*pyDict); isDict && !d.set {
+			k := in.expr(fr, t.Index)
+			old, ok := in.dictGet(t.Index.Position(), d, k)
+			if !ok {
+				in.keyError(t.Index.Position(), k)
+			}
+			in.dictPut(t.Index.Position(), d, k, in.inplace(s.Pos, s.Op, old, in.expr(fr, s.Value)))
+			return
+		}
+		tn, ok := x.(*runtime.Tensor)
+		if !ok {
+			in.fail(t.Pos, "%s does not support item assignment in host code", describe(x))
+		}
+		idx := in.indexItems(fr, t.Index)
+		old := in.tensorIndex(t.Index.Position(), tn, idx)
+		y := in.expr(fr, s.Value)
+		in.setIndex(t.Index.Position(), tn, idx, in.inplace(s.Pos, s.Op, old, y))
+	default:
+		in.fail(s.Target.Position(), "illegal target for augmented assignment")
+	}
+}
+
+// inplace is x op y for an augmented assignment: a new value, except for
+// a tensor x, whose elements take the result (its shape and dtype stay:
+// torch refuses a result that would need another shape, or a float
+// result into an integer tensor).
+func (in *interp) inplace(pos lang.Pos, op string, x, y any) any {
+	r := in.binop(pos, op, x, y)
+	t, ok := x.(*runtime.Tensor)
+	if !ok {
+		return r
+	}
+	rt := r.(*runtime.Tensor)
+	if !slices.Equal(rt.Shape, t.Shape) {
+		in.fail(pos, "output with shape %v doesn't match the broadcast shape %v", t.Shape, rt.Shape)
+	}
+	if castKind(rt.DType) > castKind(t.DType) {
+		in.fail(pos, "result type %s can't be cast to the desired output type %s", torchName(rt.DType), torchName(t.DType))
+	}
+	var elems []int
+	t.ForEachElem(func(e int) { elems = append(elems, e) })
+	in.writeElems(pos, t, t.Shape, elems, rt)
+	return t
+}
+
+// castKind orders dtypes as torch's in-place casting rule does: bool,
+// then integers, then floats; a result may not go to a lower kind.
+func castKind(d ir.DType) int {
+	switch {
+	case d == ir.Bool:
+		return 0
+	case d.IsInt():
+		return 1
+	}
+	return 2
+}
+
 // iterate evaluates a for loop's iterable: range(...) or a tuple.
 func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
 	return in.iterateExpr(fr, s.Iter)
@@ -179,25 +246,7 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 			return out
 		}
 	}
-	v := in.expr(fr, iter)
-	switch v := v.(type) {
-	case Tuple:
-		return v
-	case *runtime.Tensor:
-		if len(v.Shape) == 0 {
-			in.fail(iter.Position(), "iteration over a 0-d tensor")
-		}
-		// Rows are consecutive runs of the values: read them once.
-		xs, rows := values(v), v.Shape[0]
-		out := make([]any, rows)
-		for i := range out {
-			n := len(xs) / max(rows, 1)
-			out[i] = in.fromValues(iter.Position(), "row", v.DType, v.Shape[1:], xs[i*n:(i+1)*n])
-		}
-		return out
-	}
-	in.fail(iter.Position(), "host code iterates over range(...), a tuple or a tensor, not %s", describe(v))
-	return nil
+	return in.iterValue(iter.Position(), in.expr(fr, iter))
 }
 
 // listComp evaluates [elem for target in iter if cond] (a tuple: host
@@ -222,7 +271,7 @@ func (in *interp) assign(fr *frame, target lang.Expr, v any) {
 	case *lang.Name:
 		fr.vars[t.Name] = v
 	case *lang.Tuple:
-		tup, ok := v.(Tuple)
+		tup, ok := asTuple(v)
 		if !ok {
 			in.fail(t.Pos, "cannot unpack %s into %d names", describe(v), len(t.Elems))
 		}
@@ -232,6 +281,8 @@ func (in *interp) assign(fr *frame, target lang.Expr, v any) {
 		for i, e := range t.Elems {
 			in.assign(fr, e, tup[i])
 		}
+	case *lang.Subscript:
+		in.assignIndex(fr, t, v)
 	default:
 		in.fail(target.Position(), "cannot assign to this expression in host code")
 	}
@@ -291,7 +342,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 
 var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
-	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true,
+	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true, "dict": true, "set": true,
 }
 
 func (in *interp) expr(fr *frame, e lang.Expr) any {
@@ -379,26 +430,21 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 }
 
 // index evaluates x[i]: a tuple (shape) indexed by an int, negative from
-// the end, or a slice; a tensor by ints and slices, one per leading axis
-// (a copy: the driver subset has no views to write through).
+// the end, or a slice; a tensor as torch indexes it (indexing.go).
 func (in *interp) index(fr *frame, e *lang.Subscript) any {
 	x := in.expr(fr, e.X)
 	if tn, isTensor := x.(*runtime.Tensor); isTensor {
-		elems := []lang.Expr{e.Index}
-		if tup, ok := e.Index.(*lang.Tuple); ok {
-			elems = tup.Elems
-		}
-		idx := make([]any, len(elems))
-		for i, ie := range elems {
-			if sl, ok := ie.(*lang.Slice); ok {
-				idx[i] = in.sliceBounds(fr, sl)
-			} else {
-				idx[i] = num(in.expr(fr, ie))
-			}
-		}
-		return in.tensorIndex(e.Index.Position(), tn, idx)
+		return in.tensorIndex(e.Index.Position(), tn, in.indexItems(fr, e.Index))
 	}
-	t, ok := x.(Tuple)
+	if d, isDict := x.(*pyDict); isDict && !d.set {
+		k := in.expr(fr, e.Index)
+		v, ok := in.dictGet(e.Index.Position(), d, k)
+		if !ok {
+			in.keyError(e.Index.Position(), k)
+		}
+		return v
+	}
+	t, ok := asTuple(x)
 	if !ok {
 		in.fail(e.Pos, "%s cannot be indexed in host code", describe(x))
 	}
@@ -409,7 +455,7 @@ func (in *interp) index(fr *frame, e *lang.Subscript) any {
 		}
 		return out
 	}
-	i, ok := num(in.expr(fr, e.Index)).(int64)
+	i, ok := asIndex(in.expr(fr, e.Index)).(int64)
 	if !ok {
 		in.fail(e.Index.Position(), "tuple indices must be ints")
 	}
@@ -420,6 +466,57 @@ func (in *interp) index(fr *frame, e *lang.Subscript) any {
 		in.fail(e.Index.Position(), "tuple index out of range (a tuple of %d)", len(t))
 	}
 	return t[i]
+}
+
+// indexItems evaluates a tensor's index: one item per element of a tuple
+// index, each read by indexValue.
+func (in *interp) indexItems(fr *frame, index lang.Expr) []any {
+	elems := []lang.Expr{index}
+	if tup, ok := index.(*lang.Tuple); ok && !in.isListLiteral(tup) {
+		elems = tup.Elems
+	}
+	idx := make([]any, len(elems))
+	for i, ie := range elems {
+		if sl, ok := ie.(*lang.Slice); ok {
+			idx[i] = in.sliceBounds(fr, sl)
+		} else {
+			idx[i] = in.indexValue(ie.Position(), in.expr(fr, ie))
+		}
+	}
+	return idx
+}
+
+// isListLiteral tells a list literal from a tuple, both lang.Tuples: a
+// list's position is its '[', before its first element (a subscript's
+// tuple of indices is positioned at its first element, which may be a
+// list). x[[1, 0]] indexes with a list (advanced indexing), x[1, 0] and
+// x[(1, 0)] with a tuple of two ints.
+func (in *interp) isListLiteral(t *lang.Tuple) bool {
+	text := in.prog.src.Text
+	at := t.Pos.Offset
+	if t.Pos.File != in.prog.src.Name || at < 0 || at >= len(text) || text[at] != '[' {
+		return false
+	}
+	return len(t.Elems) == 0 || t.Elems[0].Position().Offset != at
+}
+
+// assignIndex is x[i] = v: into a tensor's elements (indexing.go); tuples
+// (host code's lists too) cannot be assigned into.
+func (in *interp) assignIndex(fr *frame, t *lang.Subscript, v any) {
+	x := in.expr(fr, t.X)
+	switch x := x.(type) {
+	case *runtime.Tensor:
+		in.setIndex(t.Index.Position(), x, in.indexItems(fr, t.Index), v)
+		return
+	case *pyDict:
+		if !x.set {
+			in.dictPut(t.Index.Position(), x, in.expr(fr, t.Index), v)
+			return
+		}
+	case Tuple:
+		in.fail(t.Pos, "host code's tuples and lists cannot be assigned into (lists are read as tuples)")
+	}
+	in.fail(t.Pos, "%s does not support item assignment in host code", describe(x))
 }
 
 // num turns a bool into the int it is in Python arithmetic.
@@ -447,6 +544,8 @@ func (in *interp) truth(pos lang.Pos, v any) bool {
 		return false
 	case Tuple:
 		return len(v) > 0
+	case *pyDict:
+		return len(v.keys) > 0
 	case *runtime.Tensor:
 		in.fail(pos, "the truth value of a tensor is not part of the host subset")
 	}
@@ -468,13 +567,19 @@ func (in *interp) str(v any) string {
 		return "False"
 	case none:
 		return "None"
+	case namedTuple:
+		parts := make([]string, len(v.items))
+		for i, x := range v.items {
+			parts[i] = v.names[i] + "=" + in.str(x)
+		}
+		return v.typeName + "(\n" + strings.Join(parts, ",\n") + ")"
 	case Tuple:
 		s := "("
 		for i, x := range v {
 			if i > 0 {
 				s += ", "
 			}
-			s += in.str(x)
+			s += in.repr(x) // Python shows the items' repr: strings quoted
 		}
 		if len(v) == 1 {
 			s += ","
@@ -482,6 +587,8 @@ func (in *interp) str(v any) string {
 		return s + ")"
 	case dtypeVal:
 		return "torch." + torchName(v)
+	case *pyDict:
+		return in.dictStr(v)
 	case *runtime.Tensor:
 		return tensorRepr(v)
 	case namespace:
@@ -631,7 +738,7 @@ func (c *callSite) bind(name string, params ...string) []any {
 }
 
 func (in *interp) intArg(pos lang.Pos, what string, v any) int64 {
-	n, ok := num(v).(int64)
+	n, ok := asIndex(v).(int64)
 	if !ok {
 		in.fail(pos, "%s takes ints, got %s", what, describe(v))
 	}

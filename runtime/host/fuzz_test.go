@@ -22,6 +22,9 @@ func FuzzScript(f *testing.F) {
 		"n = 0\nwhile n < 10:\n    n += 1\n    if n == 5:\n        break\nprint(n is None, f\"{n:>4}\" \"!\")",
 		"with torch.no_grad():\n    y = torch.softmax(torch.randn(4, 4), dim=-1)\nprint(y)",
 		"print(add(torch.ones(4), torch.ones(4)))",
+		"x = torch.zeros(4, 5)\nx[1:3, ::2] = 1\nx[x > 0] += torch.arange(6) * 1.0\nx[[0, 3], -1] = x[1, :2]\nprint(x, torch.max(x, dim=1))",
+		"e = torch.arange(9) % 4\nprint(torch.argsort(e, stable=True), torch.bincount(e), F.one_hot(e).sum(dim=(0, 1)))",
+		"d = dict(a=1)\nd[(2, 'b')] = torch.float16\ns = set((1, 2))\ns.add(1.0)\nfor k, v in d.items():\n    print(k, v, len(s))",
 	} {
 		f.Add(seed)
 	}

@@ -123,6 +123,12 @@ func Load(file *lang.File) (*Program, error) {
 				name = imp.Path[i+1:]
 			}
 			v = lazyAttr{mod: imp.Path[:i], name: imp.Path[i+1:], pos: imp.Pos}
+		case privateMembers[imp.Path] != (lazyAttr{}):
+			// from cuda.tile._cext import get_compute_capability
+			if name == "" {
+				name = imp.Path[strings.LastIndex(imp.Path, ".")+1:]
+			}
+			v = privateMembers[imp.Path]
 		case strings.HasPrefix(imp.Path, "math."):
 			member := strings.TrimPrefix(imp.Path, "math.")
 			if name == "" {
@@ -151,6 +157,14 @@ func Load(file *lang.File) (*Program, error) {
 		}
 	}
 	return p, nil
+}
+
+// privateMembers are names of cuTile's private modules that samples
+// import, as the public function host code has: NVIDIA's
+// BlockScaledMatMul.py checks the device with
+// cuda.tile._cext.get_compute_capability().
+var privateMembers = map[string]lazyAttr{
+	"cuda.tile._cext.get_compute_capability": {mod: "torch.cuda", name: "get_device_capability"},
 }
 
 func targetNames(t lang.Expr) []string {
@@ -347,6 +361,26 @@ func unhost(v any) any {
 
 // Tuple is a Python tuple.
 type Tuple []any
+
+// namedTuple is a tuple whose items also have names, as torch's
+// return_types are (torch.max(x, dim) gives values and indices): it
+// unpacks, indexes and iterates as its items do.
+type namedTuple struct {
+	typeName string
+	names    []string
+	items    Tuple
+}
+
+// asTuple is v's items when v is a tuple or a named tuple.
+func asTuple(v any) (Tuple, bool) {
+	switch v := v.(type) {
+	case Tuple:
+		return v, true
+	case namedTuple:
+		return v.items, true
+	}
+	return nil, false
+}
 
 type none struct{}
 
@@ -602,6 +636,13 @@ func describe(v any) string {
 		return "None"
 	case Tuple:
 		return fmt.Sprintf("a tuple of %d", len(v))
+	case namedTuple:
+		return v.typeName
+	case *pyDict:
+		if v.set {
+			return fmt.Sprintf("a set of %d", len(v.keys))
+		}
+		return fmt.Sprintf("a dict of %d", len(v.keys))
 	case *runtime.Tensor:
 		return fmt.Sprintf("a tensor %s%v", v.DType, v.Shape)
 	case *argParser:
@@ -634,7 +675,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse":
+	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys":
 		return true
 	}
 	return false

@@ -303,6 +303,10 @@ func abs64(x int64) int64 {
 
 // equal is Python's == on host values.
 func (in *interp) equal(x, y any) bool {
+	if dx, ok := x.(*pyDict); ok {
+		dy, ok := y.(*pyDict)
+		return ok && in.dictsEqual(dx, dy)
+	}
 	if tx, ok := x.(Tuple); ok {
 		ty, ok := y.(Tuple)
 		if !ok || len(tx) != len(ty) {

@@ -64,6 +64,7 @@ var scriptlibFuncs = map[module][]string{
 	"torch":              {"set_float32_matmul_precision", "get_float32_matmul_precision", "no_grad", "inference_mode", "enable_grad"},
 	"torch.nn.attention": {"sdpa_kernel"},
 	"ct":                 {"compiler_timeout"},
+	"sys":                {"exit"},
 }
 
 // context is what a with statement of host code may enter: contexts that
@@ -128,6 +129,20 @@ func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 	case "ct.compiler_timeout":
 		c.bind(name, "seconds")
 		return context{name}, true
+	case "sys.exit":
+		// Exit status 0 ends the script as its end would; another status
+		// or a message is an error (tilec run exits 1), as Python's.
+		a := c.bind(name, "status=")
+		switch v := num(a[0]).(type) {
+		case nil, none:
+			panic(scriptExit{})
+		case int64:
+			if v == 0 {
+				panic(scriptExit{})
+			}
+			in.fail(c.e.Pos, "SystemExit: %d", v)
+		}
+		in.fail(c.e.Pos, "SystemExit: %s", in.str(a[0]))
 	case "torch.get_float32_matmul_precision":
 		c.bind(name)
 		if in.matmulPrecision == "" {

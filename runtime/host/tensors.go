@@ -42,17 +42,18 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "max", "min", "argmax", "allclose", "float_power"},
-	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm",
+		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm"},
+	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
 }
 
 // tensorMethods are the tensor methods of the driver subset (beyond the
 // shape queries in attrOf).
-var tensorMethods = []string{"float", "half", "bfloat16", "double", "to", "cuda", "cpu", "clone", "item",
-	"sum", "mean", "amax", "amin", "max", "min", "argmax", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
-	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_"}
+var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int", "bool", "to", "cuda", "cpu", "clone", "item",
+	"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
+	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_",
+	"argsort", "bincount", "nonzero", "chunk", "index_add_"}
 
 // rng is the driver's random generator: torch.manual_seed(s) restarts it;
 // a run starts as if torch.manual_seed(opts.Seed) had been called.
@@ -465,6 +466,94 @@ func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func
 	return in.fromValues(pos, name, d, t.Shape, out)
 }
 
+// tensorLiteral is torch.tensor(data, dtype=): a number, a bool or nested
+// lists (tuples) of them of a rectangular shape; without dtype, bool when
+// every item is, float32 when any is a float, else int64 (torch's rule).
+func (in *interp) tensorLiteral(pos lang.Pos, data, dtype any) *runtime.Tensor {
+	var shape []int
+	var flat []any
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		t, isTuple := asTuple(v)
+		if depth == len(shape) && isTuple && len(flat) == 0 {
+			shape = append(shape, len(t)) // the first item of each depth sets the shape
+		}
+		switch {
+		case isTuple && depth < len(shape) && len(t) == shape[depth]:
+			for _, x := range t {
+				walk(x, depth+1)
+			}
+		case isTuple && depth < len(shape):
+			in.fail(pos, "torch.tensor: expected a list of length %d at dim %d (got %d)", shape[depth], depth, len(t))
+		case isTuple || depth != len(shape):
+			in.fail(pos, "torch.tensor: the nested lists are not of one depth (%d at the first items)", len(shape))
+		default:
+			if len(flat) >= maxScriptElements {
+				in.fail(pos, "torch.tensor: more than the %d elements a driver's tensor may have", maxScriptElements)
+			}
+			flat = append(flat, v)
+		}
+	}
+	walk(data, 0)
+	if shape == nil {
+		shape = []int{}
+	}
+	d, allBool, anyFloat := ir.I64, true, false
+	for _, x := range flat {
+		switch x.(type) {
+		case bool:
+		case int64:
+			allBool = false
+		case float64:
+			allBool, anyFloat = false, true
+		default:
+			in.fail(pos, "torch.tensor takes numbers, bools and nested lists of them, got %s", describe(x))
+		}
+	}
+	switch {
+	case len(flat) > 0 && allBool:
+		d = ir.Bool
+	case anyFloat || len(flat) == 0:
+		d = ir.F32
+	}
+	if dt, ok := dtype.(dtypeVal); ok {
+		d = dt
+	}
+	t := in.newTensor(pos, "torch.tensor", d, shape)
+	i := 0
+	t.ForEachElem(func(e int) {
+		switch x := num(flat[i]).(type) {
+		case int64:
+			if exactDType(d) {
+				t.SetElemIntAt(e, x)
+			} else {
+				t.SetElemAt(e, float64(x))
+			}
+		case float64:
+			if d == ir.Bool {
+				x = float64(boolInt(x != 0))
+			}
+			t.SetElemAt(e, x)
+		}
+		i++
+	})
+	return t
+}
+
+// boolInt is 1 for true.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// geluTanh is F.gelu(x, approximate="tanh"):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+func geluTanh(x float64) float64 {
+	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+}
+
 var unaryFuncs = map[string]func(float64) float64{
 	"exp": math.Exp, "log": math.Log, "abs": math.Abs, "sqrt": math.Sqrt, "tanh": math.Tanh,
 	"rsqrt":   func(x float64) float64 { return 1 / math.Sqrt(x) },
@@ -475,8 +564,31 @@ var unaryFuncs = map[string]func(float64) float64{
 }
 
 // matmul multiplies 2-D matrices, or batches of them (3-D and more, the
-// batch dims equal), with float64 sums.
+// batch dims equal), with float64 sums; a 1-D operand is a row (on the
+// left) or a column (on the right) whose axis the result drops, as in
+// torch.matmul.
 func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runtime.Tensor {
+	if len(a.Shape) == 1 || len(b.Shape) == 1 {
+		va, vb := len(a.Shape) == 1, len(b.Shape) == 1
+		if va {
+			a = in.reshapeTo(pos, a, []int{1, a.Shape[0]})
+		}
+		if vb {
+			b = in.reshapeTo(pos, b, []int{b.Shape[0], 1})
+		}
+		if len(a.Shape) != len(b.Shape) {
+			in.fail(pos, "%s: the driver subset multiplies a vector with a matrix, not with %v", name, max(len(a.Shape), len(b.Shape)))
+		}
+		r := in.matmul(pos, name, a, b)
+		shape := slices.Clone(r.Shape)
+		if vb {
+			shape = shape[:len(shape)-1]
+		}
+		if va {
+			shape = slices.Delete(shape, len(shape)-1-boolInt(!vb), len(shape)-boolInt(!vb))
+		}
+		return in.reshapeTo(pos, r, shape)
+	}
 	ra, rb := len(a.Shape), len(b.Shape)
 	if ra < 2 || ra != rb || !slices.Equal(a.Shape[:ra-2], b.Shape[:rb-2]) {
 		in.fail(pos, "%s: the driver subset multiplies matrices or batches of them of one batch shape, got %v and %v", name, a.Shape, b.Shape)
@@ -553,6 +665,9 @@ func (in *interp) axisArg(pos lang.Pos, name string, v any, r int) int {
 // init; keepdim keeps the reduced axis as 1. mean divides the sum; argmax
 // returns the index of the first maximum (int64).
 func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) *runtime.Tensor {
+	if dims, ok := dim.(Tuple); ok {
+		return in.reduceDims(pos, name, t, dims, keepdim)
+	}
 	xs := values(t)
 	outer, n, inner := 1, len(xs), 1
 	var shape []int
@@ -586,7 +701,7 @@ func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, 
 	}
 	d := t.DType
 	switch {
-	case name == "argmax":
+	case name == "argmax" || name == "argmin":
 		d = ir.I64
 	case name == "sum" && !d.IsFloat():
 		d = ir.I64
@@ -605,9 +720,53 @@ func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, 
 	return in.fromValues(pos, name, d, shape, out)
 }
 
+// reduceDims reduces t over several dims (sum, mean, amax, amin take a
+// tuple): one axis at a time, in float64 for floats so that the result is
+// rounded once.
+func (in *interp) reduceDims(pos lang.Pos, name string, t *runtime.Tensor, dims Tuple, keepdim bool) *runtime.Tensor {
+	if !slices.Contains([]string{"sum", "mean", "amax", "amin"}, name) {
+		in.fail(pos, "%s takes one dim, got %s", name, describe(dims))
+	}
+	if len(dims) == 0 {
+		return in.reduce(pos, name, t, nil, keepdim)
+	}
+	var axes []int
+	for _, d := range dims {
+		ax := in.axisArg(pos, name, d, len(t.Shape))
+		if slices.Contains(axes, ax) {
+			in.fail(pos, "%s: dim %d appears multiple times in the list of dims", name, ax)
+		}
+		axes = append(axes, ax)
+	}
+	slices.Sort(axes)
+	work := t
+	if t.DType.IsFloat() {
+		work = in.convert(pos, t, ir.F64)
+	}
+	for i := len(axes) - 1; i >= 0; i-- {
+		work = in.reduce(pos, name, work, int64(axes[i]), true)
+	}
+	if t.DType.IsFloat() {
+		work = in.convert(pos, work, t.DType)
+	}
+	if keepdim {
+		return work
+	}
+	var shape []int
+	for ax, s := range work.Shape {
+		if !slices.Contains(axes, ax) {
+			shape = append(shape, s)
+		}
+	}
+	if shape == nil {
+		shape = []int{}
+	}
+	return in.reshapeTo(pos, work, shape)
+}
+
 // fold reduces xs, viewed as (outer, n, inner), along its middle axis:
 // sum (and mean's sum), amax/max, amin/min (NaN wins, as in torch) or
-// argmax (the first maximum).
+// argmax/argmin (the first maximum or minimum, or the first NaN).
 func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
 	isNaN := func(x T) bool { return x != x }
 	out := make([]T, outer*inner)
@@ -620,12 +779,12 @@ func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
 				for j := range n {
 					r += at(j)
 				}
-			case "amax", "max", "amin", "min", "argmax":
+			case "amax", "max", "amin", "min", "argmax", "argmin":
 				best, arg := at(0), 0
 				for j := 1; j < n; j++ {
 					x := at(j)
 					less := x < best
-					if name != "amin" && name != "min" {
+					if name != "amin" && name != "min" && name != "argmin" {
 						less = x > best
 					}
 					if isNaN(best) {
@@ -636,7 +795,7 @@ func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
 					}
 				}
 				r = best
-				if name == "argmax" {
+				if name == "argmax" || name == "argmin" {
 					r = T(arg)
 				}
 			}
@@ -644,6 +803,15 @@ func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
 		}
 	}
 	return out
+}
+
+// minMaxDim is torch.max(t, dim) and torch.min(t, dim): the named tuple
+// (values, indices) of the reduction along dim, indices those of the
+// first maximum (minimum), or of the first NaN, which wins as in torch.
+func (in *interp) minMaxDim(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) namedTuple {
+	vals := in.reduce(pos, name, t, dim, keepdim)
+	idx := in.reduce(pos, "arg"+name, t, dim, keepdim)
+	return namedTuple{typeName: "torch.return_types." + name, names: []string{"values", "indices"}, items: Tuple{vals, idx}}
 }
 
 // softmax along dim, in float64, rounded to t's dtype.
@@ -996,7 +1164,16 @@ func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tenso
 	if exactDType(t.DType) {
 		return in.fromInts(pos, "to", d, t.Shape, ints(t))
 	}
-	return in.fromValues(pos, "to", d, t.Shape, values(t))
+	xs := values(t)
+	if d == ir.Bool {
+		// Nonzero is True (0.5 and NaN included), not a truncation to 0.
+		for i, x := range xs {
+			if x != 0 {
+				xs[i] = 1
+			}
+		}
+	}
+	return in.fromValues(pos, "to", d, t.Shape, xs)
 }
 
 // reshape is t.reshape/t.view(*shape), one dim may be -1.
@@ -1037,6 +1214,9 @@ func (in *interp) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.
 func (in *interp) torchCall(c *callSite, mod, fn string) any {
 	name := mod + "." + fn
 	pos := c.e.Pos
+	if v, ok := in.indexCall(c, mod, fn); ok {
+		return v
+	}
 	switch {
 	case mod == "torch" && (fn == "randn" || fn == "rand"):
 		return in.randTensor(c, fn)
@@ -1089,6 +1269,28 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 			}
 		}
 		return in.concat(pos, name, parts, dim)
+	case mod == "torch" && fn == "tensor":
+		a := c.bind(name, "data", "dtype=", "device=", "requires_grad=")
+		return in.tensorLiteral(c.argPos(0), a[0], a[1])
+	case mod == "torch" && fn == "_scaled_mm":
+		// torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=): the float8
+		// GEMM of a sample's reference, (a @ b) * scale_a * scale_b, its
+		// products accumulated in float32 as cuBLASLt does.
+		a := c.bind(name, "input", "mat2", "scale_a", "scale_b", "bias=", "scale_result=", "out_dtype=", "use_fast_accum=")
+		x, y := in.tensorArg(c, name, 0, a[0]), in.tensorArg(c, name, 1, a[1])
+		if len(x.Shape) != 2 || len(y.Shape) != 2 {
+			in.fail(pos, "%s takes 2-D matrices, got %v and %v", name, x.Shape, y.Shape)
+		}
+		if b := a[4]; b != nil && b != (none{}) {
+			in.fail(pos, "%s: bias= is not part of the host subset", name)
+		}
+		prod := in.matmul(pos, name, in.convert(pos, x, ir.F32), in.convert(pos, y, ir.F32))
+		scaled := in.tensorBinop(pos, "*", in.tensorBinop(pos, "*", prod, a[2]), a[3]).(*runtime.Tensor)
+		out := x.DType
+		if d, ok := a[6].(dtypeVal); ok {
+			out = d
+		}
+		return in.convert(pos, scaled, out)
 	case mod == "torch" && fn == "arange":
 		a := c.bind(name, "end", "dtype=", "device=")
 		n := in.intArg(c.argPos(0), name, a[0])
@@ -1164,12 +1366,26 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 			}
 		}
 		return true
-	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "max", "min", "argmax"}, fn):
+	case mod == "torch" && slices.Contains([]string{"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin"}, fn):
 		a := c.bind(name, "input", "dim=", "keepdim=")
+		t, keep := in.tensorArg(c, name, 0, a[0]), a[2] != nil && in.truth(pos, a[2])
 		if (fn == "max" || fn == "min") && a[1] != nil {
-			in.fail(pos, "torch.%s(x, dim) returns (values, indices), which the driver subset does not have: use torch.a%s(x, dim)", fn, fn)
+			return in.minMaxDim(pos, fn, t, a[1], keep)
 		}
-		return in.reduce(pos, fn, in.tensorArg(c, name, 0, a[0]), a[1], a[2] != nil && in.truth(pos, a[2]))
+		return in.reduce(pos, fn, t, a[1], keep)
+	case mod == "torch.nn.functional" && fn == "gelu":
+		a := c.bind(name, "input", "approximate=")
+		f := unaryFuncs["gelu"]
+		if a[1] != nil {
+			switch mode, _ := a[1].(string); mode {
+			case "none":
+			case "tanh":
+				f = geluTanh
+			default:
+				in.fail(c.argPos(1), "%s: approximate is 'none' or 'tanh', got %s", name, describe(a[1]))
+			}
+		}
+		return in.mapTensor(pos, fn, in.tensorArg(c, name, 0, a[0]), f)
 	case fn == "softmax":
 		a := c.bind(name, "input", "dim=", "dtype=")
 		t := in.tensorArg(c, name, 0, a[0])
@@ -1234,9 +1450,10 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any {
 	pos := c.e.Pos
 	switch name {
-	case "float", "half", "bfloat16", "double":
+	case "float", "half", "bfloat16", "double", "long", "int", "bool":
 		c.bind("tensor." + name)
-		return in.convert(pos, t, map[string]ir.DType{"float": ir.F32, "half": ir.F16, "bfloat16": ir.BF16, "double": ir.F64}[name])
+		return in.convert(pos, t, map[string]ir.DType{"float": ir.F32, "half": ir.F16, "bfloat16": ir.BF16, "double": ir.F64,
+			"long": ir.I64, "int": ir.I32, "bool": ir.Bool}[name])
 	case "to":
 		a := c.bind("tensor.to", "dtype", "device=", "non_blocking=")
 		return in.convert(pos, t, a[0])
@@ -1258,12 +1475,13 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 			return ints(t)[0]
 		}
 		return values(t)[0]
-	case "sum", "mean", "amax", "amin", "max", "min", "argmax":
+	case "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin":
 		a := c.bind("tensor."+name, "dim=", "keepdim=")
+		keep := a[1] != nil && in.truth(pos, a[1])
 		if (name == "max" || name == "min") && a[0] != nil {
-			in.fail(pos, "tensor.%s(dim) returns (values, indices), which the driver subset does not have: use a%s(dim)", name, name)
+			return in.minMaxDim(pos, name, t, a[0], keep)
 		}
-		return in.reduce(pos, name, t, a[0], a[1] != nil && in.truth(pos, a[1]))
+		return in.reduce(pos, name, t, a[0], keep)
 	case "softmax":
 		a := c.bind("tensor.softmax", "dim")
 		return in.softmax(pos, t, a[0])
@@ -1331,6 +1549,9 @@ func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any 
 	if f, ok := unaryFuncs[name]; ok {
 		c.bind("tensor." + name)
 		return in.mapTensor(pos, name, t, f)
+	}
+	if slices.Contains(indexMethods, name) {
+		return in.indexMethod(c, t, name, "tensor."+name)
 	}
 	in.fail(pos, "tensor.%s() is not part of the host subset", name)
 	return nil
@@ -1457,16 +1678,26 @@ func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *
 // sliceSpec is a slice's bounds as written (nil: absent).
 type sliceSpec struct{ lo, hi, step any }
 
+// asIndex is v as Python's __index__ reads it where an int is wanted: a
+// bool or a 0-d integer tensor (torch's) is an int; other values are
+// returned as they are, for the caller's error.
+func asIndex(v any) any {
+	if t, ok := v.(*runtime.Tensor); ok && len(t.Shape) == 0 && exactDType(t.DType) {
+		return ints(t)[0]
+	}
+	return num(v)
+}
+
 func (in *interp) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
 	var sp sliceSpec
 	if sl.Lo != nil {
-		sp.lo = num(in.expr(fr, sl.Lo))
+		sp.lo = asIndex(in.expr(fr, sl.Lo))
 	}
 	if sl.Hi != nil {
-		sp.hi = num(in.expr(fr, sl.Hi))
+		sp.hi = asIndex(in.expr(fr, sl.Hi))
 	}
 	if sl.Step != nil {
-		sp.step = num(in.expr(fr, sl.Step))
+		sp.step = asIndex(in.expr(fr, sl.Step))
 	}
 	return sp
 }
@@ -1518,69 +1749,6 @@ func (sp sliceSpec) indices(in *interp, pos lang.Pos, n int) []int {
 		out = append(out, i)
 	}
 	return out
-}
-
-// tensorIndex is t[i, a:b, ...]: ints drop their axis, slices keep it;
-// axes left out are whole. The result is a copy.
-func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
-	if len(idx) > len(t.Shape) {
-		in.fail(pos, "too many indices for a tensor of dimension %d", len(t.Shape))
-	}
-	// Per axis, the source coordinates it takes.
-	picks := make([][]int, len(t.Shape))
-	var shape []int
-	for ax, n := range t.Shape {
-		if ax >= len(idx) {
-			picks[ax] = nil // whole
-			shape = append(shape, n)
-			continue
-		}
-		switch v := idx[ax].(type) {
-		case int64:
-			i := v
-			if i < 0 {
-				i += int64(n)
-			}
-			if i < 0 || i >= int64(n) {
-				in.fail(pos, "index %d is out of bounds for dimension %d with size %d", v, ax, n)
-			}
-			picks[ax] = []int{int(i)}
-		case sliceSpec:
-			picks[ax] = v.indices(in, pos, n)
-			shape = append(shape, len(picks[ax]))
-		default:
-			in.fail(pos, "tensors are indexed by ints and slices in the driver subset, got %s", describe(idx[ax]))
-		}
-	}
-	in.checkElements(pos, "index", shape)
-	strides := make([]int, len(t.Shape))
-	st := 1
-	for ax := len(t.Shape) - 1; ax >= 0; ax-- {
-		strides[ax] = st
-		st *= t.Shape[ax]
-	}
-	var src []int
-	var rec func(ax, off int)
-	rec = func(ax, off int) {
-		if ax == len(t.Shape) {
-			src = append(src, off)
-			return
-		}
-		if picks[ax] == nil {
-			for i := range t.Shape[ax] {
-				rec(ax+1, off+i*strides[ax])
-			}
-			return
-		}
-		for _, i := range picks[ax] {
-			rec(ax+1, off+i*strides[ax])
-		}
-	}
-	rec(0, 0)
-	if shape == nil {
-		shape = []int{}
-	}
-	return in.rearranged(pos, "index", t, shape, src)
 }
 
 // reshapeTo is t with another shape of the same size: as torch does, a

@@ -45,6 +45,10 @@ type Config struct {
 	// checked and timed (those not pruned at compile time), for a
 	// progress display of a search whose candidates take seconds each.
 	Point func(i, n int, label string)
+	// Compiled, when set, is called as each candidate's compile ends
+	// (done of the n compiles have ended, the last being label's), one
+	// call at a time, for a progress display of the parallel compiles.
+	Compiled func(done, n int, label string)
 }
 
 // Candidate statuses.
@@ -216,12 +220,20 @@ func compileAll(cfg *Config, target *lower.Target, cs []*Candidate) {
 	}
 	work := make(chan *Candidate)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	for range min(jobs, len(cs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for c := range work {
 				compileOne(cfg, target, c)
+				if cfg.Compiled != nil {
+					mu.Lock()
+					done++
+					cfg.Compiled(done, len(cs), c.Label)
+					mu.Unlock()
+				}
 			}
 		}()
 	}
