@@ -392,6 +392,17 @@ var propagateNaNAttr = AttrSpec{Name: AttrKeyPropagateNaN, Kind: AttrBool, Optio
 // AttrKeyPropagateNaN is the key of propagateNaNAttr.
 const AttrKeyPropagateNaN = "propagate_nan"
 
+// fastAccAttr is cuTile's use_fast_acc=True on a float8 mma: the
+// products may be summed in the tensor cores' reduced-precision
+// accumulator (Hopper's float8 wgmma keeps about 14 bits of the running
+// sum) instead of float32. Without it a float8 mma sums in float32 (the
+// interpreter always does), which on sm_90a keeps it off the float8
+// wgmma path.
+var fastAccAttr = AttrSpec{Name: AttrKeyFastAcc, Kind: AttrBool, Optional: true}
+
+// AttrKeyFastAcc is the key of fastAccAttr.
+const AttrKeyFastAcc = "fast_acc"
+
 // AttrKeyFTZ is the key of ftzAttr.
 const AttrKeyFTZ = "ftz"
 
@@ -445,7 +456,7 @@ var opTable = [NumOps]OpInfo{
 	OpReshape:   {Name: "reshape", Shared: SharedExchange, Infer: inferReshape, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
 	OpReduce:    {Name: "reduce", Shared: SharedExchange, Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}, propagateNaNAttr}},
-	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true},
+	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, Attrs: []AttrSpec{fastAccAttr}},
 
 	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
 	OpStore: {Name: "store", Infer: inferStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, SideEffect: true, Global: GlobalWrite, Attrs: memHintAttrs},

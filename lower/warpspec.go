@@ -190,6 +190,11 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	switch {
 	case oneByte && lp.transB():
 		return nil, refuse(lp.mma, "B is (K, N): wgmma reads float8 operands K-major only (give B as (N, K) and multiply by its transpose, as fp8 GEMMs keep weights)")
+	case oneByte && !lp.mma.Attrs.Bool(ir.AttrKeyFastAcc):
+		// Two-level accumulation (wgmma into a fresh accumulator per few
+		// k-steps, added into a float32 one) would keep float32 sums on
+		// wgmma; until then float32 sums mean mma.sync.
+		return nil, refuse(lp.mma, "float8 wgmma sums in a reduced-precision accumulator (about 14 bits): ct.mma(..., use_fast_acc=True) allows it; without it the sums are float32, on mma.sync")
 	case (kb%tmaSlabBytes != 0 && kb != tmaSlabBytes/2) || lp.k > 256:
 		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes %d, or multiples of %d up to 256)", lp.k, slabElems(da)/2, slabElems(da))
 	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):

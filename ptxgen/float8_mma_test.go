@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
@@ -37,16 +38,24 @@ func TestFloat8MMAPTX(t *testing.T) {
 		{"float8_matmul_at", "sm_90a", "float8_e4m3fn",
 			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e5m2\.e4m3\.f32`, `ld\.shared\.u8`},
 			[]string{`wgmma`, `ldmatrix`, `ld\.local`}},
-		// B given as (N, K): both operands K-major, which is what wgmma
-		// takes for one-byte types: k32 steps, no transpose operands, the
-		// 64-byte swizzle for 64-byte rows of K; PTX 8.0 has it (the
-		// fast variant's module; the general one keeps mma.sync at 8.4).
-		{"float8_matmul_bt", "sm_90a", "float8_e5m2",
+		// B given as (N, K) and use_fast_acc: both operands K-major, which
+		// is what wgmma takes for one-byte types: k32 steps, no transpose
+		// operands, the 64-byte swizzle for 64-byte rows of K; PTX 8.0 has
+		// it (the fast variant's module; the general one keeps mma.sync at
+		// 8.4). Without use_fast_acc: mma.sync (float32 sums).
+		{"float8_matmul_bt", "sm_90a", "float8_e4m3fn",
+			[]string{`\.version 8\.4\n\.target sm_90a`, `mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32`, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
+			[]string{`wgmma`, `ld\.shared\.u8`, `ldmatrix[^;]*\.trans`}},
+		{"float8_matmul_bt", "sm_90a", "float8_e5m2 fast",
 			[]string{`\.version 8\.0\n\.target sm_90a`, `wgmma\.mma_async\.sync\.aligned\.m64n64k32\.f32\.e4m3\.e5m2 \{(%f\d+, ){31}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1;`, `cp\.async\.bulk\.tensor\.2d`},
 			[]string{`mma\.sync`, `ld\.shared`, `ldmatrix`, `k16`}},
 	} {
 		t.Run(tc.kernel+"/"+tc.target+"/"+tc.tb, func(t *testing.T) {
-			f := float8MatmulKernel(t, tc.kernel, map[string]string{"TB": tc.tb})
+			consts := map[string]string{"TB": tc.tb}
+			if tb, ok := strings.CutSuffix(tc.tb, " fast"); ok {
+				consts = map[string]string{"TB": tb, "FAST": "True"}
+			}
+			f := float8MatmulKernel(t, tc.kernel, consts)
 			_, k := lowerEmit(t, f, lower.MustTarget(tc.target))
 			checkPTXHas(t, "PTX", k.PTX, tc.must, tc.mustNot)
 		})

@@ -709,13 +709,14 @@ section_refs() {
 	fi
 	if refs_want fp8; then
 		# examples/cutile/fp8_matmul.py through its host function (W8A8, per-tensor scales, bf16
-		# out; on sm_90a float8 wgmma): square, and decode-shaped linear layers.
+		# out, use_fast_acc as the reference's use_fast_accum; on sm_90a float8 wgmma): square, and
+		# decode-shaped linear layers.
 		# shellcheck disable=SC2086
 		refs_bench fp8_gemm/e4m3 fp8_matmul.py $c/fp8_matmul.py --entry fp8_matmul --arg A=f8e4m3[M,K] --arg B=f8e4m3[N,K] \
-			--scalar scale_a=1.0 --scalar scale_b=1.0 --shape M=4096,8192,N=M,K=M $REFS_ENTRY_ARGS
+			--scalar scale_a=1.0 --scalar scale_b=1.0 --scalar use_fast_acc=True --shape M=4096,8192,N=M,K=M $REFS_ENTRY_ARGS
 		# shellcheck disable=SC2086
 		refs_bench fp8_gemm/e4m3 fp8_matmul.py $c/fp8_matmul.py --entry fp8_matmul --arg A=f8e4m3[M,K] --arg B=f8e4m3[N,K] \
-			--scalar scale_a=1.0 --scalar scale_b=1.0 --shape M=128,256,N=7168,K=4096 $REFS_ENTRY_ARGS
+			--scalar scale_a=1.0 --scalar scale_b=1.0 --scalar use_fast_acc=True --shape M=128,256,N=7168,K=4096 $REFS_ENTRY_ARGS
 	fi
 	{
 		echo "==== references (scripts/gpu/refs.py torch)"

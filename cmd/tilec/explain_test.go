@@ -282,23 +282,28 @@ func TestGEMMFamilyTakesWGMMA(t *testing.T) {
 	}
 }
 
-// float8 GEMMs with B given as (N, K) take wgmma on sm_90a (k32, both
-// operands K-major) at 64 and 128 bytes of K per stage, e4m3 and e5m2 B;
-// with B given as (K, N) they keep mma.sync, and --explain says why.
+// float8 GEMMs with B given as (N, K) and use_fast_acc take wgmma on
+// sm_90a (k32, both operands K-major) at 64 and 128 bytes of K per stage,
+// e4m3 and e5m2 B; with B given as (K, N), or without use_fast_acc, they
+// keep mma.sync, and --explain says why.
 func TestFloat8GEMMTakesWGMMA(t *testing.T) {
 	root := repoRoot(t)
 	file := filepath.Join(root, "runtime", "testdata", "kernels", "float8_matmul.tile")
 	for _, tc := range []struct {
-		kernel, tm, tn, tk, tb string
-		wgmma                  bool
+		kernel, tm, tn, tk, tb, fast string
+		wgmma                        bool
 	}{
-		{"float8_matmul_bt", "64", "64", "64", "f8e4m3", true},
-		{"float8_matmul_bt", "128", "256", "128", "f8e4m3", true},
-		{"float8_matmul_bt", "64", "128", "64", "f8e5m2", true},
-		{"float8_matmul", "128", "256", "128", "f8e4m3", false},
+		{"float8_matmul_bt", "64", "64", "64", "f8e4m3", "True", true},
+		{"float8_matmul_bt", "128", "256", "128", "f8e4m3", "True", true},
+		{"float8_matmul_bt", "64", "128", "64", "f8e5m2", "True", true},
+		{"float8_matmul_bt", "128", "256", "128", "f8e4m3", "False", false},
+		{"float8_matmul", "128", "256", "128", "f8e4m3", "", false},
 	} {
-		kern, err := compile.File(file, compile.Options{Kernel: tc.kernel,
-			Consts: map[string]string{"TB": tc.tb, "tm": tc.tm, "tn": tc.tn, "tk": tc.tk}})
+		consts := map[string]string{"TB": tc.tb, "tm": tc.tm, "tn": tc.tn, "tk": tc.tk}
+		if tc.fast != "" {
+			consts["FAST"] = tc.fast
+		}
+		kern, err := compile.File(file, compile.Options{Kernel: tc.kernel, Consts: consts})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kernel, err)
 		}
@@ -308,7 +313,7 @@ func TestFloat8GEMMTakesWGMMA(t *testing.T) {
 		}
 		want := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%sk32.f32.e4m3.%s ", tc.tn, strings.TrimPrefix(tc.tb, "f8"))
 		if got := strings.Contains(pk.PTX, want); got != tc.wgmma {
-			t.Errorf("%s at %sx%sx%s, B %s: %q in the PTX is %v, want %v (path %q)", tc.kernel, tc.tm, tc.tn, tc.tk, tc.tb, want, got, tc.wgmma, pk.Path)
+			t.Errorf("%s at %sx%sx%s, B %s, FAST=%s: %q in the PTX is %v, want %v (path %q)", tc.kernel, tc.tm, tc.tn, tc.tk, tc.tb, tc.fast, want, got, tc.wgmma, pk.Path)
 		}
 	}
 }

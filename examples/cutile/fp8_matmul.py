@@ -11,14 +11,14 @@ FP8_MAX = 448.0  # the largest finite float8_e4m3fn
 
 
 @ct.kernel
-def fp8_matmul_kernel(A, B, C, scale: float, tm: ConstInt, tn: ConstInt, tk: ConstInt):
+def fp8_matmul_kernel(A, B, C, scale: float, fast: ct.Constant[bool], tm: ConstInt, tn: ConstInt, tk: ConstInt):
     i = ct.bid(0)
     j = ct.bid(1)
     acc = ct.zeros((tm, tn), dtype=ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
         a = ct.load(A, index=(i, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
         b = ct.load(B, index=(j, k), shape=(tn, tk), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(a, ct.transpose(b), acc)
+        acc = ct.mma(a, ct.transpose(b), acc, use_fast_acc=fast)
     ct.store(C, index=(i, j), tile=(acc * scale).astype(C.dtype))
 
 
@@ -28,7 +28,10 @@ def quantize(x):
     return (x / s).to(torch.float8_e4m3fn), s
 
 
-def fp8_matmul(A, B, scale_a, scale_b):
+def fp8_matmul(A, B, scale_a, scale_b, use_fast_acc=False):
+    """C = (A @ B^T) * scale_a * scale_b in bfloat16. use_fast_acc lets the
+    tensor cores sum in their reduced-precision accumulator, as
+    torch._scaled_mm's use_fast_accum does (on Hopper: float8 wgmma)."""
     m, k = A.shape
     n, k2 = B.shape
     assert k == k2, "inner dimensions differ"
@@ -43,7 +46,7 @@ def fp8_matmul(A, B, scale_a, scale_b):
         tm, tn, tk = 64, 64, 64
     C = torch.empty((m, n), dtype=torch.bfloat16, device=A.device)
     grid = (ct.cdiv(m, tm), ct.cdiv(n, tn), 1)
-    ct.launch(torch.cuda.current_stream(), grid, fp8_matmul_kernel, (A, B, C, scale_a * scale_b, tm, tn, tk))
+    ct.launch(torch.cuda.current_stream(), grid, fp8_matmul_kernel, (A, B, C, scale_a * scale_b, use_fast_acc, tm, tn, tk))
     return C
 
 
@@ -58,6 +61,10 @@ if __name__ == "__main__":
         # The reference: the same float8 values, exact products summed in float32.
         ref = (qx.to(torch.float32) @ qw.to(torch.float32).T) * (sx * sw)
         torch.testing.assert_close(C.to(torch.float32), ref, rtol=1e-2, atol=1e-2)
+        # Fast accumulation rounds the running sums more coarsely (Hopper keeps
+        # about 14 bits), still far inside bfloat16's output rounding here.
+        fast = fp8_matmul(qx, qw, sx, sw, use_fast_acc=True)
+        torch.testing.assert_close(fast.to(torch.float32), ref, rtol=1e-2, atol=1e-2)
         # Against the unquantized product the error is float8's (3 mantissa bits).
         err = ((C.to(torch.float32) - x @ w.T).abs().amax() / (x @ w.T).abs().amax()).item()
         print(f"fp8_matmul {m}x{n}x{k}: matches the float8 product; {err:.3f} of the largest value off the float32 one")

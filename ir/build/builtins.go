@@ -43,8 +43,9 @@ func init() {
 	def("ones(shape, dtype=float32)", func(b *builder, c *callCtx) value { return b.biFull(c, arg{v: int64(1)}) })
 	def("arange(n, dtype=int32)", (*builder).biArange)
 	def("astype(x, dtype, rounding_mode=None)", (*builder).biAstype)
-	// use_fast_acc (cuTile 1.4+) lets fp8 mma accumulate in lower precision
-	// on the GPU; the interpreter's sums are exact float32 either way.
+	// use_fast_acc (cuTile 1.4+) lets a float8 mma accumulate in lower
+	// precision on the GPU (ir's fast_acc attribute); the interpreter's
+	// sums are exact float32 either way.
 	def("mma(a, b, acc, use_fast_acc=False)", func(b *builder, c *callCtx) value {
 		if !b.boolArgOK(c, 3, "use_fast_acc") {
 			return poison{}
@@ -862,7 +863,12 @@ func (b *builder) biMMA(c *callCtx) value {
 	if !good {
 		return b.fail(c.argPos(2), "mma: %s inputs accumulate in %s, not %s", in, allowed, at.DType)
 	}
-	return b.emitInferred(c.pos, ir.OpMMA, nil, xv, yv, acc)
+	var attrs ir.Attrs
+	if flag(c, 3) && in.IsFloat8() {
+		// Only float8 has a reduced-precision accumulation to allow.
+		attrs.Set(ir.AttrKeyFastAcc, true)
+	}
+	return b.emitInferred(c.pos, ir.OpMMA, attrs, xv, yv, acc)
 }
 
 // matmul is a@b in the inputs' dtype: an mma into a zero accumulator

@@ -128,17 +128,26 @@ const (
 // K (an M or N larger than K loosens the bound by their ratio), and each
 // step is a unit of f32, the accumulator's, not of the kernel's narrowest
 // dtype.
+//
+// A float8 mma with use_fast_acc (ir's fast_acc) may sum in the tensor
+// cores' reduced-precision accumulator instead: each of its steps earns
+// fastAccUnits.
 func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
-	k := 0
+	type mma struct{ k, units int }
+	var mmas []mma
 	f.Body.Walk(func(in *ir.Instr) {
 		if in.Op != ir.OpMMA || !isFloatValue(in.Args[0]) {
 			return
 		}
 		if d := in.Args[0].Type.Elem(); d != ir.F32 { // f32: exact fma chains, no tensor cores
-			k = max(k, ir.MMAKStep(d))
+			u := 1
+			if in.Attrs.Bool(ir.AttrKeyFastAcc) {
+				u = fastAccUnits
+			}
+			mmas = append(mmas, mma{ir.MMAKStep(d), u})
 		}
 	})
-	if k == 0 {
+	if len(mmas) == 0 {
 		return 0
 	}
 	depth := 0
@@ -151,8 +160,21 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 			}
 		}
 	}
-	return (depth + k - 1) / k
+	steps := 0
+	for _, m := range mmas {
+		steps = max(steps, (depth+m.k-1)/m.k*m.units)
+	}
+	return steps
 }
+
+// fastAccUnits is what one step of a use_fast_acc float8 mma earns, in
+// units of f32 (2^-24 of the magnitude): 2^-13. Hopper's float8 wgmma
+// keeps about 14 bits of its running sum (DeepSeek-V3's report; on the
+// H100 a 1024-deep sum of e4m3 products came out up to 2^-14 of its
+// magnitude off the exact float32 sum, which 32 steps of 2^-13 hold 64
+// times over). A wrong operand (a layout, a swizzle, a tile index) is off
+// by the magnitude itself.
+const fastAccUnits = 1 << 11
 
 // Report is the outcome of comparing a result tensor (got) with a reference
 // (want), element by element over the logical shape.

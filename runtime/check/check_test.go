@@ -439,6 +439,30 @@ func TestTensorCoreSteps(t *testing.T) {
 			t.Errorf("%s, K=%d: %d steps, want %d", tc.dt, tc.k, got, tc.want)
 		}
 	}
+	// A float8 mma with use_fast_acc earns 2^11 units a step (2^-13 of the
+	// magnitude): 1024 / 32 steps; without it, one unit a step.
+	for _, fast := range []bool{false, true} {
+		src := "import cuda.tile as ct\n\n@ct.kernel(grid=(1,))\n" +
+			"def k(A: ct.Array[ct.float8_e4m3fn, (M, K)], B: ct.Array[ct.float8_e4m3fn, (K, N)], C: ct.Array[ct.float32, (M, N)]):\n" +
+			"    acc = ct.zeros((16, 16), dtype=ct.float32)\n" +
+			"    for k in range(ct.num_tiles(A, axis=1, shape=(16, 32))):\n" +
+			"        a = ct.load(A, index=(0, k), shape=(16, 32))\n" +
+			"        b = ct.load(B, index=(k, 0), shape=(32, 16))\n" +
+			"        acc = ct.mma(a, b, acc, use_fast_acc=" + map[bool]string{false: "False", true: "True"}[fast] + ")\n" +
+			"    ct.store(C, index=(0, 0), tile=acc)\n"
+		k, err := compile.Source("k.py", []byte(src), compile.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []runtime.Arg{runtime.NewTensor(ir.F8E4M3, 16, 1024), runtime.NewTensor(ir.F8E4M3, 1024, 16), runtime.NewTensor(ir.F32, 16, 16)}
+		want := 32
+		if fast {
+			want = 32 << 11
+		}
+		if got := tensorCoreSteps(k.Func, args); got != want {
+			t.Errorf("float8, use_fast_acc=%v: %d units, want %d", fast, got, want)
+		}
+	}
 }
 
 // Where the scale is the largest |want|, an f32 output of a kernel that

@@ -429,8 +429,10 @@ func checkABI(pk *ptxgen.Kernel, f *ir.Func) error {
 			if i < 0 || i >= len(f.Params) {
 				return fmt.Errorf("fast-path array %d of %d params", i, len(f.Params))
 			}
-			if _, ok := f.Params[i].Type.(*ir.Array); !ok {
-				return fmt.Errorf("fast-path array %d (%s) is not an array", i, f.Params[i].Name)
+			switch f.Params[i].Type.(type) {
+			case *ir.Array, *ir.ArrayList: // a list's every array is checked (ArrayArg.Elems)
+			default:
+				return fmt.Errorf("fast-path array %d (%s) is not an array or a list of arrays", i, f.Params[i].Name)
 			}
 		}
 	}

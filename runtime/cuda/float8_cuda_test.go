@@ -42,6 +42,7 @@ func TestCUDAFloat8WGMMAPatterns(t *testing.T) {
 			opts.Consts["T"] = "f16"
 		} else {
 			opts.Kernel = "float8_matmul_bt"
+			opts.Consts["FAST"] = "True" // use_fast_acc: float8 wgmma
 		}
 		k, err := compile.File(filepath.Join(cfg.file), opts)
 		if err != nil {
