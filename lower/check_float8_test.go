@@ -76,7 +76,7 @@ func TestExplainFloat8MMA(t *testing.T) {
 	if c.Path != lower.PathPipelinedMMASync {
 		t.Errorf("path %q, want %q", c.Path, lower.PathPipelinedMMASync)
 	}
-	want := "k.py:9:15: B is (K, N): wgmma reads float8 operands K-major only"
+	want := "k.py:9:15: B is (K, N): wgmma reads one-byte (float8, int8) operands K-major only"
 	if len(c.Reasons) == 0 || !strings.HasPrefix(c.Reasons[0].String(), want) {
 		t.Errorf("reasons %v, want the first to start %q", c.Reasons, want)
 	}

@@ -149,8 +149,8 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.loop, "the mma's loop carries more than the accumulator")
 	}
 	acc := lp.mma.Result().Type.(*ir.Tile)
-	if acc.DType != ir.F32 || acc.Rank() != 2 {
-		return nil, refuse(lp.mma, "the accumulator is not a 2-D f32 tile")
+	if (acc.DType != ir.F32 && acc.DType != ir.I32) || acc.Rank() != 2 {
+		return nil, refuse(lp.mma, "the accumulator is not a 2-D f32 (or int32, of int8 inputs) tile")
 	}
 	lp.m, lp.n = acc.Shape[0], acc.Shape[1]
 	if lp.m != 64 && lp.m != 128 {
@@ -168,7 +168,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return ld
 	}
 	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
-		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8 array in the loop")
+		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop")
 	}
 	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
 	bv := lp.mma.Args[1]
@@ -176,21 +176,23 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		lp.permB, bv = d, d.Args[0]
 	}
 	if lp.loadB = operand(bv); lp.loadB == nil {
-		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16/float8 array in the loop (or its transpose)")
+		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop (or its transpose)")
 	}
 	if lp.permB != nil && len(lp.views) > 0 {
 		return nil, refuse(lp.permB, "B is a transposed batched tile")
 	}
 	da, db := lp.loadA.Result().Type.Elem(), lp.loadB.Result().Type.Elem()
-	oneByte := da.IsFloat8()
-	if da != db && !(oneByte && db.IsFloat8()) {
+	oneByte := da.IsFloat8() || da.IsByteInt()
+	// wgmma mixes float8 kinds (e4m3 x e5m2) and int8 signedness (s8 x
+	// u8), not more.
+	if da != db && !(da.IsFloat8() && db.IsFloat8()) && !(da.IsByteInt() && db.IsByteInt()) {
 		return nil, refuse(lp.mma, "A and B differ in dtype")
 	}
 	kb := lp.k * da.Bytes()
 	switch {
 	case oneByte && lp.transB():
-		return nil, refuse(lp.mma, "B is (K, N): wgmma reads float8 operands K-major only (give B as (N, K) and multiply by its transpose, as fp8 GEMMs keep weights)")
-	case oneByte && !lp.mma.Attrs.Bool(ir.AttrKeyFastAcc):
+		return nil, refuse(lp.mma, "B is (K, N): wgmma reads one-byte (float8, int8) operands K-major only (give B as (N, K) and multiply by its transpose, as fp8 and int8 GEMMs keep weights)")
+	case da.IsFloat8() && !lp.mma.Attrs.Bool(ir.AttrKeyFastAcc):
 		// Two-level accumulation (wgmma into a fresh accumulator per few
 		// k-steps, added into a float32 one) would keep float32 sums on
 		// wgmma; until then float32 sums mean mma.sync.
@@ -338,7 +340,7 @@ func storedMatrix(st *ir.Instr) *ir.Value {
 
 // tmaOperand returns the load in block where that an mma operand v comes
 // from when TMA can copy it: a zero-padded load (allow_tma not False) of a
-// 2-D f16/bf16 or float8 array with no other use, or one matrix of a 3-D or 4-D
+// 2-D f16/bf16, float8 or int8/uint8 array with no other use, or one matrix of a 3-D or 4-D
 // array (a (1, R, C) or (1, 1, R, C) tile reshaped to (R, C): view is that
 // reshape). The leading indices of such a load pick the matrix (a batch,
 // or a batch and a head of (B, H, S, D) attention arrays): they are
@@ -353,7 +355,7 @@ func tmaOperand(v *ir.Value, where *ir.Block, uses map[*ir.Value][]*ir.Instr) (l
 		return nil, nil
 	}
 	at, ok := d.Args[0].Type.(*ir.Array)
-	if !ok || (at.DType != ir.F16 && at.DType != ir.BF16 && !at.DType.IsFloat8()) {
+	if !ok || (at.DType != ir.F16 && at.DType != ir.BF16 && !at.DType.IsFloat8() && !at.DType.IsByteInt()) {
 		return nil, nil
 	}
 	switch s := d.Result().Type.(*ir.Tile).Shape; {

@@ -12,7 +12,8 @@ const int8MatmulFile = "../runtime/testdata/kernels/int8_matmul.tile"
 
 // TestInt8MMAPTX: int8 and uint8 GEMMs take mma.sync m16n8k32 with an
 // .s32 accumulator, .s8/.u8 operands as the inputs' dtypes say, on sm_80
-// and on sm_90a (not wgmma), without .satfinite (the sums wrap as the
+// and on sm_90a (wgmma where B is given as (N, K)), without .satfinite
+// (the sums wrap as the
 // interpreter's do), at the target's own PTX ISA version; operands are
 // read by ldmatrix where they are K-contiguous and by byte loads where
 // they are not, as float8's.
@@ -31,9 +32,15 @@ func TestInt8MMAPTX(t *testing.T) {
 		{"int8_matmul_bt", "sm_80", map[string]string{"TB": "u8"},
 			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.u8\.s32 `, `ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16`},
 			[]string{`ld\.shared\.u8`, `satfinite`, `ldmatrix[^;]*\.trans`}},
+		// B as (N, K): both operands K-major, which wgmma takes for int8
+		// (k32, an .s32 accumulator, no scale operands); mixed s8 x u8 is
+		// PTX 8.4.
 		{"int8_matmul_bt", "sm_90a", nil,
-			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32 `},
-			[]string{`wgmma`, `satfinite`, `ld\.local`}},
+			[]string{`\.version 8\.0\n\.target sm_90a`, `wgmma\.mma_async\.sync\.aligned\.m64n64k32\.s32\.s8\.s8 \{(%r\d+, ){31}%r\d+\}, %rd\d+, %rd\d+, %p\d+;`},
+			[]string{`mma\.sync`, `satfinite`, `ld\.local`, `\.f32`}},
+		{"int8_matmul_bt", "sm_90a", map[string]string{"TB": "u8"},
+			[]string{`\.version 8\.4\n\.target sm_90a`, `wgmma\.mma_async\.sync\.aligned\.m64n64k32\.s32\.s8\.u8 `},
+			[]string{`mma\.sync`, `satfinite`}},
 		{"int8_matmul_small", "sm_80", nil,
 			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.u8\.s32 `, `mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32 `},
 			[]string{`satfinite`, `ld\.local`}},

@@ -489,14 +489,25 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 		noScale = e.predOnce("false", func(p Reg) { e.emit("setp.ne.u32", p, e.tid, e.tid) })
 		regs = make([]Reg, lay.NumRegs())
 		for i := range regs {
-			regs[i] = e.newReg(F32)
+			regs[i] = e.newReg(classOf(in.Result().Type.Elem()))
 		}
 	}
 	kstep := 32 / at.DType.Bytes()
-	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s", n, kstep, wgmmaType(at.DType), wgmmaType(bt.DType))
+	integer := at.DType.IsByteInt()
+	dt := "f32"
+	if integer {
+		dt = "s32"
+		if at.DType != bt.DType && versionLess(e.t.PTXVersion, "8.4") {
+			// s8 x u8 wgmma is PTX 8.4 (ptxas: "mixed integer types").
+			t := *e.t
+			t.PTXVersion = "8.4"
+			e.t = &t
+		}
+	}
+	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s", n, kstep, dt, wgmmaType(at.DType), wgmmaType(bt.DType))
 	oneByte := at.DType.Bytes() == 1
 	if oneByte && (transB || aRegs != nil) {
-		e.fail("internal: float8 wgmma with a transposed or register operand")
+		e.fail("internal: one-byte wgmma with a transposed or register operand")
 	}
 	d := make(Vec, len(regs))
 	for i, r := range regs {
@@ -537,7 +548,11 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			da = e.newReg(B64)
 			e.emit("add.s64", da, descA, Imm(offA>>4))
 		}
-		if oneByte {
+		switch {
+		case integer: // no scale operands
+			e.emit(shape, d, da, db, sc)
+			continue
+		case oneByte:
 			e.emit(shape, d, da, db, sc, Imm(1), Imm(1))
 			continue
 		}
@@ -556,6 +571,10 @@ func wgmmaType(d ir.DType) string {
 		return "e4m3"
 	case ir.F8E5M2:
 		return "e5m2"
+	case ir.I8:
+		return "s8"
+	case ir.U8:
+		return "u8"
 	}
 	return ptype(d)
 }

@@ -723,8 +723,9 @@ func (c *CUDA) tensorMap(t *runtime.Tensor, ptr cudadrv.DevicePtr, box [2]int) (
 		dt = cudadrv.TMFloat16
 	case ir.BF16:
 		dt = cudadrv.TMBFloat16
-	case ir.F8E4M3, ir.F8E5M2:
-		// TMA copies bytes: float8 travels as uint8 (wgmma reads the type).
+	case ir.F8E4M3, ir.F8E5M2, ir.I8, ir.U8:
+		// TMA copies bytes: float8 and int8 travel as uint8 (wgmma reads
+		// the type).
 		dt = cudadrv.TMUint8
 	default:
 		return cudadrv.TensorMap{}, fmt.Errorf("no TMA data type for %s", t.DType)

@@ -13,9 +13,9 @@ import (
 	"github.com/tilec/tilec/runtime/compile"
 )
 
-// TestCUDAFloat8WGMMAPatterns runs the float8 GEMM with B given as (N, K)
+// TestCUDAByteWGMMAPatterns runs the float8 and int8 GEMMs with B given as (N, K)
 // (wgmma on sm_90a) on inputs whose products name their operands: A the
-// identity and B[n][k] = n mod 16 or k mod 16 (exact in e4m3), so C = B^T
+// identity and B[n][k] = n mod 16 or k mod 16 (exact in e4m3 and int8), so C = B^T
 // shows which row of B and which k each output element read, and the
 // reverse with B the identity. A wrong descriptor, swizzle, tensor map or
 // tile index shows as a pattern (wrong elements per 16x16 block), not as
@@ -23,7 +23,7 @@ import (
 // the persistent loop had left as the hardware's. The f16 kernel of
 // testdata/kernels/matmul_bt.tile is the control. (The random cases are
 // gpu-check's.)
-func TestCUDAFloat8WGMMAPatterns(t *testing.T) {
+func TestCUDAByteWGMMAPatterns(t *testing.T) {
 	c := testGPU(t)
 	for _, cfg := range []struct {
 		file, tm, tn, tk string
@@ -35,12 +35,17 @@ func TestCUDAFloat8WGMMAPatterns(t *testing.T) {
 		{"../testdata/kernels/float8_matmul.tile", "128", "64", "64", ir.F8E4M3, ir.BF16},
 		{"../testdata/kernels/float8_matmul.tile", "64", "64", "128", ir.F8E4M3, ir.BF16},
 		{"../testdata/kernels/float8_matmul.tile", "128", "256", "128", ir.F8E4M3, ir.BF16},
+		{"../testdata/kernels/int8_matmul.tile", "64", "64", "64", ir.I8, ir.I32},
+		{"../testdata/kernels/int8_matmul.tile", "128", "256", "128", ir.I8, ir.I32},
 	} {
 		tk := cfg.tm + "x" + cfg.tn + "x" + cfg.tk
 		opts := compile.Options{Consts: map[string]string{"tm": cfg.tm, "tn": cfg.tn, "tk": cfg.tk}}
-		if cfg.in == ir.F16 {
+		switch cfg.in {
+		case ir.F16:
 			opts.Consts["T"] = "f16"
-		} else {
+		case ir.I8:
+			opts.Kernel = "int8_matmul_bt" // C starts from C's values: zeros here
+		default:
 			opts.Kernel = "float8_matmul_bt"
 			opts.Consts["FAST"] = "True" // use_fast_acc: float8 wgmma
 		}
@@ -70,6 +75,9 @@ func TestCUDAFloat8WGMMAPatterns(t *testing.T) {
 				}
 			}
 			res, err := c.Launch(k, []runtime.Arg{A, B, C}, runtime.LaunchOptions{})
+			if info, err := c.CompileInfo(k); err == nil && !strings.Contains(info.Summary(), "wgmma") {
+				t.Errorf("%s: not on wgmma: %s", tk, info.Summary())
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
