@@ -18,6 +18,7 @@ package ptxgen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
@@ -202,7 +203,15 @@ func (e *emitter) layoutOfTile(v *ir.Value) *lower.Layout {
 	return nil
 }
 
-func sameLayout(a, b *lower.Layout) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+// sameLayout reports whether two tiles are laid out alike: the same shape,
+// the same attribute value and the same shared-memory home (none, for
+// register tiles).
+func sameLayout(a, b *lower.Layout) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Smem == b.Smem && slices.Equal(a.Shape, b.Shape) && a.Layout.Equal(b.Layout)
+}
 
 // memType is the ld/st type of one element of dtype d in global memory.
 func memType(d ir.DType) string {

@@ -93,7 +93,7 @@ func (g fragGeometry) oneByte() bool { return g.kstep == 32 }
 func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 	lay := e.layout(v)
 	dt := v.Type.Elem()
-	g := fragGeometry{dt: dt, wm: lay.WarpsM, wn: lay.WarpsN, kstep: 16, E: 8}
+	g := fragGeometry{dt: dt, wm: lay.WarpsM(), wn: lay.WarpsN(), kstep: 16, E: 8}
 	switch {
 	case dt == ir.F32 || dt == ir.TF32:
 		g.tf32, g.kstep, g.E = true, 8, 4
@@ -485,7 +485,7 @@ func (e *emitter) fragAFromRegs(in *ir.Instr, src *value) {
 	ft := in.Result().Type.(*ir.Tile)
 	fg := e.fragGeometry(in.Result(), ft.Shape[0], 0)
 	std := [][]int{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}
-	if lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN != 1 || lay.WarpsM != fg.wm || fg.wn != 1 || fg.tf32 || len(lay.Lane) != 5 {
+	if lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN() != 1 || lay.WarpsM() != fg.wm || fg.wn != 1 || fg.tf32 || len(lay.Lane) != 5 {
 		e.fail("internal: frag_load of A from registers laid out as %v", lay)
 	}
 	for i, b := range std {
