@@ -397,7 +397,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 			}
 			setLayoutAttrs(in, layouts[u.find(in.Result())])
 			if staged[in] && !aInRegisters(in.Result(), layouts[u.find(in.Result())], mmas, func(v *ir.Value) *Layout { return layouts[u.find(v)] }) {
-				in.Attrs.Set("staged", true)
+				in.Attrs.Set(ir.AttrKeyStaged, true)
 			}
 		}
 	}

@@ -240,11 +240,11 @@ func (e *emitter) gatherElem(dt ir.DType, addr, p, pad Reg) Reg {
 // atomicSem is the .sem.scope qualifier of an atomic's memory order and
 // scope (scope none and device are the GPU scope).
 func atomicSem(in *ir.Instr) (sem, scope string) {
-	sem = "." + map[string]string{ir.OrderRelaxed: "relaxed", ir.OrderAcquire: "acquire", ir.OrderRelease: "release", ir.OrderAcqRel: "acq_rel"}[in.Attrs.Str("memory_order")]
+	sem = "." + map[string]string{ir.OrderRelaxed: "relaxed", ir.OrderAcquire: "acquire", ir.OrderRelease: "release", ir.OrderAcqRel: "acq_rel"}[in.StrAttr(ir.AttrKeyMemoryOrder)]
 	if sem == "." {
 		sem = ".relaxed"
 	}
-	scope = "." + map[string]string{ir.ScopeBlock: "cta", ir.ScopeDevice: "gpu", ir.ScopeNone: "gpu", ir.ScopeSys: "sys"}[in.Attrs.Str("memory_scope")]
+	scope = "." + map[string]string{ir.ScopeBlock: "cta", ir.ScopeDevice: "gpu", ir.ScopeNone: "gpu", ir.ScopeSys: "sys"}[in.StrAttr(ir.AttrKeyMemoryScope)]
 	if scope == "." {
 		scope = ".gpu"
 	}

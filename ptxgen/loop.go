@@ -240,7 +240,7 @@ func constInt(v *ir.Value) (int64, bool) {
 	if v.Def == nil || v.Def.Op != ir.OpConst {
 		return 0, false
 	}
-	x, ok := v.Def.Attrs.Get("value").(int64)
+	x, ok := v.Def.Attrs.Get(ir.AttrKeyValue).(int64)
 	return x, ok
 }
 

@@ -778,7 +778,7 @@ func (b *builder) dimValue(sym string, pos lang.Pos) *ir.Value {
 	}
 	av := b.arrays[sym]
 	in := b.f.NewInstr(ir.OpDim, []*ir.Value{av.v}, ir.ScalarOf(ir.I32))
-	in.Attrs.Set("axis", b.symAxis[sym])
+	in.Attrs.Set(ir.AttrKeyAxis, b.symAxis[sym])
 	in.Pos = ir.Pos(pos)
 	in.Block = b.f.Body
 	body := b.f.Body
