@@ -69,8 +69,8 @@ func TestAttrKeysAreDeclared(t *testing.T) {
 	}
 
 	// The reads and writes.
-	literal := regexp.MustCompile(`\b(?:Attrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\("([a-z_0-9]+)"`)
-	byConst := regexp.MustCompile(`\b(?:Attrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\((?:ir\.)?AttrKey[A-Za-z]+`)
+	literal := regexp.MustCompile(`\b(?:[aA]ttrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\("([a-z_0-9]+)"`)
+	byConst := regexp.MustCompile(`\b(?:[aA]ttrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\((?:ir\.)?AttrKey[A-Za-z]+`)
 	found := 0
 	for _, dir := range []string{".", "build", "../lower", "../ptxgen", "../runtime"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {

@@ -900,7 +900,7 @@ func (b *builder) constant(pos lang.Pos, v value, dt ir.DType) *ir.Value {
 		blk = blk.Parent.Block
 	}
 	var attrs ir.Attrs
-	attrs.Set("value", val)
+	attrs.Set(ir.AttrKeyValue, val)
 	r := b.emitAttrs(pos, ir.OpConst, ir.ScalarOf(dt), attrs)
 	m := b.consts[b.cur]
 	if m == nil {
