@@ -349,9 +349,7 @@ const (
 )
 
 // The keys of the other op attributes, each read by one or two phases
-// (the op table's rows say which ops declare them). AttrKeyCluster, the
-// kernel header's key, is also mbar_arrive's (an arrival at the same
-// barrier in each block of a cluster of that many).
+// (the op table's rows say which ops declare them).
 const (
 	AttrKeyValue       = "value"        // const
 	AttrKeyFormat      = "format"       // printf
@@ -377,7 +375,11 @@ const (
 	AttrKeyZeroInit    = "zero_init"    // wgmma
 	AttrKeyRegs        = "regs"         // set_max_regs
 	AttrKeyRead        = "read"         // tma_store_wait
-	AttrKeySplit       = "split"        // tma_load_pair: "slabs" or "rows"
+	// mbar_arrive: an arrival at the same barrier in each block of a
+	// cluster of that many. The kernel header's AttrKeyCluster has the
+	// same spelling and another meaning (the blocks per cluster).
+	AttrKeyArriveCluster = "cluster"
+	AttrKeySplit         = "split" // tma_load_pair: "slabs" or "rows"
 )
 
 // declaredAttr is in's attribute key (nil when absent), after checking

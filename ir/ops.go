@@ -514,7 +514,7 @@ var opTable = [NumOps]OpInfo{
 		{Name: AttrKeyCount, Kind: AttrInt}, {Name: AttrKeySmem, Kind: AttrInt}, {Name: AttrKeyStages, Kind: AttrInt}}},
 	OpMbarWait: {Name: "mbar_wait", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true},
 	OpMbarArrive: {Name: "mbar_arrive", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
-		{Name: AttrKeyCluster, Kind: AttrInt, Optional: true}}},
+		{Name: AttrKeyArriveCluster, Kind: AttrInt, Optional: true}}},
 	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyBytes, Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
 	OpWGMMA: {Name: "wgmma", Shared: SharedRead, Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,

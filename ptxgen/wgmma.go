@@ -188,7 +188,7 @@ func (e *emitter) emitMbarArrive(in *ir.Instr) {
 	a := e.mbarAddr(in.Args[0], in.Args[1])
 	p := e.newReg(Pred)
 	e.emit("and.pred", p, e.groupLeader(), e.vals[in.Args[2]].reg)
-	n := in.IntAttr(ir.AttrKeyCluster)
+	n := in.IntAttr(ir.AttrKeyArriveCluster)
 	if n <= 1 {
 		e.emitIf(p, false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
 		return
