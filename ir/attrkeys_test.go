@@ -16,7 +16,9 @@ import (
 )
 
 // Every attribute the compiler reads or writes is named by one of ir's
-// AttrKey constants, never a string literal (in.Attrs.Int("pending")), and
+// AttrKey constants, never a string literal (in.Attrs.Int("pending"), or
+// a key given to lower's op maker: s.op(ir.OpAsyncWait, nil, nil,
+// "pending", ...); opLiteralsLeft lists the files not converted yet), and
 // every such constant names an attribute that some op declares, in its
 // row of the op table or as a lowered attribute: a misspelt key would
 // otherwise read as zero and pass silently. The kernel header's keys
@@ -71,6 +73,9 @@ func TestAttrKeysAreDeclared(t *testing.T) {
 	// The reads and writes.
 	literal := regexp.MustCompile(`\b(?:[aA]ttrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\("([a-z_0-9]+)"`)
 	byConst := regexp.MustCompile(`\b(?:[aA]ttrs\.(?:Int|Ints|Str|Bool|Get|Set|Has)|IntAttr|StrAttr|BoolAttr|AttrOf)\((?:ir\.)?AttrKey[A-Za-z]+`)
+	// lower's op makers (seq.op(op, args, type, key, value, ...)) take
+	// key-value pairs.
+	opLiteral := regexp.MustCompile(`\.op\(ir\.Op[A-Za-z]+,[^\n]*?, "([a-z_0-9]+)", `)
 	found := 0
 	for _, dir := range []string{".", "build", "../lower", "../ptxgen", "../runtime"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -90,6 +95,11 @@ func TestAttrKeysAreDeclared(t *testing.T) {
 			for _, m := range literal.FindAllSubmatch(src, -1) {
 				t.Errorf("%s: attribute %q read or written by a string literal; use its AttrKey constant", path, m[1])
 			}
+			if !opLiteralsLeft[filepath.ToSlash(path)] {
+				for _, m := range opLiteral.FindAllSubmatch(src, -1) {
+					t.Errorf("%s: attribute %q given to an op maker by a string literal; use its AttrKey constant", path, m[1])
+				}
+			}
 			found += len(byConst.FindAll(src, -1))
 			return nil
 		})
@@ -100,4 +110,12 @@ func TestAttrKeysAreDeclared(t *testing.T) {
 	if keys < 40 || found < 100 {
 		t.Fatalf("found %d AttrKey constants and %d attribute reads by them; the patterns no longer match the code", keys, found)
 	}
+}
+
+// opLiteralsLeft are the files whose op makers still name attribute keys
+// by string literals (about two dozen calls), left while another change
+// to those files is under way; the next change to them converts them.
+var opLiteralsLeft = map[string]bool{
+	"../lower/warpspec.go":      true,
+	"../lower/warpspec_attn.go": true,
 }
