@@ -348,13 +348,79 @@ const (
 	AttrKeyReverse = "reverse"
 )
 
+// The keys of the other op attributes, each read by one or two phases
+// (the op table's rows say which ops declare them).
+const (
+	AttrKeyValue       = "value"        // const
+	AttrKeyFormat      = "format"       // printf
+	AttrKeyMessage     = "message"      // assert
+	AttrKeyMemoryOrder = "memory_order" // the atomics
+	AttrKeyMemoryScope = "memory_scope" // the atomics
+	AttrKeyCheckBounds = "check_bounds" // the array accesses
+	AttrKeyLatency     = "latency"      // load, store (a hint)
+	AttrKeyAllowTMA    = "allow_tma"    // load, store (a hint)
+	AttrKeyKStep       = "kstep"        // frag_load
+	AttrKeyOperand     = "operand"      // frag_load: "a" or "b"
+	AttrKeyPitch       = "pitch"        // smem_stage, smem_store_global
+	AttrKeyCol         = "col"          // smem_stage
+	AttrKeyPart        = "part"         // async_copy
+	AttrKeyParts       = "parts"        // async_copy
+	AttrKeyPath        = "path"         // async_copy (CopyAuto...)
+	AttrKeyBarrierID   = "id"           // barrier: the named barrier
+	AttrKeyThreads     = "threads"      // barrier: the threads it waits for
+	AttrKeyPending     = "pending"      // async_wait, wgmma_wait
+	AttrKeyCount       = "count"        // mbar_init: arrivals per phase
+	AttrKeyBytes       = "bytes"        // mbar_expect
+	AttrKeyTransB      = "trans_b"      // wgmma
+	AttrKeyZeroInit    = "zero_init"    // wgmma
+	AttrKeyRegs        = "regs"         // set_max_regs
+	AttrKeyRead        = "read"         // tma_store_wait
+	// mbar_arrive: an arrival at the same barrier in each block of a
+	// cluster of that many. The kernel header's AttrKeyCluster has the
+	// same spelling and another meaning (the blocks per cluster).
+	AttrKeyArriveCluster = "cluster"
+	AttrKeySplit         = "split" // tma_load_pair: "slabs" or "rows"
+)
+
 // declaredAttr is in's attribute key (nil when absent), after checking
-// that in's op declares key with kind: reading an attribute that the op
-// does not have is a bug of the reader (a misspelt key, or the wrong op),
-// which Attrs.Int and its kin would answer with a silent zero.
-func (in *Instr) declaredAttr(key string, kind AttrKind) any {
-	if s := AttrSpecOf(in.Op, key); s == nil || s.Kind != kind {
-		panic(fmt.Sprintf("ir: %s declares no %s attribute %s", in.Op, kind, key))
+// that in's op declares key with one of kinds: reading an attribute that
+// the op does not have is a bug of the reader (a misspelt key, or the
+// wrong op), which Attrs.Int and its kin would answer with a silent zero.
+func (in *Instr) declaredAttr(key string, kinds ...AttrKind) any {
+	if s := AttrSpecOf(in.Op, key); s == nil || !slices.Contains(kinds, s.Kind) {
+		panic(fmt.Sprintf("ir: %s declares no %s attribute %s", in.Op, kinds[0], key))
+	}
+	return in.Attrs.Get(key)
+}
+
+// IntAttr is in's int attribute key (0 when absent), checked: in's op
+// must declare key as an int (see declaredAttr). The attributes that most
+// phases read have accessors of their own (Axis...). Where a phase reads
+// an attribute on ops that may not declare it and relies on the zero (the
+// typing rules, which run before the op table is built; a pass looking at
+// every op), it reads Attrs with the key's constant.
+func (in *Instr) IntAttr(key string) int {
+	v, _ := in.declaredAttr(key, AttrInt).(int64)
+	return int(v)
+}
+
+// BoolAttr is in's bool attribute key (false when absent), checked.
+func (in *Instr) BoolAttr(key string) bool {
+	v, _ := in.declaredAttr(key, AttrBool).(bool)
+	return v
+}
+
+// StrAttr is in's string or enum attribute key ("" when absent), checked.
+func (in *Instr) StrAttr(key string) string {
+	v, _ := in.declaredAttr(key, AttrString, AttrEnum).(string)
+	return v
+}
+
+// AttrOf is in's attribute key of whatever kind its op declares it with
+// (nil when absent), checked: for presence tests and scalar values.
+func (in *Instr) AttrOf(key string) any {
+	if AttrSpecOf(in.Op, key) == nil {
+		panic(fmt.Sprintf("ir: %s declares no attribute %s", in.Op, key))
 	}
 	return in.Attrs.Get(key)
 }

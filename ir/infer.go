@@ -156,7 +156,7 @@ func inferConst(in *Instr) ([]Type, string) {
 	if !ok {
 		return fail("const result %v, want a scalar", res)
 	}
-	switch x := in.Attrs.Get("value").(type) {
+	switch x := in.Attrs.Get(AttrKeyValue).(type) {
 	case bool:
 		if s.DType != Bool {
 			return fail("bool value for %v", s)
@@ -180,9 +180,9 @@ func inferConst(in *Instr) ([]Type, string) {
 
 // inferGridIndex: bid and num_blocks, an i32 along grid axis 0..2.
 func inferGridIndex(in *Instr) ([]Type, string) {
-	axis, ok := in.Attrs.Get("axis").(int64)
+	axis, ok := in.Attrs.Get(AttrKeyAxis).(int64)
 	if !ok || axis < 0 || axis > 2 {
-		return fail("axis %v, want 0, 1 or 2", in.Attrs.Get("axis"))
+		return fail("axis %v, want 0, 1 or 2", in.Attrs.Get(AttrKeyAxis))
 	}
 	return one(ScalarOf(I32))
 }
@@ -195,9 +195,9 @@ func inferArrayAxis(in *Instr) ([]Type, string) {
 	if !ok {
 		return fail("operand %v has type %v, want an array", a[0], a[0].Type)
 	}
-	axis, ok := in.Attrs.Get("axis").(int64)
+	axis, ok := in.Attrs.Get(AttrKeyAxis).(int64)
 	if !ok || axis < 0 || axis >= int64(arr.Rank) {
-		return fail("axis %v out of range for %v", in.Attrs.Get("axis"), arr)
+		return fail("axis %v out of range for %v", in.Attrs.Get(AttrKeyAxis), arr)
 	}
 	res, msg := chosen(in)
 	if msg != "" {
@@ -465,9 +465,9 @@ func inferPermute(in *Instr) ([]Type, string) {
 	if t, tok := res.(*Tile); !ok || res != nil && (!tok || x.DType != t.DType || x.Rank() != t.Rank()) {
 		return fail("permute %v to %v, want tiles of one dtype and rank", in.Args[0].Type, res)
 	}
-	perm, ok := in.Attrs.Get("perm").([]int)
+	perm, ok := in.Attrs.Get(AttrKeyPerm).([]int)
 	if !ok || len(perm) != x.Rank() {
-		return fail("perm %s, want a permutation of %d axes", formatAttrValue(in.Attrs.Get("perm")), x.Rank())
+		return fail("perm %s, want a permutation of %d axes", formatAttrValue(in.Attrs.Get(AttrKeyPerm)), x.Rank())
 	}
 	seen := make([]bool, len(perm))
 	for _, p := range perm {
@@ -500,13 +500,13 @@ func inferReduce(in *Instr) ([]Type, string) {
 	if !ok || res != nil && !IsTileType(res) || x.Rank() == 0 {
 		return fail("reduce %v to %v, want tiles of rank >= 1", in.Args[0].Type, res)
 	}
-	axis, ok := in.Attrs.Get("axis").(int64)
+	axis, ok := in.Attrs.Get(AttrKeyAxis).(int64)
 	if !ok || axis < 0 || axis >= int64(x.Rank()) {
-		return fail("axis %s out of range for %v", formatAttrValue(in.Attrs.Get("axis")), x)
+		return fail("axis %s out of range for %v", formatAttrValue(in.Attrs.Get(AttrKeyAxis)), x)
 	}
 	want := &Tile{DType: x.DType}
 	want.Shape = append(append([]int{}, x.Shape[:axis]...), x.Shape[axis+1:]...)
-	switch in.Attrs.Get("kind") {
+	switch in.Attrs.Get(AttrKeyKind) {
 	case ReduceSum, ReduceMax, ReduceMin, ReduceProd:
 		if x.DType == Bool {
 			return fail("reduce of bool")
@@ -538,7 +538,7 @@ func inferWGMMA(in *Instr) ([]Type, string) {
 		return fail("wgmma operand %v is not a tile", a[0])
 	}
 	at, bt := a[0].Type, a[1].Type
-	if !in.Attrs.Bool("trans_b") {
+	if !in.Attrs.Bool(AttrKeyTransB) {
 		// b is the (N, K) tile as loaded; the product uses its transpose.
 		if t, ok := bt.(*Tile); ok && t.Rank() == 2 {
 			bt = TileOf(t.DType, t.Shape[1], t.Shape[0])
@@ -694,7 +694,7 @@ func inferCombiner(in *Instr) ([]Type, string) {
 
 // inferPrintf: no result; one scalar or tile per conversion of the format.
 func inferPrintf(in *Instr) ([]Type, string) {
-	n, msg := PrintfConversions(in.Attrs.Str("format"))
+	n, msg := PrintfConversions(in.Attrs.Str(AttrKeyFormat))
 	if msg != "" {
 		return nil, msg
 	}
@@ -748,7 +748,7 @@ func inferSmemAlloc(in *Instr) ([]Type, string) {
 	if _, ok := res.(*Tile); !ok {
 		return fail("result %v, want a tile", res)
 	}
-	if in.Attrs.Int("stages") < 1 || in.Attrs.Int("stage_bytes") <= 0 || in.Attrs.Int("row_bytes") <= 0 || in.Attrs.Int("smem") < 0 {
+	if in.Attrs.Int(AttrKeyStages) < 1 || in.Attrs.Int(AttrKeyStageBytes) <= 0 || in.Attrs.Int(AttrKeyRowBytes) <= 0 || in.Attrs.Int(AttrKeySmem) < 0 {
 		return fail("smem_alloc needs stages >= 1, positive stage_bytes and row_bytes, and smem >= 0")
 	}
 	return one(res)
@@ -787,7 +787,7 @@ func inferAsyncCopy(in *Instr) ([]Type, string) {
 	if d := dst.Def; d == nil || d.Op != OpSmemSlot {
 		return fail("destination %v is not a smem_slot", dst)
 	}
-	if n, q := in.Attrs.Int("parts"), in.Attrs.Int("part"); n < 1 || q < 0 || q >= n {
+	if n, q := in.Attrs.Int(AttrKeyParts), in.Attrs.Int(AttrKeyPart); n < 1 || q < 0 || q >= n {
 		return fail("part %d of %d", q, n)
 	}
 	return nil, ""
@@ -800,7 +800,7 @@ func inferMbarAlloc(in *Instr) ([]Type, string) {
 			return fail("result %v, want i32 (the ring's shared address)", res)
 		}
 	}
-	if in.Attrs.Int("stages") < 1 || in.Attrs.Int("count") < 1 || in.Attrs.Int("smem")%8 != 0 {
+	if in.Attrs.Int(AttrKeyStages) < 1 || in.Attrs.Int(AttrKeyCount) < 1 || in.Attrs.Int(AttrKeySmem)%8 != 0 {
 		return fail("mbar_alloc needs stages >= 1, count >= 1 and smem a multiple of 8")
 	}
 	return one(ScalarOf(I32))
@@ -822,7 +822,7 @@ func inferMbarOp(in *Instr) ([]Type, string) {
 			return fail("%v has type %v, want %v", x, x.Type, want)
 		}
 	}
-	if in.Op == OpMbarExpect && in.Attrs.Int("bytes") <= 0 {
+	if in.Op == OpMbarExpect && in.Attrs.Int(AttrKeyBytes) <= 0 {
 		return fail("mbar_expect needs bytes > 0")
 	}
 	return nil, ""
@@ -849,7 +849,7 @@ func inferTMALoad(in *Instr) ([]Type, string) {
 		if s, ok := a[len(a)-1].Type.(*Scalar); !ok || s.DType != I32 {
 			return fail("rank %v has type %v, want i32", a[len(a)-1], a[len(a)-1].Type)
 		}
-		if sp := in.Attrs.Str("split"); sp != "slabs" && sp != "rows" {
+		if sp := in.Attrs.Str(AttrKeySplit); sp != "slabs" && sp != "rows" {
 			return fail("split %q, want slabs or rows", sp)
 		}
 		a = a[:len(a)-2]
@@ -896,7 +896,7 @@ func inferTMAStore(in *Instr) ([]Type, string) {
 
 // inferBarrier: no result; bar.sync 0, or a named barrier of whole warps.
 func inferBarrier(in *Instr) ([]Type, string) {
-	if id, n := in.Attrs.Int("id"), in.Attrs.Int("threads"); id < 0 || id > 15 || n < 0 || n%32 != 0 || (id > 0) != (n > 0) {
+	if id, n := in.Attrs.Int(AttrKeyBarrierID), in.Attrs.Int(AttrKeyThreads); id < 0 || id > 15 || n < 0 || n%32 != 0 || (id > 0) != (n > 0) {
 		return fail("barrier id %d threads %d: a named barrier needs id 1..15 and a multiple of 32 threads", id, n)
 	}
 	return nil, ""
@@ -904,7 +904,7 @@ func inferBarrier(in *Instr) ([]Type, string) {
 
 // inferPending: async_wait and wgmma_wait, no result.
 func inferPending(in *Instr) ([]Type, string) {
-	if in.Attrs.Int("pending") < 0 {
+	if in.Attrs.Int(AttrKeyPending) < 0 {
 		return fail("%s with negative pending", in.Op)
 	}
 	return nil, ""
@@ -912,7 +912,7 @@ func inferPending(in *Instr) ([]Type, string) {
 
 // inferSetMaxRegs: no result; a register count setmaxnreg takes.
 func inferSetMaxRegs(in *Instr) ([]Type, string) {
-	if r := in.Attrs.Int("regs"); r < 24 || r > 256 || r%8 != 0 {
+	if r := in.Attrs.Int(AttrKeyRegs); r < 24 || r > 256 || r%8 != 0 {
 		return fail("set_max_regs %d, want a multiple of 8 in [24, 256]", r)
 	}
 	return nil, ""
@@ -935,10 +935,10 @@ func inferSmemStage(in *Instr) ([]Type, string) {
 		return nil, msg
 	}
 	t, ok := a[0].Type.(*Tile)
-	if ok && in.Attrs.Get("col") != nil {
+	if ok && in.Attrs.Get(AttrKeyCol) != nil {
 		// A window of columns [col, col+N) of a rank-2 tile.
 		rt, rok := res.(*Tile)
-		col := in.Attrs.Int("col")
+		col := in.Attrs.Int(AttrKeyCol)
 		if !rok || t.Rank() != 2 || rt.Rank() != 2 || rt.DType != t.DType || rt.Shape[0] != t.Shape[0] ||
 			col < 0 || col+rt.Shape[1] > t.Shape[1] || in.Attrs.Get(AttrKeySlabBytes) == nil {
 			return fail("smem_stage of columns from %d of %v to %v", col, a[0].Type, res)
@@ -948,18 +948,18 @@ func inferSmemStage(in *Instr) ([]Type, string) {
 		return fail("smem_stage of %v to %v, want one rank-2 tile type", a[0].Type, res)
 	}
 	row := t.Shape[1] * t.DType.Bytes()
-	switch pitch, rb := in.Attrs.Get("pitch"), in.Attrs.Get("row_bytes"); {
-	case (pitch == nil) == (rb == nil) || (pitch != nil && in.Attrs.Get("smem") != nil) || (rb != nil && in.Attrs.Get("smem") == nil):
+	switch pitch, rb := in.Attrs.Get(AttrKeyPitch), in.Attrs.Get(AttrKeyRowBytes); {
+	case (pitch == nil) == (rb == nil) || (pitch != nil && in.Attrs.Get(AttrKeySmem) != nil) || (rb != nil && in.Attrs.Get(AttrKeySmem) == nil):
 		return fail("smem_stage needs either pitch, or smem and row_bytes")
-	case pitch != nil && in.Attrs.Int("pitch") < row:
-		return fail("pitch %d is less than a row of %d bytes", in.Attrs.Int("pitch"), row)
+	case pitch != nil && in.Attrs.Int(AttrKeyPitch) < row:
+		return fail("pitch %d is less than a row of %d bytes", in.Attrs.Int(AttrKeyPitch), row)
 	case in.Attrs.Get(AttrKeySlabBytes) != nil:
 		// TMA's slabs: 64 16-bit columns of 128-byte rows each.
-		if in.Attrs.Int("row_bytes") != 128 || t.DType.Bytes() != 2 || row%128 != 0 || in.Attrs.Int(AttrKeySlabBytes) != t.Shape[0]*128 {
-			return fail("smem_stage into slabs of %v: row_bytes %d, slab_bytes %d", t, in.Attrs.Int("row_bytes"), in.Attrs.Int(AttrKeySlabBytes))
+		if in.Attrs.Int(AttrKeyRowBytes) != 128 || t.DType.Bytes() != 2 || row%128 != 0 || in.Attrs.Int(AttrKeySlabBytes) != t.Shape[0]*128 {
+			return fail("smem_stage into slabs of %v: row_bytes %d, slab_bytes %d", t, in.Attrs.Int(AttrKeyRowBytes), in.Attrs.Int(AttrKeySlabBytes))
 		}
-	case rb != nil && in.Attrs.Int("row_bytes") != row:
-		return fail("row_bytes %d, want the tile's %d", in.Attrs.Int("row_bytes"), row)
+	case rb != nil && in.Attrs.Int(AttrKeyRowBytes) != row:
+		return fail("row_bytes %d, want the tile's %d", in.Attrs.Int(AttrKeyRowBytes), row)
 	}
 	return one(res)
 }

@@ -9,8 +9,9 @@ import (
 
 // Layout is the value of the lowered "layout" attribute: how the elements
 // of the tile that an instruction defines are spread over the registers,
-// lanes and warps of a block (the lower package builds and interprets it;
-// ir only holds, prints, parses and checks it).
+// lanes and warps of a block (the lower package builds and interprets it,
+// through lower.Layout, a view that adds the tile's shape to this value
+// without copying it; ir only holds, prints, parses and checks it).
 //
 // A register layout is linear, as in Triton's linear layouts: a thread
 // with warp index w and lane l holds 1<<len(Reg) registers, and the tile

@@ -418,7 +418,7 @@ func FTZOp(op Op) bool {
 
 var opTable = [NumOps]OpInfo{
 	OpInvalid:   {Name: "invalid"},
-	OpConst:     {Name: "const", Infer: inferConst, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{{Name: "value", Kind: AttrScalar}}},
+	OpConst:     {Name: "const", Infer: inferConst, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{{Name: AttrKeyValue, Kind: AttrScalar}}},
 	OpBlockID:   {Name: "bid", Infer: inferGridIndex, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
 	OpNumBlocks: {Name: "num_blocks", Infer: inferGridIndex, NumArgs: 0, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
 	OpDim:       {Name: "dim", Infer: inferArrayAxis, NumArgs: 1, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
@@ -492,8 +492,8 @@ var opTable = [NumOps]OpInfo{
 	OpAtomicCAS:   {Name: "atomic_cas", Shared: SharedExchange, Infer: inferIndexed, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{checkBoundsAttr}, memoryAttrs...)},
 	OpReduceFn:    {Name: "reduce_fn", Shared: SharedExchange, Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr}},
 	OpScanFn:      {Name: "scan_fn", Shared: SharedExchange, Infer: inferCombiner, NumArgs: -1, NumResults: -1, TileResult: true, NumRegions: 1, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyReverse, Kind: AttrBool, Optional: true}}},
-	OpPrintf:      {Name: "printf", Infer: inferPrintf, NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: "format", Kind: AttrString}}},
-	OpAssert:      {Name: "assert", Infer: inferAssert, NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: "message", Kind: AttrString, Optional: true}}},
+	OpPrintf:      {Name: "printf", Infer: inferPrintf, NumArgs: -1, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyFormat, Kind: AttrString}}},
+	OpAssert:      {Name: "assert", Infer: inferAssert, NumArgs: 1, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyMessage, Kind: AttrString, Optional: true}}},
 	OpPackBytes:   {Name: "pack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpUnpackBytes: {Name: "unpack_bytes", Infer: inferBytes, NumArgs: 1, NumResults: 1, TileResult: true},
 	OpWhile:       {Name: "while", Infer: inferWhile, NumArgs: -1, NumResults: -1, NumRegions: 2, SideEffect: true},
@@ -502,47 +502,47 @@ var opTable = [NumOps]OpInfo{
 	OpListLen:     {Name: "list_len", Infer: inferListLen, NumArgs: 1, NumResults: 1},
 
 	OpSmemAlloc: {Name: "smem_alloc", Infer: inferSmemAlloc, NumArgs: 0, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
-		layoutAttr, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt},
-		{Name: "stage_bytes", Kind: AttrInt}, {Name: "row_bytes", Kind: AttrInt}}},
+		layoutAttr, {Name: AttrKeySmem, Kind: AttrInt}, {Name: AttrKeyStages, Kind: AttrInt},
+		{Name: AttrKeyStageBytes, Kind: AttrInt}, {Name: AttrKeyRowBytes, Kind: AttrInt}}},
 	OpSmemSlot: {Name: "smem_slot", Infer: inferSmemSlot, NumArgs: 2, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpAsyncCopy: {Name: "async_copy", Shared: SharedAsync, Infer: inferAsyncCopy, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
-		padAttr, {Name: "part", Kind: AttrInt}, {Name: "parts", Kind: AttrInt},
-		{Name: "path", Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
+		padAttr, {Name: AttrKeyPart, Kind: AttrInt}, {Name: AttrKeyParts, Kind: AttrInt},
+		{Name: AttrKeyPath, Kind: AttrEnum, Enum: []string{CopyAuto, CopyVector, CopyElement}}}},
 	OpAsyncCommit: {Name: "async_commit", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
-	OpAsyncWait:   {Name: "async_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
+	OpAsyncWait:   {Name: "async_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyPending, Kind: AttrInt}}},
 	OpBarrier: {Name: "barrier", Shared: SharedSync, Infer: inferBarrier, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
-		{Name: "id", Kind: AttrInt, Optional: true}, {Name: "threads", Kind: AttrInt, Optional: true}}},
+		{Name: AttrKeyBarrierID, Kind: AttrInt, Optional: true}, {Name: AttrKeyThreads, Kind: AttrInt, Optional: true}}},
 	OpFragLoad: {Name: "frag_load", Shared: SharedRead, Infer: inferFragLoad, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
-		layoutAttr, {Name: "kstep", Kind: AttrInt}, {Name: "operand", Kind: AttrEnum, Enum: []string{"a", "b"}}}},
+		layoutAttr, {Name: AttrKeyKStep, Kind: AttrInt}, {Name: AttrKeyOperand, Kind: AttrEnum, Enum: []string{"a", "b"}}}},
 	OpMMAStep: {Name: "mma_step", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpSmemStage: {Name: "smem_stage", Shared: SharedWrite, Infer: inferSmemStage, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr,
-		{Name: "pitch", Kind: AttrInt, Optional: true}, {Name: "smem", Kind: AttrInt, Optional: true}, {Name: "row_bytes", Kind: AttrInt, Optional: true},
-		{Name: "col", Kind: AttrInt, Optional: true}}},
+		{Name: AttrKeyPitch, Kind: AttrInt, Optional: true}, {Name: AttrKeySmem, Kind: AttrInt, Optional: true}, {Name: AttrKeyRowBytes, Kind: AttrInt, Optional: true},
+		{Name: AttrKeyCol, Kind: AttrInt, Optional: true}}},
 	OpMMAFMA:        {Name: "mma_fma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 	OpConvertLayout: {Name: "convert_layout", Shared: SharedExchange, Infer: inferConvertLayout, NumArgs: 1, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{layoutAttr}},
 
 	OpMbarAlloc: {Name: "mbar_alloc", Infer: inferMbarAlloc, NumArgs: 0, NumResults: 1, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
-		{Name: "count", Kind: AttrInt}, {Name: "smem", Kind: AttrInt}, {Name: "stages", Kind: AttrInt}}},
+		{Name: AttrKeyCount, Kind: AttrInt}, {Name: AttrKeySmem, Kind: AttrInt}, {Name: AttrKeyStages, Kind: AttrInt}}},
 	OpMbarWait: {Name: "mbar_wait", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true},
 	OpMbarArrive: {Name: "mbar_arrive", Infer: inferMbarOp, NumArgs: 3, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{
-		{Name: "cluster", Kind: AttrInt, Optional: true}}},
-	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "bytes", Kind: AttrInt}}},
+		{Name: AttrKeyArriveCluster, Kind: AttrInt, Optional: true}}},
+	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyBytes, Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
 	OpWGMMA: {Name: "wgmma", Shared: SharedRead, Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
-		{Name: "trans_b", Kind: AttrBool}, {Name: "zero_init", Kind: AttrBool, Optional: true}}},
-	OpWGMMAWait:       {Name: "wgmma_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "pending", Kind: AttrInt}}},
-	OpSetMaxRegs:      {Name: "set_max_regs", Infer: inferSetMaxRegs, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "regs", Kind: AttrInt}}},
+		{Name: AttrKeyTransB, Kind: AttrBool}, {Name: AttrKeyZeroInit, Kind: AttrBool, Optional: true}}},
+	OpWGMMAWait:       {Name: "wgmma_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyPending, Kind: AttrInt}}},
+	OpSetMaxRegs:      {Name: "set_max_regs", Infer: inferSetMaxRegs, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyRegs, Kind: AttrInt}}},
 	OpWarpID:          {Name: "warp_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpCTAID:           {Name: "cta_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpCTACount:        {Name: "cta_count", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpGridSize:        {Name: "grid_size", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true, Attrs: []AttrSpec{axisAttr}},
 	OpTMAStore:        {Name: "tma_store", Shared: SharedRead, Infer: inferTMAStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, LoweredOnly: true, SideEffect: true, Global: GlobalWrite},
-	OpTMAStoreWait:    {Name: "tma_store_wait", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: "read", Kind: AttrBool}}},
+	OpTMAStoreWait:    {Name: "tma_store_wait", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyRead, Kind: AttrBool}}},
 	OpFenceProxyAsync: {Name: "fence_proxy_async", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpClusterRank:     {Name: "cluster_rank", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},
 	OpClusterSync:     {Name: "cluster_sync", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpTMALoadPair: {Name: "tma_load_pair", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 5, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
-		{Name: "split", Kind: AttrString}}},
+		{Name: AttrKeySplit, Kind: AttrString}}},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own
@@ -553,24 +553,24 @@ var layoutAttr = AttrSpec{Name: AttrKeyLayout, Kind: AttrLayout}
 // latency (1-10), allow_tma, check_bounds (False promises in-bounds
 // indices; tilec checks anyway). All optional.
 var memHintAttrs = []AttrSpec{
-	{Name: "latency", Kind: AttrInt, Optional: true},
-	{Name: "allow_tma", Kind: AttrBool, Optional: true},
-	{Name: "check_bounds", Kind: AttrBool, Optional: true},
+	{Name: AttrKeyLatency, Kind: AttrInt, Optional: true},
+	{Name: AttrKeyAllowTMA, Kind: AttrBool, Optional: true},
+	{Name: AttrKeyCheckBounds, Kind: AttrBool, Optional: true},
 }
 
 // checkBoundsAttr and latencyAttr are the hints of gather, scatter and the
 // atomics: check_bounds as given (default true), latency (1-10) optional.
 var (
-	checkBoundsAttr = AttrSpec{Name: "check_bounds", Kind: AttrBool}
-	latencyAttr     = AttrSpec{Name: "latency", Kind: AttrInt, Optional: true}
+	checkBoundsAttr = AttrSpec{Name: AttrKeyCheckBounds, Kind: AttrBool}
+	latencyAttr     = AttrSpec{Name: AttrKeyLatency, Kind: AttrInt, Optional: true}
 )
 
 // memoryAttrs are cuTile's MemoryOrder and MemoryScope of the atomics,
 // recorded as given (the interpreter's atomics are sequentially
 // consistent, which every order and scope allows).
 var memoryAttrs = []AttrSpec{
-	{Name: "memory_order", Kind: AttrEnum, Enum: []string{OrderRelaxed, OrderAcquire, OrderRelease, OrderAcqRel}},
-	{Name: "memory_scope", Kind: AttrEnum, Enum: []string{ScopeNone, ScopeBlock, ScopeDevice, ScopeSys}},
+	{Name: AttrKeyMemoryOrder, Kind: AttrEnum, Enum: []string{OrderRelaxed, OrderAcquire, OrderRelease, OrderAcqRel}},
+	{Name: AttrKeyMemoryScope, Kind: AttrEnum, Enum: []string{ScopeNone, ScopeBlock, ScopeDevice, ScopeSys}},
 }
 
 // Memory orders and scopes (cuTile's ct.MemoryOrder and ct.MemoryScope

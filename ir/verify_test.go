@@ -361,3 +361,37 @@ func TestAttrAccessors(t *testing.T) {
 	}()
 	(&Instr{Op: OpAdd}).Axis()
 }
+
+// TestAttrKindAccessors checks the accessors written once per attribute
+// kind: they read what the op declares, with the kind it declares, and
+// panic on a key the op lacks or a read of the wrong kind.
+func TestAttrKindAccessors(t *testing.T) {
+	frag := &Instr{Op: OpFragLoad, Attrs: Attrs{{AttrKeyKStep, int64(3)}, {AttrKeyOperand, "b"}}}
+	if frag.IntAttr(AttrKeyKStep) != 3 || frag.StrAttr(AttrKeyOperand) != "b" {
+		t.Errorf("frag_load: kstep %d, operand %q", frag.IntAttr(AttrKeyKStep), frag.StrAttr(AttrKeyOperand))
+	}
+	if w := (&Instr{Op: OpWGMMA}); w.BoolAttr(AttrKeyZeroInit) || w.AttrOf(AttrKeyZeroInit) != nil {
+		t.Errorf("wgmma without zero_init: %v, %v", w.BoolAttr(AttrKeyZeroInit), w.AttrOf(AttrKeyZeroInit))
+	}
+	if c := (&Instr{Op: OpConst, Attrs: Attrs{{AttrKeyValue, 2.5}}}); c.AttrOf(AttrKeyValue) != 2.5 {
+		t.Errorf("const: value %v", c.AttrOf(AttrKeyValue))
+	}
+	for _, tc := range []struct {
+		read func()
+		want string
+	}{
+		{func() { frag.BoolAttr(AttrKeyKStep) }, "frag_load declares no bool attribute kstep"},
+		{func() { frag.IntAttr(AttrKeyRegs) }, "frag_load declares no int attribute regs"},
+		{func() { (&Instr{Op: OpBarrier}).StrAttr(AttrKeyThreads) }, "barrier declares no string attribute threads"},
+		{func() { (&Instr{Op: OpAdd}).AttrOf(AttrKeyValue) }, "add declares no attribute value"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), tc.want) {
+					t.Errorf("recovered %v, want %q", r, tc.want)
+				}
+			}()
+			tc.read()
+		}()
+	}
+}

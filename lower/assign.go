@@ -392,12 +392,12 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 				continue
 			}
 			if smemLoads[in] || smemPermutes[in] {
-				setLayoutAttrs(in, &Layout{Kind: "smem"})
+				setLayoutAttrs(in, &Layout{Layout: &ir.Layout{Kind: ir.LayoutSmem}})
 				continue
 			}
 			setLayoutAttrs(in, layouts[u.find(in.Result())])
 			if staged[in] && !aInRegisters(in.Result(), layouts[u.find(in.Result())], mmas, func(v *ir.Value) *Layout { return layouts[u.find(v)] }) {
-				in.Attrs.Set("staged", true)
+				in.Attrs.Set(ir.AttrKeyStaged, true)
 			}
 		}
 	}
@@ -451,11 +451,11 @@ func WindowAxes(shape []int) (ax [2]int, ok bool) {
 // a value's layout.
 func aInRegisters(v *ir.Value, lay *Layout, mmas []*ir.Instr, accOf func(*ir.Value) *Layout) bool {
 	t, ok := v.Type.(*ir.Tile)
-	if !ok || lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN != 1 || t.Rank() != 2 || t.DType.Bytes() != 2 {
+	if !ok || lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN() != 1 || t.Rank() != 2 || t.DType.Bytes() != 2 {
 		return false
 	}
 	m, k := t.Shape[0], t.Shape[1]
-	if m%(16*lay.WarpsM) != 0 || k%16 != 0 || !SameLayout(lay, MMALayout(m, k, lay.WarpsM, 1)) {
+	if m%(16*lay.WarpsM()) != 0 || k%16 != 0 || !SameLayout(lay, MMALayout(m, k, lay.WarpsM(), 1)) {
 		return false
 	}
 	used := false
@@ -465,7 +465,7 @@ func aInRegisters(v *ir.Value, lay *Layout, mmas []*ir.Instr, accOf func(*ir.Val
 				continue
 			}
 			acc := accOf(mma.Result())
-			if i != 0 || exactF32(mma) || acc == nil || acc.Kind != ir.LayoutMMA || acc.WarpsM != lay.WarpsM || acc.WarpsN != 1 {
+			if i != 0 || exactF32(mma) || acc == nil || acc.Kind != ir.LayoutMMA || acc.WarpsM() != lay.WarpsM() || acc.WarpsN() != 1 {
 				return false
 			}
 			used = true

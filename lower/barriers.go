@@ -69,13 +69,13 @@ func rank0Atomic(in *ir.Instr) (string, bool) {
 	if !ok || t.Rank() != 0 {
 		return "", false
 	}
-	return in.Attrs.Str("memory_order"), true
+	return in.Attrs.Str(ir.AttrKeyMemoryOrder), true
 }
 
 // blockBarrier reports whether in is a barrier of the whole block (a
 // named barrier of some warps orders only those).
 func blockBarrier(in *ir.Instr) bool {
-	return in.Op.Info().Shared == ir.SharedSync && in.Attrs.Int("threads") == 0
+	return in.Op.Info().Shared == ir.SharedSync && in.Attrs.Int(ir.AttrKeyThreads) == 0
 }
 
 // block follows b from state pending (the scratch region may still be read

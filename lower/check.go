@@ -245,7 +245,7 @@ func checkRegisterBudget(f *ir.Func, t *Target) error {
 			return
 		}
 		l, lerr := LayoutOf(in.Result())
-		if lerr != nil || l.Kind == "smem" {
+		if lerr != nil || l.Kind == ir.LayoutSmem {
 			return
 		}
 		if n := l.NumRegs(); n > maxTileRegs {

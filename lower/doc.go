@@ -17,8 +17,8 @@
 // kernel (num_warps, smem_bytes, variant, the warpspec facts) are fields of
 // ir.Func.Facts; the schedule is ops in ir's op table (OpInfo.LoweredOnly). ir.Verify checks both after every pass, and
 // `tilec compile --emit lowered` shows the result as IR text. A tile's
-// layout is one attribute, an *ir.Layout, which the printer names once per
-// kernel:
+// layout is one attribute, an *ir.Layout (lower.Layout is a view of it with
+// the tile's shape, not a copy), which the printer names once per kernel:
 //
 //	#mma0 = mma<warps=[2, 4], reg=[[0, 1], [8, 0], ...], lane=[...], warp=[...]>
 //	kernel @matmul(...) {

@@ -39,7 +39,7 @@ func StagedEpilogue(f *ir.Func, t *Target) error {
 		s.wait(0)
 		s.barrier()
 		staged := s.op(ir.OpSmemStage, []*ir.Value{v}, tt, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
-			"pitch", int64(tt.Shape[1]*tt.DType.Bytes()+16))
+			ir.AttrKeyPitch, int64(tt.Shape[1]*tt.DType.Bytes()+16))
 		s.barrier()
 		st.Args[len(st.Args)-1] = staged
 		s.add(st)

@@ -22,7 +22,7 @@ func constOf(v *ir.Value) (any, bool) {
 	if _, ok := v.Type.(*ir.Scalar); !ok {
 		return nil, false
 	}
-	return v.Def.Attrs.Get("value"), true
+	return v.Def.Attrs.Get(ir.AttrKeyValue), true
 }
 
 func foldBlock(f *ir.Func, b *ir.Block) {
@@ -55,7 +55,7 @@ func foldBlock(f *ir.Func, b *ir.Block) {
 		in.Op = ir.OpConst
 		in.Args = nil
 		in.Attrs = nil
-		in.Attrs.Set("value", v)
+		in.Attrs.Set(ir.AttrKeyValue, v)
 	}
 }
 

@@ -81,10 +81,10 @@ func HintNotes(f *ir.Func, t *Target, persistent bool) []string {
 		if in.Op != ir.OpLoad && in.Op != ir.OpStore {
 			return
 		}
-		if in.Attrs.Get("latency") != nil {
+		if in.Attrs.Get(ir.AttrKeyLatency) != nil {
 			seen["latency: not applied: copies are scheduled by the pipeline's stages"] = true
 		}
-		if b, ok := in.Attrs.Get("check_bounds").(bool); ok && !b {
+		if b, ok := in.Attrs.Get(ir.AttrKeyCheckBounds).(bool); ok && !b {
 			seen["check_bounds=False: not applied: bounds are always checked (the result is the same)"] = true
 		}
 	})
@@ -99,7 +99,7 @@ func HintNotes(f *ir.Func, t *Target, persistent bool) []string {
 // tmaAllowed reports whether a load may go through TMA (its allow_tma
 // hint is not False).
 func tmaAllowed(ld *ir.Instr) bool {
-	b, ok := ld.Attrs.Get("allow_tma").(bool)
+	b, ok := ld.Attrs.Get(ir.AttrKeyAllowTMA).(bool)
 	return !ok || b
 }
 

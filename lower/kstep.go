@@ -79,7 +79,7 @@ func fragOp(s *seq, mma *ir.Instr, i, k int, slots *slotSet) *ir.Value {
 	// and e5m2.
 	dt := mma.Args[i].Type.Elem()
 	return s.op(ir.OpFragLoad, []*ir.Value{src}, ir.TileOf(dt, shape...),
-		"kstep", int64(k), "operand", name, ir.AttrKeyLayout, lay.attr())
+		ir.AttrKeyKStep, int64(k), ir.AttrKeyOperand, name, ir.AttrKeyLayout, lay.Layout)
 }
 
 // fragOps loads both operands' fragments of k-step k.

@@ -16,19 +16,37 @@ import (
 // means replication: registers (or threads) that differ only in that bit
 // hold the same element.
 //
-// Recorded on the defining instruction as its layout attribute, an
-// *ir.Layout (see attr and LayoutOf).
+// A Layout is a view of the IR's layout attribute, not a second copy of
+// it: the embedded *ir.Layout (kind, warp grid and bases) is the value
+// recorded on the defining instruction (setLayoutAttrs) and read back by
+// LayoutOf, and the view adds only what the attribute leaves to the tile's
+// type or to the IR around it: the tile's shape and, for a tile in shared
+// memory, the load that put it there. Like the attribute, a Layout is
+// immutable once built; the constructors (Blocked, MMALayout,
+// OperandLayoutFor and the transforms) are the only writers.
 type Layout struct {
-	Kind  string // ir.LayoutBlocked, LayoutMMA, LayoutSlice (derived from another layout) or LayoutSmem
+	*ir.Layout
 	Shape []int
-	Reg   [][]int
-	Lane  [][]int // 5 bases
-	Warp  [][]int
-	// WarpsM and WarpsN are set for Kind ir.LayoutMMA and the operand
-	// kinds: the accumulator's warps along M and N.
-	WarpsM, WarpsN int
 	// Smem is set for Kind ir.LayoutSmem: the value lives in shared memory.
 	Smem *SmemTile
+}
+
+// WarpsM and WarpsN are the accumulator's warps along M and N for Kind
+// ir.LayoutMMA and the operand kinds (the attribute's warp grid), 0 for
+// the other kinds.
+func (l *Layout) WarpsM() int { return l.warps(0) }
+func (l *Layout) WarpsN() int { return l.warps(1) }
+
+func (l *Layout) warps(i int) int {
+	if len(l.Warps) != 2 {
+		return 0
+	}
+	return l.Warps[i]
+}
+
+// newLayout is an empty view of the given kind over a copy of shape.
+func newLayout(kind string, shape []int) *Layout {
+	return &Layout{Layout: &ir.Layout{Kind: kind}, Shape: append([]int(nil), shape...)}
 }
 
 // SmemTile describes a tile held in shared memory: the load that put it
@@ -44,9 +62,9 @@ type SmemTile struct {
 func (l *Layout) NumRegs() int {
 	switch l.Kind {
 	case ir.LayoutMMAOperandA:
-		return l.Shape[0] / l.WarpsM / 16 * 4
+		return l.Shape[0] / l.WarpsM() / 16 * 4
 	case ir.LayoutMMAOperandB:
-		return l.Shape[1] / l.WarpsN / 8 * 2
+		return l.Shape[1] / l.WarpsN() / 8 * 2
 	}
 	return 1 << len(l.Reg)
 }
@@ -54,7 +72,9 @@ func (l *Layout) NumRegs() int {
 // OperandLayoutFor is the fragment layout of an mma k-step operand of the
 // given shape for an accumulator laid out as acc (kind mma).
 func OperandLayoutFor(kind string, shape []int, acc *Layout) *Layout {
-	return &Layout{Kind: kind, Shape: append([]int(nil), shape...), WarpsM: acc.WarpsM, WarpsN: acc.WarpsN}
+	l := newLayout(kind, shape)
+	l.Warps = []int{acc.WarpsM(), acc.WarpsN()}
+	return l
 }
 
 // IsOperand reports whether l is an mma operand fragment layout.
@@ -171,7 +191,7 @@ func Blocked(shape []int, nwarps, vec int) *Layout {
 		n *= d
 	}
 	nb := log2(n)
-	l := &Layout{Kind: ir.LayoutBlocked, Shape: append([]int(nil), shape...)}
+	l := newLayout(ir.LayoutBlocked, shape)
 	bit := 0
 	next := func() []int {
 		if bit >= nb {
@@ -202,7 +222,8 @@ func Blocked(shape []int, nwarps, vec int) *Layout {
 // are ordered c (4 per m16n8 tile, as in PTX's C fragment), then n8 tiles,
 // then m16 tiles: register 4*(ni + NI*mi) + c.
 func MMALayout(m, n, wm, wn int) *Layout {
-	l := &Layout{Kind: ir.LayoutMMA, Shape: []int{m, n}, WarpsM: wm, WarpsN: wn}
+	l := newLayout(ir.LayoutMMA, []int{m, n})
+	l.Warps = []int{wm, wn}
 	rc := func(r, c int) []int { return []int{r, c} }
 	tm, tn := m/wm, n/wn
 	l.Reg = append(l.Reg, rc(0, 1), rc(8, 0))
@@ -268,7 +289,9 @@ func (l *Layout) transform(kind string, shape []int, fn func([]int) []int) *Layo
 		}
 		return out
 	}
-	return &Layout{Kind: kind, Shape: append([]int(nil), shape...), Reg: m(l.Reg), Lane: m(l.Lane), Warp: m(l.Warp)}
+	t := newLayout(kind, shape)
+	t.Reg, t.Lane, t.Warp = m(l.Reg), m(l.Lane), m(l.Warp)
+	return t
 }
 
 // Project is l restricted to a broadcast operand's shape: dims of size 1 in
@@ -329,36 +352,17 @@ func (l *Layout) Permute(perm []int, shape []int) *Layout {
 }
 
 // setLayoutAttrs records l on in (the instruction defining the value) as
-// its layout attribute.
+// its layout attribute: l's own *ir.Layout, shared, not copied. A rank-0
+// tile's attribute has no bases (they would have no components); the
+// layouts built here for one keep their empty lane and warp bases, which
+// carry the thread counts into a reshape to size-1 dims (Squeeze), so the
+// attribute recorded for them is the kind alone.
 func setLayoutAttrs(in *ir.Instr, l *Layout) {
-	in.Attrs.Set(ir.AttrKeyLayout, l.attr())
-}
-
-// attr is l's value as the IR holds it. The bases of a rank-0 tile's
-// layout have no components, and are left out.
-func (l *Layout) attr() *ir.Layout {
-	a := &ir.Layout{Kind: l.Kind}
-	if l.Kind == ir.LayoutSmem {
-		return a
+	a := l.Layout
+	if len(l.Shape) == 0 && (a.Reg != nil || a.Lane != nil || a.Warp != nil) {
+		a = &ir.Layout{Kind: a.Kind, Warps: a.Warps}
 	}
-	if l.Kind == ir.LayoutMMA || l.IsOperand() {
-		a.Warps = []int{l.WarpsM, l.WarpsN}
-	}
-	if l.IsOperand() {
-		return a
-	}
-	if len(l.Shape) > 0 {
-		a.Reg, a.Lane, a.Warp = copyBases(l.Reg), copyBases(l.Lane), copyBases(l.Warp)
-	}
-	return a
-}
-
-func copyBases(bs [][]int) [][]int {
-	out := make([][]int, len(bs))
-	for i, b := range bs {
-		out[i] = append([]int(nil), b...)
-	}
-	return out
+	in.Attrs.Set(ir.AttrKeyLayout, a)
 }
 
 // InSmem reports whether in defines a tile that lives in shared memory.
@@ -410,19 +414,9 @@ func LayoutOf(v *ir.Value) (*Layout, error) {
 			}
 			st = &SmemTile{Load: src.Smem.Load, Transposed: src.Smem.Transposed != (def.Op == ir.OpPermute)}
 		}
-		return &Layout{Kind: ir.LayoutSmem, Shape: t.Shape, Smem: st}, nil
+		return &Layout{Layout: a, Shape: t.Shape, Smem: st}, nil
 	}
-	l := &Layout{
-		Kind:  a.Kind,
-		Shape: t.Shape,
-		Reg:   copyBases(a.Reg),
-		Lane:  copyBases(a.Lane),
-		Warp:  copyBases(a.Warp),
-	}
-	if len(a.Warps) == 2 {
-		l.WarpsM, l.WarpsN = a.Warps[0], a.Warps[1]
-	}
-	return l, nil
+	return &Layout{Layout: a, Shape: t.Shape}, nil
 }
 
 // NumWarps is the number of warps per block the lowered kernel was laid out for.

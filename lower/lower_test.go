@@ -110,7 +110,7 @@ func TestLayoutsOnMatmul(t *testing.T) {
 		case ir.OpMMAStep:
 			sawMMA = true
 			l, err := lower.LayoutOf(in.Result())
-			if err != nil || l.Kind != "mma" || l.WarpsM != 2 || l.WarpsN != 4 || l.NumRegs() != 128 {
+			if err != nil || l.Kind != "mma" || l.WarpsM() != 2 || l.WarpsN() != 4 || l.NumRegs() != 128 {
 				t.Errorf("mma layout = %+v, %v", l, err)
 			}
 		}

@@ -69,7 +69,7 @@ func padMMA(f *ir.Func, in *ir.Instr) {
 			// result's. (An operand's padding along K must be zero.)
 			return s.op(ir.OpSplat, []*ir.Value{d.Args[0]}, ir.TileOf(t.DType, rows, cols))
 		}
-		z := s.op(ir.OpConst, nil, ir.ScalarOf(t.DType), "value", zeroValue(t.DType))
+		z := s.op(ir.OpConst, nil, ir.ScalarOf(t.DType), ir.AttrKeyValue, zeroValue(t.DType))
 		big := s.op(ir.OpSplat, []*ir.Value{z}, ir.TileOf(t.DType, rows, cols))
 		return s.op(ir.OpInsert, []*ir.Value{big, v, zero, zero}, big.Type)
 	}

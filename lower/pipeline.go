@@ -191,7 +191,7 @@ func (p *pipeliner) path(ld *ir.Instr, inLoop bool) string {
 // copyTo issues part q of n of ld's copy into dst with tile indices idx.
 func (p *pipeliner) copyTo(s *seq, ld *ir.Instr, idx []*ir.Value, dst *ir.Value, q, n int, path string) {
 	args := append(append([]*ir.Value{ld.Args[0]}, idx...), dst)
-	s.op(ir.OpAsyncCopy, args, nil, "pad", padOf(ld), "part", int64(q), "parts", int64(n), "path", path)
+	s.op(ir.OpAsyncCopy, args, nil, ir.AttrKeyPad, padOf(ld), ir.AttrKeyPart, int64(q), ir.AttrKeyParts, int64(n), ir.AttrKeyPath, path)
 }
 
 func padOf(ld *ir.Instr) string {
@@ -257,9 +257,9 @@ func ivPlus(s *seq, iv, step *ir.Value, k int64) *ir.Value {
 	t := iv.Type
 	var off *ir.Value
 	if c, ok := constOf(step); ok {
-		off = s.op(ir.OpConst, nil, t, "value", c.(int64)*k)
+		off = s.op(ir.OpConst, nil, t, ir.AttrKeyValue, c.(int64)*k)
 	} else {
-		off = s.op(ir.OpMul, []*ir.Value{step, s.op(ir.OpConst, nil, t, "value", k)}, t)
+		off = s.op(ir.OpMul, []*ir.Value{step, s.op(ir.OpConst, nil, t, ir.AttrKeyValue, k)}, t)
 	}
 	return s.op(ir.OpAdd, []*ir.Value{iv, off}, t)
 }
@@ -268,7 +268,7 @@ func ivPlus(s *seq, iv, step *ir.Value, k int64) *ir.Value {
 func nextSlot(s *seq, x *ir.Value, stages int) *ir.Value {
 	i32 := ir.ScalarOf(ir.I32)
 	n := s.op(ir.OpAdd, []*ir.Value{x, s.i32(1)}, i32)
-	wrap := s.op(ir.OpCmp, []*ir.Value{n, s.i32(int64(stages))}, ir.ScalarOf(ir.Bool), "pred", ir.PredEQ)
+	wrap := s.op(ir.OpCmp, []*ir.Value{n, s.i32(int64(stages))}, ir.ScalarOf(ir.Bool), ir.AttrKeyPred, ir.PredEQ)
 	return s.op(ir.OpSelect, []*ir.Value{wrap, s.i32(0), n}, i32)
 }
 

@@ -43,12 +43,12 @@ func (s *seq) op(op ir.Op, args []*ir.Value, res ir.Type, attrs ...any) *ir.Valu
 }
 
 func (s *seq) i32(x int64) *ir.Value {
-	return s.op(ir.OpConst, nil, ir.ScalarOf(ir.I32), "value", x)
+	return s.op(ir.OpConst, nil, ir.ScalarOf(ir.I32), ir.AttrKeyValue, x)
 }
 
 func (s *seq) barrier()         { s.op(ir.OpBarrier, nil, nil) }
 func (s *seq) commit()          { s.op(ir.OpAsyncCommit, nil, nil) }
-func (s *seq) wait(pending int) { s.op(ir.OpAsyncWait, nil, nil, "pending", int64(pending)) }
+func (s *seq) wait(pending int) { s.op(ir.OpAsyncWait, nil, nil, ir.AttrKeyPending, int64(pending)) }
 
 // replaceUses makes every use of old a use of new.
 func replaceUses(f *ir.Func, old, new *ir.Value) {

@@ -67,8 +67,8 @@ func TestAttentionWarpGrids(t *testing.T) {
 				t.Fatalf("%d mmas, want 2", len(mmas))
 			}
 			for i, l := range mmas {
-				if l.Kind != "mma" || l.WarpsM != c.grid[0] || l.WarpsN != c.grid[1] {
-					t.Errorf("mma %d (%v): %s grid %dx%d, want %dx%d", i, l.Shape, l.Kind, l.WarpsM, l.WarpsN, c.grid[0], c.grid[1])
+				if l.Kind != "mma" || l.WarpsM() != c.grid[0] || l.WarpsN() != c.grid[1] {
+					t.Errorf("mma %d (%v): %s grid %dx%d, want %dx%d", i, l.Shape, l.Kind, l.WarpsM(), l.WarpsN(), c.grid[0], c.grid[1])
 				}
 				if l.NumRegs() != c.regs[i] {
 					t.Errorf("mma %d (%v): %d registers per thread, want %d", i, l.Shape, l.NumRegs(), c.regs[i])
@@ -110,7 +110,7 @@ func TestWarpsAlongN(t *testing.T) {
 		if in.Op == ir.OpMMA {
 			n++
 			l, err := lower.LayoutOf(in.Result())
-			if err != nil || l.WarpsM != 2 || l.WarpsN != 2 || l.NumRegs() != 64 {
+			if err != nil || l.WarpsM() != 2 || l.WarpsN() != 2 || l.NumRegs() != 64 {
 				t.Errorf("mma %s: layout %+v, %v; want 2x2 warps, 64 registers", in.Result(), l, err)
 			}
 		}

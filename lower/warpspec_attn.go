@@ -159,20 +159,6 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, *Reason) {
 	return al, nil
 }
 
-// attnRegisterOp reports whether an op in the attention loop runs in
-// registers without the block's barrier: element-wise and scalar code,
-// views, iota, splat, and reductions (along a row, which the rows-split
-// layout keeps inside a warp; the warpspec pass checks that no scratch
-// region was needed).
-func attnRegisterOp(in *ir.Instr) bool {
-	switch in.Op {
-	case ir.OpReduce, ir.OpConst, ir.OpDim, ir.OpSplat, ir.OpIota,
-		ir.OpBroadcast, ir.OpReshape, ir.OpPermute, ir.OpSelect, ir.OpConvert:
-		return true
-	}
-	return in.Op.Info().Elementwise
-}
-
 // registerOnlyRegions reports whether every op in the regions of an if
 // (at any depth) is one attnRegisterOp accepts, or a yield or a nested
 // if of the same kind: code that the consumer warpgroups run on their own

@@ -440,8 +440,10 @@ func init() {
 	set((*emitter).emitSmemSlot, ir.OpSmemSlot)
 	set((*emitter).emitAsyncCopy, ir.OpAsyncCopy)
 	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.commit_group") }, ir.OpAsyncCommit)
-	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.wait_group", Imm(in.Attrs.Int("pending"))) }, ir.OpAsyncWait)
-	set(func(e *emitter, in *ir.Instr) { e.barrier(in.Attrs.Int("id"), in.Attrs.Int("threads")) }, ir.OpBarrier)
+	set(func(e *emitter, in *ir.Instr) { e.emit("cp.async.wait_group", Imm(in.IntAttr(ir.AttrKeyPending))) }, ir.OpAsyncWait)
+	set(func(e *emitter, in *ir.Instr) {
+		e.barrier(in.IntAttr(ir.AttrKeyBarrierID), in.IntAttr(ir.AttrKeyThreads))
+	}, ir.OpBarrier)
 	set((*emitter).emitFragLoad, ir.OpFragLoad)
 	set((*emitter).emitMMAStep, ir.OpMMAStep)
 	set((*emitter).emitSmemStage, ir.OpSmemStage)
@@ -689,7 +691,7 @@ func (e *emitter) elemOp(in *ir.Instr, r int, coords [][]Reg) Reg {
 func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 	switch in.Op {
 	case ir.OpConst:
-		return e.constReg(in.Attrs.Get("value"), in.Result().Type.Elem())
+		return e.constReg(in.AttrOf(ir.AttrKeyValue), in.Result().Type.Elem())
 	case ir.OpBlockID, ir.OpNumBlocks:
 		ax := in.Axis()
 		if ax < 0 || ax > 2 {

@@ -19,7 +19,7 @@ func (e *emitter) emitSmemStage(in *ir.Instr) {
 		e.stageSlabs(in, src) // TMA's slabs, for a tma_store
 		return
 	}
-	if in.Attrs.Get("pitch") == nil {
+	if in.AttrOf(ir.AttrKeyPitch) == nil {
 		e.stageToSmem(in, src) // swizzled, for an mma
 		return
 	}
@@ -27,7 +27,7 @@ func (e *emitter) emitSmemStage(in *ir.Instr) {
 	dt := in.Result().Type.Elem()
 	bytes := dt.Bytes()
 	bt := btype(dt)
-	pitch := in.Attrs.Int("pitch")
+	pitch := in.IntAttr(ir.AttrKeyPitch)
 	tc := e.threadCoord(lay)
 	wbase := e.newReg(B32)
 	e.emit("mad.lo.u32", wbase, tc[0], Imm(pitch), e.smemBase)

@@ -99,7 +99,7 @@ func checkByteFragLoad(t *testing.T, f *ir.Func, tg *lower.Target, fl *ir.Instr)
 	e.emitFragLoad(fl)
 	out := e.vals[fl.Result()].regs
 	lay := e.layout(fl.Result())
-	wm, wn := lay.WarpsM, lay.WarpsN
+	wm, wn := lay.WarpsM(), lay.WarpsN()
 	ft := fl.Result().Type.(*ir.Tile)
 	ks := int(fl.Attrs.Int("kstep"))
 	opA := fl.Attrs.Str("operand") == "a"

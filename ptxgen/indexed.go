@@ -18,6 +18,7 @@ package ptxgen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
@@ -202,7 +203,15 @@ func (e *emitter) layoutOfTile(v *ir.Value) *lower.Layout {
 	return nil
 }
 
-func sameLayout(a, b *lower.Layout) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+// sameLayout reports whether two tiles are laid out alike: the same shape,
+// the same attribute value and the same shared-memory home (none, for
+// register tiles).
+func sameLayout(a, b *lower.Layout) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Smem == b.Smem && slices.Equal(a.Shape, b.Shape) && a.Layout.Equal(b.Layout)
+}
 
 // memType is the ld/st type of one element of dtype d in global memory.
 func memType(d ir.DType) string {
@@ -231,11 +240,11 @@ func (e *emitter) gatherElem(dt ir.DType, addr, p, pad Reg) Reg {
 // atomicSem is the .sem.scope qualifier of an atomic's memory order and
 // scope (scope none and device are the GPU scope).
 func atomicSem(in *ir.Instr) (sem, scope string) {
-	sem = "." + map[string]string{ir.OrderRelaxed: "relaxed", ir.OrderAcquire: "acquire", ir.OrderRelease: "release", ir.OrderAcqRel: "acq_rel"}[in.Attrs.Str("memory_order")]
+	sem = "." + map[string]string{ir.OrderRelaxed: "relaxed", ir.OrderAcquire: "acquire", ir.OrderRelease: "release", ir.OrderAcqRel: "acq_rel"}[in.StrAttr(ir.AttrKeyMemoryOrder)]
 	if sem == "." {
 		sem = ".relaxed"
 	}
-	scope = "." + map[string]string{ir.ScopeBlock: "cta", ir.ScopeDevice: "gpu", ir.ScopeNone: "gpu", ir.ScopeSys: "sys"}[in.Attrs.Str("memory_scope")]
+	scope = "." + map[string]string{ir.ScopeBlock: "cta", ir.ScopeDevice: "gpu", ir.ScopeNone: "gpu", ir.ScopeSys: "sys"}[in.StrAttr(ir.AttrKeyMemoryScope)]
 	if scope == "." {
 		scope = ".gpu"
 	}

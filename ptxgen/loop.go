@@ -18,7 +18,7 @@ func (e *emitter) allocLike(v *ir.Value) *value {
 		return &value{reg: e.newReg(classOf(t.DType))}
 	case *ir.Tile:
 		lay := e.layout(v)
-		if lay.Kind == "smem" {
+		if lay.Kind == ir.LayoutSmem {
 			e.fail("shared-memory tiles cannot be loop-carried or if results")
 		}
 		class := classOf(t.DType)
@@ -157,7 +157,7 @@ func (e *emitter) passedThrough(in *ir.Instr, i int, inside map[*ir.Value]int) *
 		if v.Def == nil || v.Def.Block != in.Block || x == nil || x.regs == nil || !e.ownsRegs(v) {
 			continue
 		}
-		if lay := e.layout(in.Results[i]); lay.Kind == "smem" || !lower.SameLayout(x.lay, lay) {
+		if lay := e.layout(in.Results[i]); lay.Kind == ir.LayoutSmem || !lower.SameLayout(x.lay, lay) {
 			continue
 		}
 		if inside[v] == e.useCount(v) {
@@ -240,7 +240,7 @@ func constInt(v *ir.Value) (int64, bool) {
 	if v.Def == nil || v.Def.Op != ir.OpConst {
 		return 0, false
 	}
-	x, ok := v.Def.Attrs.Get("value").(int64)
+	x, ok := v.Def.Attrs.Get(ir.AttrKeyValue).(int64)
 	return x, ok
 }
 

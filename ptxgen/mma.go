@@ -93,7 +93,7 @@ func (g fragGeometry) oneByte() bool { return g.kstep == 32 }
 func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 	lay := e.layout(v)
 	dt := v.Type.Elem()
-	g := fragGeometry{dt: dt, wm: lay.WarpsM, wn: lay.WarpsN, kstep: 16, E: 8}
+	g := fragGeometry{dt: dt, wm: lay.WarpsM(), wn: lay.WarpsN(), kstep: 16, E: 8}
 	switch {
 	case dt == ir.F32 || dt == ir.TF32:
 		g.tf32, g.kstep, g.E = true, 8, 4
@@ -122,7 +122,7 @@ func (e *emitter) fragGeometry(v *ir.Value, m, n int) fragGeometry {
 // shared rows, one ld.shared.u8 each (see byteFragment).
 func (e *emitter) emitFragLoad(in *ir.Instr) {
 	src := e.vals[in.Args[0]]
-	if src != nil && src.smem == nil && src.regs != nil && in.Attrs.Str("operand") == "a" {
+	if src != nil && src.smem == nil && src.regs != nil && in.StrAttr(ir.AttrKeyOperand) == "a" {
 		e.fragAFromRegs(in, src)
 		return
 	}
@@ -131,12 +131,12 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 	}
 	sm := src.smem
 	ft := in.Result().Type.(*ir.Tile)
-	ks := in.Attrs.Int("kstep")
+	ks := in.IntAttr(ir.AttrKeyKStep)
 	addr := func(off Reg, imm int64) Addr { return e.smemAddr(sm, off, imm) }
 	i0, i1, j := e.lanePart("i0"), e.lanePart("i1"), e.lanePart("j")
 	g, t := e.lanePart("g"), e.lanePart("t")
 	var regs []Reg
-	if in.Attrs.Str("operand") == "a" {
+	if in.StrAttr(ir.AttrKeyOperand) == "a" {
 		fg := e.fragGeometry(in.Result(), ft.Shape[0], 0)
 		m0 := e.warpOrigin(0, fg.wm, fg.wn, fg.tm, 0)
 		MI, E, kstep := fg.tm/16, fg.E, fg.kstep
@@ -229,7 +229,7 @@ func (e *emitter) emitFragLoad(in *ir.Instr) {
 		}
 	}
 	if d := ft.DType; d.IsFloat8() && !e.float8MMANative() {
-		regs = e.float8FragmentsToF16(regs, d, in.Attrs.Str("operand") == "a")
+		regs = e.float8FragmentsToF16(regs, d, in.StrAttr(ir.AttrKeyOperand) == "a")
 	}
 	e.vals[in.Result()] = &value{regs: regs, lay: e.layout(in.Result())}
 }
@@ -485,7 +485,7 @@ func (e *emitter) fragAFromRegs(in *ir.Instr, src *value) {
 	ft := in.Result().Type.(*ir.Tile)
 	fg := e.fragGeometry(in.Result(), ft.Shape[0], 0)
 	std := [][]int{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}
-	if lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN != 1 || lay.WarpsM != fg.wm || fg.wn != 1 || fg.tf32 || len(lay.Lane) != 5 {
+	if lay == nil || lay.Kind != ir.LayoutMMA || lay.WarpsN() != 1 || lay.WarpsM() != fg.wm || fg.wn != 1 || fg.tf32 || len(lay.Lane) != 5 {
 		e.fail("internal: frag_load of A from registers laid out as %v", lay)
 	}
 	for i, b := range std {
@@ -500,7 +500,7 @@ func (e *emitter) fragAFromRegs(in *ir.Instr, src *value) {
 		}
 		return r
 	}
-	ks := in.Attrs.Int("kstep")
+	ks := in.IntAttr(ir.AttrKeyKStep)
 	var regs []Reg
 	for mi := 0; mi < fg.tm/16; mi++ {
 		for _, rc := range [][2]int{{0, 0}, {8, 0}, {0, 8}, {8, 8}} {

@@ -112,9 +112,9 @@ func (e *emitter) emitAsyncCopy(in *ir.Instr) {
 		idx:  in.Args[1 : n-1],
 		tile: dst.Type.(*ir.Tile),
 		pad:  in.Pad(),
-		path: in.Attrs.Str("path"),
+		path: in.StrAttr(ir.AttrKeyPath),
 	}
-	e.issueCopy(c, e.vals[dst].smem.base, in.Attrs.Int("part"), in.Attrs.Int("parts"))
+	e.issueCopy(c, e.vals[dst].smem.base, in.IntAttr(ir.AttrKeyPart), in.IntAttr(ir.AttrKeyParts))
 }
 
 // issueCopy issues part q of n of a tile's copy into shared memory at

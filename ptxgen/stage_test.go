@@ -98,7 +98,7 @@ func TestStagedOperandFragments(t *testing.T) {
 			t.Fatalf("%v: staging writes %d elements of %d", c, len(smem), R*K)
 		}
 		// The ldmatrix reads of the mma (emitMMA's loadA, K contiguous).
-		wm, wn := acc.WarpsM, acc.WarpsN
+		wm, wn := acc.WarpsM(), acc.WarpsN()
 		tm := acc.Shape[0] / wm
 		for w := 0; w < wm*wn; w++ {
 			m0 := (w / wn) * tm
@@ -141,12 +141,12 @@ func checkRegisterAFragments(t *testing.T, c map[string]string, g *ir.Func, frag
 	}
 	tt := frag.Args[0].Type.(*ir.Tile)
 	K := tt.Shape[1]
-	if acc.WarpsN != 1 || lay.WarpsM != acc.WarpsM {
-		t.Fatalf("%v: register A operand over warps %dx%d for an accumulator over %dx%d", c, lay.WarpsM, lay.WarpsN, acc.WarpsM, acc.WarpsN)
+	if acc.WarpsN() != 1 || lay.WarpsM() != acc.WarpsM() {
+		t.Fatalf("%v: register A operand over warps %dx%d for an accumulator over %dx%d", c, lay.WarpsM(), lay.WarpsN(), acc.WarpsM(), acc.WarpsN())
 	}
-	tm := acc.Shape[0] / acc.WarpsM
+	tm := acc.Shape[0] / acc.WarpsM()
 	checked := 0
-	for w := 0; w < acc.WarpsM; w++ {
+	for w := 0; w < acc.WarpsM(); w++ {
 		for l := 0; l < 32; l++ {
 			gq, tq := l/4, l%4
 			for mi := 0; mi < tm/16; mi++ {

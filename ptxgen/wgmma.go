@@ -62,7 +62,7 @@ func init() {
 	}, ir.OpClusterSync)
 	set((*emitter).emitWGMMA, ir.OpWGMMA)
 	set(func(e *emitter, in *ir.Instr) {
-		e.emit("wgmma.wait_group.sync.aligned", Imm(in.Attrs.Int("pending")))
+		e.emit("wgmma.wait_group.sync.aligned", Imm(in.IntAttr(ir.AttrKeyPending)))
 	}, ir.OpWGMMAWait)
 	set((*emitter).emitSetMaxRegs, ir.OpSetMaxRegs)
 	set(func(e *emitter, in *ir.Instr) {
@@ -76,7 +76,7 @@ func init() {
 	set((*emitter).emitTMAStore, ir.OpTMAStore)
 	set(func(e *emitter, in *ir.Instr) {
 		op := "cp.async.bulk.wait_group"
-		if in.Attrs.Bool("read") {
+		if in.BoolAttr(ir.AttrKeyRead) {
 			op += ".read"
 		}
 		e.emitIf(e.thread0(), false, op, Imm(0))
@@ -148,8 +148,8 @@ func (e *emitter) emitMbarAlloc(in *ir.Instr) {
 	base := e.newReg(B32)
 	e.emit("add.u32", base, e.smemBase, Imm(in.Attrs.Int(ir.AttrKeySmem)))
 	p := e.thread0()
-	for s := 0; s < in.Attrs.Int("stages"); s++ {
-		e.emitIf(p, false, "mbarrier.init.shared::cta.b64", Addr{Base: base, Off: int64(8 * s)}, Imm(in.Attrs.Int("count")))
+	for s := 0; s < in.IntAttr(ir.AttrKeyStages); s++ {
+		e.emitIf(p, false, "mbarrier.init.shared::cta.b64", Addr{Base: base, Off: int64(8 * s)}, Imm(in.IntAttr(ir.AttrKeyCount)))
 	}
 	e.emitIf(p, false, "fence.mbarrier_init.release.cluster")
 	e.vals[in.Result()] = &value{reg: base}
@@ -188,7 +188,7 @@ func (e *emitter) emitMbarArrive(in *ir.Instr) {
 	a := e.mbarAddr(in.Args[0], in.Args[1])
 	p := e.newReg(Pred)
 	e.emit("and.pred", p, e.groupLeader(), e.vals[in.Args[2]].reg)
-	n := in.Attrs.Int("cluster")
+	n := in.IntAttr(ir.AttrKeyArriveCluster)
 	if n <= 1 {
 		e.emitIf(p, false, "mbarrier.arrive.shared::cta.b64", Sym("_"), Addr{Base: a})
 		return
@@ -209,7 +209,7 @@ func (e *emitter) emitMbarArrive(in *ir.Instr) {
 
 func (e *emitter) emitMbarExpect(in *ir.Instr) {
 	a := e.mbarAddr(in.Args[0], in.Args[1])
-	e.emitIf(e.lane0(), false, "mbarrier.arrive.expect_tx.shared::cta.b64", Sym("_"), Addr{Base: a}, Imm(in.Attrs.Int("bytes")))
+	e.emitIf(e.lane0(), false, "mbarrier.arrive.expect_tx.shared::cta.b64", Sym("_"), Addr{Base: a}, Imm(in.IntAttr(ir.AttrKeyBytes)))
 }
 
 // tensorMap returns the generic address of the tensor map of array param
@@ -339,7 +339,7 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 	issue := e.newReg(Pred)
 	e.emit("and.pred", issue, share, e.lane0())
 	mc := c.op + ".multicast::cluster"
-	switch in.Attrs.Str("split") {
+	switch in.StrAttr(ir.AttrKeySplit) {
 	case "slabs":
 		// Slab q goes from the block of rank q%2.
 		even := e.newReg(Pred)
@@ -364,7 +364,7 @@ func (e *emitter) emitTMALoadPair(in *ir.Instr) {
 			e.emitIf(issue, false, mc, Addr{Base: s}, c.source(half, coords), Addr{Base: c.bar}, mask)
 		})
 	default:
-		e.fail("internal: tma_load_pair split %q", in.Attrs.Str("split"))
+		e.fail("internal: tma_load_pair split %q", in.StrAttr(ir.AttrKeySplit))
 	}
 }
 
@@ -426,8 +426,8 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	acc := e.vals[in.Args[2]]
 	at := in.Args[0].Type.(*ir.Tile)
 	bt := in.Args[1].Type.(*ir.Tile)
-	transB := in.Attrs.Bool("trans_b")
-	zeroInit := in.Attrs.Bool("zero_init")
+	transB := in.BoolAttr(ir.AttrKeyTransB)
+	zeroInit := in.BoolAttr(ir.AttrKeyZeroInit)
 	m, k := at.Shape[0], at.Shape[1]
 	n := bt.Shape[1]
 	if !transB {
@@ -582,7 +582,7 @@ func wgmmaType(d ir.DType) string {
 // emitSetMaxRegs moves the warpgroup's register budget from the kernel's
 // entry count (.maxnreg) up or down.
 func (e *emitter) emitSetMaxRegs(in *ir.Instr) {
-	r := in.Attrs.Int("regs")
+	r := in.IntAttr(ir.AttrKeyRegs)
 	entry := e.f.Facts.MaxRegs
 	dir := "dec"
 	if r > entry {
@@ -620,7 +620,7 @@ func isPersistent(f *ir.Func) bool {
 func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
 	lay := src.lay
 	tt := in.Result().Type.(*ir.Tile)
-	if tt.Rank() != 2 || tt.DType.Bytes() != 2 || len(lay.Reg) == 0 || lay.Reg[0][0] != 0 || lay.Reg[0][1] != 1 || in.Attrs.Int("col")%64 != 0 {
+	if tt.Rank() != 2 || tt.DType.Bytes() != 2 || len(lay.Reg) == 0 || lay.Reg[0][0] != 0 || lay.Reg[0][1] != 1 || in.IntAttr(ir.AttrKeyCol)%64 != 0 {
 		e.fail("internal: smem_stage into TMA slabs of %s in layout %v", tt, lay.Kind)
 	}
 	for _, b := range lay.Reg[1:] {
@@ -630,7 +630,7 @@ func (e *emitter) stageSlabs(in *ir.Instr, src *value) {
 	}
 	slab := in.Attrs.Int(ir.AttrKeySlabBytes)
 	off := in.Attrs.Int(ir.AttrKeySmem)
-	col0, cols := in.Attrs.Int("col"), tt.Shape[1]
+	col0, cols := in.IntAttr(ir.AttrKeyCol), tt.Shape[1]
 	tc := e.threadCoord(lay)
 	// invariant, not entryOnce: the thread coordinates are computed in
 	// this branch's loop preheader, after the entry code.

@@ -261,7 +261,7 @@ func (r *entryRun) hostOptions() host.Options {
 	// Host code's torch.cuda queries see the GPU it runs on (the
 	// interpreter's own facts otherwise).
 	var device *host.Device
-	if cuda, ok := r.backend.(*cuda.CUDA); ok {
+	if cuda, ok := r.backend.(*cuda.GPU); ok {
 		f := cuda.Facts()
 		device = &f
 	}
@@ -311,7 +311,7 @@ func (r *entryRun) hostOptions() host.Options {
 		}
 		fmt.Fprintf(r.stdout, "launch   %s at %d:%d: %s, grid (%d, %d, %d) = %d blocks, %s\n", l.Name, l.Pos.Line, l.Pos.Col,
 			consts, l.Grid[0], l.Grid[1], l.Grid[2], l.Grid[0]*l.Grid[1]*l.Grid[2], res.Elapsed.Round(time.Microsecond))
-		if cuda, ok := r.backend.(*cuda.CUDA); ok {
+		if cuda, ok := r.backend.(*cuda.GPU); ok {
 			if info, err := cuda.CompileInfo(k); err == nil {
 				fmt.Fprintf(r.stdout, "compiled %s\n", info.Summary())
 			}

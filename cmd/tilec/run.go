@@ -174,7 +174,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tunedNote := ""
-	if gpu, ok := backend.(*cuda.CUDA); ok && *tuned && *grid == "" {
+	if gpu, ok := backend.(*cuda.GPU); ok && *tuned && *grid == "" {
 		var g *ir.Func
 		if g, tunedNote, err = applyTuned(gpu, srcPath, *kernel, consts, sigs, f, dims); err != nil {
 			return err
@@ -236,7 +236,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "shapes   %s\n", dimsString(dims, res.Dims))
 	fmt.Fprintf(stdout, "grid     (%d, %d, %d) = %d blocks\n", res.Grid[0], res.Grid[1], res.Grid[2], res.Grid[0]*res.Grid[1]*res.Grid[2])
 	fmt.Fprintf(stdout, "backend  %s\n", backend.Name())
-	if gpu, ok := backend.(*cuda.CUDA); ok {
+	if gpu, ok := backend.(*cuda.GPU); ok {
 		if info, err := gpu.CompileInfo(k); err == nil {
 			fmt.Fprintf(stdout, "device   %s\n", info.Device)
 			fmt.Fprintf(stdout, "compiled %s\n", info.Summary())

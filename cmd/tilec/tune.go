@@ -221,7 +221,7 @@ func writeTuneResult(w io.Writer, r *tune.Result) {
 // applyTuned looks up the cached tuning result for f (built with the
 // user's constants) at dims on gpu and returns the kernel built with the
 // winner's constants (nil: none) and the note that says so.
-func applyTuned(gpu *cuda.CUDA, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
+func applyTuned(gpu *cuda.GPU, path, kernel string, consts defines, sigs argSigs, f *ir.Func, dims map[string]int64) (*ir.Func, string, error) {
 	dev := bench.CUDADevice(gpu)
 	t, err := dev.Target()
 	if err != nil {

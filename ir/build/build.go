@@ -778,7 +778,7 @@ func (b *builder) dimValue(sym string, pos lang.Pos) *ir.Value {
 	}
 	av := b.arrays[sym]
 	in := b.f.NewInstr(ir.OpDim, []*ir.Value{av.v}, ir.ScalarOf(ir.I32))
-	in.Attrs.Set("axis", b.symAxis[sym])
+	in.Attrs.Set(ir.AttrKeyAxis, b.symAxis[sym])
 	in.Pos = ir.Pos(pos)
 	in.Block = b.f.Body
 	body := b.f.Body
@@ -900,7 +900,7 @@ func (b *builder) constant(pos lang.Pos, v value, dt ir.DType) *ir.Value {
 		blk = blk.Parent.Block
 	}
 	var attrs ir.Attrs
-	attrs.Set("value", val)
+	attrs.Set(ir.AttrKeyValue, val)
 	r := b.emitAttrs(pos, ir.OpConst, ir.ScalarOf(dt), attrs)
 	m := b.consts[b.cur]
 	if m == nil {

@@ -318,7 +318,7 @@ func (b *builder) biGridQuery(c *callCtx, op ir.Op) value {
 		return b.fail(c.argPos(0), "%s: axis must be 0, 1 or 2, got %d", c.name, axis)
 	}
 	var attrs ir.Attrs
-	attrs.Set("axis", axis)
+	attrs.Set(ir.AttrKeyAxis, axis)
 	return b.emitInferred(c.pos, op, attrs)
 }
 
@@ -512,7 +512,7 @@ func (b *builder) biLoad(c *callCtx) value {
 		padV := b.coerce(c.pos, pv, a.dtype(), shape, true)
 		t = b.emitInferred(c.pos, ir.OpGather, gattrs, append(append([]*ir.Value{a.v}, b.elementIndices(c.pos, idx, shape)...), padV)...)
 	} else {
-		attrs.Set("pad", pad)
+		attrs.Set(ir.AttrKeyPad, pad)
 		t = b.emitAttrs(c.pos, ir.OpLoad, ir.TileOf(a.dtype(), shape...), attrs, append([]*ir.Value{a.v}, idx...)...)
 	}
 	if scalarLoad {
@@ -536,7 +536,7 @@ func ones(n int) []int {
 // permuteTile emits t permuted: result axis k is t's axis perm[k].
 func (b *builder) permuteTile(pos lang.Pos, t *ir.Value, perm []int) *ir.Value {
 	var attrs ir.Attrs
-	attrs.Set("perm", append([]int(nil), perm...))
+	attrs.Set(ir.AttrKeyPerm, append([]int(nil), perm...))
 	return b.emitInferred(pos, ir.OpPermute, attrs, t)
 }
 
@@ -626,7 +626,7 @@ func (b *builder) elementIndices(pos lang.Pos, idx []*ir.Value, shape []int) []*
 func gatherAttrs(attrs ir.Attrs) ir.Attrs {
 	var out ir.Attrs
 	out.Set("check_bounds", true)
-	if l := attrs.Get("latency"); l != nil {
+	if l := attrs.Get(ir.AttrKeyLatency); l != nil {
 		out.Set("latency", l)
 	}
 	return out
@@ -1066,8 +1066,8 @@ func (b *builder) biReduce(c *callCtx, kind string) value {
 	}
 	xt := x.Type.(*ir.Tile)
 	var attrs ir.Attrs
-	attrs.Set("axis", axis)
-	attrs.Set("kind", kind)
+	attrs.Set(ir.AttrKeyAxis, axis)
+	attrs.Set(ir.AttrKeyKind, kind)
 	r := b.emitInferred(c.pos, ir.OpReduce, attrs, x)
 	if keep {
 		kept := make([]int, t.Rank())
@@ -1682,10 +1682,10 @@ func (b *builder) biScan(c *callCtx, kind string) value {
 		x = b.convert(c.pos, x, ir.I32)
 	}
 	var attrs ir.Attrs
-	attrs.Set("axis", int64(axis))
-	attrs.Set("kind", kind)
+	attrs.Set(ir.AttrKeyAxis, int64(axis))
+	attrs.Set(ir.AttrKeyKind, kind)
 	if reverse {
-		attrs.Set("reverse", true)
+		attrs.Set(ir.AttrKeyReverse, true)
 	}
 	return b.emitInferred(c.pos, ir.OpScan, attrs, x)
 }
@@ -1718,7 +1718,7 @@ func (b *builder) biCat(c *callCtx) value {
 		return b.fail(c.pos, "cat: the result is too large")
 	}
 	var attrs ir.Attrs
-	attrs.Set("axis", int64(axis))
+	attrs.Set(ir.AttrKeyAxis, int64(axis))
 	return b.emitInferred(c.pos, ir.OpCat, attrs, ts[0], ts[1])
 }
 
@@ -2014,7 +2014,7 @@ func (b *builder) latencyArg(c *callCtx, i int, attrs *ir.Attrs) bool {
 		b.errorf(c.argPos(i), "%s: latency must be between 1 and 10, got %d", c.name, n)
 		return false
 	}
-	attrs.Set("latency", n)
+	attrs.Set(ir.AttrKeyLatency, n)
 	return true
 }
 
@@ -2142,7 +2142,7 @@ func (b *builder) indexedAccess(c *callCtx) (a *arrayVal, idx []*ir.Value, shape
 	if !cbOK || !b.latencyArg(c, 5, &attrs) {
 		return a, nil, nil, nil, false
 	}
-	attrs.Set("check_bounds", cb)
+	attrs.Set(ir.AttrKeyCheckBounds, cb)
 	return a, idx, shape, attrs, true
 }
 
@@ -2223,9 +2223,9 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 	if !cbOK || !oOK || !sOK {
 		return poison{}
 	}
-	attrs.Set("check_bounds", cb)
-	attrs.Set("memory_order", order)
-	attrs.Set("memory_scope", scope)
+	attrs.Set(ir.AttrKeyCheckBounds, cb)
+	attrs.Set(ir.AttrKeyMemoryOrder, order)
+	attrs.Set(ir.AttrKeyMemoryScope, scope)
 	d := a.dtype()
 	op := ir.OpAtomicRMW
 	switch kind {
@@ -2244,7 +2244,7 @@ func (b *builder) biAtomic(c *callCtx, kind string) value {
 		}
 	}
 	if kind != "" {
-		attrs.Set("kind", kind)
+		attrs.Set(ir.AttrKeyKind, kind)
 	}
 	bitwise := kind == ir.AtomicAnd || kind == ir.AtomicOr || kind == ir.AtomicXor
 	args := append([]*ir.Value{a.v}, idx...)
@@ -2360,7 +2360,7 @@ func (b *builder) biLoadAdvanced(c *callCtx) value {
 	if !ok {
 		return b.fail(c.argPos(2), "%s: padding_mode NAN has no value in %s", c.name, d)
 	}
-	attrs.Set("check_bounds", true)
+	attrs.Set(ir.AttrKeyCheckBounds, true)
 	padV := b.coerce(c.pos, pv, d, shape, true)
 	return b.emitInferred(c.pos, ir.OpGather, attrs, append(append([]*ir.Value{a.v}, idx...), padV)...)
 }
@@ -2409,7 +2409,7 @@ func (b *builder) biStoreAdvanced(c *callCtx) value {
 	if val == nil {
 		return poison{}
 	}
-	attrs.Set("check_bounds", true)
+	attrs.Set(ir.AttrKeyCheckBounds, true)
 	b.emitAttrs(c.pos, ir.OpScatter, nil, attrs, append(append([]*ir.Value{a.v}, idx...), val)...)
 	return noneVal{}
 }
@@ -2475,9 +2475,9 @@ func (b *builder) biCombine(c *callCtx, op ir.Op) value {
 		args[n+i] = b.constant(c.pos, id, v.Type.Elem())
 	}
 	var attrs ir.Attrs
-	attrs.Set("axis", int64(axis))
+	attrs.Set(ir.AttrKeyAxis, int64(axis))
 	if op == ir.OpScanFn && flag {
-		attrs.Set("reverse", true)
+		attrs.Set(ir.AttrKeyReverse, true)
 	}
 	in := &ir.Instr{Op: op, Args: args, Attrs: attrs, Pos: ir.Pos(c.pos)}
 	in.Block = b.cur
@@ -2580,7 +2580,7 @@ func (b *builder) biAssert(c *callCtx) value {
 	}
 	var attrs ir.Attrs
 	if msg != "" {
-		attrs.Set("message", msg)
+		attrs.Set(ir.AttrKeyMessage, msg)
 	}
 	b.emitAttrs(c.pos, ir.OpAssert, nil, attrs, v)
 	return noneVal{}
@@ -2660,7 +2660,7 @@ func (b *builder) biPrintf(e *lang.Call, pos []arg, kws []kwArg) value {
 		args = append(args, v)
 	}
 	var attrs ir.Attrs
-	attrs.Set("format", format)
+	attrs.Set(ir.AttrKeyFormat, format)
 	b.emitAttrs(e.Pos, ir.OpPrintf, nil, attrs, args...)
 	return noneVal{}
 }
@@ -2724,7 +2724,7 @@ func (b *builder) biPrint(name string, e *lang.Call, pos []arg, kws []kwArg) val
 	}
 	f.WriteString(strings.ReplaceAll(end, "%", "%%"))
 	var attrs ir.Attrs
-	attrs.Set("format", f.String())
+	attrs.Set(ir.AttrKeyFormat, f.String())
 	b.emitAttrs(e.Pos, ir.OpPrintf, nil, attrs, args...)
 	return noneVal{}
 }

@@ -164,7 +164,7 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 			t := make(tuple, x.rank())
 			for i := range t {
 				var attrs ir.Attrs
-				attrs.Set("axis", int64(i))
+				attrs.Set(ir.AttrKeyAxis, int64(i))
 				t[i] = b.emitAttrs(e.NamePos, ir.OpStride, ir.ScalarOf(ir.I32), attrs, x.v)
 			}
 			return t
@@ -447,7 +447,7 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 	yv := b.coerce(pos, y, dt, shape, isTile)
 	if isCmp {
 		var attrs ir.Attrs
-		attrs.Set("pred", pred)
+		attrs.Set(ir.AttrKeyPred, pred)
 		return b.emitInferred(pos, ir.OpCmp, attrs, xv, yv)
 	}
 	return b.emitInferred(pos, code, nil, xv, yv)
@@ -657,7 +657,7 @@ func (b *builder) toBool(pos lang.Pos, v *ir.Value) *ir.Value {
 	}
 	zero := b.constant(pos, int64(0), dt)
 	var attrs ir.Attrs
-	attrs.Set("pred", ir.PredNE)
+	attrs.Set(ir.AttrKeyPred, ir.PredNE)
 	return b.emitInferred(pos, ir.OpCmp, attrs, v, zero)
 }
 
@@ -784,7 +784,7 @@ func (b *builder) permute(pos lang.Pos, x *ir.Value, perm []int) *ir.Value {
 		return x
 	}
 	var attrs ir.Attrs
-	attrs.Set("perm", append([]int(nil), perm...))
+	attrs.Set(ir.AttrKeyPerm, append([]int(nil), perm...))
 	return b.emitInferred(pos, ir.OpPermute, attrs, x)
 }
 

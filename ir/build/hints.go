@@ -86,7 +86,7 @@ func (b *builder) memHints(c *callCtx, rank int, attrs *ir.Attrs) ([]int, bool) 
 				ok = false
 				continue
 			}
-			attrs.Set("latency", n)
+			attrs.Set(ir.AttrKeyLatency, n)
 		case "allow_tma", "check_bounds":
 			t, isBool := v.(bool)
 			if !isBool {

@@ -757,14 +757,14 @@ func (b *builder) assertStmt(s *lang.AssertStmt) {
 	switch m := msg.(type) {
 	case string:
 		if m != "" {
-			attrs.Set("message", m)
+			attrs.Set(ir.AttrKeyMessage, m)
 		}
 	default:
 		if !isConstVal(m) {
 			b.errorf(s.Msg.Position(), "assert: the message must be a compile-time value, got %s", describe(m))
 			return
 		}
-		attrs.Set("message", formatConst(m))
+		attrs.Set(ir.AttrKeyMessage, formatConst(m))
 	}
 	b.emitAttrs(s.Pos, ir.OpAssert, nil, attrs, v)
 }

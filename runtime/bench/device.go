@@ -104,9 +104,9 @@ var (
 )
 
 // CUDADevice is the CUDA backend as a Device.
-func CUDADevice(gpu *cuda.CUDA) Device { return cudaDevice{gpu} }
+func CUDADevice(gpu *cuda.GPU) Device { return cudaDevice{gpu} }
 
-type cudaDevice struct{ gpu *cuda.CUDA }
+type cudaDevice struct{ gpu *cuda.GPU }
 
 var deviceNameRE = regexp.MustCompile(`^(.*) \(sm_(\d+)`)
 

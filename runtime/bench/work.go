@@ -221,7 +221,7 @@ func (c *counter) instr(in *ir.Instr) error {
 	switch in.Op {
 	case ir.OpConst:
 		if _, ok := isIntScalar(in.Result()); ok {
-			switch x := in.Attrs.Get("value").(type) {
+			switch x := in.AttrOf(ir.AttrKeyValue).(type) {
 			case int64:
 				c.set(in.Result(), cval{known: true, i: x})
 			case bool:

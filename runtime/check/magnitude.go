@@ -55,21 +55,21 @@ func magnitudeKernel(f *ir.Func) (*ir.Func, string) {
 				in.Args = in.Args[1:]
 			}
 		case ir.OpConst:
-			if x, ok := in.Attrs.Get("value").(float64); ok {
-				in.Attrs.Set("value", math.Abs(x))
+			if x, ok := in.AttrOf(ir.AttrKeyValue).(float64); ok {
+				in.Attrs.Set(ir.AttrKeyValue, math.Abs(x))
 			}
 		case ir.OpReduce:
 			if float && in.Kind() == ir.ReduceMin {
-				in.Attrs.Set("kind", ir.ReduceMax)
+				in.Attrs.Set(ir.AttrKeyKind, ir.ReduceMax)
 			}
 		case ir.OpAtomicRMW:
 			if in.Kind() == ir.AtomicMin && isFloatValue(in.Results[0]) {
-				in.Attrs.Set("kind", ir.AtomicMax)
+				in.Attrs.Set(ir.AttrKeyKind, ir.AtomicMax)
 			}
 		case ir.OpLoad:
 			switch in.Pad() {
 			case ir.PadNegInf, ir.PadNaN, ir.PadPosInf, ir.PadNegZero:
-				in.Attrs.Set("pad", ir.PadZero)
+				in.Attrs.Set(ir.AttrKeyPad, ir.PadZero)
 			}
 		}
 	})

@@ -113,7 +113,7 @@ type SeveralKernelsError struct {
 	Kernels []string
 }
 
-func (e *SeveralKernelsError) Error() string { return e.Choose("CompileOptions.Kernel") }
+func (e *SeveralKernelsError) Error() string { return e.Choose("compile.Options.Kernel") }
 
 // Choose is the error's message with how to choose one (a flag, a field).
 func (e *SeveralKernelsError) Choose(how string) string {

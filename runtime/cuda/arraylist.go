@@ -36,7 +36,7 @@ func launchTensors(b *runtime.Binding) ([]*runtime.Tensor, []string) {
 // uploadLists reads the list arrays' addresses from da.ptrs (after the
 // array parameters', in launchTensors' order), and builds and uploads
 // each list's table.
-func (c *CUDA) uploadLists(b *runtime.Binding, da *devArgs) error {
+func (c *GPU) uploadLists(b *runtime.Binding, da *devArgs) error {
 	next := len(b.Tensors)
 	for i, l := range b.Lists {
 		if l == nil {

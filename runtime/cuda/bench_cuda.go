@@ -24,7 +24,7 @@ import (
 // Prepared is a kernel bound to arguments that live on the device: Run and
 // Time launch it without any copy. Free releases the device memory.
 type Prepared struct {
-	c    *CUDA
+	c    *GPU
 	ck   *cudaKernel
 	b    *runtime.Binding
 	da   *devArgs
@@ -34,9 +34,9 @@ type Prepared struct {
 // Prepare compiles and loads k (cached as for Launch), checks args
 // (Kernel.Bind, with opts.Grid as the grid override), uploads every array
 // once and picks the kernel variant these device arrays allow (see
-// CUDA.CompileInfo; Info says which). The host tensors stay bound to the Prepared: Download copies into
+// GPU.CompileInfo; Info says which). The host tensors stay bound to the Prepared: Download copies into
 // them, Upload copies from them.
-func (c *CUDA) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
+func (c *GPU) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
 	b, err := k.Bind(args, opts.Grid)
 	if err != nil {
 		return nil, err
@@ -86,13 +86,13 @@ func (p *Prepared) Sync() error {
 // timedCall enqueues fn (a launch, a cuBLAS call) between two CUDA events,
 // waits, and returns the milliseconds between them. With cold set, the L2
 // cache is flushed first (TimeCold, TimeCublasCold).
-func (c *CUDA) timedCall(cold bool, fn func() error) (float64, error) {
+func (c *GPU) timedCall(cold bool, fn func() error) (float64, error) {
 	return c.timedCallContext(nil, cold, fn)
 }
 
 // timedCallContext is timedCall that stops waiting when ctx (if not nil)
 // ends first, with a *DeviceTimeoutError: the work stays on the device.
-func (c *CUDA) timedCallContext(ctx context.Context, cold bool, fn func() error) (float64, error) {
+func (c *GPU) timedCallContext(ctx context.Context, cold bool, fn func() error) (float64, error) {
 	d := c.Dev
 	start, err := d.NewEvent()
 	if err != nil {
@@ -154,7 +154,7 @@ const l2FlushBytes = 256 << 20
 
 // flushL2 enqueues a memset of l2FlushBytes on the default stream (the
 // buffer is allocated on first use and freed by Close).
-func (c *CUDA) flushL2() error {
+func (c *GPU) flushL2() error {
 	c.mu.Lock()
 	if c.l2Flush == 0 {
 		buf, err := c.Dev.Alloc(l2FlushBytes)
@@ -223,7 +223,7 @@ func (p *Prepared) Free() error {
 }
 
 // Info describes the compiled kernel variant this Prepared launches (see
-// CUDA.CompileInfo).
+// GPU.CompileInfo).
 func (p *Prepared) Info() *CompileInfo {
 	info := p.ck.info
 	return &info
@@ -416,7 +416,7 @@ func gemmType(d ir.DType) (cudadrv.DType, error) {
 // A (m x k), B (k x n), C (m x n) of dtype dt (f16, bf16; f32 and tf32 use
 // TF32 tensor cores), accumulating in f32. Device addresses come from
 // Prepared.Ptr.
-func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error {
+func (c *GPU) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error {
 	gt, err := gemmType(dt)
 	if err != nil {
 		return err
@@ -426,7 +426,7 @@ func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error {
 
 // TimeCublasGemm times CublasGemm: warmup untimed runs, then the median
 // milliseconds of iters runs, each between CUDA events.
-func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+func (c *GPU) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	if _, err := gemmType(dt); err != nil {
 		return 0, err
 	}
@@ -441,7 +441,7 @@ func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup,
 // cuBLAS strided-batched call on device buffers: row-major packed
 // A (batch x m x k), B (batch x k x n), C (batch x m x n) of dtype dt, as
 // CublasGemm.
-func (c *CUDA) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
+func (c *GPU) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
 	gt, err := gemmType(dt)
 	if err != nil {
 		return err
@@ -451,7 +451,7 @@ func (c *CUDA) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint6
 
 // TimeCublasGemmBatched times CublasGemmBatched as TimeCublasGemm times
 // CublasGemm.
-func (c *CUDA) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+func (c *GPU) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	if _, err := gemmType(dt); err != nil {
 		return 0, err
 	}
@@ -464,6 +464,6 @@ func (c *CUDA) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc u
 
 // BLASInfo loads cuBLAS if needed and says which library file was loaded
 // and its version (e.g. 130001), for bench output.
-func (c *CUDA) BLASInfo() (path string, version int, err error) {
+func (c *GPU) BLASInfo() (path string, version int, err error) {
 	return c.Dev.BLASInfo()
 }

@@ -41,9 +41,9 @@ const Available = true
 // The CUDA backend instead compiles for its device (lower.BestTarget).
 const DefaultTarget = "sm_80"
 
-// CUDA is the GPU backend. Its methods are safe for concurrent use; work
+// GPU is the CUDA backend. Its methods are safe for concurrent use; work
 // from all of them goes to the device's default stream, in order.
-type CUDA struct {
+type GPU struct {
 	// Dev is the open device (available only in cuda builds).
 	Dev *cudadrv.Device
 	// Target is what kernels are compiled for; nil means the best target
@@ -81,36 +81,36 @@ type cudaKernel struct {
 	resident int
 }
 
-var _ runtime.Backend = (*CUDA)(nil)
+var _ runtime.Backend = (*GPU)(nil)
 
 // New opens GPU ordinal (0 for the first) for the CUDA backend.
-func New(ordinal int) (*CUDA, error) {
+func New(ordinal int) (*GPU, error) {
 	d, err := cudadrv.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
-	return &CUDA{Dev: d, Cache: kcache.Open(), cache: map[string]*cudaKernel{}}, nil
+	return &GPU{Dev: d, Cache: kcache.Open(), cache: map[string]*cudaKernel{}}, nil
 }
 
 // Name implements Backend.
-func (c *CUDA) Name() string { return "cuda" }
+func (c *GPU) Name() string { return "cuda" }
 
 // DeviceName describes the device: name, compute capability, SMs, memory
 // and driver version.
-func (c *CUDA) DeviceName() string {
+func (c *GPU) DeviceName() string {
 	p := c.Dev.Props
 	return fmt.Sprintf("%s (sm_%d, %d SMs, %.0f GiB, driver CUDA %d.%d)", p.Name, p.SM(), p.SMs,
 		float64(p.TotalMemory)/(1<<30), p.DriverVersion/1000, p.DriverVersion%1000/10)
 }
 
 // Facts reports the device's name, compute capability, SMs and memory.
-func (c *CUDA) Facts() DeviceFacts {
+func (c *GPU) Facts() DeviceFacts {
 	p := c.Dev.Props
 	return DeviceFacts{Name: p.Name, Major: p.Major, Minor: p.Minor, SMs: p.SMs, TotalBytes: p.TotalMemory}
 }
 
 // Close unloads every cached module and releases the device.
-func (c *CUDA) Close() error {
+func (c *GPU) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var first error
@@ -137,7 +137,7 @@ func (c *CUDA) Close() error {
 
 // CompileTarget returns the target kernels are compiled for: c.Target, or
 // the device's best target when it is nil.
-func (c *CUDA) CompileTarget() (*lower.Target, error) {
+func (c *GPU) CompileTarget() (*lower.Target, error) {
 	if c.Target != nil {
 		return c.Target, nil
 	}
@@ -176,7 +176,7 @@ func (e *DeviceTimeoutError) Unwrap() error { return e.Err }
 // back: the GPU check must catch it.
 var plantedFault func(f *ir.Func, args []runtime.Arg)
 
-func (c *CUDA) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
+func (c *GPU) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
 	if len(opts.Blocks) > 0 {
 		return nil, errors.New("cuda: LaunchOptions.Blocks selects blocks for the interpreter; the GPU runs the whole grid")
 	}
@@ -212,7 +212,7 @@ func (c *CUDA) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.Launch
 // variants (CompileInfo.Variant "fast" or "general") it describes the
 // variant that k's latest Launch or Prepare on c ran, or the fast one
 // before any.
-func (c *CUDA) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) {
+func (c *GPU) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) {
 	ck, err := c.compile(k)
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func (c *CUDA) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) {
 // it copies with cp.async is 16-byte aligned with unit last stride, else
 // the general one, loaded here the first time it is needed), and records
 // it for CompileInfo.
-func (c *CUDA) forLaunch(ck *cudaKernel, b *runtime.Binding, da *devArgs) (*cudaKernel, error) {
+func (c *GPU) forLaunch(ck *cudaKernel, b *runtime.Binding, da *devArgs) (*cudaKernel, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := ck
@@ -283,7 +283,7 @@ func arrayArgs(b *runtime.Binding, da *devArgs) []ptxgen.ArrayArg {
 // a kernel with the same IR text (which includes the baked constants) was
 // compiled for the same target before; the PTX comes from the disk cache
 // (c.Cache) when another process compiled it.
-func (c *CUDA) compile(k *runtime.Kernel) (*cudaKernel, error) {
+func (c *GPU) compile(k *runtime.Kernel) (*cudaKernel, error) {
 	if k == nil || k.Func == nil {
 		return nil, errors.New("cuda: nil kernel")
 	}
@@ -338,7 +338,7 @@ func (c *CUDA) compile(k *runtime.Kernel) (*cudaKernel, error) {
 
 // load JIT-compiles and loads one compiled kernel (a variant) and reads its
 // attributes; compileTime is the lower + ptxgen time to report.
-func (c *CUDA) load(pk *ptxgen.Kernel, target string, compileTime time.Duration) (*cudaKernel, error) {
+func (c *GPU) load(pk *ptxgen.Kernel, target string, compileTime time.Duration) (*cudaKernel, error) {
 	start := time.Now()
 	mod, err := c.Dev.LoadModule(pk.PTX)
 	if err != nil {
@@ -515,7 +515,7 @@ func elemSpan(t *runtime.Tensor) (lo, hi int, ok bool) {
 // upload copies the binding's arrays to the device: one buffer per
 // distinct host storage, covering the union of the byte spans its tensors
 // reach.
-func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
+func (c *GPU) upload(b *runtime.Binding) (*devArgs, error) {
 	tensors, names := launchTensors(b)
 	da := &devArgs{ptrs: make([]cudadrv.DevicePtr, len(tensors))}
 	type group struct {
@@ -601,7 +601,7 @@ func (c *CUDA) upload(b *runtime.Binding) (*devArgs, error) {
 }
 
 // reupload copies the host storage to the device buffers again.
-func (c *CUDA) reupload(da *devArgs) error {
+func (c *GPU) reupload(da *devArgs) error {
 	for _, s := range da.spans {
 		if err := c.Dev.CopyHtoD(s.dev, s.host); err != nil {
 			return fmt.Errorf("cuda: upload: %w", err)
@@ -611,7 +611,7 @@ func (c *CUDA) reupload(da *devArgs) error {
 }
 
 // download copies every device buffer back over its host span.
-func (c *CUDA) download(da *devArgs) error {
+func (c *GPU) download(da *devArgs) error {
 	for _, s := range da.spans {
 		if err := c.Dev.CopyDtoH(s.host, s.dev); err != nil {
 			return fmt.Errorf("cuda: copying results back: %w", err)
@@ -621,7 +621,7 @@ func (c *CUDA) download(da *devArgs) error {
 }
 
 // free releases the device buffers.
-func (c *CUDA) free(da *devArgs) error {
+func (c *GPU) free(da *devArgs) error {
 	var first error
 	for _, s := range da.spans {
 		if err := c.Dev.Free(s.dev); err != nil && first == nil {
@@ -637,7 +637,7 @@ func (c *CUDA) free(da *devArgs) error {
 // (elements), scalars in their dtype (f16 and bf16 as their bits), the
 // grid's extents as uint32, and tensor maps encoded for the arrays as
 // bound (ptxgen.SlotTensorMap).
-func (c *CUDA) marshal(pk *ptxgen.Kernel, b *runtime.Binding, da *devArgs) ([]any, error) {
+func (c *GPU) marshal(pk *ptxgen.Kernel, b *runtime.Binding, da *devArgs) ([]any, error) {
 	f := b.Kernel.Func
 	out := make([]any, len(pk.Params))
 	for i, s := range pk.Params {
@@ -716,7 +716,7 @@ func scalarParam(d ir.DType, v any) (any, error) {
 // and a head of (B, H, S, D) attention arrays). The fast variant that takes
 // it is launched only when the array is Aligned16 (16-byte base and row
 // stride, unit last stride), which is what TMA needs.
-func (c *CUDA) tensorMap(t *runtime.Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
+func (c *GPU) tensorMap(t *runtime.Tensor, ptr cudadrv.DevicePtr, box [2]int) (cudadrv.TensorMap, error) {
 	var dt cudadrv.TensorMapDataType
 	switch t.DType {
 	case ir.F16:

@@ -19,40 +19,40 @@ const Available = false
 // DefaultTarget is the target `tilec compile` emits for when none is named.
 const DefaultTarget = "sm_80"
 
-// CUDA is the GPU backend; in this build it cannot be opened.
-type CUDA struct {
+// GPU is the CUDA backend; in this build it cannot be opened.
+type GPU struct {
 	Target *lower.Target
 	Cache  *kcache.Cache
 }
 
-var _ runtime.Backend = (*CUDA)(nil)
+var _ runtime.Backend = (*GPU)(nil)
 
 // New fails with ErrNoCUDA in this build.
-func New(ordinal int) (*CUDA, error) { return nil, ErrNoCUDA }
+func New(ordinal int) (*GPU, error) { return nil, ErrNoCUDA }
 
-func (c *CUDA) Name() string                          { return "cuda" }
-func (c *CUDA) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }
-func (c *CUDA) DeviceName() string                    { return "none (built without cuda)" }
-func (c *CUDA) Facts() DeviceFacts                    { return DeviceFacts{} }
-func (c *CUDA) Close() error                          { return nil }
-func (c *CUDA) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
+func (c *GPU) Name() string                          { return "cuda" }
+func (c *GPU) CompileTarget() (*lower.Target, error) { return nil, ErrNoCUDA }
+func (c *GPU) DeviceName() string                    { return "none (built without cuda)" }
+func (c *GPU) Facts() DeviceFacts                    { return DeviceFacts{} }
+func (c *GPU) Close() error                          { return nil }
+func (c *GPU) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*runtime.LaunchResult, error) {
 	return nil, ErrNoCUDA
 }
-func (c *CUDA) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) { return nil, ErrNoCUDA }
-func (c *CUDA) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
+func (c *GPU) CompileInfo(k *runtime.Kernel) (*CompileInfo, error) { return nil, ErrNoCUDA }
+func (c *GPU) Prepare(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchOptions) (*Prepared, error) {
 	return nil, ErrNoCUDA
 }
-func (c *CUDA) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error { return ErrNoCUDA }
-func (c *CUDA) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+func (c *GPU) CublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64) error { return ErrNoCUDA }
+func (c *GPU) TimeCublasGemm(dt ir.DType, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
-func (c *CUDA) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
+func (c *GPU) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64) error {
 	return ErrNoCUDA
 }
-func (c *CUDA) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
+func (c *GPU) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
-func (c *CUDA) BLASInfo() (path string, version int, err error) { return "", 0, ErrNoCUDA }
+func (c *GPU) BLASInfo() (path string, version int, err error) { return "", 0, ErrNoCUDA }
 
 // Prepared is a kernel bound to device-resident arguments; in this build
 // there are none.

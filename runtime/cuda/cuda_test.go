@@ -25,11 +25,11 @@ import (
 
 var (
 	gpuOnce sync.Once
-	gpu     *CUDA
+	gpu     *GPU
 	gpuErr  error
 )
 
-func testGPU(t *testing.T) *CUDA {
+func testGPU(t *testing.T) *GPU {
 	t.Helper()
 	gpuOnce.Do(func() { gpu, gpuErr = New(0) })
 	if gpuErr != nil {
@@ -38,7 +38,7 @@ func testGPU(t *testing.T) *CUDA {
 	return gpu
 }
 
-func logInfo(t *testing.T, c *CUDA, k *runtime.Kernel) {
+func logInfo(t *testing.T, c *GPU, k *runtime.Kernel) {
 	t.Helper()
 	info, err := c.CompileInfo(k)
 	if err != nil {
@@ -49,7 +49,7 @@ func logInfo(t *testing.T, c *CUDA, k *runtime.Kernel) {
 
 // checkGPU launches k on args on the GPU (outputs poisoned first) and
 // checks the result against the interpreter.
-func checkGPU(t *testing.T, c *CUDA, k *runtime.Kernel, args []runtime.Arg, opts check.CheckOptions) {
+func checkGPU(t *testing.T, c *GPU, k *runtime.Kernel, args []runtime.Arg, opts check.CheckOptions) {
 	t.Helper()
 	check.PoisonOutputs(k.Func, args)
 	inputs := check.CloneArgs(args)

@@ -17,7 +17,7 @@ import (
 )
 
 // Device describes the GPU a script asks torch.cuda about: the CUDA
-// backend's facts (runtime.CUDA.Facts). Options.Device nil is the
+// backend's facts (cuda.GPU.Facts). Options.Device nil is the
 // interpreter's: capability 8.0 (the sm_80 code tilec compiles by
 // default), one "SM" per interpreter worker, and no memory size.
 type Device = cuda.DeviceFacts

@@ -656,7 +656,7 @@ func missingHandlers(table *[ir.NumOps]opHandler) []ir.Op {
 	return missing
 }
 
-func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.Attrs.Get("value")) }
+func prepareConst(ci *cinstr) { ci.cval = constVal(ci.dtype, ci.in.AttrOf(ir.AttrKeyValue)) }
 
 func prepareAxis(ci *cinstr) { ci.axis = ci.in.Axis() }
 

@@ -24,8 +24,8 @@ import (
 func prepareIndexed(ci *cinstr) {
 	r := ci.in.Args[0].Type.(*ir.Array).Rank
 	ci.axis = r
-	ci.kind = ci.in.Attrs.Str("kind")
-	ci.pred = int(b2i(ci.in.Attrs.Bool("check_bounds")))
+	ci.kind = ci.in.Attrs.Str(ir.AttrKeyKind)
+	ci.pred = int(b2i(ci.in.BoolAttr(ir.AttrKeyCheckBounds)))
 	nv := 1
 	if ci.op == ir.OpAtomicCAS {
 		nv = 2
@@ -223,7 +223,7 @@ func execAtomic(fr *frame, c *cinstr) error {
 
 func prepareCombiner(ci *cinstr) {
 	ci.axis = ci.in.Axis()
-	ci.reverse = ci.in.Attrs.Bool("reverse")
+	ci.reverse = ci.in.Attrs.Bool(ir.AttrKeyReverse)
 }
 
 // execCombiner runs reduce_fn and scan_fn: for every position of the other
@@ -331,7 +331,7 @@ func execAssert(fr *frame, c *cinstr) error {
 		return nil
 	}
 	msg := "assertion failed"
-	if m := c.in.Attrs.Str("message"); m != "" {
+	if m := c.in.StrAttr(ir.AttrKeyMessage); m != "" {
 		msg += ": " + m
 	}
 	if sh := c.ashape[0]; len(sh) > 0 {
@@ -386,7 +386,7 @@ func (fr *frame) printLines(flush bool) {
 }
 
 func execPrintf(fr *frame, c *cinstr) error {
-	f := c.in.Attrs.Str("format")
+	f := c.in.StrAttr(ir.AttrKeyFormat)
 	var b strings.Builder
 	k := 0
 	for i := 0; i < len(f); i++ {

@@ -374,7 +374,7 @@ func (c *Cache) CompileFile(dev bench.Device, path string, opts compile.Options,
 		return k, "", nil
 	}
 	if k.IsGeneric() {
-		return nil, "", fmt.Errorf("%s: kernel %s has parameters without types: give CompileOptions.Args the signatures it was tuned with (tilec tune --arg)", path, k.Name())
+		return nil, "", fmt.Errorf("%s: kernel %s has parameters without types: give compile.Options.Args the signatures it was tuned with (tilec tune --arg)", path, k.Name())
 	}
 	b, err := k.Bind(args, [3]int{})
 	if err != nil {

@@ -293,7 +293,7 @@ func TestCompileFileTuned(t *testing.T) {
 		t.Error("two arguments for three parameters: no error")
 	}
 	_, _, err = cache.CompileFile(dev, "../../examples/cutile/vector_add.py", compile.Options{}, nil)
-	if err == nil || !strings.Contains(err.Error(), "give CompileOptions.Args the signatures it was tuned with") {
+	if err == nil || !strings.Contains(err.Error(), "give compile.Options.Args the signatures it was tuned with") {
 		t.Errorf("generic kernel: %v", err)
 	}
 }
