@@ -78,8 +78,9 @@
 #   BENCH_SIZES    default 1024,2048,4096,8192,16384; BENCH_ARGS extra bench flags (e.g. "-D T=bf16")
 #   TUNE_SPACE     default "tm=64,128 tn=128,256 tk=32,64"; TUNE_SHAPE default M=4096,N=4096,K=4096
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
-#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode,fp8); REFS_TILEC which tilec
-#                  groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8; mha: testdata/kernels/mha.tile,
+#   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode,fp8,decgemm); REFS_TILEC which
+#                  tilec groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8,decgemm; decgemm:
+#                  examples/cutile/split_k_matmul.py at M=16..256, N=K=4096; mha: testdata/kernels/mha.tile,
 #                  attn: examples/cutile/attention.py, both against SDPA flash; decode:
 #                  examples/cutile/decode_attention.py against SDPA flash with enable_gqa; fp8:
 #                  examples/cutile/fp8_matmul.py against torch._scaled_mm); REFS_GEMM_SIZES
@@ -116,8 +117,8 @@ TUNE_SPACE="${TUNE_SPACE:-tm=64,128 tn=128,256 tk=32,64}"
 TUNE_SHAPE="${TUNE_SHAPE:-M=4096,N=4096,K=4096}"
 BENCHALL_SHAPE="${BENCHALL_SHAPE:-M=1024:16384:x2,N=M}"
 BENCHALL_ARGS="${BENCHALL_ARGS:-}"
-REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa,decode,fp8}"
-REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8}"
+REFS_PARTS="${REFS_PARTS:-gemm,triton,bmm,addmm,rows,sdpa,decode,fp8,decgemm}"
+REFS_TILEC="${REFS_TILEC:-gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8,decgemm}"
 REFS_ROW_SIZES="${REFS_ROW_SIZES:-4096,8192}"
 REFS_ENTRY_ARGS="${REFS_ENTRY_ARGS:---warmup 3 --iters 20}"
 REFS_GEMM_SIZES="${REFS_GEMM_SIZES:-1024,2048,4096,8192,16384}"
@@ -706,6 +707,13 @@ section_refs() {
 				--arg q=f16[B,H,D] --arg k=f16[B,Hkv,S,D] --arg v=f16[B,Hkv,S,D] \
 				--shape B=8,H=32,Hkv=8,S=$S,D=128 $REFS_ENTRY_ARGS
 		done
+	fi
+	if refs_want decgemm; then
+		# Decode-shaped GEMMs (16-256 tokens through a 4096 x 4096 layer) through split_k_matmul.py's
+		# host: too few output tiles for the SMs, so K is split (partials + a fixed-order reduce).
+		# shellcheck disable=SC2086
+		refs_bench matmul/f16 split_k_matmul.py $c/split_k_matmul.py --entry split_k_matmul \
+			--arg A=f16[M,K] --arg B=f16[K,N] --shape M=16,64,128,256,N=4096,K=4096 $REFS_ENTRY_ARGS
 	fi
 	if refs_want fp8; then
 		# examples/cutile/fp8_matmul.py through its host function (W8A8, per-tensor scales, bf16

@@ -72,11 +72,15 @@ def choose_split(tiles, k_tiles, num_sms):
 
 
 # split=0 chooses SPLIT from the shape and num_sms (132: an H100 SXM);
-# tn=0 picks 256 on Hopper (two consumer warpgroups on wgmma), else 128.
-def split_k_matmul(A, B, split=0, num_sms=132, tm=128, tn=0, tk=64):
+# tn=0 picks 256 on Hopper (two consumer warpgroups on wgmma), else 128;
+# tm=0 picks 64 for a decode-shaped A of at most 64 rows (one consumer
+# warpgroup: wgmma's 64 rows are its smallest tile), else 128.
+def split_k_matmul(A, B, split=0, num_sms=132, tm=0, tn=0, tk=64):
+    major, _ = torch.cuda.get_device_capability()
     if tn == 0:
-        major, _ = torch.cuda.get_device_capability()
         tn = 256 if major >= 9 and A.dtype.itemsize == 2 else 128
+    if tm == 0:
+        tm = 64 if A.shape[0] <= 64 else 128
     m, k = A.shape
     k2, n = B.shape
     assert k == k2, "inner dimensions differ"

@@ -2,7 +2,7 @@
 """refs.py: reference timings of tilec's example kernels' PyTorch and Triton
 equivalents, on the GPU that runs tilec, for the ratios of issues 8 and 12.
 
-  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa,decode,fp8] [--quick]
+  python3 refs.py torch [--json refs.json] [--parts gemm,triton,bmm,addmm,rows,sdpa,decode,fp8,decgemm] [--quick]
       times the references with triton.testing.do_bench (median; CUDA events
       when triton is missing) and prints a table; --json writes every result.
   python3 refs.py tilec-bench REPORT.json --op matmul/f16 --impl NAME
@@ -57,6 +57,8 @@ DECODE_SEQS = [4096, 16384]
 # (M, N, K) of the float8 GEMMs: square, and two decode-shaped linear layers
 # (a batch of 128 or 256 tokens through a 4096 -> 7168 projection).
 FP8_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 7168, 4096), (256, 7168, 4096)]
+# M of the decode-shaped f16 GEMMs (tokens through a 4096 x 4096 layer): matmul/f16/16x4096.
+DECODE_GEMM_MS = [16, 64, 128, 256]
 
 
 def shape_label(values):
@@ -113,6 +115,10 @@ def cases(parts, quick=False):
             shape = dict(DECODE_SHAPE, S=s)
             out.append(dict(key=key("decode", "f16", decode_label(shape["B"], shape["H"], shape["Hkv"], s, shape["D"])),
                             op="decode", dtype="f16", shape=shape, part="decode"))
+    if "decgemm" in parts:
+        for m in (DECODE_GEMM_MS[:1] if quick else DECODE_GEMM_MS):
+            out.append(dict(key=key("matmul", "f16", shape_label([m, 4096, 4096])), op="matmul", dtype="f16",
+                            shape=dict(M=m, N=4096, K=4096), part="decgemm"))
     if "fp8" in parts:
         for m, n, k in (FP8_SHAPES[:1] if quick else FP8_SHAPES):
             out.append(dict(key=key("fp8_gemm", "e4m3", shape_label([m, n, k])), op="fp8_gemm", dtype="e4m3",
@@ -505,7 +511,7 @@ def selftest():
             self.assertEqual(key("softmax", "f32", shape_label([8192, 8192])), "softmax/f32/8192")
 
         def test_cases(self):
-            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa", "decode", "fp8"})
+            cs = cases({"gemm", "triton", "bmm", "addmm", "rows", "sdpa", "decode", "fp8", "decgemm"})
             keys = [c["key"] for c in cs]
             self.assertEqual(len(keys), len(set(keys)))
             self.assertIn("matmul/bf16/16384", keys)
@@ -517,6 +523,7 @@ def selftest():
             self.assertEqual(len(cases({"decode"}, quick=True)), 1)
             self.assertIn("fp8_gemm/e4m3/128x4096x7168", keys)
             self.assertIn("fp8_gemm/e4m3/8192", keys)
+            self.assertIn("matmul/f16/16x4096", keys)
             self.assertEqual(len(cases({"rows"}, quick=True)), 6)
 
         def test_work(self):
