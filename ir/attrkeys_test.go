@@ -113,9 +113,5 @@ func TestAttrKeysAreDeclared(t *testing.T) {
 }
 
 // opLiteralsLeft are the files whose op makers still name attribute keys
-// by string literals (about two dozen calls), left while another change
-// to those files is under way; the next change to them converts them.
-var opLiteralsLeft = map[string]bool{
-	"../lower/warpspec.go":      true,
-	"../lower/warpspec_attn.go": true,
-}
+// by string literals (none now).
+var opLiteralsLeft = map[string]bool{}

@@ -767,7 +767,7 @@ func (w *warpspec) ring(s *seq, ld *ir.Instr, off, stages, stageBytes int) *ir.V
 
 // mbars allocates a ring of mbarriers expecting count arrivals.
 func mbars(s *seq, count, off, stages int) *ir.Value {
-	return s.op(ir.OpMbarAlloc, nil, i32T, "count", int64(count), "smem", int64(off), "stages", int64(stages))
+	return s.op(ir.OpMbarAlloc, nil, i32T, ir.AttrKeyCount, int64(count), ir.AttrKeySmem, int64(off), ir.AttrKeyStages, int64(stages))
 }
 
 // allocRing allocates the stage ring's full and empty barriers at barOff.
@@ -794,13 +794,13 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 	}
 	warp := s.op(ir.OpWarpID, nil, i32T)
 	firstProducer := s.i32(int64(4 * consumers))
-	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredGE)
+	isProducer := s.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, ir.AttrKeyPred, ir.PredGE)
 
 	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
 	roles.Pos = s.pos.Pos
 	prod := &seq{f: f, pos: s.pos}
-	prod.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsProducerRegs))
-	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, "pred", ir.PredEQ)
+	prod.op(ir.OpSetMaxRegs, nil, nil, ir.AttrKeyRegs, int64(wsProducerRegs))
+	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, ir.AttrKeyPred, ir.PredEQ)
 	lead := f.NewInstr(ir.OpIf, []*ir.Value{isLead})
 	lead.Pos = s.pos.Pos
 	issue := &seq{f: f, pos: s.pos}
@@ -811,11 +811,11 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 	fillRegion(roles.NewRegion(), prod.out, f)
 
 	cons := &seq{f: f, pos: s.pos}
-	cons.op(ir.OpSetMaxRegs, nil, nil, "regs", int64(wsConsumerRegs))
+	cons.op(ir.OpSetMaxRegs, nil, nil, ir.AttrKeyRegs, int64(wsConsumerRegs))
 	consume(cons)
 	if w.staging >= 0 {
 		// Shared memory must outlive the last TMA store's reads.
-		cons.op(ir.OpTMAStoreWait, nil, nil, "read", false)
+		cons.op(ir.OpTMAStoreWait, nil, nil, ir.AttrKeyRead, false)
 	}
 	fillRegion(roles.NewRegion(), cons.out, f)
 	s.add(roles)
@@ -928,7 +928,7 @@ func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Val
 	stride := s.op(ir.OpCTACount, nil, i32T)
 	var grid [3]*ir.Value
 	for a := range grid {
-		grid[a] = s.op(ir.OpGridSize, nil, i32T, "axis", int64(a))
+		grid[a] = s.op(ir.OpGridSize, nil, i32T, ir.AttrKeyAxis, int64(a))
 	}
 	total := s.op(ir.OpMul, []*ir.Value{grid[0], grid[1]}, i32T)
 	total = s.op(ir.OpMul, []*ir.Value{total, grid[2]}, i32T)
@@ -959,7 +959,7 @@ func (w *warpspec) persistentLoop(s *seq, n int, body func(b *seq, m map[*ir.Val
 		it.bid = decompose(tile)
 	} else {
 		own := b.op(ir.OpAdd, []*ir.Value{tile, rank}, i32T)
-		it.valid = b.op(ir.OpCmp, []*ir.Value{own, total}, boolT, "pred", ir.PredLT)
+		it.valid = b.op(ir.OpCmp, []*ir.Value{own, total}, boolT, ir.AttrKeyPred, ir.PredLT)
 		it.bid = decompose(own)
 		other := b.op(ir.OpAdd, []*ir.Value{tile, b.i32(1)}, i32T)
 		it.partner = decompose(b.op(ir.OpSub, []*ir.Value{other, rank}, i32T))
@@ -1039,7 +1039,7 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 // consumerBarrier is a named barrier of the consumer warpgroups only (the
 // producer never reaches it).
 func (w *warpspec) consumerBarrier(s *seq) {
-	s.op(ir.OpBarrier, nil, nil, "id", int64(1), "threads", int64(128*w.lp.consumers()))
+	s.op(ir.OpBarrier, nil, nil, ir.AttrKeyBarrierID, int64(1), ir.AttrKeyThreads, int64(128*w.lp.consumers()))
 }
 
 // tmaStore replaces the epilogue's store: for each piece of stageCols
@@ -1064,11 +1064,11 @@ func (w *warpspec) tmaStore(s *seq, st *ir.Instr, m map[*ir.Value]*ir.Value) {
 		col = s.op(ir.OpMul, []*ir.Value{col, s.i32(int64(pieces))}, i32T)
 	}
 	for c := 0; c < pieces; c++ {
-		s.op(ir.OpTMAStoreWait, nil, nil, "read", true)
+		s.op(ir.OpTMAStoreWait, nil, nil, ir.AttrKeyRead, true)
 		w.consumerBarrier(s)
 		staged := s.op(ir.OpSmemStage, []*ir.Value{val}, piece, ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem},
 			ir.AttrKeySmem, int64(w.staging), ir.AttrKeyRowBytes, int64(128), ir.AttrKeySlabBytes, int64(w.lp.m*128),
-			"col", int64(c*w.stageCols))
+			ir.AttrKeyCol, int64(c*w.stageCols))
 		s.op(ir.OpFenceProxyAsync, nil, nil)
 		w.consumerBarrier(s)
 		cc := col
@@ -1136,7 +1136,7 @@ func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage,
 func (w *warpspec) advance(b *seq, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
 	one := b.i32(1)
 	next := b.op(ir.OpAdd, []*ir.Value{stage, one}, i32T)
-	wrap := b.op(ir.OpCmp, []*ir.Value{next, b.i32(int64(w.stages))}, boolT, "pred", ir.PredEQ)
+	wrap := b.op(ir.OpCmp, []*ir.Value{next, b.i32(int64(w.stages))}, boolT, ir.AttrKeyPred, ir.PredEQ)
 	next = b.op(ir.OpSelect, []*ir.Value{wrap, b.i32(0), next}, i32T)
 	flipped := b.op(ir.OpXor, []*ir.Value{phase, one}, i32T)
 	phase = b.op(ir.OpSelect, []*ir.Value{wrap, flipped, phase}, i32T)
@@ -1179,21 +1179,21 @@ func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, tile2D(lp.loadA), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, tile2D(lp.loadB), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type,
-		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), "trans_b", lp.transB())
-	b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(1))
+		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), ir.AttrKeyTransB, lp.transB())
+	b.op(ir.OpWGMMAWait, nil, nil, ir.AttrKeyPending, int64(1))
 	w.release(b, prevP)
 	ns, np := w.advance(b, stP, phP)
 	finishLoop(s, kl, b, []*ir.Value{ns, np, next, stP}, w.f)
-	s.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+	s.op(ir.OpWGMMAWait, nil, nil, ir.AttrKeyPending, int64(0))
 	w.release(s, kl.Results[3])
 	return kl.Results[2], kl.Results[0], kl.Results[1]
 }
 
 // release frees stage prev of the ring for the producer, if prev >= 0.
 func (w *warpspec) release(s *seq, prev *ir.Value) {
-	has := s.op(ir.OpCmp, []*ir.Value{prev, s.i32(0)}, boolT, "pred", ir.PredGE)
+	has := s.op(ir.OpCmp, []*ir.Value{prev, s.i32(0)}, boolT, ir.AttrKeyPred, ir.PredGE)
 	if w.cluster > 1 {
-		s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil, "cluster", int64(w.cluster))
+		s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil, ir.AttrKeyArriveCluster, int64(w.cluster))
 		return
 	}
 	s.op(ir.OpMbarArrive, []*ir.Value{w.empty, prev, has}, nil)
@@ -1233,12 +1233,12 @@ type pairing struct {
 func (w *warpspec) fillStage(b *seq, m map[*ir.Value]*ir.Value, pair *pairing, st, ph *ir.Value, bytes int, loads []ringLoad) {
 	parity := b.op(ir.OpXor, []*ir.Value{ph, b.i32(1)}, i32T)
 	b.op(ir.OpMbarWait, []*ir.Value{w.empty, st, parity}, nil)
-	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, "bytes", int64(bytes))
+	b.op(ir.OpMbarExpect, []*ir.Value{w.full, st}, nil, ir.AttrKeyBytes, int64(bytes))
 	for _, c := range loads {
 		slot := b.op(ir.OpSmemSlot, []*ir.Value{c.ring, st}, tile2D(c.ld), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 		if sp := w.split[c.ld]; pair != nil && sp != "" {
 			share := sameIndices(b, c.ld, m, pair.m)
-			b.op(ir.OpTMALoadPair, append(tmaArgs(m, c.ld), slot, w.full, st, share, pair.rank), nil, "split", sp)
+			b.op(ir.OpTMALoadPair, append(tmaArgs(m, c.ld), slot, w.full, st, share, pair.rank), nil, ir.AttrKeySplit, sp)
 			continue
 		}
 		tmaLoad(b, m, c.ld, slot, w.full, st)
@@ -1254,7 +1254,7 @@ func sameIndices(b *seq, ld *ir.Instr, m, mp map[*ir.Value]*ir.Value) *ir.Value 
 		if mine == theirs {
 			continue
 		}
-		eq := b.op(ir.OpCmp, []*ir.Value{mine, theirs}, boolT, "pred", ir.PredEQ)
+		eq := b.op(ir.OpCmp, []*ir.Value{mine, theirs}, boolT, ir.AttrKeyPred, ir.PredEQ)
 		if same == nil {
 			same = eq
 		} else {
@@ -1262,7 +1262,7 @@ func sameIndices(b *seq, ld *ir.Instr, m, mp map[*ir.Value]*ir.Value) *ir.Value 
 		}
 	}
 	if same == nil {
-		same = b.op(ir.OpConst, nil, boolT, "value", true)
+		same = b.op(ir.OpConst, nil, boolT, ir.AttrKeyValue, true)
 	}
 	return same
 }

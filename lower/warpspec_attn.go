@@ -317,7 +317,7 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 			} else {
 				parity := b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)
 				b.op(ir.OpMbarWait, []*ir.Value{a.qEmpty, b.i32(0), parity}, nil)
-				b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, "bytes", int64(a.qBytes))
+				b.op(ir.OpMbarExpect, []*ir.Value{a.qFull, b.i32(0)}, nil, ir.AttrKeyBytes, int64(a.qBytes))
 				tmaLoad(b, m, in, qSlot, a.qFull, b.i32(0))
 			}
 			m[in.Result()] = qSlot
@@ -325,7 +325,7 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 		var st, ph *ir.Value
 		if consumer {
 			st, ph = a.consumerLoop(b, m, blockIDs{bid, grid}, stage, phase, qSlot)
-			b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, "value", true)}, nil)
+			b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, ir.AttrKeyValue, true)}, nil)
 			w.cloneInto(b, post, m, bid, grid)
 		} else {
 			st, ph = a.producerLoop(b, m, blockIDs{bid, grid}, stage, phase)
@@ -405,14 +405,14 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 			continue
 		case al.qk:
 			sv := b.op(ir.OpWGMMA, []*ir.Value{qSlot, kSlot, copyOf(m, in.Args[2])}, in.Result().Type,
-				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", false, "zero_init", true)
-			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), ir.AttrKeyTransB, false, ir.AttrKeyZeroInit, true)
+			b.op(ir.OpWGMMAWait, nil, nil, ir.AttrKeyPending, int64(0))
 			m[in.Result()] = sv
 			continue
 		case al.pv:
 			ov := b.op(ir.OpWGMMA, []*ir.Value{copyOf(m, in.Args[0]), vSlot, copyOf(m, in.Args[2])}, in.Result().Type,
-				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), "trans_b", true)
-			b.op(ir.OpWGMMAWait, nil, nil, "pending", int64(0))
+				ir.AttrKeyLayout, in.Attrs.Get(ir.AttrKeyLayout), ir.AttrKeyTransB, true)
+			b.op(ir.OpWGMMAWait, nil, nil, ir.AttrKeyPending, int64(0))
 			m[in.Result()] = ov
 			continue
 		}
@@ -426,7 +426,7 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 			b.add(x)
 		}
 	}
-	has := b.op(ir.OpConst, nil, boolT, "value", true)
+	has := b.op(ir.OpConst, nil, boolT, ir.AttrKeyValue, true)
 	b.op(ir.OpMbarArrive, []*ir.Value{w.empty, st, has}, nil)
 	ns, np := w.advance(b, st, ph)
 	yield := []*ir.Value{ns, np}
