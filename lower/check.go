@@ -15,19 +15,6 @@ import (
 // checkErrors), so that a user sees at once what keeps a kernel off the GPU.
 func Check(f *ir.Func, t *Target) error {
 	var errs []error
-	// The float8 constants that make a float8 gather's padding (an
-	// operand, or the value splat into one): the gather reports them.
-	gatherConsts := map[*ir.Value]bool{}
-	f.Body.Walk(func(in *ir.Instr) {
-		if in.Op == ir.OpGather && in.Result().Type.Elem().IsFloat8() {
-			for _, a := range in.Args {
-				gatherConsts[a] = true
-				if a.Def != nil && a.Def.Op == ir.OpSplat {
-					gatherConsts[a.Def.Args[0]] = true
-				}
-			}
-		}
-	})
 	f.Body.Walk(func(in *ir.Instr) {
 		var err error
 		defer func() {
@@ -38,9 +25,6 @@ func Check(f *ir.Func, t *Target) error {
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
 			d := v.Type.Elem()
 			if d.IsFloat8() {
-				if in.Op == ir.OpConst && gatherConsts[in.Result()] {
-					return
-				}
 				if err = checkFloat8(t, in, d); err != nil {
 					return
 				}
@@ -169,7 +153,7 @@ func checkErrors(errs []error) error {
 // the interpreter until their results are shown to round the same way.
 var float8Ops = map[ir.Op]bool{
 	ir.OpLoad: true, ir.OpStore: true, ir.OpConvert: true, ir.OpMMA: true,
-	ir.OpScatter: true, ir.OpDim: true, ir.OpStride: true,
+	ir.OpScatter: true, ir.OpGather: true, ir.OpConst: true, ir.OpDim: true, ir.OpStride: true,
 	ir.OpSelect: true, ir.OpBroadcast: true, ir.OpReshape: true, ir.OpPermute: true,
 	ir.OpCat: true, ir.OpExtract: true, ir.OpInsert: true, ir.OpSplat: true,
 	ir.OpFor: true, ir.OpIf: true, ir.OpWhile: true, ir.OpYield: true,
@@ -179,16 +163,9 @@ var float8Ops = map[ir.Op]bool{
 }
 
 // checkFloat8 rejects the uses of float8 dtype d that the GPU does not run:
-// ops outside float8Ops, and float8 constants (ptxgen materializes
-// constants of the other dtypes only), so also gathers, whose padding is
-// one.
+// ops outside float8Ops. (Constants are their rounded bit patterns,
+// ptxgen's constReg; a gather's padding is one.)
 func checkFloat8(t *Target, in *ir.Instr, d ir.DType) error {
-	if in.Op == ir.OpGather {
-		return unsupportedAt(t, in, "gather of %s is not supported on the GPU yet (its padding value is a %s constant; ct.load and ct.scatter of %s are)", d, d, d)
-	}
-	if in.Op == ir.OpConst {
-		return unsupportedAt(t, in, "a %s constant is not supported on the GPU yet (make it float32 and ct.astype it; an mma tile of %s smaller than 16x8x32 is padded with one)", d, d)
-	}
 	if !float8Ops[in.Op] {
 		return unsupportedAt(t, in, "%s: dtype %s is not supported on the GPU yet (convert with ct.astype to float32 first)", in.Op, d)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 	"github.com/tilec/tilec/lower"
 )
 
@@ -730,6 +731,24 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 
 func (e *emitter) constReg(v any, d ir.DType) Reg {
 	r := e.newReg(classOf(d))
+	if d.IsFloat8() {
+		// A float8 value is its bit pattern in the low byte of a 32-bit
+		// register; the constant's is rounded here once, as the
+		// interpreter rounds it.
+		var x float64
+		switch c := v.(type) {
+		case int64:
+			x = float64(c)
+		case float64:
+			x = c
+		case bool:
+			x = float64(boolInt(c))
+		default:
+			e.fail("constant %v (%T) is not supported", v, v)
+		}
+		e.emit("mov.b32", r, Imm(int64(scalar.Float8Bits(d == ir.F8E5M2, x))))
+		return r
+	}
 	switch x := v.(type) {
 	case int64:
 		switch d {
