@@ -58,6 +58,10 @@ type Options struct {
 	Launch func(*Launch) error
 	// Stdout receives print(); nil discards it.
 	Stdout io.Writer
+	// Stderr receives notes on what tilec does differently from Python
+	// where nothing it computes differs (ct.tune.exhaustive_search times
+	// nothing and takes the first config that runs); nil: os.Stderr.
+	Stderr io.Writer
 	// Seed starts a script's random generator (RunMain) as
 	// torch.manual_seed(Seed) would.
 	Seed uint64
@@ -109,6 +113,13 @@ func Load(file *lang.File) (*Program, error) {
 				name = imp.Path
 			}
 			v = module(imp.Path)
+		case imp.From && strings.HasPrefix(imp.Path, "cuda.tile.tune.") && !strings.Contains(strings.TrimPrefix(imp.Path, "cuda.tile.tune."), "."):
+			// from cuda.tile.tune import exhaustive_search
+			member := strings.TrimPrefix(imp.Path, "cuda.tile.tune.")
+			if name == "" {
+				name = member
+			}
+			v = lazyAttr{mod: "ct.tune", name: member, pos: imp.Pos}
 		case imp.From && strings.HasPrefix(imp.Path, "cuda.tile.") && !strings.Contains(strings.TrimPrefix(imp.Path, "cuda.tile."), "."):
 			// from cuda.tile import float16, cdiv
 			member := strings.TrimPrefix(imp.Path, "cuda.tile.")
@@ -433,6 +444,9 @@ type interp struct {
 type frame struct {
 	vars map[string]any
 	def  *lang.FuncDef
+	// parent is the frame around a lambda's or a comprehension's, whose
+	// names it reads (nil for a def's: defs are top-level).
+	parent *frame
 }
 
 func (in *interp) fail(pos lang.Pos, format string, args ...any) {
@@ -662,6 +676,10 @@ func describe(v any) string {
 			return "kernel " + v.def.Name
 		}
 		return "function " + v.def.Name
+	case *closure:
+		return "a lambda"
+	case *record:
+		return "a " + v.typeName
 	case method:
 		return "method " + v.name
 	case stream:
@@ -675,7 +693,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys":
+	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
 		return true
 	}
 	return false
