@@ -269,6 +269,16 @@ type Call struct {
 	Kwargs []*Keyword
 }
 
+// Starred is `*X` among a call's positional arguments: X's items are
+// passed one by one (host code; kernels refuse it).
+type Starred struct {
+	Pos Pos // of the '*'
+	X   Expr
+}
+
+func (e *Starred) Position() Pos { return e.Pos }
+func (*Starred) expr()           {}
+
 // Keyword is `name=value` in a call.
 type Keyword struct {
 	Pos   Pos

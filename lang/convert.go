@@ -495,6 +495,8 @@ func (p *parser) check(e Expr) {
 			sub(e.Values...)
 		case *Set:
 			sub(e.Elems...)
+		case *Starred:
+			sub(e.X)
 		case *Lambda:
 			for _, prm := range e.Params {
 				sub(prm.Default)
@@ -669,6 +671,9 @@ func (p *parser) primary(g *gPrimary) Expr {
 				if a.Keyword == "" {
 					if len(c.Kwargs) > 0 {
 						p.errorf(v.Position(), "positional argument follows keyword argument")
+					}
+					if a.Star {
+						v = &Starred{Pos: toPos(a.Pos), X: v}
 					}
 					c.Args = append(c.Args, v)
 					continue

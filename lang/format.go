@@ -217,6 +217,9 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 			w.expr(d+1, "key", k)
 			w.expr(d+2, "value", e.Values[i])
 		}
+	case *Starred:
+		w.line(d, role, "Starred %s", lc(e.Pos))
+		w.expr(d+1, "x", e.X)
 	case *Set:
 		w.line(d, role, "Set %s (%d)", lc(e.Pos), len(e.Elems))
 		for _, x := range e.Elems {

@@ -137,6 +137,8 @@ func walkFile(f *File, fn func(Node)) {
 			for _, x := range e.Elems {
 				expr(x)
 			}
+		case *Starred:
+			expr(e.X)
 		case *Lambda:
 			for _, p := range e.Params {
 				expr(p.Default)

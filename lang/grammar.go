@@ -355,10 +355,11 @@ type gSubStep struct {
 	X     *gTest `parser:"@@?"`
 }
 
-// arg = [ Name "=" ] test .
+// arg = [ Name "=" | "*" ] test .   (`*xs` unpacks an iterable into positional arguments)
 type gArg struct {
 	Pos     lexer.Position
-	Keyword string `parser:"( @Name '=' )?"`
+	Star    bool   `parser:"( @'*'"`
+	Keyword string `parser:"| @Name '=' )?"`
 	Value   *gTest `parser:"@@"`
 }
 

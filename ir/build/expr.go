@@ -72,6 +72,8 @@ func (b *builder) expr(e lang.Expr) value {
 	case *lang.Set, *lang.SetComp:
 		b.hostUsed = true
 		return b.fail(e.Position(), "a set is host code: kernels have no sets (a kernel takes constants and tuples)")
+	case *lang.Starred:
+		return b.fail(e.Pos, "*args in a call is host code: a kernel passes each argument itself")
 	case *lang.Lambda:
 		b.hostUsed = true
 		return b.fail(e.Pos, "lambda is host code in tilec: a kernel's function arguments (ct.reduce's and ct.scan's combiner) are helper defs")

@@ -57,8 +57,8 @@ var moduleFuncs = map[module][]string{
 	"ct":         {"cdiv", "launch"},
 	"math":       {"ceil", "floor", "trunc", "sqrt", "exp", "log", "log2", "isqrt"},
 	"torch":      {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "device"},
-	"torch.cuda": {"current_stream"},
 	"ct.tune":    {"exhaustive_search"},
+	"torch.cuda": {"current_stream", "Event"},
 	"types":      {"SimpleNamespace"},
 	"numpy":      {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"},
 }
@@ -127,6 +127,11 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		in.fail(pos, "%s has no attribute %s (it has %s)", x.typeName, name, strings.Join(x.names, ", "))
 	case *funcRef:
 		if x.kernel && name == "replace_hints" {
+			return method{x, name}
+		}
+	case *cudaEvent:
+		switch name {
+		case "record", "elapsed_time", "synchronize", "query":
 			return method{x, name}
 		}
 	case namedTuple:
@@ -232,6 +237,9 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 		return in.exhaustiveSearch(c, name)
 	case "types.SimpleNamespace":
 		return in.simpleNamespace(c)
+	case "torch.cuda.Event":
+		c.bind(name, "enable_timing=", "blocking=", "interprocess=")
+		return &cudaEvent{}
 	case "min", "max":
 		key, hasKey := c.kw["key"]
 		if len(c.kw) > 1 || len(c.kw) == 1 && !hasKey {
@@ -615,6 +623,9 @@ func (in *interp) callMethod(c *callSite, m method) any {
 	}
 	if k, ok := m.recv.(*funcRef); ok {
 		return in.replaceHints(c, k)
+	}
+	if ev, ok := m.recv.(*cudaEvent); ok {
+		return in.eventMethod(c, ev, m.name)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

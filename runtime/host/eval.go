@@ -301,6 +301,9 @@ func (in *interp) global(name string, pos lang.Pos) any {
 		if la, ok := v.(lazyAttr); ok {
 			return in.attrOf(la.pos, module(la.mod), la.name)
 		}
+		if m, ok := v.(moduleMember); ok {
+			return in.moduleValue(m)
+		}
 		return v
 	}
 	if v, ok := p.values[name]; ok {
@@ -324,7 +327,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 		delete(p.busy, name)
 		return p.values[name]
 	}
-	if v, ok := in.mainVars[name]; ok {
+	if v, ok := in.mainVars[name]; ok && in.prog == in.root {
 		return v
 	}
 	if pyBuiltins[name] {
@@ -626,9 +629,14 @@ func pyFloat(f float64) string { return build.PyFloat(f) }
 // call evaluates a call: a builtin, a host def, or a bound method.
 func (in *interp) call(fr *frame, e *lang.Call) any {
 	fn := in.expr(fr, e.Fun)
-	args := make([]any, len(e.Args))
-	for i, a := range e.Args {
-		args[i] = in.expr(fr, a)
+	args := make([]any, 0, len(e.Args))
+	for _, a := range e.Args {
+		if s, ok := a.(*lang.Starred); ok {
+			// f(*xs): the iterable's items, each a positional argument.
+			args = append(args, in.iterValue(s.X.Position(), in.expr(fr, s.X))...)
+			continue
+		}
+		args = append(args, in.expr(fr, a))
 	}
 	kw := map[string]any{}
 	for _, k := range e.Kwargs {
@@ -654,6 +662,7 @@ func (in *interp) callWith(c *callSite, fn any) any {
 		if f.kernel {
 			in.fail(e.Pos, "cannot call kernel %s: launch it with ct.launch(stream, grid, %s, args)", f.def.Name, f.def.Name)
 		}
+		defer in.enter(f.prog)()
 		return in.callDef(c, f.def)
 	case module:
 		in.fail(e.Pos, "%s is not callable: it is imported from a module host code does not have (tilec loads neither a program's own modules, such as a sibling .py file, nor packages it does not know)", describe(fn))

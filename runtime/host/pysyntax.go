@@ -22,6 +22,7 @@ import (
 // their cells: late binding), and its parameters' defaults, evaluated
 // when the lambda was made, as Python does.
 type closure struct {
+	prog     *Program // the file it was written in
 	lam      *lang.Lambda
 	env      *frame
 	defaults []any // per parameter; nil where it has none
@@ -29,7 +30,7 @@ type closure struct {
 
 // makeLambda evaluates a lambda expression into a closure.
 func (in *interp) makeLambda(fr *frame, e *lang.Lambda) *closure {
-	c := &closure{lam: e, env: fr, defaults: make([]any, len(e.Params))}
+	c := &closure{prog: in.prog, lam: e, env: fr, defaults: make([]any, len(e.Params))}
 	for i, p := range e.Params {
 		if p.Default != nil {
 			c.defaults[i] = in.expr(fr, p.Default)
@@ -45,6 +46,7 @@ func (in *interp) callClosure(c *callSite, f *closure) any {
 	if in.depth >= maxCallDepth {
 		in.fail(c.e.Pos, "host calls nested more than %d deep", maxCallDepth)
 	}
+	defer in.enter(f.prog)()
 	fr := &frame{vars: map[string]any{}, def: f.env.def, parent: f.env}
 	in.bindParams(c, "<lambda>", f.lam.Params, fr, func(i int) any { return f.defaults[i] })
 	in.depth++
