@@ -304,9 +304,11 @@ type Slice struct {
 func (s *Slice) Full() bool { return s.Lo == nil && s.Hi == nil && s.Step == nil }
 
 // ListComp is `[elem for target in iter if cond]` (host code; Cond nil
-// when absent).
+// when absent), or with Gen the generator expression `(elem for ...)`,
+// which host code evaluates as the list (all of its items, in order).
 type ListComp struct {
 	Pos    Pos
+	Gen    bool
 	Elem   Expr
 	Target Expr
 	Iter   Expr

@@ -668,6 +668,15 @@ func (p *parser) primary(g *gPrimary) Expr {
 			seen := map[string]bool{}
 			for _, a := range t.Args {
 				v := p.test(a.Value)
+				if a.Comp != nil {
+					// f(x for x in xs): a generator, the call's only argument.
+					if len(t.Args) != 1 || a.Star || a.Keyword != "" {
+						p.errorf(toPos(a.Pos), "a generator expression as an argument must be the only one (else parenthesize it)")
+					}
+					lc := &ListComp{Pos: toPos(a.Pos), Gen: true, Elem: v}
+					lc.Target, lc.Iter, lc.Cond = p.compFor(a.Comp)
+					v = lc
+				}
 				if a.Keyword == "" {
 					if len(c.Kwargs) > 0 {
 						p.errorf(v.Position(), "positional argument follows keyword argument")
@@ -697,6 +706,14 @@ func (p *parser) primary(g *gPrimary) Expr {
 func (p *parser) atom(g *gAtom) Expr {
 	pos := toPos(g.Pos)
 	switch {
+	case g.Paren && g.PComp != nil:
+		if g.Inner == nil || len(g.Inner.Elems) != 1 || g.Inner.Trailing {
+			p.errorf(pos, "a generator expression has one element expression")
+			return &Tuple{Pos: pos}
+		}
+		lc := &ListComp{Pos: pos, Gen: true, Elem: p.test(g.Inner.Elems[0])}
+		lc.Target, lc.Iter, lc.Cond = p.compFor(g.PComp)
+		return lc
 	case g.Paren:
 		if g.Inner == nil {
 			return &Tuple{Pos: pos}

@@ -199,7 +199,11 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 			}
 		}
 	case *ListComp:
-		w.line(d, role, "ListComp %s", lc(e.Pos))
+		kind := "ListComp"
+		if e.Gen {
+			kind = "GenExp"
+		}
+		w.line(d, role, "%s %s", kind, lc(e.Pos))
 		w.expr(d+1, "elem", e.Elem)
 		w.compFor(d+1, e.Target, e.Iter, e.Cond)
 	case *SetComp:

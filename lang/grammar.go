@@ -355,12 +355,16 @@ type gSubStep struct {
 	X     *gTest `parser:"@@?"`
 }
 
-// arg = [ Name "=" | "*" ] test .   (`*xs` unpacks an iterable into positional arguments)
+// arg = [ Name "=" | "*" ] test [ compFor ] .
+//
+// `*xs` unpacks an iterable into positional arguments; `f(x for x in xs)`
+// passes a generator expression (its call's only argument).
 type gArg struct {
 	Pos     lexer.Position
-	Star    bool   `parser:"( @'*'"`
-	Keyword string `parser:"| @Name '=' )?"`
-	Value   *gTest `parser:"@@"`
+	Star    bool      `parser:"( @'*'"`
+	Keyword string    `parser:"| @Name '=' )?"`
+	Value   *gTest    `parser:"@@"`
+	Comp    *gCompFor `parser:"@@?"`
 }
 
 // compFor = "for" targetList "in" binary [ "if" binary ] .   (a comprehension's clause)
@@ -371,7 +375,7 @@ type gCompFor struct {
 	Cond   *gBinary     `parser:"( 'if' @@ )?"`
 }
 
-// atom = Name | "(" [ testList ] ")" | "[" [ testList [ compFor ] ] "]"
+// atom = Name | "(" [ testList [ compFor ] ] ")" | "[" [ testList [ compFor ] ] "]"
 //
 //	| "{" [ entry { "," entry } [ "," ] [ compFor ] ] "}"
 //	| Int | Float | String { String } | "True" | "False" | "None" | "..." .
@@ -379,7 +383,8 @@ type gAtom struct {
 	Pos      lexer.Position
 	Name     string     `parser:"  @Name"`
 	Paren    bool       `parser:"| ( @'('"`
-	Inner    *gTestList `parser:"    @@? ')' )"`
+	Inner    *gTestList `parser:"    @@?"`
+	PComp    *gCompFor  `parser:"    @@? ')' )"`
 	List     bool       `parser:"| ( @'['"`
 	Items    *gTestList `parser:"    @@?"`
 	Comp     *gCompFor  `parser:"    @@? ']' )"`

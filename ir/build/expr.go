@@ -63,6 +63,9 @@ func (b *builder) expr(e lang.Expr) value {
 	case *lang.Slice:
 		return b.fail(e.Pos, "':' is only allowed as a tile index (t[:, None])")
 	case *lang.ListComp:
+		if e.Gen {
+			return b.fail(e.Pos, "generator expressions are host code (kernels build tiles with ct's operations)")
+		}
 		return b.fail(e.Pos, "list comprehensions are host code (kernels build tiles with ct's operations)")
 	case *lang.Dict, *lang.DictComp:
 		// Host code's: a module-level `_cache = {}` is the host's to

@@ -51,6 +51,9 @@ func TestLambdas(t *testing.T) {
 		{"print(max((1, -5, 3), key=abs), min([(2, 'b'), (1, 'z')], key=lambda t: t[1]), max(4, 9), min('b', 'a'))", "-5 (2, 'b') 9 a"},
 		{"d = {'x': 3, 'y': 1}\nprint(tuple(sorted(d, key=lambda k: d[k])), sorted(d.items(), key=lambda kv: kv[1])[0])", "('y', 'x') ('y', 1)"},
 		{"print(tuple(enumerate('ab', start=1)), tuple(zip((1, 2, 3), 'ab')), any((0, '', 3)), all(()), sum((1, 2.5)), sum((), 10))", "((1, 'a'), (2, 'b')) ((1, 'a'), (2, 'b')) True True 3.5 10"},
+		// Generator expressions: all their items, in order (as a list).
+		{"print(max(len(str(v)) for v in (1, 22, 333)), sum(v * v for v in range(4)), all(v > 0 for v in (1, 2)), tuple((c for c in 'ab')))", "3 14 True ('a', 'b')"},
+		{"print(min((v for v in (3, 1, 2) if v != 1), key=lambda v: -v), sorted(k for k in {'b': 1, 'a': 2})[0])", "3 a"},
 		{"f = lambda a: a\nprint(f(1, 2))", "error: <lambda> takes 1 arguments, got 2"},
 		{"f = lambda a: a\nprint(f())", "error: <lambda> is missing argument a"},
 		{"print(tuple(sorted((1, 'a'))))", "error: unsupported operand"},
