@@ -269,6 +269,16 @@ type Call struct {
 	Kwargs []*Keyword
 }
 
+// Starred is `*X` among a call's positional arguments: X's items are
+// passed one by one (host code; kernels refuse it).
+type Starred struct {
+	Pos Pos // of the '*'
+	X   Expr
+}
+
+func (e *Starred) Position() Pos { return e.Pos }
+func (*Starred) expr()           {}
+
 // Keyword is `name=value` in a call.
 type Keyword struct {
 	Pos   Pos
@@ -294,13 +304,58 @@ type Slice struct {
 func (s *Slice) Full() bool { return s.Lo == nil && s.Hi == nil && s.Step == nil }
 
 // ListComp is `[elem for target in iter if cond]` (host code; Cond nil
-// when absent).
+// when absent), or with Gen the generator expression `(elem for ...)`,
+// which host code evaluates as the list (all of its items, in order).
 type ListComp struct {
+	Pos    Pos
+	Gen    bool
+	Elem   Expr
+	Target Expr
+	Iter   Expr
+	Cond   Expr
+}
+
+// Dict is the dict display `{k: v, ...}` (`{}` is an empty dict): host
+// code's dicts; kernels have none (the builder refuses it where used).
+type Dict struct {
+	Pos    Pos // of the '{'
+	Keys   []Expr
+	Values []Expr
+}
+
+// Set is the set display `{a, b, ...}` (host code; never empty: `{}` is
+// a dict).
+type Set struct {
+	Pos   Pos // of the '{'
+	Elems []Expr
+}
+
+// DictComp is `{key: value for target in iter if cond}` (host code; Cond
+// nil when absent).
+type DictComp struct {
+	Pos        Pos
+	Key, Value Expr
+	Target     Expr
+	Iter       Expr
+	Cond       Expr
+}
+
+// SetComp is `{elem for target in iter if cond}` (host code).
+type SetComp struct {
 	Pos    Pos
 	Elem   Expr
 	Target Expr
 	Iter   Expr
 	Cond   Expr
+}
+
+// Lambda is `lambda params: body`, an anonymous function of host code
+// (a key for sorted, a grid or argument function for an autotuner). Its
+// params have no annotations; they may have defaults.
+type Lambda struct {
+	Pos    Pos // of the 'lambda' keyword
+	Params []*Param
+	Body   Expr
 }
 
 // IntLit is an integer literal (decimal, hex 0x, binary 0b, octal 0o, `_`
@@ -335,7 +390,7 @@ type StringLit struct {
 }
 
 // BinaryExpr is `X Op Y`. Op is one of + - * / // % ** @ & | ^ << >>
-// == != < <= > >= and or.
+// == != < <= > >= is "is not" in "not in" and or.
 type BinaryExpr struct {
 	Pos   Pos // of X's start
 	OpPos Pos
@@ -366,6 +421,16 @@ func (e *Tuple) Position() Pos      { return e.Pos }
 func (e *Slice) Position() Pos      { return e.Pos }
 func (e *ListComp) Position() Pos   { return e.Pos }
 func (*ListComp) expr()             {}
+func (e *Dict) Position() Pos       { return e.Pos }
+func (e *Set) Position() Pos        { return e.Pos }
+func (e *DictComp) Position() Pos   { return e.Pos }
+func (e *SetComp) Position() Pos    { return e.Pos }
+func (e *Lambda) Position() Pos     { return e.Pos }
+func (*Dict) expr()                 {}
+func (*Set) expr()                  {}
+func (*DictComp) expr()             {}
+func (*SetComp) expr()              {}
+func (*Lambda) expr()               {}
 func (e *IntLit) Position() Pos     { return e.Pos }
 func (e *FloatLit) Position() Pos   { return e.Pos }
 func (e *BoolLit) Position() Pos    { return e.Pos }

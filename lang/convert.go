@@ -87,7 +87,7 @@ func isDocString(ss *gSmallStmt) bool {
 
 // atomOf returns the atom that a test consists of, if it is nothing more.
 func atomOf(t *gTest) *gAtom {
-	if t.Cond != nil || len(t.X.Rest) > 0 || len(t.X.X.Prefixes) > 0 {
+	if t.Lambda != nil || t.Cond != nil || len(t.X.Rest) > 0 || len(t.X.X.Prefixes) > 0 {
 		return nil
 	}
 	pw := t.X.X.X
@@ -102,28 +102,38 @@ func (p *parser) convDef(g *gFuncDef, decos []*gDecorator) *FuncDef {
 	for _, d := range decos {
 		fd.Decorators = append(fd.Decorators, p.expr(d.X))
 	}
-	seen := map[string]bool{}
-	var sawDefault bool
 	for _, gp := range g.Params {
 		prm := &Param{Pos: toPos(gp.Pos), Name: gp.Name}
-		if seen[gp.Name] {
-			p.errorf(prm.Pos, "duplicate parameter '%s'", gp.Name)
-		}
-		seen[gp.Name] = true
 		if gp.Annot != nil {
 			prm.Annot = p.expr(gp.Annot)
 		}
 		if gp.Default != nil {
 			prm.Default = p.expr(gp.Default)
+		}
+		fd.Params = append(fd.Params, prm)
+	}
+	p.checkParams(fd.Params)
+	// The return annotation (`-> T`) is accepted and ignored.
+	fd.Body = p.suite(g.Body)
+	return fd
+}
+
+// checkParams reports what Python refuses in a parameter list: a name
+// twice, and a parameter without a default after one with a default.
+func (p *parser) checkParams(params []*Param) {
+	seen := map[string]bool{}
+	sawDefault := false
+	for _, prm := range params {
+		if seen[prm.Name] {
+			p.errorf(prm.Pos, "duplicate parameter '%s'", prm.Name)
+		}
+		seen[prm.Name] = true
+		if prm.Default != nil {
 			sawDefault = true
 		} else if sawDefault {
 			p.errorf(prm.Pos, "parameter without a default follows a parameter with a default")
 		}
-		fd.Params = append(fd.Params, prm)
 	}
-	// The return annotation (`-> T`) is accepted and ignored.
-	fd.Body = p.suite(g.Body)
-	return fd
 }
 
 func (p *parser) suite(g *gSuite) []Stmt {
@@ -161,23 +171,35 @@ func (p *parser) stmt(s *gStmt) []Stmt {
 
 func (p *parser) forStmt(g *gFor) Stmt {
 	fs := &ForStmt{Pos: toPos(g.Pos)}
-	if len(g.Target.Elems) == 1 && !g.Target.Trailing {
-		fs.Target = p.binary(g.Target.Elems[0])
-	} else {
-		// `for i, x in ...` unpacks each item: ct.static_iter's items may be
-		// tuples (enumerate), and host loops iterate over tuples.
-		t := &Tuple{Pos: toPos(g.Target.Pos)}
-		for _, e := range g.Target.Elems {
-			t.Elems = append(t.Elems, p.binary(e))
-		}
-		fs.Target = t
-	}
+	// `for i, x in ...` unpacks each item: ct.static_iter's items may be
+	// tuples (enumerate), and host loops iterate over tuples.
+	fs.Target = p.targetList(g.Target)
 	if bad := nonNameTarget(fs.Target); bad != nil {
 		p.errorf(bad.Position(), "for loop target must be a name or a tuple of names")
 	}
 	fs.Iter = p.testList(g.Iter)
 	fs.Body = p.suite(g.Body)
 	return fs
+}
+
+// targetList converts a for loop's or a comprehension's target: one
+// expression, or a Tuple of several (or of one with a trailing comma).
+func (p *parser) targetList(g *gTargetList) Expr {
+	conv := func(t *gTarget) Expr {
+		b := &gBinary{X: t.X}
+		for _, r := range t.Rest {
+			b.Rest = append(b.Rest, &gBinOp{Pos: r.Pos, Op: r.Op, Y: r.Y})
+		}
+		return p.binary(b)
+	}
+	if len(g.Elems) == 1 && !g.Trailing {
+		return conv(g.Elems[0])
+	}
+	t := &Tuple{Pos: toPos(g.Pos)}
+	for _, e := range g.Elems {
+		t.Elems = append(t.Elems, conv(e))
+	}
+	return t
 }
 
 // nonNameTarget returns the first part of a for loop's target that is not a
@@ -464,6 +486,22 @@ func (p *parser) check(e Expr) {
 			sub(e.Lo, e.Hi, e.Step)
 		case *ListComp:
 			sub(e.Elem, e.Target, e.Iter, e.Cond)
+		case *SetComp:
+			sub(e.Elem, e.Target, e.Iter, e.Cond)
+		case *DictComp:
+			sub(e.Key, e.Value, e.Target, e.Iter, e.Cond)
+		case *Dict:
+			sub(e.Keys...)
+			sub(e.Values...)
+		case *Set:
+			sub(e.Elems...)
+		case *Starred:
+			sub(e.X)
+		case *Lambda:
+			for _, prm := range e.Params {
+				sub(prm.Default)
+			}
+			sub(e.Body)
 		}
 		return ok
 	}
@@ -471,6 +509,9 @@ func (p *parser) check(e Expr) {
 }
 
 func (p *parser) test(g *gTest) Expr {
+	if g.Lambda != nil {
+		return p.lambda(g.Lambda)
+	}
 	x := p.binary(g.X)
 	if g.Cond == nil {
 		return x
@@ -478,9 +519,27 @@ func (p *parser) test(g *gTest) Expr {
 	return &CondExpr{Pos: p.start(x), X: x, Cond: p.binary(g.Cond), Y: p.test(g.Else)}
 }
 
+// lambda converts `lambda params: body`.
+func (p *parser) lambda(g *gLambda) Expr {
+	l := &Lambda{Pos: toPos(g.Pos)}
+	for _, gp := range g.Params {
+		prm := &Param{Pos: toPos(gp.Pos), Name: gp.Name}
+		if gp.Default != nil {
+			prm.Default = p.test(gp.Default)
+		}
+		l.Params = append(l.Params, prm)
+	}
+	p.checkParams(l.Params)
+	l.Body = p.test(g.Body)
+	return l
+}
+
 func (p *parser) binaryExpr(x Expr, op string, opPos Pos, y Expr) Expr {
-	if op == "isnot" { // the grammar's two tokens, captured together
+	switch op { // the grammar's two tokens, captured together
+	case "isnot":
 		op = "is not"
+	case "notin":
+		op = "not in"
 	}
 	return &BinaryExpr{Pos: p.start(x), OpPos: opPos, Op: op, X: x, Y: y}
 }
@@ -516,7 +575,7 @@ const (
 var binPrec = map[string]int{
 	"or": precOr, "and": precAnd,
 	"==": precCmp, "!=": precCmp, "<": precCmp, "<=": precCmp, ">": precCmp, ">=": precCmp,
-	"is": precCmp, "isnot": precCmp,
+	"is": precCmp, "isnot": precCmp, "in": precCmp, "notin": precCmp,
 	"|": precBitOr, "^": precBitXor, "&": precBitAnd, "<<": precShift, ">>": precShift,
 	"+": precArith, "-": precArith, "*": precTerm, "/": precTerm, "//": precTerm, "%": precTerm, "@": precTerm,
 }
@@ -609,9 +668,21 @@ func (p *parser) primary(g *gPrimary) Expr {
 			seen := map[string]bool{}
 			for _, a := range t.Args {
 				v := p.test(a.Value)
+				if a.Comp != nil {
+					// f(x for x in xs): a generator, the call's only argument.
+					if len(t.Args) != 1 || a.Star || a.Keyword != "" {
+						p.errorf(toPos(a.Pos), "a generator expression as an argument must be the only one (else parenthesize it)")
+					}
+					lc := &ListComp{Pos: toPos(a.Pos), Gen: true, Elem: v}
+					lc.Target, lc.Iter, lc.Cond = p.compFor(a.Comp)
+					v = lc
+				}
 				if a.Keyword == "" {
 					if len(c.Kwargs) > 0 {
 						p.errorf(v.Position(), "positional argument follows keyword argument")
+					}
+					if a.Star {
+						v = &Starred{Pos: toPos(a.Pos), X: v}
 					}
 					c.Args = append(c.Args, v)
 					continue
@@ -635,6 +706,14 @@ func (p *parser) primary(g *gPrimary) Expr {
 func (p *parser) atom(g *gAtom) Expr {
 	pos := toPos(g.Pos)
 	switch {
+	case g.Paren && g.PComp != nil:
+		if g.Inner == nil || len(g.Inner.Elems) != 1 || g.Inner.Trailing {
+			p.errorf(pos, "a generator expression has one element expression")
+			return &Tuple{Pos: pos}
+		}
+		lc := &ListComp{Pos: pos, Gen: true, Elem: p.test(g.Inner.Elems[0])}
+		lc.Target, lc.Iter, lc.Cond = p.compFor(g.PComp)
+		return lc
 	case g.Paren:
 		if g.Inner == nil {
 			return &Tuple{Pos: pos}
@@ -657,23 +736,11 @@ func (p *parser) atom(g *gAtom) Expr {
 			p.errorf(pos, "a list comprehension has one element expression")
 			return &Tuple{Pos: pos}
 		}
-		lc := &ListComp{Pos: pos, Elem: p.test(g.Items.Elems[0]), Iter: p.binary(g.Comp.Iter)}
-		if len(g.Comp.Target.Elems) == 1 && !g.Comp.Target.Trailing {
-			lc.Target = p.binary(g.Comp.Target.Elems[0])
-		} else {
-			t := &Tuple{Pos: toPos(g.Comp.Target.Pos)}
-			for _, e := range g.Comp.Target.Elems {
-				t.Elems = append(t.Elems, p.binary(e))
-			}
-			lc.Target = t
-		}
-		if bad := nonNameTarget(lc.Target); bad != nil {
-			p.errorf(bad.Position(), "comprehension target must be a name or a tuple of names")
-		}
-		if g.Comp.Cond != nil {
-			lc.Cond = p.binary(g.Comp.Cond)
-		}
+		lc := &ListComp{Pos: pos, Elem: p.test(g.Items.Elems[0])}
+		lc.Target, lc.Iter, lc.Cond = p.compFor(g.Comp)
 		return lc
+	case g.Brace:
+		return p.braces(pos, g)
 	case g.List:
 		// A list literal is read as a tuple: the language has no mutable
 		// sequences, and [a, b] is how Python code often spells a shape.
@@ -712,6 +779,66 @@ func (p *parser) atom(g *gAtom) Expr {
 		return &NoneLit{Pos: pos}
 	}
 	return &ellipsis{Pos: pos}
+}
+
+// compFor converts a comprehension's `for target in iter [if cond]`
+// (cond nil when absent).
+func (p *parser) compFor(g *gCompFor) (target, iter, cond Expr) {
+	target = p.targetList(g.Target)
+	if bad := nonNameTarget(target); bad != nil {
+		p.errorf(bad.Position(), "comprehension target must be a name or a tuple of names")
+	}
+	iter = p.binary(g.Iter)
+	if g.Cond != nil {
+		cond = p.binary(g.Cond)
+	}
+	return target, iter, cond
+}
+
+// braces converts a brace display: `{}` and `{k: v, ...}` are dicts,
+// `{a, ...}` a set, and either may be a comprehension of one entry. The
+// first entry decides, as in Python; a mix is an error at the entry that
+// differs.
+func (p *parser) braces(pos Pos, g *gAtom) Expr {
+	isDict := len(g.Entries) == 0 || g.Entries[0].Value != nil
+	for _, e := range g.Entries[min(1, len(g.Entries)):] {
+		if (e.Value != nil) != isDict {
+			if isDict {
+				p.errorf(toPos(e.Pos), "a dict's entries are key: value (this one has no ':')")
+			} else {
+				p.errorf(toPos(e.Pos), "a set's items have no ':' (the first item made this a set)")
+			}
+		}
+	}
+	if g.BComp != nil {
+		if len(g.Entries) != 1 || g.BTrail {
+			p.errorf(pos, "a comprehension has one element expression")
+			return &Dict{Pos: pos}
+		}
+		target, iter, cond := p.compFor(g.BComp)
+		e := g.Entries[0]
+		if isDict {
+			return &DictComp{Pos: pos, Key: p.test(e.Key), Value: p.test(e.Value), Target: target, Iter: iter, Cond: cond}
+		}
+		return &SetComp{Pos: pos, Elem: p.test(e.Key), Target: target, Iter: iter, Cond: cond}
+	}
+	if isDict {
+		d := &Dict{Pos: pos}
+		for _, e := range g.Entries {
+			d.Keys = append(d.Keys, p.test(e.Key))
+			if e.Value != nil {
+				d.Values = append(d.Values, p.test(e.Value))
+			} else {
+				d.Values = append(d.Values, &NoneLit{Pos: toPos(e.Pos)})
+			}
+		}
+		return d
+	}
+	s := &Set{Pos: pos}
+	for _, e := range g.Entries {
+		s.Elems = append(s.Elems, p.test(e.Key))
+	}
+	return s
 }
 
 func (p *parser) intLit(pos Pos, text string) Expr {

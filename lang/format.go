@@ -199,13 +199,45 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 			}
 		}
 	case *ListComp:
-		w.line(d, role, "ListComp %s", lc(e.Pos))
-		w.expr(d+1, "elem", e.Elem)
-		w.expr(d+1, "target", e.Target)
-		w.expr(d+1, "iter", e.Iter)
-		if e.Cond != nil {
-			w.expr(d+1, "cond", e.Cond)
+		kind := "ListComp"
+		if e.Gen {
+			kind = "GenExp"
 		}
+		w.line(d, role, "%s %s", kind, lc(e.Pos))
+		w.expr(d+1, "elem", e.Elem)
+		w.compFor(d+1, e.Target, e.Iter, e.Cond)
+	case *SetComp:
+		w.line(d, role, "SetComp %s", lc(e.Pos))
+		w.expr(d+1, "elem", e.Elem)
+		w.compFor(d+1, e.Target, e.Iter, e.Cond)
+	case *DictComp:
+		w.line(d, role, "DictComp %s", lc(e.Pos))
+		w.expr(d+1, "key", e.Key)
+		w.expr(d+1, "value", e.Value)
+		w.compFor(d+1, e.Target, e.Iter, e.Cond)
+	case *Dict:
+		w.line(d, role, "Dict %s (%d)", lc(e.Pos), len(e.Keys))
+		for i, k := range e.Keys {
+			w.expr(d+1, "key", k)
+			w.expr(d+2, "value", e.Values[i])
+		}
+	case *Starred:
+		w.line(d, role, "Starred %s", lc(e.Pos))
+		w.expr(d+1, "x", e.X)
+	case *Set:
+		w.line(d, role, "Set %s (%d)", lc(e.Pos), len(e.Elems))
+		for _, x := range e.Elems {
+			w.expr(d+1, "elem", x)
+		}
+	case *Lambda:
+		w.line(d, role, "Lambda %s", lc(e.Pos))
+		for _, p := range e.Params {
+			w.line(d+1, "param", "Param %s %s", lc(p.Pos), p.Name)
+			if p.Default != nil {
+				w.expr(d+2, "default", p.Default)
+			}
+		}
+		w.expr(d+1, "body", e.Body)
 	case *StringLit:
 		w.line(d, role, "StringLit %s %q", lc(e.Pos), e.Value)
 	case *BinaryExpr:
@@ -224,6 +256,15 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 		w.line(d, role, "<nil>")
 	default:
 		w.line(d, role, "%T", e)
+	}
+}
+
+// compFor writes a comprehension's clause (cond may be nil).
+func (w *astWriter) compFor(d int, target, iter, cond Expr) {
+	w.expr(d, "target", target)
+	w.expr(d, "iter", iter)
+	if cond != nil {
+		w.expr(d, "cond", cond)
 	}
 }
 

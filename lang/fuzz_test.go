@@ -67,8 +67,14 @@ func checkPos(t *testing.T, src []byte, p Pos, what string) {
 	if p.File != "f.tile" || p.Offset < 0 || p.Offset > len(src) || !p.IsValid() {
 		t.Fatalf("bad position %+v for %s", p, what)
 	}
-	line := 1 + strings.Count(string(src[:p.Offset]), "\n")
-	col := p.Offset - strings.LastIndexByte(string(src[:p.Offset]), '\n')
+	// A line ends at "\n", "\r\n" or a lone "\r", as Python reads source.
+	line, lineStart := 1, 0
+	for i := 0; i < p.Offset; i++ {
+		if c := src[i]; c == '\n' || c == '\r' && (i+1 >= len(src) || src[i+1] != '\n') {
+			line, lineStart = line+1, i+1
+		}
+	}
+	col := p.Offset - lineStart + 1
 	if line != p.Line || col != p.Col {
 		t.Fatalf("position %+v: offset is at %d:%d, for %s", p, line, col, what)
 	}
@@ -110,6 +116,34 @@ func walkFile(f *File, fn func(Node)) {
 			expr(e.X)
 			expr(e.Cond)
 			expr(e.Y)
+		case *ListComp:
+			for _, x := range []Expr{e.Elem, e.Target, e.Iter, e.Cond} {
+				expr(x)
+			}
+		case *SetComp:
+			for _, x := range []Expr{e.Elem, e.Target, e.Iter, e.Cond} {
+				expr(x)
+			}
+		case *DictComp:
+			for _, x := range []Expr{e.Key, e.Value, e.Target, e.Iter, e.Cond} {
+				expr(x)
+			}
+		case *Dict:
+			for i, k := range e.Keys {
+				expr(k)
+				expr(e.Values[i])
+			}
+		case *Set:
+			for _, x := range e.Elems {
+				expr(x)
+			}
+		case *Starred:
+			expr(e.X)
+		case *Lambda:
+			for _, p := range e.Params {
+				expr(p.Default)
+			}
+			expr(e.Body)
 		}
 	}
 	var stmts func([]Stmt)

@@ -105,12 +105,12 @@ type gSuite struct {
 	Simple *gSimpleStmt `parser:"| @@"`
 }
 
-// forStmt = "for" exprList "in" testList ":" suite .
+// forStmt = "for" targetList "in" testList ":" suite .
 type gFor struct {
 	Pos    lexer.Position
-	Target *gExprList `parser:"'for' @@"`
-	Iter   *gTestList `parser:"'in' @@"`
-	Body   *gSuite    `parser:"':' @@"`
+	Target *gTargetList `parser:"'for' @@"`
+	Iter   *gTestList   `parser:"'in' @@"`
+	Body   *gSuite      `parser:"':' @@"`
 }
 
 // ifStmt = "if" test ":" suite { elif } [ "else" ":" suite ] .
@@ -227,19 +227,53 @@ type gTestList struct {
 	Trailing bool     `parser:"@','?"`
 }
 
-// exprList = binary { "," binary } [ "," ] .
-type gExprList struct {
+// targetList = target { "," target } [ "," ] .
+//
+// A for loop's (or a comprehension's) target: what comes before its "in".
+type gTargetList struct {
 	Pos      lexer.Position
-	Elems    []*gBinary `parser:"@@ ( ',' @@ )*"`
+	Elems    []*gTarget `parser:"@@ ( ',' @@ )*"`
 	Trailing bool       `parser:"@','?"`
 }
 
-// test = binary [ "if" binary "else" test ] .
+// target = operand { targetOp operand } .
+//
+// A binary expression without "in" and "not in", which would swallow the
+// loop's own "in"; the builder of the AST refuses any target that is not
+// a name or a tuple of names, with a message better than a syntax error.
+type gTarget struct {
+	X    *gOperand    `parser:"@@"`
+	Rest []*gTargetOp `parser:"@@*"`
+}
+
+// targetOp = binOp without "in" and "not in" .
+type gTargetOp struct {
+	Pos lexer.Position
+	Op  string    `parser:"@( 'or' | 'and' | '==' | '!=' | '<=' | '>=' | '<' | '>' | 'is' 'not' | 'is' | '|' | '^' | '&' | '<<' | '>>' | '+' | '-' | '*' | '/' | '//' | '%' | '@' )"`
+	Y   *gOperand `parser:"@@"`
+}
+
+// test = lambda | binary [ "if" binary "else" test ] .
 type gTest struct {
-	Pos  lexer.Position
-	X    *gBinary `parser:"@@"`
-	Cond *gBinary `parser:"( 'if' @@"`
-	Else *gTest   `parser:"  'else' @@ )?"`
+	Pos    lexer.Position
+	Lambda *gLambda `parser:"  @@"`
+	X      *gBinary `parser:"| @@"`
+	Cond   *gBinary `parser:"( 'if' @@"`
+	Else   *gTest   `parser:"  'else' @@ )?"`
+}
+
+// lambda = "lambda" [ lambdaParam { "," lambdaParam } [ "," ] ] ":" test .
+type gLambda struct {
+	Pos    lexer.Position
+	Params []*gLambdaParam `parser:"'lambda' ( @@ ( ',' @@ )* ','? )?"`
+	Body   *gTest          `parser:"':' @@"`
+}
+
+// lambdaParam = Name [ "=" test ] .
+type gLambdaParam struct {
+	Pos     lexer.Position
+	Name    string `parser:"@Name"`
+	Default *gTest `parser:"( '=' @@ )?"`
 }
 
 // binary = operand { binOp operand } .
@@ -252,12 +286,12 @@ type gBinary struct {
 	Rest []*gBinOp `parser:"@@*"`
 }
 
-// binOp = "or" | "and" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "is" "not" | "is" | "|" | "^" | "&"
+// binOp = "or" | "and" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "is" "not" | "is" | "not" "in" | "in"
 //
-//	| "<<" | ">>" | "+" | "-" | "*" | "/" | "//" | "%" | "@" .
+//	| "|" | "^" | "&" | "<<" | ">>" | "+" | "-" | "*" | "/" | "//" | "%" | "@" .
 type gBinOp struct {
 	Pos lexer.Position
-	Op  string    `parser:"@( 'or' | 'and' | '==' | '!=' | '<=' | '>=' | '<' | '>' | 'is' 'not' | 'is' | '|' | '^' | '&' | '<<' | '>>' | '+' | '-' | '*' | '/' | '//' | '%' | '@' )"`
+	Op  string    `parser:"@( 'or' | 'and' | '==' | '!=' | '<=' | '>=' | '<' | '>' | 'is' 'not' | 'is' | 'not' 'in' | 'in' | '|' | '^' | '&' | '<<' | '>>' | '+' | '-' | '*' | '/' | '//' | '%' | '@' )"`
 	Y   *gOperand `parser:"@@"`
 }
 
@@ -321,32 +355,43 @@ type gSubStep struct {
 	X     *gTest `parser:"@@?"`
 }
 
-// arg = [ Name "=" ] test .
+// arg = [ Name "=" | "*" ] test [ compFor ] .
+//
+// `*xs` unpacks an iterable into positional arguments; `f(x for x in xs)`
+// passes a generator expression (its call's only argument).
 type gArg struct {
 	Pos     lexer.Position
-	Keyword string `parser:"( @Name '=' )?"`
-	Value   *gTest `parser:"@@"`
+	Star    bool      `parser:"( @'*'"`
+	Keyword string    `parser:"| @Name '=' )?"`
+	Value   *gTest    `parser:"@@"`
+	Comp    *gCompFor `parser:"@@?"`
 }
 
-// compFor = "for" exprList "in" binary [ "if" binary ] .   (a list comprehension's clause)
+// compFor = "for" targetList "in" binary [ "if" binary ] .   (a comprehension's clause)
 type gCompFor struct {
 	Pos    lexer.Position
-	Target *gExprList `parser:"'for' @@"`
-	Iter   *gBinary   `parser:"'in' @@"`
-	Cond   *gBinary   `parser:"( 'if' @@ )?"`
+	Target *gTargetList `parser:"'for' @@"`
+	Iter   *gBinary     `parser:"'in' @@"`
+	Cond   *gBinary     `parser:"( 'if' @@ )?"`
 }
 
-// atom = Name | "(" [ testList ] ")" | "[" [ testList [ compFor ] ] "]" | Int | Float | String { String }
+// atom = Name | "(" [ testList [ compFor ] ] ")" | "[" [ testList [ compFor ] ] "]"
 //
-//	| "True" | "False" | "None" | "..." .
+//	| "{" [ entry { "," entry } [ "," ] [ compFor ] ] "}"
+//	| Int | Float | String { String } | "True" | "False" | "None" | "..." .
 type gAtom struct {
 	Pos      lexer.Position
 	Name     string     `parser:"  @Name"`
 	Paren    bool       `parser:"| ( @'('"`
-	Inner    *gTestList `parser:"    @@? ')' )"`
+	Inner    *gTestList `parser:"    @@?"`
+	PComp    *gCompFor  `parser:"    @@? ')' )"`
 	List     bool       `parser:"| ( @'['"`
 	Items    *gTestList `parser:"    @@?"`
 	Comp     *gCompFor  `parser:"    @@? ']' )"`
+	Brace    bool       `parser:"| ( @'{'"`
+	Entries  []*gEntry  `parser:"    ( @@ ( ',' @@ )*"`
+	BTrail   bool       `parser:"      @','? )?"`
+	BComp    *gCompFor  `parser:"    @@? '}' )"`
 	Int      string     `parser:"| @Int"`
 	Float    string     `parser:"| @Float"`
 	Strings  []string   `parser:"| @String+"`
@@ -354,6 +399,16 @@ type gAtom struct {
 	False    bool       `parser:"| @'False'"`
 	None     bool       `parser:"| @'None'"`
 	Ellipsis bool       `parser:"| @'...'"`
+}
+
+// entry = test [ ":" test ] .   (a dict's key: value, or a set's item)
+//
+// Whether the braces make a dict or a set is the first entry's choice;
+// parse.go reports a mix.
+type gEntry struct {
+	Pos   lexer.Position
+	Key   *gTest `parser:"@@"`
+	Value *gTest `parser:"( ':' @@ )?"`
 }
 
 // tokenDef hands participle the token slice that lexer.go produced.

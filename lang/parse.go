@@ -506,11 +506,11 @@ func lineStart(toks []lexer.Token, i int) int {
 var unsupportedStmts = map[string]bool{
 	"class": true, "try": true,
 	"except": true, "finally": true, "raise": true, "del": true, "global": true,
-	"nonlocal": true, "yield": true, "async": true, "await": true, "lambda": true,
+	"nonlocal": true, "yield": true, "async": true, "await": true,
 }
 
 // Keywords tilec does not support inside expressions.
-var unsupportedExprs = map[string]bool{"lambda": true, "yield": true, "await": true, "in": true}
+var unsupportedExprs = map[string]bool{"yield": true, "await": true}
 
 // syntaxError turns a participle error at toks[i] (tok; EOF when i ==
 // len(toks)) into a readable message.
@@ -551,8 +551,6 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 		return err("slices with bounds are not supported (only the full slice, as in t[:, None])")
 	case tok.Value == "[" && strings.HasPrefix(expected(expect), ", expected an expression"):
 		return err("lists are not supported; use a tuple")
-	case tok.Value == "{":
-		return err("dicts and sets are not supported")
 	}
 	if tok.Type == tokKeyword {
 		atStart := start == i

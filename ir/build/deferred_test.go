@@ -17,7 +17,7 @@ import cuda.tile as ct
 
 
 def helper(x):
-    f = lambda y: y
+    f = yield y
     return f(x)
 
 
@@ -38,7 +38,7 @@ def host(x):
 		t.Fatalf("the kernel of a program with host-only Python: %v", err)
 	}
 	for _, c := range []struct{ body, want string }{
-		{"ct.store(X, index=(0,), tile=helper(ct.load(X, index=(0,), shape=(4,))))", "p.py:6:9: 'lambda' is not supported"},
+		{"ct.store(X, index=(0,), tile=helper(ct.load(X, index=(0,), shape=(4,))))", "p.py:6:9: 'yield' is not supported"},
 		{"ct.store(X, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)) * argparse.x)", "argparse is the module argparse, imported for host code (line 1)"},
 	} {
 		src := strings.Replace(prog, "ct.store(X, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)) * 2)", c.body, 1)

@@ -52,6 +52,9 @@ func (b *builder) expr(e lang.Expr) value {
 		}
 		x := b.expr(e.X)
 		y := b.expr(e.Y)
+		if e.Op == "in" || e.Op == "not in" {
+			return b.contains(e.OpPos, e.Op, x, y)
+		}
 		return b.binop(e.OpPos, e.Op, x, y)
 	case *lang.UnaryExpr:
 		return b.unop(e.Pos, e.Op, b.expr(e.X))
@@ -60,7 +63,23 @@ func (b *builder) expr(e lang.Expr) value {
 	case *lang.Slice:
 		return b.fail(e.Pos, "':' is only allowed as a tile index (t[:, None])")
 	case *lang.ListComp:
+		if e.Gen {
+			return b.fail(e.Pos, "generator expressions are host code (kernels build tiles with ct's operations)")
+		}
 		return b.fail(e.Pos, "list comprehensions are host code (kernels build tiles with ct's operations)")
+	case *lang.Dict, *lang.DictComp:
+		// Host code's: a module-level `_cache = {}` is the host's to
+		// compute (moduleGlobals), a kernel's is an error.
+		b.hostUsed = true
+		return b.fail(e.Position(), "a dict is host code: kernels have no dicts (a kernel takes constants and tuples)")
+	case *lang.Set, *lang.SetComp:
+		b.hostUsed = true
+		return b.fail(e.Position(), "a set is host code: kernels have no sets (a kernel takes constants and tuples)")
+	case *lang.Starred:
+		return b.fail(e.Pos, "*args in a call is host code: a kernel passes each argument itself")
+	case *lang.Lambda:
+		b.hostUsed = true
+		return b.fail(e.Pos, "lambda is host code in tilec: a kernel's function arguments (ct.reduce's and ct.scan's combiner) are helper defs")
 	case *lang.Call:
 		return b.call(e)
 	case nil:
@@ -451,6 +470,50 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 		return b.emitInferred(pos, ir.OpCmp, attrs, xv, yv)
 	}
 	return b.emitInferred(pos, code, nil, xv, yv)
+}
+
+// contains is `x in y` and `x not in y` as cuTile has them: y is a
+// tuple, and x is compared with == to each item in turn; an item known
+// equal at compile time makes the result True (a compile-time constant,
+// so `if dtype in (ct.float16, ct.bfloat16):` picks its branch while
+// compiling), run-time comparisons are or-ed together, and each must be a
+// scalar (a rank-0 tile), as cuTile requires.
+func (b *builder) contains(pos lang.Pos, op string, x, y value) value {
+	if isPoison(x, y) {
+		return poison{}
+	}
+	items, ok := y.(tuple)
+	if !ok {
+		return b.fail(pos, "'%s' in a kernel needs a tuple on its right (cuTile's 'in' is a test against a tuple's items), got %s", op, describe(y))
+	}
+	var result value = false
+	for _, item := range items {
+		eq := b.binop(pos, "==", x, item)
+		if isPoison(eq) {
+			return eq
+		}
+		if v, ok := eq.(*ir.Value); ok {
+			if t, isTile := v.Type.(*ir.Tile); isTile && len(t.Shape) > 0 {
+				return b.fail(pos, "'%s' requires scalar operands, but got shape %v", op, t.Shape)
+			}
+		}
+		if c, isConst := eq.(bool); isConst {
+			if c {
+				result = true
+				break
+			}
+			continue
+		}
+		if r, isConst := result.(bool); isConst && !r {
+			result = eq
+		} else {
+			result = b.binop(pos, "|", result, eq)
+		}
+	}
+	if op == "not in" {
+		return b.unop(pos, "not", result)
+	}
+	return result
 }
 
 // typeOf is a scalar or tile type.

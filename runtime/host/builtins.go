@@ -57,7 +57,9 @@ var moduleFuncs = map[module][]string{
 	"ct":         {"cdiv", "launch"},
 	"math":       {"ceil", "floor", "trunc", "sqrt", "exp", "log", "log2", "isqrt"},
 	"torch":      {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "device"},
-	"torch.cuda": {"current_stream"},
+	"ct.tune":    {"exhaustive_search"},
+	"torch.cuda": {"current_stream", "Event"},
+	"types":      {"SimpleNamespace"},
 	"numpy":      {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like"},
 }
 
@@ -118,6 +120,20 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 		return in.propsAttr(pos, x, name)
 	case *pyDict:
 		return method{x, name}
+	case *record:
+		if v, ok := x.get(name); ok {
+			return v
+		}
+		in.fail(pos, "%s has no attribute %s (it has %s)", x.typeName, name, strings.Join(x.names, ", "))
+	case *funcRef:
+		if x.kernel && name == "replace_hints" {
+			return method{x, name}
+		}
+	case *cudaEvent:
+		switch name {
+		case "record", "elapsed_time", "synchronize", "query":
+			return method{x, name}
+		}
 	case namedTuple:
 		if i := slices.Index(x.names, name); i >= 0 {
 			return x.items[i]
@@ -148,6 +164,9 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 	case "ct":
 		if d, ok := ctDTypes[name]; ok {
 			return d
+		}
+		if name == "tune" {
+			return module("ct.tune")
 		}
 		in.fail(pos, "ct.%s cannot be used in host code: host functions may use ct.launch, ct.cdiv and ct's dtypes (tile operations run in kernels)", name)
 	case "torch":
@@ -212,29 +231,43 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	switch name {
 	case "dict", "set":
 		return in.makeDict(c, name == "set")
+	case "sorted", "list", "enumerate", "zip", "any", "all", "sum":
+		return in.iterBuiltin(c, name)
+	case "ct.tune.exhaustive_search":
+		return in.exhaustiveSearch(c, name)
+	case "types.SimpleNamespace":
+		return in.simpleNamespace(c)
+	case "torch.cuda.Event":
+		c.bind(name, "enable_timing=", "blocking=", "interprocess=")
+		return &cudaEvent{}
 	case "min", "max":
-		if len(c.kw) > 0 {
-			in.fail(e.Pos, "%s takes no keyword arguments in the host subset", name)
+		key, hasKey := c.kw["key"]
+		if len(c.kw) > 1 || len(c.kw) == 1 && !hasKey {
+			in.fail(e.Pos, "%s takes only key= as a keyword in the host subset", name)
 		}
 		xs := c.args
 		if len(xs) == 1 {
-			t, ok := xs[0].(Tuple)
-			if !ok {
-				in.fail(e.Pos, "%s of one argument takes a tuple, got %s", name, describe(xs[0]))
-			}
-			xs = t
+			xs = in.iterValue(c.argPos(0), xs[0])
 		}
 		if len(xs) == 0 {
-			in.fail(e.Pos, "%s of nothing", name)
+			in.fail(e.Pos, "ValueError: %s() arg is an empty sequence", name)
 		}
-		best := xs[0]
+		keyOf := func(x any) any {
+			if !hasKey || key == (none{}) {
+				return x
+			}
+			return in.callValue(e.Pos, key, x)
+		}
+		best, bestKey := xs[0], keyOf(xs[0])
 		op := "<"
 		if name == "max" {
 			op = ">"
 		}
+		// The first of equal items wins, as in Python.
 		for _, x := range xs[1:] {
-			if in.binop(e.Pos, op, x, best).(bool) {
-				best = x
+			k := keyOf(x)
+			if in.truth(e.Pos, in.binop(e.Pos, op, k, bestKey)) {
+				best, bestKey = x, k
 			}
 		}
 		return best
@@ -587,6 +620,12 @@ func (in *interp) callMethod(c *callSite, m method) any {
 	}
 	if d, ok := m.recv.(*pyDict); ok {
 		return in.dictMethod(c, d, m.name)
+	}
+	if k, ok := m.recv.(*funcRef); ok {
+		return in.replaceHints(c, k)
+	}
+	if ev, ok := m.recv.(*cudaEvent); ok {
+		return in.eventMethod(c, ev, m.name)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

@@ -64,7 +64,7 @@ func (in *interp) hashKey(pos lang.Pos, v any) string {
 		return "d" + v.String()
 	case device:
 		return "v" + v.kind
-	case *runtime.Tensor, *funcRef:
+	case *runtime.Tensor, *funcRef, *closure, *record:
 		return fmt.Sprintf("p%p", v)
 	}
 	if d, ok := v.(*pyDict); ok {
@@ -343,6 +343,12 @@ func (in *interp) iterValue(pos lang.Pos, v any) []any {
 	switch v := v.(type) {
 	case *pyDict:
 		return append([]any{}, v.keys...)
+	case string:
+		var out []any
+		for _, r := range v {
+			out = append(out, string(r))
+		}
+		return out
 	case *runtime.Tensor:
 		if len(v.Shape) == 0 {
 			in.fail(pos, "iteration over a 0-d tensor")
@@ -354,6 +360,6 @@ func (in *interp) iterValue(pos lang.Pos, v any) []any {
 		}
 		return out
 	}
-	in.fail(pos, "host code iterates over range(...), a tuple, a dict, a set or a tensor, not %s", describe(v))
+	in.fail(pos, "host code iterates over range(...), a tuple, a list, a dict, a set, a string or a tensor, not %s", describe(v))
 	return nil
 }

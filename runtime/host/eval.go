@@ -224,7 +224,7 @@ func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
 // rows, along its first axis).
 func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 	if c, ok := iter.(*lang.Call); ok {
-		if n, ok := c.Fun.(*lang.Name); ok && n.Name == "range" && fr.vars["range"] == nil {
+		if _, ok := in.rangeCall(fr, c); ok {
 			if len(c.Kwargs) > 0 || len(c.Args) < 1 || len(c.Args) > 3 {
 				in.fail(c.Pos, "range takes 1 to 3 positional ints")
 			}
@@ -252,16 +252,10 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 // listComp evaluates [elem for target in iter if cond] (a tuple: host
 // code's lists are tuples). Its target is its own, as in Python 3.
 func (in *interp) listComp(fr *frame, e *lang.ListComp) any {
-	inner := &frame{vars: maps.Clone(fr.vars), def: fr.def}
 	var out Tuple
-	for _, v := range in.iterateExpr(fr, e.Iter) {
-		in.step(e.Pos)
-		in.assign(inner, e.Target, v)
-		if e.Cond != nil && !in.truth(e.Cond.Position(), in.expr(inner, e.Cond)) {
-			continue
-		}
+	in.comprehend(fr, e.Pos, e.Target, e.Iter, e.Cond, func(inner *frame) {
 		out = append(out, in.expr(inner, e.Elem))
-	}
+	})
 	return out
 }
 
@@ -288,9 +282,13 @@ func (in *interp) assign(fr *frame, target lang.Expr, v any) {
 	}
 }
 
+// lookup reads a name: the frame's own, then those of the frames around
+// it (a lambda's or a comprehension's), then the module's.
 func (in *interp) lookup(fr *frame, n *lang.Name) any {
-	if v, ok := fr.vars[n.Name]; ok {
-		return v
+	for f := fr; f != nil; f = f.parent {
+		if v, ok := f.vars[n.Name]; ok {
+			return v
+		}
 	}
 	return in.global(n.Name, n.Pos)
 }
@@ -302,6 +300,9 @@ func (in *interp) global(name string, pos lang.Pos) any {
 	if v, ok := p.globals[name]; ok {
 		if la, ok := v.(lazyAttr); ok {
 			return in.attrOf(la.pos, module(la.mod), la.name)
+		}
+		if m, ok := v.(moduleMember); ok {
+			return in.moduleValue(m)
 		}
 		return v
 	}
@@ -326,7 +327,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 		delete(p.busy, name)
 		return p.values[name]
 	}
-	if v, ok := in.mainVars[name]; ok {
+	if v, ok := in.mainVars[name]; ok && in.prog == in.root {
 		return v
 	}
 	if pyBuiltins[name] {
@@ -343,6 +344,7 @@ func (in *interp) global(name string, pos lang.Pos) any {
 var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
 	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true, "dict": true, "set": true,
+	"sorted": true, "list": true, "enumerate": true, "zip": true, "any": true, "all": true, "sum": true,
 }
 
 func (in *interp) expr(fr *frame, e lang.Expr) any {
@@ -385,6 +387,15 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 				return x
 			}
 			return in.expr(fr, e.Y)
+		case "in", "not in":
+			x := in.expr(fr, e.X)
+			var found bool
+			if c, ok := in.rangeCall(fr, e.Y); ok {
+				found = in.inRange(fr, c, x)
+			} else {
+				found = in.contains(e.OpPos, x, in.expr(fr, e.Y))
+			}
+			return found == (e.Op == "in")
 		}
 		return in.binop(e.OpPos, e.Op, in.expr(fr, e.X), in.expr(fr, e.Y))
 	case *lang.UnaryExpr:
@@ -424,6 +435,10 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 		in.fail(e.Pos, "a slice is only an index (x[a:b])")
 	case *lang.ListComp:
 		return in.listComp(fr, e)
+	case *lang.Dict, *lang.Set, *lang.DictComp, *lang.SetComp:
+		return in.display(fr, e)
+	case *lang.Lambda:
+		return in.makeLambda(fr, e)
 	}
 	in.fail(e.Position(), "this expression is not part of the host subset")
 	return nil
@@ -589,6 +604,8 @@ func (in *interp) str(v any) string {
 		return "torch." + torchName(v)
 	case *pyDict:
 		return in.dictStr(v)
+	case *record:
+		return in.recordStr(v)
 	case *runtime.Tensor:
 		return tensorRepr(v)
 	case namespace:
@@ -612,9 +629,14 @@ func pyFloat(f float64) string { return build.PyFloat(f) }
 // call evaluates a call: a builtin, a host def, or a bound method.
 func (in *interp) call(fr *frame, e *lang.Call) any {
 	fn := in.expr(fr, e.Fun)
-	args := make([]any, len(e.Args))
-	for i, a := range e.Args {
-		args[i] = in.expr(fr, a)
+	args := make([]any, 0, len(e.Args))
+	for _, a := range e.Args {
+		if s, ok := a.(*lang.Starred); ok {
+			// f(*xs): the iterable's items, each a positional argument.
+			args = append(args, in.iterValue(s.X.Position(), in.expr(fr, s.X))...)
+			continue
+		}
+		args = append(args, in.expr(fr, a))
 	}
 	kw := map[string]any{}
 	for _, k := range e.Kwargs {
@@ -623,17 +645,27 @@ func (in *interp) call(fr *frame, e *lang.Call) any {
 		}
 		kw[k.Name] = in.expr(fr, k.Value)
 	}
-	c := &callSite{in: in, e: e, args: args, kw: kw}
+	return in.callWith(&callSite{in: in, e: e, args: args, kw: kw}, fn)
+}
+
+// callWith calls fn with a call's evaluated arguments.
+func (in *interp) callWith(c *callSite, fn any) any {
+	e := c.e
 	switch f := fn.(type) {
 	case builtin:
 		return in.callBuiltin(c, string(f))
 	case method:
 		return in.callMethod(c, f)
+	case *closure:
+		return in.callClosure(c, f)
 	case *funcRef:
 		if f.kernel {
 			in.fail(e.Pos, "cannot call kernel %s: launch it with ct.launch(stream, grid, %s, args)", f.def.Name, f.def.Name)
 		}
+		defer in.enter(f.prog)()
 		return in.callDef(c, f.def)
+	case module:
+		in.fail(e.Pos, "%s is not callable: it is imported from a module host code does not have (tilec loads neither a program's own modules, such as a sibling .py file, nor packages it does not know)", describe(fn))
 	}
 	in.fail(e.Pos, "%s is not callable", describe(fn))
 	return nil
@@ -645,39 +677,52 @@ func (in *interp) callDef(c *callSite, def *lang.FuncDef) any {
 		in.fail(c.e.Pos, "host calls nested more than %d deep", maxCallDepth)
 	}
 	fr := &frame{vars: map[string]any{}, def: def}
-	if len(c.args) > len(def.Params) {
-		in.fail(c.e.Pos, "%s takes %d arguments, got %d", def.Name, len(def.Params), len(c.args))
+	in.bindParams(c, def.Name, def.Params, fr, func(i int) any {
+		if d := def.Params[i].Default; d != nil {
+			return in.expr(&frame{vars: map[string]any{}}, d)
+		}
+		return nil
+	})
+	in.depth++
+	defer func() { in.depth-- }()
+	return in.body(fr, def.Body)
+}
+
+// bindParams binds a call's arguments to a function's parameters in fr:
+// positional, then by keyword, then defaults (defaultOf(i) is parameter
+// i's, nil where it has none).
+func (in *interp) bindParams(c *callSite, name string, params []*lang.Param, fr *frame, defaultOf func(i int) any) {
+	if len(c.args) > len(params) {
+		in.fail(c.e.Pos, "%s takes %d arguments, got %d", name, len(params), len(c.args))
 	}
 	for i, v := range c.args {
-		fr.vars[def.Params[i].Name] = v
+		fr.vars[params[i].Name] = v
 	}
-	for name, v := range c.kw {
+	for k, v := range c.kw {
 		found := false
-		for i, p := range def.Params {
-			if p.Name == name {
+		for i, p := range params {
+			if p.Name == k {
 				if i < len(c.args) {
-					in.fail(c.e.Pos, "%s got multiple values for argument %s", def.Name, name)
+					in.fail(c.e.Pos, "%s got multiple values for argument %s", name, k)
 				}
 				found = true
 			}
 		}
 		if !found {
-			in.fail(c.e.Pos, "%s has no parameter %s", def.Name, name)
+			in.fail(c.e.Pos, "%s has no parameter %s", name, k)
 		}
-		fr.vars[name] = v
+		fr.vars[k] = v
 	}
-	for _, p := range def.Params {
+	for i, p := range params {
 		if _, ok := fr.vars[p.Name]; ok {
 			continue
 		}
-		if p.Default == nil {
-			in.fail(c.e.Pos, "%s is missing argument %s", def.Name, p.Name)
+		d := defaultOf(i)
+		if d == nil {
+			in.fail(c.e.Pos, "%s is missing argument %s", name, p.Name)
 		}
-		fr.vars[p.Name] = in.expr(&frame{vars: map[string]any{}}, p.Default)
+		fr.vars[p.Name] = d
 	}
-	in.depth++
-	defer func() { in.depth-- }()
-	return in.body(fr, def.Body)
 }
 
 // callSite is one call's evaluated arguments.

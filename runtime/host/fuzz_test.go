@@ -25,6 +25,9 @@ func FuzzScript(f *testing.F) {
 		"x = torch.zeros(4, 5)\nx[1:3, ::2] = 1\nx[x > 0] += torch.arange(6) * 1.0\nx[[0, 3], -1] = x[1, :2]\nprint(x, torch.max(x, dim=1))",
 		"e = torch.arange(9) % 4\nprint(torch.argsort(e, stable=True), torch.bincount(e), F.one_hot(e).sum(dim=(0, 1)))",
 		"d = dict(a=1)\nd[(2, 'b')] = torch.float16\ns = set((1, 2))\ns.add(1.0)\nfor k, v in d.items():\n    print(k, v, len(s))",
+		"d = {'a': 1, (2, 'b'): {1, 2}}\nsq = {k: k * k for k in range(4) if k not in (1,)}\nprint(2 in sq, 'a' in d, 3 in range(0, 9, 3), 'b' in 'abc', {x % 2 for x in sq})",
+		"n = 3\nf = lambda a, b=n: a * b + n\nn = 4\nprint(f(2), tuple(sorted((3, 1, 2), key=lambda v: -v)), max((1, -5), key=abs), (lambda: lambda: 1)()())",
+		"cfgs = [{'T': 4}, {'T': 8}]\nr = ct.tune.exhaustive_search(cfgs, None, lambda c: (1,), k, lambda c: (torch.ones(8), torch.zeros(8), c['T']), quiet=True)\nprint(r.best.config)",
 	} {
 		f.Add(seed)
 	}

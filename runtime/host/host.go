@@ -31,6 +31,7 @@ type Program struct {
 	values  map[string]any                 // evaluated module assignments
 	busy    map[string]bool                // assignments being evaluated (cycles)
 	params  map[string][]build.KernelParam // kernel name -> its parameters
+	mods    modules                        // the program's own modules loaded so far (modules.go)
 }
 
 // Param is one parameter of a host function.
@@ -58,6 +59,10 @@ type Options struct {
 	Launch func(*Launch) error
 	// Stdout receives print(); nil discards it.
 	Stdout io.Writer
+	// Stderr receives notes on what tilec does differently from Python
+	// where nothing it computes differs (ct.tune.exhaustive_search times
+	// nothing and takes the first config that runs); nil: os.Stderr.
+	Stderr io.Writer
 	// Seed starts a script's random generator (RunMain) as
 	// torch.manual_seed(Seed) would.
 	Seed uint64
@@ -109,6 +114,13 @@ func Load(file *lang.File) (*Program, error) {
 				name = imp.Path
 			}
 			v = module(imp.Path)
+		case imp.From && strings.HasPrefix(imp.Path, "cuda.tile.tune.") && !strings.Contains(strings.TrimPrefix(imp.Path, "cuda.tile.tune."), "."):
+			// from cuda.tile.tune import exhaustive_search
+			member := strings.TrimPrefix(imp.Path, "cuda.tile.tune.")
+			if name == "" {
+				name = member
+			}
+			v = lazyAttr{mod: "ct.tune", name: member, pos: imp.Pos}
 		case imp.From && strings.HasPrefix(imp.Path, "cuda.tile.") && !strings.Contains(strings.TrimPrefix(imp.Path, "cuda.tile."), "."):
 			// from cuda.tile import float16, cdiv
 			member := strings.TrimPrefix(imp.Path, "cuda.tile.")
@@ -135,6 +147,13 @@ func Load(file *lang.File) (*Program, error) {
 				name = member
 			}
 			v = lazyAttr{mod: "math", name: member, pos: imp.Pos}
+		case imp.From && p.moduleFile(imp.Path) != "":
+			// from utils.benchmark import report_benchmark, from .utils
+			// import f: a module of the program's own, beside its file,
+			// loaded when the name is first used.
+			name = imp.BoundName()
+			i := strings.LastIndex(imp.Path, ".")
+			v = moduleMember{file: p.moduleFile(imp.Path), name: imp.Path[i+1:], pos: imp.Pos}
 		default:
 			// Another module (argparse, cupy): host code that uses one
 			// of its names is told what the host subset lacks.
@@ -147,7 +166,7 @@ func Load(file *lang.File) (*Program, error) {
 		p.globals["ct"] = module("ct")
 	}
 	for _, def := range file.Funcs {
-		p.globals[def.Name] = &funcRef{def: def, kernel: p.isKernel(def)}
+		p.globals[def.Name] = &funcRef{def: def, kernel: p.isKernel(def), prog: p}
 	}
 	for _, a := range file.Globals {
 		for _, t := range a.Targets {
@@ -262,7 +281,7 @@ func (p *Program) Run(entry string, args map[string]any, opts Options) (result a
 			return nil, fmt.Errorf("%s has no parameter %s", entry, name)
 		}
 	}
-	in := &interp{prog: p, opts: opts, kernels: map[string]*runtime.Kernel{}}
+	in := &interp{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if he, ok := r.(hostError); ok {
@@ -312,7 +331,7 @@ func (p *Program) runMain(opts Options) (vars map[string]any, err error) {
 	if p.file.Main == nil {
 		return nil, fmt.Errorf("%s has no `if __name__ == \"__main__\":` block to run: name the host function to run with --entry", p.src.Name)
 	}
-	in := &interp{prog: p, opts: opts, kernels: map[string]*runtime.Kernel{}, mainVars: map[string]any{}}
+	in := &interp{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}, mainVars: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if he, ok := r.(hostError); ok {
@@ -399,6 +418,7 @@ type lazyAttr struct {
 type funcRef struct {
 	def    *lang.FuncDef
 	kernel bool
+	prog   *Program // the file that defines it (the program's, or a module it imports)
 }
 
 // method is a tensor's or dtype's method bound to its receiver.
@@ -417,7 +437,8 @@ type dtypeVal = ir.DType
 type hostError struct{ err error }
 
 type interp struct {
-	prog    *Program
+	prog    *Program // the file whose code runs now (the program's, or a module's)
+	root    *Program // the program's: its main block's names are globals
 	opts    Options
 	depth   int
 	steps   int
@@ -433,6 +454,9 @@ type interp struct {
 type frame struct {
 	vars map[string]any
 	def  *lang.FuncDef
+	// parent is the frame around a lambda's or a comprehension's, whose
+	// names it reads (nil for a def's: defs are top-level).
+	parent *frame
 }
 
 func (in *interp) fail(pos lang.Pos, format string, args ...any) {
@@ -441,14 +465,15 @@ func (in *interp) fail(pos lang.Pos, format string, args ...any) {
 
 // launch runs ct.launch(stream, grid, kernel, args).
 func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos lang.Pos) {
-	params, ok := in.prog.params[k.def.Name]
+	prog := k.prog
+	params, ok := prog.params[k.def.Name]
 	if !ok {
 		var err error
-		params, err = build.KernelParams(in.prog.file, k.def.Name)
+		params, err = build.KernelParams(prog.file, k.def.Name)
 		if err != nil {
 			panic(hostError{err})
 		}
-		in.prog.params[k.def.Name] = params
+		prog.params[k.def.Name] = params
 	}
 	tup, ok := args.(Tuple)
 	if !ok {
@@ -500,11 +525,11 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 		}
 	}
 	g := in.grid(call, grid)
-	key := k.def.Name + "\x00" + strings.Join(consts, "\x00")
+	key := prog.src.Name + "\x00" + k.def.Name + "\x00" + strings.Join(consts, "\x00")
 	kern, ok := in.kernels[key]
 	if !ok {
 		var err error
-		kern, err = compile.Parsed(in.prog.file, compile.Options{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
+		kern, err = compile.Parsed(prog.file, compile.Options{Kernel: k.def.Name, Consts: constMap, Strict: in.opts.Strict})
 		if err != nil {
 			panic(hostError{err})
 		}
@@ -527,7 +552,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 		}
 		if errors.As(err, &ee) && ee.Pos.IsValid() && !ee.Bug {
 			// The kernel's position says where; the launch says which.
-			panic(hostError{in.prog.src.Errorf(ee.Pos, "block (%d,%d,%d): %s (in the launch of %s at %s)",
+			panic(hostError{prog.src.Errorf(ee.Pos, "block (%d,%d,%d): %s (in the launch of %s at %s)",
 				ee.Block[0], ee.Block[1], ee.Block[2], ee.Msg, k.def.Name, call.Pos)})
 		}
 		in.fail(call.Pos, "ct.launch of %s: %v", k.def.Name, err)
@@ -662,6 +687,12 @@ func describe(v any) string {
 			return "kernel " + v.def.Name
 		}
 		return "function " + v.def.Name
+	case *closure:
+		return "a lambda"
+	case *cudaEvent:
+		return "a torch.cuda.Event"
+	case *record:
+		return "a " + v.typeName
 	case method:
 		return "method " + v.name
 	case stream:
@@ -675,7 +706,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys":
+	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
 		return true
 	}
 	return false

@@ -307,6 +307,10 @@ func (in *interp) equal(x, y any) bool {
 		dy, ok := y.(*pyDict)
 		return ok && in.dictsEqual(dx, dy)
 	}
+	if rx, ok := x.(*record); ok {
+		ry, ok := y.(*record)
+		return ok && in.recordsEqual(rx, ry)
+	}
 	if tx, ok := x.(Tuple); ok {
 		ty, ok := y.(Tuple)
 		if !ok || len(tx) != len(ty) {
