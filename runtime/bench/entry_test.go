@@ -200,7 +200,9 @@ func TestRunEntryWrongResult(t *testing.T) {
 		Args: randArgs(ir.F16, map[string][]string{"A": {"M", "K"}, "B": {"K", "N"}},
 			map[string]any{"split": int64(2), "tm": int64(32), "tn": int64(32), "tk": int64(32)}),
 	})
-	if err == nil || !strings.HasPrefix(err.Error(), "64x256x64: ../../examples/cutile/split_k_matmul.py:94:5: ct.launch of reduce_kernel: wrong result, not timed") {
+	// (The launch's line is not pinned: the example's host code changes.)
+	if err == nil || !strings.HasPrefix(err.Error(), "64x256x64: ../../examples/cutile/split_k_matmul.py:") ||
+		!strings.Contains(err.Error(), ":5: ct.launch of reduce_kernel: wrong result, not timed") {
 		t.Errorf("err = %v", err)
 	}
 	if dev.Cold != 0 {
