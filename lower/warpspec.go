@@ -103,13 +103,14 @@ func (lp *wgmmaLoop) transB() bool { return lp.permB == nil }
 // findWGMMALoop returns the kernel's GEMM loop when target t runs it on
 // wgmma, or nil and the reason it does not. The shape of the kernel it
 // accepts: exactly one mma, in a loop at the kernel's top level that
-// carries only the accumulator (f32) and whose body is the two zero-padded
-// loads of 2-D f16/bf16 or float8 tiles feeding it, scalar arithmetic and
-// the yield; A's tile is 64 or 128 rows (one or two consumer warpgroups)
-// by 64 bytes or a multiple of 128 bytes of K (the 64- and 128-byte
-// swizzled slabs); B's tile is (K, N) with N a multiple of 64, or (N, K)
-// transposed, N a multiple of 8 up to 256 (one wgmma's N); float8 B must
-// be (N, K): wgmma reads one-byte operands K-major only. The code before
+// carries only the accumulator (f32; int32 for int8) and whose body is the
+// two zero-padded loads of 2-D f16/bf16, float8 or int8/uint8 tiles
+// feeding it, scalar arithmetic and the yield; A's tile is 64 or 128 rows
+// (one or two consumer warpgroups) by 64 bytes or a multiple of 128 bytes
+// of K (the 64- and 128-byte swizzled slabs); B's tile is (K, N) with N a
+// multiple of 64, or (N, K) transposed, N a multiple of 8 up to 256 (one
+// wgmma's N); a one-byte B must be (N, K): wgmma reads one-byte operands
+// K-major only (and float8 needs use_fast_acc). The code before
 // and after the loop is element-wise tile and scalar code, loads and
 // stores, and ops whose effects a role can run (wsStraightOp).
 func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
@@ -684,7 +685,7 @@ func (w *warpspec) noteStore(store *ir.Instr, m, n int) {
 }
 
 // pairSplit says how the two blocks of a cluster halve the TMA copy of
-// load ld's tile: each copies half of its 64-column slabs (an even number
+// load ld's tile: each copies half of its 128-byte slabs (an even number
 // of them), or half of the rows of every slab (rows/2 a multiple of 8, so
 // that each half starts on a 1024-byte swizzle atom); "" when neither.
 func pairSplit(ld *ir.Instr) string {

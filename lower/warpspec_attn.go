@@ -119,6 +119,10 @@ func findAttnLoop(f *ir.Func, t *Target) (*attnLoop, *Reason) {
 	switch {
 	case qt.DType != kt.DType || qt.DType != vt.DType || al.pv.Args[0].Type.Elem() != qt.DType:
 		return nil, refuse(al.pv, "Q, K, V and P differ in dtype")
+	case qt.DType != ir.F16 && qt.DType != ir.BF16:
+		// P V takes P from registers, which wgmma reads for 16-bit types
+		// only (tmaOperand also admits float8 and int8 for the GEMM path).
+		return nil, refuse(al.pv, "Q, K and V are %s (the attention path takes f16 or bf16)", qt.DType)
 	case st.DType != ir.F32 || al.pv.Result().Type.Elem() != ir.F32:
 		return nil, refuse(al.pv, "the accumulators are not f32")
 	case al.tq != 64 && al.tq != 128:

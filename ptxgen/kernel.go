@@ -146,9 +146,10 @@ const (
 	SlotScalar
 	// SlotTensorMap is a 128-byte TMA descriptor (CUtensorMap) of 2-D array
 	// f.Params[Param], row-major with unit last stride: dims {cols, rows},
-	// the row stride in bytes, box {Box[0], Box[1]} elements (Box[0] = 64
-	// 16-bit columns, one 128-byte swizzle span), SWIZZLE_128B, zero fill
-	// out of bounds. Only fast variants have them (the launch's arrays are
+	// the row stride in bytes, box {Box[0], Box[1]} elements (Box[0] is one
+	// swizzle span: 128 bytes, 64 16-bit or 128 one-byte columns, with
+	// SWIZZLE_128B; 64 bytes with SWIZZLE_64B for a K tile that narrow),
+	// zero fill out of bounds. Only fast variants have them (the launch's arrays are
 	// Aligned16, which TMA needs).
 	SlotTensorMap
 	// SlotGrid is a .u32 extent of the kernel's grid along axis Axis, for a

@@ -301,8 +301,8 @@ func (c *tmaCopy) source(tm Reg, coords string) Operand {
 	return Sym(fmt.Sprintf("[%s, {%s%s}]", tm.ptx(), coords, c.batch))
 }
 
-// emitTMALoad issues one TMA copy per 64-column slab of the tile, from the
-// lane-0 thread, completing on the barrier.
+// emitTMALoad issues one TMA copy per slab (128 or 64 bytes of each row)
+// of the tile, from the lane-0 thread, completing on the barrier.
 func (e *emitter) emitTMALoad(in *ir.Instr) {
 	c := e.tmaCopyOf(in, 0)
 	tm := e.tensorMap(c.arr, [2]int{c.slabCols, c.rows})

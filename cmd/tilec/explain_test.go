@@ -317,3 +317,30 @@ func TestFloat8GEMMTakesWGMMA(t *testing.T) {
 		}
 	}
 }
+
+// Attention with float8 Q, K and V compiles for sm_90a on mma.sync: the
+// attention path's P V reads P from registers, which wgmma takes for
+// 16-bit types only (it was an internal error once the TMA operands
+// admitted float8 for the GEMM path).
+func TestFloat8AttentionKeepsMMASync(t *testing.T) {
+	args := map[string]build.ArgSig{}
+	for name, sig := range map[string]string{"Q": "f8e4m3[S,128]", "K": "f8e4m3[S,128]", "V": "f8e4m3[S,128]", "O": "f16[S,128]"} {
+		a, err := build.ParseArgSig(sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args[name] = a
+	}
+	kern, err := compile.File(filepath.Join(repoRoot(t), "examples", "attention.tile"), compile.Options{Kernel: "attention_kernel",
+		Args: args, Consts: map[string]string{"D": "128", "tq": "64", "tkv": "64", "CAUSAL": "False"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := compile.PTX(kern.Func, "sm_90a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(pk.PTX, "wgmma") || !strings.Contains(pk.PTX, "mma.sync") {
+		t.Errorf("float8 attention on sm_90a: path %q, want mma.sync", pk.Path)
+	}
+}

@@ -168,13 +168,18 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 }
 
 // fastAccUnits is what one step of a use_fast_acc float8 mma earns, in
-// units of f32 (2^-24 of the magnitude): 2^-13. Hopper's float8 wgmma
-// keeps about 14 bits of its running sum (DeepSeek-V3's report; on the
-// H100 a 1024-deep sum of e4m3 products came out up to 2^-14 of its
-// magnitude off the exact float32 sum, which 32 steps of 2^-13 hold 64
-// times over). A wrong operand (a layout, a swizzle, a tile index) is off
-// by the magnitude itself.
-const fastAccUnits = 1 << 11
+// units of f32 (2^-24 of the magnitude): 2^-16. Hopper's float8 wgmma keeps
+// about 14 bits of its running sum (DeepSeek-V3's report); on the H100 a
+// 1024-deep sum of e4m3 products (32 steps) came out up to 2^-14 of its
+// magnitude off the exact float32 sum, which 32 steps of 2^-16 hold 8
+// times over, and truncation errors that grow with the steps stay as far
+// inside. A wrong operand (a layout, a swizzle, a tile index) is off by
+// the magnitude itself. Known looseness: the units are granted wherever
+// the IR allows fast sums, also where the kernel ran mma.sync (float32
+// sums), and they grow with the largest extent, so for a deep GEMM a small
+// part of K lost (one k-tile in 64) can pass; emulating the reduced
+// accumulator in the interpreter would close that.
+const fastAccUnits = 1 << 8
 
 // Report is the outcome of comparing a result tensor (got) with a reference
 // (want), element by element over the logical shape.

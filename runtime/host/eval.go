@@ -494,9 +494,19 @@ func (in *interp) indexItems(fr *frame, index lang.Expr) []any {
 	for i, ie := range elems {
 		if sl, ok := ie.(*lang.Slice); ok {
 			idx[i] = in.sliceBounds(fr, sl)
-		} else {
-			idx[i] = in.indexValue(ie.Position(), in.expr(fr, ie))
+			continue
 		}
+		v := in.expr(fr, ie)
+		if _, isTuple := v.(Tuple); isTuple && ie == index {
+			switch index.(type) {
+			case *lang.Tuple, *lang.ListComp: // a literal or a comprehension: isListLiteral decided
+			default:
+				// x[t] is x[1, 2] for a tuple t and rows 1 and 2 for a
+				// list: host code holds both as one type.
+				in.fail(ie.Position(), "a tuple or list held in a name as a tensor's whole index: host code cannot tell which it is (for a tuple t = (1, 2), x[t] is x[1, 2]; for a list, rows 1 and 2); write x[t[0], t[1]] or x[torch.tensor(t)]")
+			}
+		}
+		idx[i] = in.indexValue(ie.Position(), v)
 	}
 	return idx
 }

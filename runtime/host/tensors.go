@@ -1281,8 +1281,10 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 		if len(x.Shape) != 2 || len(y.Shape) != 2 {
 			in.fail(pos, "%s takes 2-D matrices, got %v and %v", name, x.Shape, y.Shape)
 		}
-		if b := a[4]; b != nil && b != (none{}) {
-			in.fail(pos, "%s: bias= is not part of the host subset", name)
+		for i, kw := range []string{4: "bias", 5: "scale_result"} {
+			if b := a[i]; kw != "" && b != nil && b != (none{}) {
+				in.fail(pos, "%s: %s= is not part of the host subset", name, kw)
+			}
 		}
 		prod := in.matmul(pos, name, in.convert(pos, x, ir.F32), in.convert(pos, y, ir.F32))
 		scaled := in.tensorBinop(pos, "*", in.tensorBinop(pos, "*", prod, a[2]), a[3]).(*runtime.Tensor)
