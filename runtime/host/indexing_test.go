@@ -96,6 +96,8 @@ func TestScriptIndexOps(t *testing.T) {
 		{ids + "print(e, torch.argsort(e, stable=True))", "tensor([0, 2, 1, 0, 2, 1, 0, 2]) tensor([0, 3, 6, 2, 5, 1, 4, 7])"},
 		{ids + "print(e.argsort(descending=True, stable=True))", "tensor([1, 4, 7, 2, 5, 0, 3, 6])"},
 		{"print(torch.argsort(torch.where(x > 1, float('nan'), -x), dim=1))", "tensor([[2, 1, 0],\n        [0, 1, 2]])"},
+		// torch takes NaN as larger than any number: first when descending.
+		{"print(torch.argsort(torch.tensor([3.0, float('nan'), 1.0, 2.0]), descending=True))", "tensor([1, 0, 3, 2])"},
 		{ids + "print(torch.bincount(e), e.bincount(minlength=5))", "tensor([3, 2, 3]) tensor([3, 2, 3, 0, 0])"},
 		{ids + "print(F.one_hot(e[:3], num_classes=4).reshape(-1))", "tensor([1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0])"},
 		{ids + "print(F.one_hot(e[:2]).shape)", "(2, 3)"},

@@ -117,7 +117,12 @@ func (in *interp) argsort(pos lang.Pos, what string, t *runtime.Tensor, dim any,
 		xs := values(t)
 		less = func(i, j int) bool {
 			a, b := xs[i], xs[j]
-			if a != a || b != b { // NaN sorts last either way
+			if a != a || b != b {
+				// torch takes NaN as larger than any number: last in an
+				// ascending sort, first in a descending one.
+				if descending {
+					return a != a && b == b
+				}
 				return a == a && b != b
 			}
 			if descending {
