@@ -9,7 +9,9 @@ package build
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -360,3 +362,31 @@ func (b *builder) resolveAnnot(e lang.Expr) lang.Expr {
 	}
 	return e
 }
+
+// TileDType is the tile module's dtype of the given name (ct.float16 is
+// "float16"), as kernels and host code both read it.
+func TileDType(name string) (ir.DType, bool) {
+	d, ok := ctDTypes[name]
+	return d, ok
+}
+
+// TileDTypeName is the tile module's name of dtype d ("" when it has none).
+func TileDTypeName(d ir.DType) string {
+	for _, name := range slices.Sorted(maps.Keys(ctDTypes)) {
+		if ctDTypes[name] == d {
+			return name
+		}
+	}
+	return ""
+}
+
+// MathConst is the math module's constant of the given name (pi, e, tau,
+// inf, nan), as kernels and host code both read it.
+func MathConst(name string) (float64, bool) {
+	c, ok := mathConsts[name]
+	return c, ok
+}
+
+// MathFuncs are the names of the math module's functions tilec has, in
+// kernels and host code, sorted.
+func MathFuncs() []string { return slices.Sorted(maps.Keys(mathFns)) }

@@ -18,13 +18,6 @@ import (
 	"github.com/tilec/tilec/runtime"
 )
 
-var ctDTypes = map[string]ir.DType{
-	"bool_": ir.Bool, "int8": ir.I8, "int16": ir.I16, "int32": ir.I32, "int64": ir.I64,
-	"uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
-	"float16": ir.F16, "bfloat16": ir.BF16, "float32": ir.F32, "tfloat32": ir.TF32, "float64": ir.F64,
-	"float8_e4m3fn": ir.F8E4M3, "float8_e5m2": ir.F8E5M2,
-}
-
 var torchDTypes = map[string]ir.DType{
 	"bool": ir.Bool, "int8": ir.I8, "int16": ir.I16, "short": ir.I16, "int32": ir.I32, "int": ir.I32,
 	"int64": ir.I64, "long": ir.I64, "uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
@@ -43,19 +36,15 @@ func torchName(d ir.DType) string {
 	if d == ir.Bool {
 		return "bool"
 	}
-	for name, x := range ctDTypes {
-		if x == d {
-			return name
-		}
+	if name := build.TileDTypeName(d); name != "" {
+		return name
 	}
 	return d.String()
 }
 
-var mathConsts = map[string]float64{"pi": math.Pi, "e": math.E, "tau": 2 * math.Pi, "inf": math.Inf(1), "nan": math.NaN()}
-
 var moduleFuncs = map[module][]string{
 	"ct":         {"cdiv", "launch"},
-	"math":       {"ceil", "floor", "trunc", "sqrt", "exp", "log", "log2", "isqrt"},
+	"math":       build.MathFuncs(), // the math the builder has, for kernels too
 	"torch":      {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "device"},
 	"ct.tune":    {"exhaustive_search"},
 	"torch.cuda": {"current_stream", "Event"},
@@ -162,7 +151,7 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 			return module("ct")
 		}
 	case "ct":
-		if d, ok := ctDTypes[name]; ok {
+		if d, ok := build.TileDType(name); ok {
 			return d
 		}
 		if name == "tune" {
@@ -192,11 +181,11 @@ func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
 		if d, ok := numpyDTypes[name]; ok {
 			return d
 		}
-		if c, ok := mathConsts[name]; ok && name != "tau" {
+		if c, ok := build.MathConst(name); ok && name != "tau" {
 			return c
 		}
 	case "math":
-		if c, ok := mathConsts[name]; ok {
+		if c, ok := build.MathConst(name); ok {
 			return c
 		}
 	case "argparse":
