@@ -106,7 +106,10 @@ type builder struct {
 
 	// Module level.
 	globals map[string]value // helpers, kernels, import names
-	order   []*lang.FuncDef  // defs in source order, redefinitions dropped
+	// mods are the program's own modules loaded so far, by file (nil
+	// while one loads), shared with the modules' builders.
+	mods    map[string]*builder
+	order   []*lang.FuncDef // defs in source order, redefinitions dropped
 	kernels map[*lang.FuncDef]bool
 
 	// Per kernel.

@@ -114,6 +114,13 @@ func (b *builder) call(e *lang.Call) value {
 		if fn.decorator != nil {
 			return b.fail(e.Pos, "cannot call %s from a kernel: its decorator @%s (at %s) is one tilec does not know, and it may change what %s does", fn.def.Name, exprText(fn.decorator), fn.decorator.Position(), fn.def.Name)
 		}
+		if fn.mod != nil {
+			// A helper of another module runs in that module's globals
+			// (and its errors quote that module's source).
+			globals, src := b.globals, b.src
+			b.globals, b.src = fn.mod.globals, fn.mod.src
+			defer func() { b.globals, b.src = globals, src }()
+		}
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
 		return b.callMath(fn, e, pos, kws)

@@ -8,6 +8,7 @@ package build
 // order, before any kernel is built; they must be compile-time values.
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -119,12 +120,18 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			}
 			return false
 		}
-		// Another module (argparse, cupy, cuda.tile.tune, a sibling module
-		// of the program) is the host code's: the import binds a name that
-		// kernels cannot use.
-		why := fmt.Sprintf("is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy and torch", imp.Path, imp.Pos.Line)
+		// A module of the program's own (lang.ModuleFile: a Python file
+		// beside it): its helpers and module-level constants, built with
+		// the same rules in the module's own globals.
+		if file := lang.ModuleFile(b.src.Name, imp.Path); imp.From && file != "" {
+			b.importFromModule(imp, file)
+			return false
+		}
+		// Another module (argparse, cupy, cuda.tile.tune) is the host
+		// code's: the import binds a name that kernels cannot use.
+		why := fmt.Sprintf("is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy, torch and the program's own modules", imp.Path, imp.Pos.Line)
 		if strings.HasPrefix(imp.Path, ".") {
-			why = fmt.Sprintf("is %s, imported from a sibling module of the program (line %d), which tilec does not load: kernels use only cuda.tile, math, numpy and torch", imp.Path, imp.Pos.Line)
+			why = fmt.Sprintf("is %s, imported from a module of the program that tilec did not find as a file beside it (line %d)", imp.Path, imp.Pos.Line)
 		}
 		b.globals[imp.BoundName()] = hostOnlyVal{why: why}
 	}
@@ -390,3 +397,66 @@ func MathConst(name string) (float64, bool) {
 // MathFuncs are the names of the math module's functions tilec has, in
 // kernels and host code, sorted.
 func MathFuncs() []string { return slices.Sorted(maps.Keys(mathFns)) }
+
+// importFromModule binds `from M import x [as y]` for M, a module of the
+// program's own (file): x is M's helper, kernel or module-level value. A
+// helper called from a kernel is inlined in M's globals (funcVal.mod), so
+// that its own imports and constants are the ones it sees, as in Python.
+func (b *builder) importFromModule(imp *lang.Import, file string) {
+	_, member, _ := cutLast(imp.Path)
+	name := imp.BoundName()
+	m := b.loadModule(file, imp.Pos)
+	if m == nil {
+		b.globals[name] = poison{} // the error is out
+		return
+	}
+	v, ok := m.globals[member]
+	if !ok {
+		b.errorf(imp.Pos, "cannot import name %s from %s", member, file)
+		b.globals[name] = poison{}
+		return
+	}
+	if fv, ok := v.(*funcVal); ok && fv.mod == nil {
+		v = &funcVal{def: fv.def, kernel: fv.kernel, decorator: fv.decorator, mod: m}
+	}
+	b.globals[name] = v
+}
+
+// loadModule parses one of the program's own modules and binds its top
+// level (once per build; modules importing each other share the table),
+// or reports why it cannot and returns nil.
+func (b *builder) loadModule(file string, pos lang.Pos) *builder {
+	if b.mods == nil {
+		b.mods = map[string]*builder{}
+	}
+	if m, ok := b.mods[file]; ok {
+		if m == nil {
+			b.errorf(pos, "importing %s: it imports the module that imports it (a circular import)", file)
+		}
+		return m
+	}
+	b.mods[file] = nil // loading
+	src, err := lang.ReadModule(file)
+	if err != nil {
+		b.errorf(pos, "importing %s: %v", file, err)
+		return nil
+	}
+	f, err := lang.ParseProgram(file, src)
+	if err != nil {
+		var list lang.ErrorList
+		if errors.As(err, &list) {
+			b.errs = append(b.errs, list...)
+		} else {
+			b.errorf(pos, "importing %s: %v", file, err)
+		}
+		return nil
+	}
+	m := &builder{file: f, src: f.Src, opts: Options{Strict: b.opts.Strict}, mods: b.mods}
+	if m.src == nil {
+		m.src = &lang.Source{Name: file}
+	}
+	m.collectModule()
+	b.errs = append(b.errs, m.errs...)
+	b.mods[file] = m
+	return m
+}

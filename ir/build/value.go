@@ -78,6 +78,10 @@ type funcVal struct {
 	def       *lang.FuncDef
 	kernel    bool
 	decorator lang.Expr
+	// mod is the builder of the module of the program's own that defines
+	// it (importFromModule), whose globals its body sees; nil for the
+	// file's own defs.
+	mod *builder
 }
 
 // builtinVal is a builtin function: a tile builtin ("load") or a Python

@@ -1,18 +1,10 @@
 package host
 
-// A program's own modules: Python files beside the program's file that it
-// imports from (`from utils.benchmark import report_benchmark`, NVIDIA's
-// samples; `from .utils import next_power_of_2`, TileGym's ops). Python
-// finds them through sys.path[0], the script's directory; host code loads
-// such a module when one of its names is first used, with the same host
-// subset, and runs its functions in their own module's globals.
+// A program's own modules (lang.ModuleFile): host code loads such a
+// module when one of its names is first used, with the same host subset,
+// and runs its functions in their own module's globals.
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/tilec/tilec/lang"
@@ -31,31 +23,12 @@ type moduleMember struct {
 type modules map[string]*Program
 
 // moduleFile is the file of the module that a `from M import x` names by
-// its path ("utils.benchmark.x", ".utils.x"), if it is a Python file in
-// the program's directory tree; "" otherwise (a package tilec does not
-// have, or no such file).
+// its path, beside the program's file (lang.ModuleFile).
 func (p *Program) moduleFile(path string) string {
-	if p.src == nil || p.src.Name == "" {
+	if p.src == nil {
 		return ""
 	}
-	dots := len(path) - len(strings.TrimLeft(path, "."))
-	i := strings.LastIndex(path, ".")
-	if i <= dots-1 {
-		return "" // `from . import m`: a module as a value, which host code has no use for
-	}
-	mod := path[dots:i]
-	if mod == "" {
-		return ""
-	}
-	dir := filepath.Dir(p.src.Name)
-	for range max(dots-1, 0) {
-		dir = filepath.Dir(dir)
-	}
-	file := filepath.Join(append([]string{dir}, strings.Split(mod, ".")...)...) + ".py"
-	if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
-		return ""
-	}
-	return file
+	return lang.ModuleFile(p.src.Name, path)
 }
 
 // loadModule parses and loads one of the program's own modules (once).
@@ -67,7 +40,7 @@ func (in *interp) loadModule(m moduleMember) *Program {
 	if q, ok := p.mods[m.file]; ok {
 		return q
 	}
-	src, err := readModule(m.file)
+	src, err := lang.ReadModule(m.file)
 	if err != nil {
 		in.fail(m.pos, "importing %s: %v", m.name, err)
 	}
@@ -82,27 +55,6 @@ func (in *interp) loadModule(m moduleMember) *Program {
 	q.mods = p.mods
 	p.mods[m.file] = q
 	return q
-}
-
-// readModule reads a module's source, a regular file of at most
-// lang.MaxSourceSize bytes.
-func readModule(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	src, err := io.ReadAll(io.LimitReader(f, lang.MaxSourceSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > lang.MaxSourceSize {
-		return nil, fmt.Errorf("%s: more than %d bytes", path, lang.MaxSourceSize)
-	}
-	return src, nil
 }
 
 // moduleValue is the value of a name imported from one of the program's
