@@ -116,10 +116,10 @@ func (b *builder) call(e *lang.Call) value {
 		}
 		if fn.mod != nil {
 			// A helper of another module runs in that module's globals
-			// (and its errors quote that module's source).
-			globals, src := b.globals, b.src
-			b.globals, b.src = fn.mod.globals, fn.mod.src
-			defer func() { b.globals, b.src = globals, src }()
+			// and imports (and its errors quote that module's source).
+			globals, src, file := b.globals, b.src, b.file
+			b.globals, b.src, b.file = fn.mod.globals, fn.mod.src, fn.mod.file
+			defer func() { b.globals, b.src, b.file = globals, src, file }()
 		}
 		return b.inline(fn.def, e, pos, kws)
 	case mathFn:
