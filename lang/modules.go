@@ -20,15 +20,24 @@ import (
 // the directory tree of program (the importing file's path); "" otherwise
 // (a package tilec does not have, no such file, or `from . import m`).
 func ModuleFile(program, path string) string {
-	if program == "" {
-		return ""
-	}
 	dots := len(path) - len(strings.TrimLeft(path, "."))
 	i := strings.LastIndex(path, ".")
 	if i <= dots-1 {
-		return "" // `from . import m`: a module as a value
+		return "" // `from . import m`: a module as a value (ModuleOf)
 	}
-	mod := path[dots:i]
+	return ModuleOf(program, path[:i])
+}
+
+// ModuleOf is the file of module mod ("utils", "utils.benchmark",
+// ".utils", the module itself, as `import utils` and `from . import
+// utils` name it) if it is a Python file in the directory tree of program;
+// "" otherwise.
+func ModuleOf(program, mod string) string {
+	if program == "" {
+		return ""
+	}
+	dots := len(mod) - len(strings.TrimLeft(mod, "."))
+	mod = mod[dots:]
 	if mod == "" {
 		return ""
 	}

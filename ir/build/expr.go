@@ -167,6 +167,12 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 		return x
 	case nsVal:
 		return b.nsAttr(x, e)
+	case moduleVal:
+		v, ok := x.m.member(e.Name)
+		if !ok {
+			return b.fail(e.NamePos, "module %s has no attribute %s", x.m.src.Name, e.Name)
+		}
+		return v
 	case *arrayVal:
 		switch e.Name {
 		case "dtype":

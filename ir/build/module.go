@@ -127,6 +127,19 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 			b.importFromModule(imp, file)
 			return false
 		}
+		// The module itself as a value: `from . import utils`, `import
+		// utils` (a dotted `import a.b` binds the package a: only with
+		// an alias is it the module a.b).
+		if imp.From || imp.Alias != "" || !strings.Contains(imp.Path, ".") {
+			if file := lang.ModuleOf(b.src.Name, imp.Path); file != "" {
+				if m := b.loadModule(file, imp.Pos); m != nil {
+					b.globals[imp.BoundName()] = moduleVal{m}
+				} else {
+					b.globals[imp.BoundName()] = poison{}
+				}
+				return false
+			}
+		}
 		// Another module (argparse, cupy, cuda.tile.tune) is the host
 		// code's: the import binds a name that kernels cannot use.
 		why := fmt.Sprintf("is the module %s, imported for host code (line %d): kernels use only cuda.tile, math, numpy, torch and the program's own modules", imp.Path, imp.Pos.Line)
@@ -410,17 +423,28 @@ func (b *builder) importFromModule(imp *lang.Import, file string) {
 		b.globals[name] = poison{} // the error is out
 		return
 	}
-	v, ok := m.globals[member]
+	v, ok := m.member(member)
 	if !ok {
 		b.errorf(imp.Pos, "cannot import name %s from %s", member, file)
 		b.globals[name] = poison{}
 		return
 	}
-	if fv, ok := v.(*funcVal); ok && fv.mod == nil {
-		v = &funcVal{def: fv.def, kernel: fv.kernel, decorator: fv.decorator, mod: m}
-	}
 	b.globals[name] = v
 }
+
+// member is a module-level name of module m as another module sees it: a
+// def carries m, so that its body runs in m's globals.
+func (m *builder) member(name string) (value, bool) {
+	v, ok := m.globals[name]
+	if fv, isFunc := v.(*funcVal); isFunc && fv.mod == nil {
+		v = &funcVal{def: fv.def, kernel: fv.kernel, decorator: fv.decorator, mod: m}
+	}
+	return v, ok
+}
+
+// moduleVal is a module of the program's own as a value (`import utils`,
+// `from . import utils`): utils.f is its member.
+type moduleVal struct{ m *builder }
 
 // loadModule parses one of the program's own modules and binds its top
 // level (once per build; modules importing each other share the table),

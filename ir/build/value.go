@@ -185,6 +185,8 @@ func describe(v value) string {
 		return "ct.Slice"
 	case strJoin:
 		return "method str.join"
+	case moduleVal:
+		return "module " + v.m.src.Name
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -61,6 +61,8 @@ func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
 	switch x := x.(type) {
 	case module:
 		return in.moduleAttr(pos, x, name)
+	case progModule:
+		return in.moduleValue(moduleMember{file: x.file, name: name, pos: pos})
 	case *runtime.Tensor:
 		switch name {
 		case "shape":

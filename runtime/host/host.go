@@ -154,6 +154,11 @@ func Load(file *lang.File) (*Program, error) {
 			name = imp.BoundName()
 			i := strings.LastIndex(imp.Path, ".")
 			v = moduleMember{file: p.moduleFile(imp.Path), name: imp.Path[i+1:], pos: imp.Pos}
+		case (imp.From || imp.Alias != "" || !strings.Contains(imp.Path, ".")) && p.moduleOf(imp.Path) != "":
+			// import utils, from . import utils: the module itself, whose
+			// members are loaded on first use (utils.f).
+			name = imp.BoundName()
+			v = progModule{file: p.moduleOf(imp.Path), pos: imp.Pos}
 		default:
 			// Another module (argparse, cupy): host code that uses one
 			// of its names is told what the host subset lacks.
@@ -680,6 +685,8 @@ func describe(v any) string {
 		return "dtype " + v.String()
 	case module:
 		return "module " + string(v)
+	case progModule:
+		return "module " + v.file
 	case builtin:
 		return "function " + string(v)
 	case *funcRef:

@@ -31,6 +31,22 @@ func (p *Program) moduleFile(path string) string {
 	return lang.ModuleFile(p.src.Name, path)
 }
 
+// moduleOf is the file of module mod itself (import utils, from . import
+// utils), beside the program's file (lang.ModuleOf).
+func (p *Program) moduleOf(mod string) string {
+	if p.src == nil {
+		return ""
+	}
+	return lang.ModuleOf(p.src.Name, mod)
+}
+
+// progModule is a module of the program's own as a value: its members
+// are loaded on first use (utils.f is moduleValue's).
+type progModule struct {
+	file string
+	pos  lang.Pos // of the import
+}
+
 // loadModule parses and loads one of the program's own modules (once).
 func (in *interp) loadModule(m moduleMember) *Program {
 	p := in.prog
