@@ -41,8 +41,10 @@ func TestInt8MMAPTX(t *testing.T) {
 		{"int8_matmul_bt", "sm_90a", map[string]string{"TB": "u8"},
 			[]string{`\.version 8\.4\n\.target sm_90a`, `wgmma\.mma_async\.sync\.aligned\.m64n64k32\.s32\.s8\.u8 `},
 			[]string{`mma\.sync`, `satfinite`}},
+		// The padded one-byte operands are staged with byte stores (32-bit
+		// stores of their registers were misaligned on the H100).
 		{"int8_matmul_small", "sm_80", nil,
-			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.u8\.s32 `, `mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32 `},
+			[]string{`mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.u8\.s32 `, `mma\.sync\.aligned\.m16n8k32\.row\.col\.s32\.s8\.s8\.s32 `, `st\.shared\.s8 `, `st\.shared\.u8 `},
 			[]string{`satfinite`, `ld\.local`}},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%v", tc.kernel, tc.target, tc.consts), func(t *testing.T) {
