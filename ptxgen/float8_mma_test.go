@@ -90,3 +90,30 @@ func kernelOfFile(t *testing.T, path, kernel string, consts map[string]string) *
 	}
 	return m.Funcs[0]
 }
+
+// Kernel.Float8FastSums is true exactly for kernels that sum float8
+// products on wgmma (use_fast_acc, sm_90a): the GPU check's looser bound
+// for reduced-precision sums applies to them only.
+func TestFloat8FastSums(t *testing.T) {
+	for _, tc := range []struct {
+		target, fast string
+		want         bool
+	}{
+		{"sm_90a", "True", true},
+		{"sm_90a", "False", false},
+		{"sm_89", "True", false}, // mma.sync: float32 sums
+	} {
+		f := float8MatmulKernel(t, "float8_matmul_bt", map[string]string{"FAST": tc.fast})
+		_, k := lowerEmit(t, f, lower.MustTarget(tc.target))
+		if got := k.Float8FastSums(); got != tc.want {
+			t.Errorf("%s, use_fast_acc=%s: Float8FastSums %v, want %v", tc.target, tc.fast, got, tc.want)
+		}
+		if k.General != nil && k.General.Float8FastSums() {
+			t.Errorf("%s, use_fast_acc=%s: the general variant (mma.sync) reports reduced-precision sums", tc.target, tc.fast)
+		}
+	}
+	_, k := lowerEmit(t, kernelOfFile(t, "../testdata/kernels/matmul_bt.tile", "matmul_bt", map[string]string{"T": "f16"}), lower.MustTarget("sm_90a"))
+	if k.Float8FastSums() {
+		t.Error("an f16 GEMM reports float8 reduced-precision sums")
+	}
+}

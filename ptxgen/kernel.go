@@ -3,6 +3,8 @@ package ptxgen
 // This file is the ABI between ptxgen and the runtime's CUDA backend: what a
 // compiled kernel needs at launch besides its PTX text.
 
+import "strings"
+
 // Kernel is one compiled kernel: PTX text for one target plus everything a
 // launcher needs. The grid is not here: it is the IR's Func.Grid (host
 // expressions over the symbolic dims), which the runtime evaluates.
@@ -114,6 +116,20 @@ func (k *Kernel) FastPathOK(arrays []ArrayArg) bool {
 		}
 	}
 	return true
+}
+
+// Float8FastSums reports whether k sums float8 products in the tensor
+// cores' reduced-precision accumulator: float8 wgmma, which lower takes
+// only where ct.mma's use_fast_acc allows it (mma.sync float8 sums in
+// float32). The GPU check bounds such sums more loosely
+// (check.CheckOptions.Float8FastSums).
+func (k *Kernel) Float8FastSums() bool {
+	for _, line := range strings.Split(k.PTX, "\n") {
+		if strings.Contains(line, "wgmma.mma_async") && (strings.Contains(line, ".e4m3") || strings.Contains(line, ".e5m2")) {
+			return true
+		}
+	}
+	return false
 }
 
 // ForLaunch returns the variant of k to launch with the given arrays (see

@@ -104,6 +104,11 @@ type LaunchResult struct {
 	// Warnings are the interpreter's run-time warnings (see Warning), in
 	// source order; device backends report none.
 	Warnings []*Warning
+	// Float8FastSums says the device summed float8 mma products in the
+	// tensor cores' reduced-precision accumulator (float8 wgmma, which
+	// use_fast_acc allows): the GPU check's bound for such sums is looser
+	// (check.CheckOptions.Float8FastSums).
+	Float8FastSums bool
 }
 
 // Progress is a report on a running launch (LaunchOptions.Progress).

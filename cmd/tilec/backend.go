@@ -53,10 +53,11 @@ func openBackend(name, target string, workers int) (runtime.Backend, error) {
 
 // checkDevice compares a device launch's outputs with the interpreter's on
 // the same inputs (every block for small outputs, a sample of blocks for
-// large ones) and fails the command on a mismatch.
-func checkDevice(w io.Writer, k *runtime.Kernel, inputs, outputs []runtime.Arg, grid [3]int, seed int64, workers int) error {
+// large ones) and fails the command on a mismatch; launched is the
+// launch's result (how the device summed float8 products).
+func checkDevice(w io.Writer, k *runtime.Kernel, inputs, outputs []runtime.Arg, grid [3]int, seed int64, workers int, launched *runtime.LaunchResult) error {
 	res, err := check.CheckAgainstInterpreter(k, inputs, outputs, check.CheckOptions{
-		Grid: grid, Seed: uint64(seed), Workers: workers,
+		Grid: grid, Seed: uint64(seed), Workers: workers, Float8FastSums: launched != nil && launched.Float8FastSums,
 	})
 	if err != nil {
 		return err

@@ -317,7 +317,7 @@ func (r *entryRun) hostOptions() host.Options {
 			}
 		}
 		if gpu {
-			return checkDevice(r.stdout, k, before, l.Args, l.Grid, r.seed, r.workers)
+			return checkDevice(r.stdout, k, before, l.Args, l.Grid, r.seed, r.workers, res)
 		}
 		return nil
 	}}

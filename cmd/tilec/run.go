@@ -260,7 +260,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if inputs != nil {
-		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers); err != nil {
+		if err := checkDevice(stdout, k, inputs, kargs, explicitGrid, *seed, *workers, res); err != nil {
 			return err
 		}
 	}

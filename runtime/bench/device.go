@@ -98,6 +98,7 @@ func OpenCUDA(target *lower.Target) (Device, error) {
 // with runtime.ErrNoCUDA) times kernels and cuBLAS.
 var (
 	_ Prepared            = (*cuda.Prepared)(nil)
+	_ FastSums            = (*cuda.Prepared)(nil)
 	_ LocalMemory         = (*cuda.Prepared)(nil)
 	_ GEMMBaseline        = (*cuda.Prepared)(nil)
 	_ BatchedGEMMBaseline = (*cuda.Prepared)(nil)

@@ -229,7 +229,7 @@ func runEntryPoint(dev Device, cfg *EntryConfig, rep *Report, dims map[string]in
 		}
 		if cfg.Check {
 			res, err := check.CheckAgainstInterpreter(k, inputs, l.Args, check.CheckOptions{
-				Grid: l.Grid, Seed: seed, Workers: cfg.Workers})
+				Grid: l.Grid, Seed: seed, Workers: cfg.Workers, Float8FastSums: float8FastSums(p)})
 			if err != nil {
 				return err
 			}

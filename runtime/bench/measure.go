@@ -237,6 +237,19 @@ const measureRounds = 3
 // (opts.Check), then timed. args are the launch arguments with their
 // outputs poisoned (PoisonOutputs); they are not modified (the device gets
 // copies).
+// FastSums is a Prepared that says whether its launches sum float8 mma
+// products in the tensor cores' reduced-precision accumulator (float8
+// wgmma): the check's bound for them (check.CheckOptions.Float8FastSums).
+type FastSums interface {
+	Float8FastSums() bool
+}
+
+// float8FastSums is p's FastSums answer, false for a device that has none.
+func float8FastSums(p Prepared) bool {
+	s, ok := p.(FastSums)
+	return ok && s.Float8FastSums()
+}
+
 // LocalMemory is a Prepared whose device compiler reports the kernel's
 // local memory a thread (CUDA's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES after
 // the JIT: spilled registers; tilec's kernels have no local arrays).
@@ -276,7 +289,8 @@ func Measure(dev Device, k *runtime.Kernel, args []runtime.Arg, opts MeasureOpti
 			return nil, err
 		}
 		res, err := check.CheckAgainstInterpreter(k, args, devArgs, check.CheckOptions{
-			Grid: opts.Grid, Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers})
+			Grid: opts.Grid, Seed: opts.Seed, SampleBlocks: opts.SampleBlocks, Workers: opts.Workers,
+			Float8FastSums: float8FastSums(p)})
 		if err != nil {
 			return nil, err
 		}

@@ -129,10 +129,10 @@ const (
 // step is a unit of f32, the accumulator's, not of the kernel's narrowest
 // dtype.
 //
-// A float8 mma with use_fast_acc (ir's fast_acc) may sum in the tensor
-// cores' reduced-precision accumulator instead: each of its steps earns
-// fastAccUnits.
-func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
+// A float8 mma with use_fast_acc (ir's fast_acc) that the device summed
+// in the tensor cores' reduced-precision accumulator (fast: float8 wgmma)
+// earns fastAccUnits a step instead.
+func tensorCoreSteps(f *ir.Func, args []runtime.Arg, fast bool) int {
 	type mma struct{ k, units int }
 	var mmas []mma
 	f.Body.Walk(func(in *ir.Instr) {
@@ -141,7 +141,7 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 		}
 		if d := in.Args[0].Type.Elem(); d != ir.F32 { // f32: exact fma chains, no tensor cores
 			u := 1
-			if in.Attrs.Bool(ir.AttrKeyFastAcc) {
+			if fast && in.Attrs.Bool(ir.AttrKeyFastAcc) {
 				u = fastAccUnits
 			}
 			mmas = append(mmas, mma{ir.MMAKStep(d), u})
@@ -174,11 +174,11 @@ func tensorCoreSteps(f *ir.Func, args []runtime.Arg) int {
 // magnitude off the exact float32 sum, which 32 steps of 2^-16 hold 8
 // times over, and truncation errors that grow with the steps stay as far
 // inside. A wrong operand (a layout, a swizzle, a tile index) is off by
-// the magnitude itself. Known looseness: the units are granted wherever
-// the IR allows fast sums, also where the kernel ran mma.sync (float32
-// sums), and they grow with the largest extent, so for a deep GEMM a small
-// part of K lost (one k-tile in 64) can pass; emulating the reduced
-// accumulator in the interpreter would close that.
+// the magnitude itself. They are granted only where the device ran float8
+// wgmma (CheckOptions.Float8FastSums); known looseness: they grow with
+// the largest extent, so for a deep GEMM a small part of K lost (one
+// k-tile in 64) can pass; emulating the reduced accumulator in the
+// interpreter would close that.
 const fastAccUnits = 1 << 8
 
 // Report is the outcome of comparing a result tensor (got) with a reference
@@ -646,6 +646,12 @@ type CheckOptions struct {
 	Tol Tolerance
 	// Workers is the interpreter's goroutine count (0: GOMAXPROCS).
 	Workers int
+	// Float8FastSums says the device summed float8 mma products in the
+	// tensor cores' reduced-precision accumulator (runtime.LaunchResult's,
+	// ptxgen.Kernel.Float8FastSums: float8 wgmma under use_fast_acc): only
+	// then do those mmas' steps earn fastAccUnits. Elsewhere (mma.sync) a
+	// float8 mma sums in float32, use_fast_acc or not.
+	Float8FastSums bool
 }
 
 // CheckResult is the outcome of CheckAgainstInterpreter.
@@ -786,7 +792,7 @@ func CheckAgainstInterpreter(k *runtime.Kernel, inputs, gpu []runtime.Arg, opts 
 	res.Interp = time.Since(start)
 
 	u := kernelRoundoff(f)
-	steps := tensorCoreSteps(f, inputs)
+	steps := tensorCoreSteps(f, inputs, opts.Float8FastSums)
 	for _, i := range outs {
 		wants := runtime.ArgTensors(ref[i])
 		names := runtime.ArgTensorNames(f.Params[i].Name, ref[i])

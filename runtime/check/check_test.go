@@ -435,12 +435,14 @@ func TestTensorCoreSteps(t *testing.T) {
 	} {
 		f := irtest.Matmul(tc.dt, 16, 16, 16, 2)
 		args := []runtime.Arg{runtime.NewTensor(tc.dt, 32, tc.k), runtime.NewTensor(tc.dt, tc.k, 32), runtime.NewTensor(tc.dt, 32, 32)}
-		if got := tensorCoreSteps(f, args); got != tc.want {
+		if got := tensorCoreSteps(f, args, false); got != tc.want {
 			t.Errorf("%s, K=%d: %d steps, want %d", tc.dt, tc.k, got, tc.want)
 		}
 	}
 	// A float8 mma with use_fast_acc earns 2^8 units a step (2^-16 of the
-	// magnitude): 1024 / 32 steps; without it, one unit a step.
+	// magnitude) where the device summed it in the reduced accumulator
+	// (float8 wgmma): 1024 / 32 steps; without use_fast_acc, or on a device
+	// that summed in float32 (mma.sync), one unit a step.
 	for _, fast := range []bool{false, true} {
 		src := "import cuda.tile as ct\n\n@ct.kernel(grid=(1,))\n" +
 			"def k(A: ct.Array[ct.float8_e4m3fn, (M, K)], B: ct.Array[ct.float8_e4m3fn, (K, N)], C: ct.Array[ct.float32, (M, N)]):\n" +
@@ -459,8 +461,11 @@ func TestTensorCoreSteps(t *testing.T) {
 		if fast {
 			want = 32 << 8
 		}
-		if got := tensorCoreSteps(k.Func, args); got != want {
-			t.Errorf("float8, use_fast_acc=%v: %d units, want %d", fast, got, want)
+		if got := tensorCoreSteps(k.Func, args, true); got != want {
+			t.Errorf("float8, use_fast_acc=%v, float8 wgmma: %d units, want %d", fast, got, want)
+		}
+		if got := tensorCoreSteps(k.Func, args, false); got != 32 {
+			t.Errorf("float8, use_fast_acc=%v, float32 sums: %d units, want 32", fast, got)
 		}
 	}
 }
@@ -544,8 +549,8 @@ func TestIntegerMMAComparesExactly(t *testing.T) {
 		C.SetElemIntAt(e, math.MaxInt32-int64(rng.IntN(1<<16)))
 	}
 	args := []runtime.Arg{A, B, C}
-	if tensorCoreSteps(k.Func, args) != 0 {
-		t.Errorf("an int8 mma earns tensor-core steps: %d", tensorCoreSteps(k.Func, args))
+	if tensorCoreSteps(k.Func, args, true) != 0 {
+		t.Errorf("an int8 mma earns tensor-core steps: %d", tensorCoreSteps(k.Func, args, true))
 	}
 	inputs := CloneArgs(args)
 	fakeDevice(t, k, args)

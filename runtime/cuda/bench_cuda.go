@@ -75,6 +75,11 @@ func (p *Prepared) Run() error {
 	return p.c.Dev.Launch(p.ck.fn, launchGrid(pk, p.b.Grid, p.ck.resident), pk.Block, pk.SharedBytes, p.args...)
 }
 
+// Float8FastSums reports whether the variant the Prepared launches sums
+// float8 products in the tensor cores' reduced-precision accumulator
+// (ptxgen.Kernel.Float8FastSums).
+func (p *Prepared) Float8FastSums() bool { return p.ck.pk.Float8FastSums() }
+
 // Sync waits for all enqueued work and returns its first error.
 func (p *Prepared) Sync() error {
 	if err := p.c.Dev.Synchronize(); err != nil {

@@ -203,7 +203,7 @@ func (c *GPU) Launch(k *runtime.Kernel, args []runtime.Arg, opts runtime.LaunchO
 		plantedFault(p.b.Kernel.Func, args)
 	}
 	return &runtime.LaunchResult{Grid: p.b.Grid, Dims: p.b.Dims, Blocks: p.b.NumBlocks(),
-		Elapsed: time.Duration(ms * float64(time.Millisecond))}, nil
+		Elapsed: time.Duration(ms * float64(time.Millisecond)), Float8FastSums: p.Float8FastSums()}, nil
 }
 
 // CompileInfo compiles and loads k for the device if that was not done yet

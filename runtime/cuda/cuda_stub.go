@@ -59,6 +59,7 @@ func (c *GPU) BLASInfo() (path string, version int, err error) { return "", 0, E
 type Prepared struct{}
 
 func (p *Prepared) Run() error                                 { return ErrNoCUDA }
+func (p *Prepared) Float8FastSums() bool                       { return false }
 func (p *Prepared) Sync() error                                { return ErrNoCUDA }
 func (p *Prepared) Times(warmup, iters int) ([]float64, error) { return nil, ErrNoCUDA }
 func (p *Prepared) Time(warmup, iters int) (float64, error)    { return 0, ErrNoCUDA }
