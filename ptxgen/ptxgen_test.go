@@ -370,3 +370,15 @@ func TestExactElementwiseOps(t *testing.T) {
 		}
 	}
 }
+
+// A float remainder takes x - floor(x/y)*y in one rounding (an fma), not a
+// rounded product subtracted: exact for quotients below 2^24, where the
+// two roundings lost the remainder's low bits (cast_specials.tile's Rem).
+func TestFloatRemainderOneRounding(t *testing.T) {
+	_, _, k := compileFile(t, filepath.Join("..", "runtime", "testdata", "kernels", "cast_specials.tile"), nil, lower.MustTarget("sm_80"))
+	for _, want := range []string{`cvt\.rmi\.f32\.f32`, `fma\.rn\.f32 %f\d+, %f\d+, %f\d+, %f\d+;`, `copysign\.f32`} {
+		if count(k.PTX, want) == 0 {
+			t.Errorf("no %s", want)
+		}
+	}
+}
