@@ -15,7 +15,7 @@ import (
 
 // listArg is the launch argument of parameter prm (argument i of kernel
 // name) given the list v.
-func (in *interp) listArg(pos lang.Pos, i int, name string, prm build.KernelParam, v Tuple) []*runtime.Tensor {
+func (in *evaluator) listArg(pos lang.Pos, i int, name string, prm build.KernelParam, v Tuple) []*runtime.Tensor {
 	if prm.Kind != build.ParamTyped {
 		in.fail(pos, "ct.launch: argument %d of %s is %s, annotated; a list of arrays goes to an unannotated parameter", i+1, name, prm.Name)
 	}

@@ -57,7 +57,7 @@ func hasFunc(m module, name string) bool {
 }
 
 // attrOf evaluates x.name.
-func (in *interp) attrOf(pos lang.Pos, x any, name string) any {
+func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 	switch x := x.(type) {
 	case module:
 		return in.moduleAttr(pos, x, name)
@@ -143,7 +143,7 @@ func shapeTuple(shape []int) Tuple {
 	return t
 }
 
-func (in *interp) moduleAttr(pos lang.Pos, m module, name string) any {
+func (in *evaluator) moduleAttr(pos lang.Pos, m module, name string) any {
 	if hasFunc(m, name) {
 		return builtin(string(m) + "." + name)
 	}
@@ -217,7 +217,7 @@ func moduleSummary(m module) string {
 	return strings.Join(names, ", ")
 }
 
-func (in *interp) callBuiltin(c *callSite, name string) any {
+func (in *evaluator) callBuiltin(c *callSite, name string) any {
 	e := c.e
 	switch name {
 	case "dict", "set":
@@ -441,7 +441,7 @@ func (in *interp) callBuiltin(c *callSite, name string) any {
 	return nil
 }
 
-func (in *interp) callMath(c *callSite, fn string) any {
+func (in *evaluator) callMath(c *callSite, fn string) any {
 	name := "math." + fn
 	a := c.bind(name, "x")
 	x := num(a[0])
@@ -488,7 +488,7 @@ func (in *interp) callMath(c *callSite, fn string) any {
 
 // alloc makes a tensor: torch.empty/zeros/ones/full(shape, ..., dtype=,
 // device=) or their _like forms, and numpy's of the same names.
-func (in *interp) alloc(c *callSite, lib module, fn string) any {
+func (in *evaluator) alloc(c *callSite, lib module, fn string) any {
 	name := string(lib) + "." + fn
 	if lib == "numpy" {
 		name = "np." + fn
@@ -605,7 +605,7 @@ func (in *interp) alloc(c *callSite, lib module, fn string) any {
 }
 
 // callMethod calls a tensor method (or an argument parser's).
-func (in *interp) callMethod(c *callSite, m method) any {
+func (in *evaluator) callMethod(c *callSite, m method) any {
 	if p, ok := m.recv.(*argParser); ok {
 		return in.parserMethod(c, p, m.name)
 	}

@@ -33,7 +33,7 @@ func newDict(set bool) *pyDict { return &pyDict{set: set, at: map[string]int{}} 
 
 // hashKey is the key v is found by, equal for values Python finds as one
 // key; unhashable values (dicts, sets) are an error at pos.
-func (in *interp) hashKey(pos lang.Pos, v any) string {
+func (in *evaluator) hashKey(pos lang.Pos, v any) string {
 	switch v := v.(type) {
 	case bool:
 		if v {
@@ -79,7 +79,7 @@ func (in *interp) hashKey(pos lang.Pos, v any) string {
 }
 
 // get is d[k] and whether d has k.
-func (in *interp) dictGet(pos lang.Pos, d *pyDict, k any) (any, bool) {
+func (in *evaluator) dictGet(pos lang.Pos, d *pyDict, k any) (any, bool) {
 	i, ok := d.at[in.hashKey(pos, k)]
 	if !ok {
 		return nil, false
@@ -92,7 +92,7 @@ func (in *interp) dictGet(pos lang.Pos, d *pyDict, k any) (any, bool) {
 
 // put sets d[k] = v (for a set, adds k): a key already there keeps its
 // place and its first spelling (d[1] then d[1.0] keeps the key 1).
-func (in *interp) dictPut(pos lang.Pos, d *pyDict, k, v any) {
+func (in *evaluator) dictPut(pos lang.Pos, d *pyDict, k, v any) {
 	h := in.hashKey(pos, k)
 	if i, ok := d.at[h]; ok {
 		if !d.set {
@@ -116,7 +116,7 @@ func (in *interp) dictPut(pos lang.Pos, d *pyDict, k, v any) {
 const maxDictItems = 1 << 20
 
 // remove deletes k and returns its value (for a set, k), or ok false.
-func (in *interp) dictRemove(pos lang.Pos, d *pyDict, k any) (any, bool) {
+func (in *evaluator) dictRemove(pos lang.Pos, d *pyDict, k any) (any, bool) {
 	h := in.hashKey(pos, k)
 	i, ok := d.at[h]
 	if !ok {
@@ -159,12 +159,12 @@ func (d *pyDict) items() Tuple {
 }
 
 // keyError is Python's KeyError for k, at pos.
-func (in *interp) keyError(pos lang.Pos, k any) {
+func (in *evaluator) keyError(pos lang.Pos, k any) {
 	in.fail(pos, "KeyError: %s", in.repr(k))
 }
 
 // repr is Python's repr of a value inside a container: strings quoted.
-func (in *interp) repr(v any) string {
+func (in *evaluator) repr(v any) string {
 	if s, ok := v.(string); ok {
 		text, _ := build.PyConvert(s, "r")
 		return text
@@ -173,7 +173,7 @@ func (in *interp) repr(v any) string {
 }
 
 // dictStr is str(d): {k: v, ...}, {k, ...}, or set() when empty.
-func (in *interp) dictStr(d *pyDict) string {
+func (in *evaluator) dictStr(d *pyDict) string {
 	if d.set && len(d.keys) == 0 {
 		return "set()"
 	}
@@ -188,7 +188,7 @@ func (in *interp) dictStr(d *pyDict) string {
 }
 
 // dictsEqual is == on dicts (the same keys, equal values) and sets.
-func (in *interp) dictsEqual(a, b *pyDict) bool {
+func (in *evaluator) dictsEqual(a, b *pyDict) bool {
 	if a.set != b.set || len(a.keys) != len(b.keys) {
 		return false
 	}
@@ -206,7 +206,7 @@ func (in *interp) dictsEqual(a, b *pyDict) bool {
 
 // makeDict is dict(...) and set(...): empty, a copy of a dict, a dict of
 // (key, value) pairs or keywords, a set of an iterable's items.
-func (in *interp) makeDict(c *callSite, set bool) *pyDict {
+func (in *evaluator) makeDict(c *callSite, set bool) *pyDict {
 	name := "dict"
 	if set {
 		name = "set"
@@ -240,7 +240,7 @@ func (in *interp) makeDict(c *callSite, set bool) *pyDict {
 }
 
 // dictMethod is d.name(...) for a dict or a set.
-func (in *interp) dictMethod(c *callSite, d *pyDict, name string) any {
+func (in *evaluator) dictMethod(c *callSite, d *pyDict, name string) any {
 	pos := c.e.Pos
 	what := "dict." + name
 	if d.set {
@@ -336,7 +336,7 @@ func (d *pyDict) all() func(yield func(k, v any) bool) {
 
 // iterValue is what iterating over v gives (a for loop's items): a
 // tuple's items, a tensor's rows, a dict's keys, a set's items.
-func (in *interp) iterValue(pos lang.Pos, v any) []any {
+func (in *evaluator) iterValue(pos lang.Pos, v any) []any {
 	if t, ok := asTuple(v); ok {
 		return t
 	}

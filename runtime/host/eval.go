@@ -25,7 +25,7 @@ type returned struct {
 }
 
 // body runs a function body and returns its result (None without a return).
-func (in *interp) body(fr *frame, stmts []lang.Stmt) any {
+func (in *evaluator) body(fr *frame, stmts []lang.Stmt) any {
 	if r := in.stmts(fr, stmts); r != nil {
 		if r.brk || r.cont {
 			in.fail(r.pos, "'break' or 'continue' outside a loop")
@@ -37,7 +37,7 @@ func (in *interp) body(fr *frame, stmts []lang.Stmt) any {
 
 // loopBody runs one iteration of a loop body: stop says the loop ends
 // (a break, or a return, which ret then carries).
-func (in *interp) loopBody(fr *frame, body []lang.Stmt) (stop bool, ret *returned) {
+func (in *evaluator) loopBody(fr *frame, body []lang.Stmt) (stop bool, ret *returned) {
 	r := in.stmts(fr, body)
 	switch {
 	case r == nil || r.cont:
@@ -48,7 +48,7 @@ func (in *interp) loopBody(fr *frame, body []lang.Stmt) (stop bool, ret *returne
 	return true, r
 }
 
-func (in *interp) stmts(fr *frame, stmts []lang.Stmt) *returned {
+func (in *evaluator) stmts(fr *frame, stmts []lang.Stmt) *returned {
 	for _, s := range stmts {
 		if r := in.stmt(fr, s); r != nil {
 			return r
@@ -59,7 +59,7 @@ func (in *interp) stmts(fr *frame, stmts []lang.Stmt) *returned {
 
 // step counts one unit of host work (a statement, a loop iteration, a
 // comprehension item) against maxSteps, so that host code ends on any input.
-func (in *interp) step(pos lang.Pos) {
+func (in *evaluator) step(pos lang.Pos) {
 	in.steps++
 	if in.steps > maxSteps {
 		in.fail(pos, "the host function ran more than %d statements", maxSteps)
@@ -69,13 +69,13 @@ func (in *interp) step(pos lang.Pos) {
 
 // checkDeadline stops host code past Options.Deadline (statements, and
 // the rows of long tensor operations such as a large matmul).
-func (in *interp) checkDeadline(pos lang.Pos) {
+func (in *evaluator) checkDeadline(pos lang.Pos) {
 	if d := in.opts.Deadline; !d.IsZero() && time.Now().After(d) {
 		in.fail(pos, "stopped: host code ran past the time limit (--timeout)")
 	}
 }
 
-func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
+func (in *evaluator) stmt(fr *frame, s lang.Stmt) *returned {
 	in.step(s.Position())
 	switch s := s.(type) {
 	case *lang.AssignStmt:
@@ -150,7 +150,7 @@ func (in *interp) stmt(fr *frame, s lang.Stmt) *returned {
 // index are evaluated once, and a tensor is updated in place (torch's
 // __iadd__ and the others), so that every name of it and every view of
 // its elements sees the new values.
-func (in *interp) augAssign(fr *frame, s *lang.AugAssignStmt) {
+func (in *evaluator) augAssign(fr *frame, s *lang.AugAssignStmt) {
 	switch t := s.Target.(type) {
 	case *lang.Name:
 		x := in.lookup(fr, t)
@@ -184,7 +184,7 @@ func (in *interp) augAssign(fr *frame, s *lang.AugAssignStmt) {
 // a tensor x, whose elements take the result (its shape and dtype stay:
 // torch refuses a result that would need another shape, or a float
 // result into an integer tensor).
-func (in *interp) inplace(pos lang.Pos, op string, x, y any) any {
+func (in *evaluator) inplace(pos lang.Pos, op string, x, y any) any {
 	r := in.binop(pos, op, x, y)
 	t, ok := x.(*runtime.Tensor)
 	if !ok {
@@ -216,13 +216,13 @@ func castKind(d ir.DType) int {
 }
 
 // iterate evaluates a for loop's iterable: range(...) or a tuple.
-func (in *interp) iterate(fr *frame, s *lang.ForStmt) []any {
+func (in *evaluator) iterate(fr *frame, s *lang.ForStmt) []any {
 	return in.iterateExpr(fr, s.Iter)
 }
 
 // iterateExpr evaluates an iterable: range(...), a tuple, or a tensor (its
 // rows, along its first axis).
-func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
+func (in *evaluator) iterateExpr(fr *frame, iter lang.Expr) []any {
 	if c, ok := iter.(*lang.Call); ok {
 		if _, ok := in.rangeCall(fr, c); ok {
 			if len(c.Kwargs) > 0 || len(c.Args) < 1 || len(c.Args) > 3 {
@@ -251,7 +251,7 @@ func (in *interp) iterateExpr(fr *frame, iter lang.Expr) []any {
 
 // listComp evaluates [elem for target in iter if cond] (a tuple: host
 // code's lists are tuples). Its target is its own, as in Python 3.
-func (in *interp) listComp(fr *frame, e *lang.ListComp) any {
+func (in *evaluator) listComp(fr *frame, e *lang.ListComp) any {
 	var out Tuple
 	in.comprehend(fr, e.Pos, e.Target, e.Iter, e.Cond, func(inner *frame) {
 		out = append(out, in.expr(inner, e.Elem))
@@ -260,7 +260,7 @@ func (in *interp) listComp(fr *frame, e *lang.ListComp) any {
 }
 
 // assign binds a target (a name or a nested tuple of names).
-func (in *interp) assign(fr *frame, target lang.Expr, v any) {
+func (in *evaluator) assign(fr *frame, target lang.Expr, v any) {
 	switch t := target.(type) {
 	case *lang.Name:
 		fr.vars[t.Name] = v
@@ -284,7 +284,7 @@ func (in *interp) assign(fr *frame, target lang.Expr, v any) {
 
 // lookup reads a name: the frame's own, then those of the frames around
 // it (a lambda's or a comprehension's), then the module's.
-func (in *interp) lookup(fr *frame, n *lang.Name) any {
+func (in *evaluator) lookup(fr *frame, n *lang.Name) any {
 	for f := fr; f != nil; f = f.parent {
 		if v, ok := f.vars[n.Name]; ok {
 			return v
@@ -295,7 +295,7 @@ func (in *interp) lookup(fr *frame, n *lang.Name) any {
 
 // global resolves a module-level name: an import, a def, an assignment
 // (evaluated on first use) or a Python builtin.
-func (in *interp) global(name string, pos lang.Pos) any {
+func (in *evaluator) global(name string, pos lang.Pos) any {
 	p := in.prog
 	if v, ok := p.globals[name]; ok {
 		if la, ok := v.(lazyAttr); ok {
@@ -347,7 +347,7 @@ var pyBuiltins = map[string]bool{
 	"sorted": true, "list": true, "enumerate": true, "zip": true, "any": true, "all": true, "sum": true,
 }
 
-func (in *interp) expr(fr *frame, e lang.Expr) any {
+func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 	switch e := e.(type) {
 	case *lang.IntLit:
 		return e.Value
@@ -446,7 +446,7 @@ func (in *interp) expr(fr *frame, e lang.Expr) any {
 
 // index evaluates x[i]: a tuple (shape) indexed by an int, negative from
 // the end, or a slice; a tensor as torch indexes it (indexing.go).
-func (in *interp) index(fr *frame, e *lang.Subscript) any {
+func (in *evaluator) index(fr *frame, e *lang.Subscript) any {
 	x := in.expr(fr, e.X)
 	if tn, isTensor := x.(*runtime.Tensor); isTensor {
 		return in.tensorIndex(e.Index.Position(), tn, in.indexItems(fr, e.Index))
@@ -485,7 +485,7 @@ func (in *interp) index(fr *frame, e *lang.Subscript) any {
 
 // indexItems evaluates a tensor's index: one item per element of a tuple
 // index, each read by indexValue.
-func (in *interp) indexItems(fr *frame, index lang.Expr) []any {
+func (in *evaluator) indexItems(fr *frame, index lang.Expr) []any {
 	elems := []lang.Expr{index}
 	if tup, ok := index.(*lang.Tuple); ok && !in.isListLiteral(tup) {
 		elems = tup.Elems
@@ -516,7 +516,7 @@ func (in *interp) indexItems(fr *frame, index lang.Expr) []any {
 // tuple of indices is positioned at its first element, which may be a
 // list). x[[1, 0]] indexes with a list (advanced indexing), x[1, 0] and
 // x[(1, 0)] with a tuple of two ints.
-func (in *interp) isListLiteral(t *lang.Tuple) bool {
+func (in *evaluator) isListLiteral(t *lang.Tuple) bool {
 	text := in.prog.src.Text
 	at := t.Pos.Offset
 	if t.Pos.File != in.prog.src.Name || at < 0 || at >= len(text) || text[at] != '[' {
@@ -527,7 +527,7 @@ func (in *interp) isListLiteral(t *lang.Tuple) bool {
 
 // assignIndex is x[i] = v: into a tensor's elements (indexing.go); tuples
 // (host code's lists too) cannot be assigned into.
-func (in *interp) assignIndex(fr *frame, t *lang.Subscript, v any) {
+func (in *evaluator) assignIndex(fr *frame, t *lang.Subscript, v any) {
 	x := in.expr(fr, t.X)
 	switch x := x.(type) {
 	case *runtime.Tensor:
@@ -555,7 +555,7 @@ func num(v any) any {
 	return v
 }
 
-func (in *interp) truth(pos lang.Pos, v any) bool {
+func (in *evaluator) truth(pos lang.Pos, v any) bool {
 	switch v := v.(type) {
 	case bool:
 		return v
@@ -577,7 +577,7 @@ func (in *interp) truth(pos lang.Pos, v any) bool {
 	return true
 }
 
-func (in *interp) str(v any) string {
+func (in *evaluator) str(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -637,7 +637,7 @@ func (in *interp) str(v any) string {
 func pyFloat(f float64) string { return build.PyFloat(f) }
 
 // call evaluates a call: a builtin, a host def, or a bound method.
-func (in *interp) call(fr *frame, e *lang.Call) any {
+func (in *evaluator) call(fr *frame, e *lang.Call) any {
 	fn := in.expr(fr, e.Fun)
 	args := make([]any, 0, len(e.Args))
 	for _, a := range e.Args {
@@ -659,7 +659,7 @@ func (in *interp) call(fr *frame, e *lang.Call) any {
 }
 
 // callWith calls fn with a call's evaluated arguments.
-func (in *interp) callWith(c *callSite, fn any) any {
+func (in *evaluator) callWith(c *callSite, fn any) any {
 	e := c.e
 	switch f := fn.(type) {
 	case builtin:
@@ -682,7 +682,7 @@ func (in *interp) callWith(c *callSite, fn any) any {
 }
 
 // callDef runs a plain def of the file with the call's arguments.
-func (in *interp) callDef(c *callSite, def *lang.FuncDef) any {
+func (in *evaluator) callDef(c *callSite, def *lang.FuncDef) any {
 	if in.depth >= maxCallDepth {
 		in.fail(c.e.Pos, "host calls nested more than %d deep", maxCallDepth)
 	}
@@ -701,7 +701,7 @@ func (in *interp) callDef(c *callSite, def *lang.FuncDef) any {
 // bindParams binds a call's arguments to a function's parameters in fr:
 // positional, then by keyword, then defaults (defaultOf(i) is parameter
 // i's, nil where it has none).
-func (in *interp) bindParams(c *callSite, name string, params []*lang.Param, fr *frame, defaultOf func(i int) any) {
+func (in *evaluator) bindParams(c *callSite, name string, params []*lang.Param, fr *frame, defaultOf func(i int) any) {
 	if len(c.args) > len(params) {
 		in.fail(c.e.Pos, "%s takes %d arguments, got %d", name, len(params), len(c.args))
 	}
@@ -737,7 +737,7 @@ func (in *interp) bindParams(c *callSite, name string, params []*lang.Param, fr 
 
 // callSite is one call's evaluated arguments.
 type callSite struct {
-	in   *interp
+	in   *evaluator
 	e    *lang.Call
 	args []any
 	kw   map[string]any
@@ -792,7 +792,7 @@ func (c *callSite) bind(name string, params ...string) []any {
 	return out
 }
 
-func (in *interp) intArg(pos lang.Pos, what string, v any) int64 {
+func (in *evaluator) intArg(pos lang.Pos, what string, v any) int64 {
 	n, ok := asIndex(v).(int64)
 	if !ok {
 		in.fail(pos, "%s takes ints, got %s", what, describe(v))

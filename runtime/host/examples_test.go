@@ -15,7 +15,7 @@ import (
 	"github.com/tilec/tilec/ptxgen"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
-	tileinterp "github.com/tilec/tilec/runtime/interp"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // The plain-cuTile examples (examples/cutile/*.py): each host function runs
@@ -287,7 +287,7 @@ func TestCuTileExamplesCompileSM80(t *testing.T) {
 				t.Errorf("%s: %s: %v", c.file, l.Name, err)
 			}
 			// The next launch may read this one's output: fill it.
-			_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err = interp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		})
 		if err != nil {

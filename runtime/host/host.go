@@ -19,7 +19,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
-	tileinterp "github.com/tilec/tilec/runtime/interp"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // Program is a parsed source file whose plain defs can run as host code.
@@ -286,7 +286,7 @@ func (p *Program) Run(entry string, args map[string]any, opts Options) (result a
 			return nil, fmt.Errorf("%s has no parameter %s", entry, name)
 		}
 	}
-	in := &interp{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}}
+	in := &evaluator{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if he, ok := r.(hostError); ok {
@@ -336,7 +336,7 @@ func (p *Program) runMain(opts Options) (vars map[string]any, err error) {
 	if p.file.Main == nil {
 		return nil, fmt.Errorf("%s has no `if __name__ == \"__main__\":` block to run: name the host function to run with --entry", p.src.Name)
 	}
-	in := &interp{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}, mainVars: map[string]any{}}
+	in := &evaluator{prog: p, root: p, opts: opts, kernels: map[string]*runtime.Kernel{}, mainVars: map[string]any{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if he, ok := r.(hostError); ok {
@@ -441,7 +441,7 @@ type dtypeVal = ir.DType
 
 type hostError struct{ err error }
 
-type interp struct {
+type evaluator struct {
 	prog    *Program // the file whose code runs now (the program's, or a module's)
 	root    *Program // the program's: its main block's names are globals
 	opts    Options
@@ -464,12 +464,12 @@ type frame struct {
 	parent *frame
 }
 
-func (in *interp) fail(pos lang.Pos, format string, args ...any) {
+func (in *evaluator) fail(pos lang.Pos, format string, args ...any) {
 	panic(hostError{in.prog.src.Errorf(pos, format, args...)})
 }
 
 // launch runs ct.launch(stream, grid, kernel, args).
-func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos lang.Pos) {
+func (in *evaluator) launch(call *lang.Call, grid any, k *funcRef, args any, argPos lang.Pos) {
 	prog := k.prog
 	params, ok := prog.params[k.def.Name]
 	if !ok {
@@ -544,14 +544,14 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 	run := in.opts.Launch
 	if run == nil {
 		run = func(l *Launch) error {
-			_, err := tileinterp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := interp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}
 	}
 	if err := run(l); err != nil {
 		var pe *lang.Error
 		var pl lang.ErrorList
-		var ee *tileinterp.ExecError
+		var ee *interp.ExecError
 		if errors.As(err, &pe) || errors.As(err, &pl) {
 			panic(hostError{err})
 		}
@@ -565,7 +565,7 @@ func (in *interp) launch(call *lang.Call, grid any, k *funcRef, args any, argPos
 }
 
 // grid checks a launch grid: a tuple of 1 to 3 positive ints, padded with 1s.
-func (in *interp) grid(call *lang.Call, v any) [3]int {
+func (in *evaluator) grid(call *lang.Call, v any) [3]int {
 	pos := call.Pos
 	if len(call.Args) > 1 {
 		pos = call.Args[1].Position()

@@ -14,7 +14,7 @@ import (
 	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lang/golden"
 	"github.com/tilec/tilec/runtime"
-	tileinterp "github.com/tilec/tilec/runtime/interp"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 func load(t *testing.T, name string, src []byte) *Program {
@@ -72,7 +72,7 @@ func TestSeedMatmul(t *testing.T) {
 		var launches []*Launch
 		res, err := p.Run("cutile_matmul", map[string]any{"A": A, "B": B}, Options{Launch: func(l *Launch) error {
 			launches = append(launches, l)
-			_, err := tileinterp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+			_, err := interp.CPU{}.Launch(l.Kernel, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 			return err
 		}})
 		if err != nil {
@@ -137,7 +137,7 @@ def f(A, flag: bool = False):
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := (&interp{}).str(res)
+	got := (&evaluator{}).str(res)
 	want := "((3, -4, 2, 3.5, 1024, 0.5, 2, 2), (2, 3, 4, 3, 2, 3.0, 2, 2), (4, 4, 2, 8, 5, 6, 30), (True, True, True, True, 5, 6), 1000, ((5, 6), torch.int32, torch.float32, torch.float64), ((6, 5), (1, 6), (5, 1), (6, 5), (6, 5)), 256, 3, 512)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

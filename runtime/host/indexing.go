@@ -43,7 +43,7 @@ type indexPlan struct {
 // indexValue reads an index item: an int (a bool is one, as in Python; a
 // 0-d integer tensor is one, as torch reads it), a slice, None, or a
 // tensor or tuple of ints (advanced).
-func (in *interp) indexValue(pos lang.Pos, v any) any {
+func (in *evaluator) indexValue(pos lang.Pos, v any) any {
 	switch v := v.(type) {
 	case bool:
 		return num(v)
@@ -78,7 +78,7 @@ func (in *interp) indexValue(pos lang.Pos, v any) any {
 }
 
 // plan resolves idx (items from indexValue) against t.
-func (in *interp) plan(pos lang.Pos, t *runtime.Tensor, idx []any) *indexPlan {
+func (in *evaluator) plan(pos lang.Pos, t *runtime.Tensor, idx []any) *indexPlan {
 	used := 0 // axes of t the index consumes
 	for _, x := range idx {
 		switch x := x.(type) {
@@ -193,7 +193,7 @@ func (p *indexPlan) view() *runtime.Tensor {
 // elems is the result's shape and, row-major, the Data element of t each
 // of its elements is: the view's elements, or those the advanced indices
 // pick from it.
-func (in *interp) elems(pos lang.Pos, p *indexPlan) (shape []int, elems []int) {
+func (in *evaluator) elems(pos lang.Pos, p *indexPlan) (shape []int, elems []int) {
 	if len(p.adv) == 0 {
 		v := p.view()
 		in.checkElements(pos, "index", v.Shape)
@@ -267,7 +267,7 @@ func (in *interp) elems(pos lang.Pos, p *indexPlan) (shape []int, elems []int) {
 }
 
 // tensorIndex is t[idx]: a view for basic indexing, a copy for advanced.
-func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
+func (in *evaluator) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 	p := in.plan(pos, t, idx)
 	if len(p.adv) == 0 {
 		return p.view()
@@ -284,7 +284,7 @@ func (in *interp) tensorIndex(pos lang.Pos, t *runtime.Tensor, idx []any) any {
 // setIndex is t[idx] = v: v (a number or a tensor, broadcast to what idx
 // selects) converted to t's dtype and written into t's elements, as
 // torch's index assignment does.
-func (in *interp) setIndex(pos lang.Pos, t *runtime.Tensor, idx []any, v any) {
+func (in *evaluator) setIndex(pos lang.Pos, t *runtime.Tensor, idx []any, v any) {
 	p := in.plan(pos, t, idx)
 	shape, elems := in.elems(pos, p)
 	in.writeElems(pos, t, shape, elems, v)
@@ -292,7 +292,7 @@ func (in *interp) setIndex(pos lang.Pos, t *runtime.Tensor, idx []any, v any) {
 
 // writeElems writes v, broadcast to shape, into t's Data elements elems
 // (row-major over shape), converted to t's dtype: exactly for integers.
-func (in *interp) writeElems(pos lang.Pos, t *runtime.Tensor, shape []int, elems []int, v any) {
+func (in *evaluator) writeElems(pos lang.Pos, t *runtime.Tensor, shape []int, elems []int, v any) {
 	var src *runtime.Tensor
 	switch x := num(v).(type) {
 	case *runtime.Tensor:

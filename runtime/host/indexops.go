@@ -22,7 +22,7 @@ var (
 )
 
 // indexCall runs torch.<fn> or F.one_hot when it is one of this file's.
-func (in *interp) indexCall(c *callSite, mod, fn string) (any, bool) {
+func (in *evaluator) indexCall(c *callSite, mod, fn string) (any, bool) {
 	name := mod + "." + fn
 	switch {
 	case mod == "torch" && slices.Contains(indexFuncs, fn):
@@ -44,7 +44,7 @@ func (in *interp) indexCall(c *callSite, mod, fn string) (any, bool) {
 
 // indexMethod is t.<name>(...) for one of indexMethods (what names the
 // call in errors).
-func (in *interp) indexMethod(c *callSite, t *runtime.Tensor, name, what string) any {
+func (in *evaluator) indexMethod(c *callSite, t *runtime.Tensor, name, what string) any {
 	pos := c.e.Pos
 	switch name {
 	case "argsort":
@@ -93,7 +93,7 @@ func (in *interp) indexMethod(c *callSite, t *runtime.Tensor, name, what string)
 // argsort is the indices that sort t along dim (ascending, or
 // descending), stable: equal elements keep their order, NaN last as in
 // torch.
-func (in *interp) argsort(pos lang.Pos, what string, t *runtime.Tensor, dim any, descending bool) *runtime.Tensor {
+func (in *evaluator) argsort(pos lang.Pos, what string, t *runtime.Tensor, dim any, descending bool) *runtime.Tensor {
 	if len(t.Shape) == 0 {
 		return in.fromInts(pos, what, ir.I64, []int{}, []int64{0})
 	}
@@ -149,7 +149,7 @@ func (in *interp) argsort(pos lang.Pos, what string, t *runtime.Tensor, dim any,
 
 // bincount counts each value of a 1-D tensor of non-negative ints: the
 // result has max(t)+1 entries, at least minlength.
-func (in *interp) bincount(pos lang.Pos, what string, t *runtime.Tensor, minlength int64) *runtime.Tensor {
+func (in *evaluator) bincount(pos lang.Pos, what string, t *runtime.Tensor, minlength int64) *runtime.Tensor {
 	if len(t.Shape) != 1 || !t.DType.IsInt() {
 		in.fail(pos, "%s takes a 1-d tensor of ints, got %s", what, describe(t))
 	}
@@ -176,7 +176,7 @@ func (in *interp) bincount(pos lang.Pos, what string, t *runtime.Tensor, minleng
 
 // nonzeroTuple is one int64 tensor per axis of t: the coordinates of its
 // nonzero elements along that axis (torch.where(cond)).
-func (in *interp) nonzeroTuple(pos lang.Pos, t *runtime.Tensor) Tuple {
+func (in *evaluator) nonzeroTuple(pos lang.Pos, t *runtime.Tensor) Tuple {
 	coords := nonzero(t)
 	out := make(Tuple, max(len(t.Shape), 1))
 	for ax := range out {
@@ -193,7 +193,7 @@ func (in *interp) nonzeroTuple(pos lang.Pos, t *runtime.Tensor) Tuple {
 
 // oneHot is F.one_hot: t's shape with a last axis of numClasses (-1 or
 // absent: max(t)+1), 1 where the class is t's value.
-func (in *interp) oneHot(pos lang.Pos, t *runtime.Tensor, classes any) *runtime.Tensor {
+func (in *evaluator) oneHot(pos lang.Pos, t *runtime.Tensor, classes any) *runtime.Tensor {
 	if !t.DType.IsInt() {
 		in.fail(pos, "one_hot is only applicable to index tensors, got %s", describe(t))
 	}
@@ -224,7 +224,7 @@ func (in *interp) oneHot(pos lang.Pos, t *runtime.Tensor, classes any) *runtime.
 
 // chunk splits t along dim into chunks of ceil(size/chunks) (the last
 // smaller, fewer chunks when they do not fill), views of t as torch's are.
-func (in *interp) chunk(pos lang.Pos, what string, t *runtime.Tensor, chunks int64, dim any) Tuple {
+func (in *evaluator) chunk(pos lang.Pos, what string, t *runtime.Tensor, chunks int64, dim any) Tuple {
 	if chunks <= 0 {
 		in.fail(pos, "%s expects chunks to be greater than 0, got %d", what, chunks)
 	}
@@ -255,7 +255,7 @@ func (in *interp) chunk(pos lang.Pos, what string, t *runtime.Tensor, chunks int
 // indexAdd is t.index_add_(dim, index, source, alpha=): source's slices
 // along dim added into t's at index's positions (repeated indices
 // accumulate), in place.
-func (in *interp) indexAdd(c *callSite, what string, t *runtime.Tensor, a []any) *runtime.Tensor {
+func (in *evaluator) indexAdd(c *callSite, what string, t *runtime.Tensor, a []any) *runtime.Tensor {
 	pos := c.e.Pos
 	ax := in.axisArg(pos, what, a[0], max(len(t.Shape), 1))
 	index := in.tensorArg(c, what, 1, a[1])

@@ -48,7 +48,7 @@ type progModule struct {
 }
 
 // loadModule parses and loads one of the program's own modules (once).
-func (in *interp) loadModule(m moduleMember) *Program {
+func (in *evaluator) loadModule(m moduleMember) *Program {
 	p := in.prog
 	if p.mods == nil {
 		p.mods = modules{}
@@ -76,7 +76,7 @@ func (in *interp) loadModule(m moduleMember) *Program {
 // moduleValue is the value of a name imported from one of the program's
 // own modules: a def (which runs in its module), or a module-level value
 // (evaluated there).
-func (in *interp) moduleValue(m moduleMember) any {
+func (in *evaluator) moduleValue(m moduleMember) any {
 	q := in.loadModule(m)
 	if _, ok := q.globals[m.name]; !ok {
 		if _, ok := q.assigns[m.name]; !ok {
@@ -89,7 +89,7 @@ func (in *interp) moduleValue(m moduleMember) any {
 
 // enter makes q the program whose globals and source host code reads (a
 // function of q runs), and returns what restores the previous one.
-func (in *interp) enter(q *Program) func() {
+func (in *evaluator) enter(q *Program) func() {
 	prev := in.prog
 	in.prog = q
 	return func() { in.prog = prev }
@@ -107,7 +107,7 @@ type cudaEvent struct {
 
 // eventMethod is ev.record(), ev.elapsed_time(end), ev.synchronize(),
 // ev.query().
-func (in *interp) eventMethod(c *callSite, ev *cudaEvent, name string) any {
+func (in *evaluator) eventMethod(c *callSite, ev *cudaEvent, name string) any {
 	switch name {
 	case "record":
 		c.bind("Event.record", "stream=")

@@ -12,7 +12,7 @@ import (
 	"github.com/tilec/tilec/runtime"
 )
 
-func (in *interp) binop(pos lang.Pos, op string, x, y any) any {
+func (in *evaluator) binop(pos lang.Pos, op string, x, y any) any {
 	if op == "is" || op == "is not" {
 		return identical(x, y) == (op == "is")
 	}
@@ -234,7 +234,7 @@ func toFloat(v any) (float64, bool) {
 // intOp is Python's int arithmetic on int64 values, from ir/scalar's
 // checked definitions (compile-time evaluation uses the same): a result
 // that does not fit 64 bits is an error, x // 0 and x % 0 raise.
-func (in *interp) intOp(pos lang.Pos, op string, a, b int64) any {
+func (in *evaluator) intOp(pos lang.Pos, op string, a, b int64) any {
 	checked := func(r int64, ok bool) int64 {
 		if !ok {
 			in.fail(pos, "integer overflow: %d %s %d does not fit 64 bits", a, op, b)
@@ -302,7 +302,7 @@ func abs64(x int64) int64 {
 }
 
 // equal is Python's == on host values.
-func (in *interp) equal(x, y any) bool {
+func (in *evaluator) equal(x, y any) bool {
 	if dx, ok := x.(*pyDict); ok {
 		dy, ok := y.(*pyDict)
 		return ok && in.dictsEqual(dx, dy)
@@ -336,7 +336,7 @@ func (in *interp) equal(x, y any) bool {
 	return x == y
 }
 
-func (in *interp) compareTuples(pos lang.Pos, op string, a, b Tuple) bool {
+func (in *evaluator) compareTuples(pos lang.Pos, op string, a, b Tuple) bool {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if !in.equal(a[i], b[i]) {
 			return in.binop(pos, op, a[i], b[i]).(bool)

@@ -29,7 +29,7 @@ type closure struct {
 }
 
 // makeLambda evaluates a lambda expression into a closure.
-func (in *interp) makeLambda(fr *frame, e *lang.Lambda) *closure {
+func (in *evaluator) makeLambda(fr *frame, e *lang.Lambda) *closure {
 	c := &closure{prog: in.prog, lam: e, env: fr, defaults: make([]any, len(e.Params))}
 	for i, p := range e.Params {
 		if p.Default != nil {
@@ -42,7 +42,7 @@ func (in *interp) makeLambda(fr *frame, e *lang.Lambda) *closure {
 // callClosure runs a lambda with a call's arguments: its parameters are
 // its own names, every other name is looked up in the frame it was made
 // in, then among the module's.
-func (in *interp) callClosure(c *callSite, f *closure) any {
+func (in *evaluator) callClosure(c *callSite, f *closure) any {
 	if in.depth >= maxCallDepth {
 		in.fail(c.e.Pos, "host calls nested more than %d deep", maxCallDepth)
 	}
@@ -57,13 +57,13 @@ func (in *interp) callClosure(c *callSite, f *closure) any {
 // callValue calls fn (a lambda, a host def, a builtin or a bound method)
 // from inside the host interpreter, as sorted's key or an autotuner's
 // grid function is called: pos is the call that asked for it.
-func (in *interp) callValue(pos lang.Pos, fn any, args ...any) any {
+func (in *evaluator) callValue(pos lang.Pos, fn any, args ...any) any {
 	c := &callSite{in: in, e: &lang.Call{Pos: pos}, args: args, kw: map[string]any{}}
 	return in.callWith(c, fn)
 }
 
 // display evaluates a dict or set display, or a comprehension of either.
-func (in *interp) display(fr *frame, e lang.Expr) any {
+func (in *evaluator) display(fr *frame, e lang.Expr) any {
 	switch e := e.(type) {
 	case *lang.Dict:
 		d := newDict(false)
@@ -99,7 +99,7 @@ func (in *interp) display(fr *frame, e lang.Expr) any {
 // comprehend runs a comprehension's clause: each item of iter bound to
 // target in the comprehension's own frame (its target is its own, as in
 // Python 3), then add for the items that pass cond.
-func (in *interp) comprehend(fr *frame, pos lang.Pos, target, iter, cond lang.Expr, add func(inner *frame)) {
+func (in *evaluator) comprehend(fr *frame, pos lang.Pos, target, iter, cond lang.Expr, add func(inner *frame)) {
 	inner := &frame{vars: map[string]any{}, def: fr.def, parent: fr}
 	for _, v := range in.iterateExpr(fr, iter) {
 		in.step(pos)
@@ -114,7 +114,7 @@ func (in *interp) comprehend(fr *frame, pos lang.Pos, target, iter, cond lang.Ex
 // contains is `x in y` as Python has it: a dict's keys, a set's items, a
 // tuple's or list's items (compared with ==), a substring of a string, a
 // value of a tensor. `not in` is its negation.
-func (in *interp) contains(pos lang.Pos, x, y any) bool {
+func (in *evaluator) contains(pos lang.Pos, x, y any) bool {
 	switch y := y.(type) {
 	case *pyDict:
 		_, ok := in.dictGet(pos, y, x)
@@ -149,7 +149,7 @@ func (in *interp) contains(pos lang.Pos, x, y any) bool {
 
 // inRange is `x in range(...)`, by arithmetic as Python's range does:
 // an int (or a float equal to one) between the bounds on the step.
-func (in *interp) inRange(fr *frame, c *lang.Call, x any) bool {
+func (in *evaluator) inRange(fr *frame, c *lang.Call, x any) bool {
 	if len(c.Kwargs) > 0 || len(c.Args) < 1 || len(c.Args) > 3 {
 		in.fail(c.Pos, "range takes 1 to 3 positional ints")
 	}
@@ -191,7 +191,7 @@ func (in *interp) inRange(fr *frame, c *lang.Call, x any) bool {
 }
 
 // rangeCall reports whether e is a call of Python's range (not shadowed).
-func (in *interp) rangeCall(fr *frame, e lang.Expr) (*lang.Call, bool) {
+func (in *evaluator) rangeCall(fr *frame, e lang.Expr) (*lang.Call, bool) {
 	c, ok := e.(*lang.Call)
 	if !ok {
 		return nil, false
@@ -210,7 +210,7 @@ func (in *interp) rangeCall(fr *frame, e lang.Expr) (*lang.Call, bool) {
 
 // iterBuiltin is one of Python's builtins over iterables: sorted, list,
 // enumerate, zip, any, all, sum.
-func (in *interp) iterBuiltin(c *callSite, name string) any {
+func (in *evaluator) iterBuiltin(c *callSite, name string) any {
 	pos := c.e.Pos
 	switch name {
 	case "sorted":
@@ -316,7 +316,7 @@ var iterBuiltins = []string{"sorted", "list", "enumerate", "zip", "any", "all", 
 
 // less is x < y as Python's sort asks it: an error for values that do
 // not compare (a dict, None against an int).
-func (in *interp) less(pos lang.Pos, x, y any) bool {
+func (in *evaluator) less(pos lang.Pos, x, y any) bool {
 	return in.truth(pos, in.binop(pos, "<", x, y))
 }
 
@@ -339,7 +339,7 @@ func (r *record) get(name string) (any, bool) {
 }
 
 // recordStr is repr(r): typeName(a=1, b='x').
-func (in *interp) recordStr(r *record) string {
+func (in *evaluator) recordStr(r *record) string {
 	parts := make([]string, len(r.names))
 	for i, n := range r.names {
 		parts[i] = n + "=" + in.repr(r.vals[i])
@@ -349,7 +349,7 @@ func (in *interp) recordStr(r *record) string {
 
 // recordsEqual is == on records: the same type and equal attributes (as
 // SimpleNamespace and dataclasses compare).
-func (in *interp) recordsEqual(a, b *record) bool {
+func (in *evaluator) recordsEqual(a, b *record) bool {
 	if a == b {
 		return true
 	}
@@ -369,7 +369,7 @@ func (in *interp) recordsEqual(a, b *record) bool {
 
 // simpleNamespace is types.SimpleNamespace(**kwargs): its attributes in
 // the order given (Python keeps keyword order).
-func (in *interp) simpleNamespace(c *callSite) *record {
+func (in *evaluator) simpleNamespace(c *callSite) *record {
 	if len(c.args) > 0 {
 		in.fail(c.e.Pos, "SimpleNamespace takes keyword arguments only in the host subset")
 	}
@@ -391,7 +391,7 @@ func (in *interp) simpleNamespace(c *callSite) *record {
 // mean_us and error_margin_us are NaN and num_samples is 0. The hints
 // (num_ctas, occupancy) do not change what a kernel computes; tilec
 // builds the kernel with its own decorator's.
-func (in *interp) exhaustiveSearch(c *callSite, name string) any {
+func (in *evaluator) exhaustiveSearch(c *callSite, name string) any {
 	a := c.bind(name, "search_space", "stream", "grid_fn", "kernel", "args_fn", "hints_fn=", "quiet=", "single_run_timeout_sec=")
 	pos := c.e.Pos
 	space := in.iterValue(c.argPos(0), a[0])
@@ -422,7 +422,7 @@ func (in *interp) exhaustiveSearch(c *callSite, name string) any {
 
 // tryConfig launches the kernel once for one config of a search, and
 // returns "" or the error that stopped it.
-func (in *interp) tryConfig(pos lang.Pos, cfg, gridFn, kernel, argsFn, hintsFn any) (msg string) {
+func (in *evaluator) tryConfig(pos lang.Pos, cfg, gridFn, kernel, argsFn, hintsFn any) (msg string) {
 	defer func() {
 		if r := recover(); r != nil {
 			he, ok := r.(hostError)
@@ -454,7 +454,7 @@ func (in *interp) tryConfig(pos lang.Pos, cfg, gridFn, kernel, argsFn, hintsFn a
 // replaceHints is kernel.replace_hints(**hints): cuTile's copy of the
 // kernel with other compiler hints. They change how fast it runs, not
 // what it computes; tilec keeps the decorator's and says so once.
-func (in *interp) replaceHints(c *callSite, k *funcRef) any {
+func (in *evaluator) replaceHints(c *callSite, k *funcRef) any {
 	if len(c.args) > 0 {
 		in.fail(c.e.Pos, "replace_hints takes keyword arguments (num_ctas=, occupancy=, ...)")
 	}
@@ -467,7 +467,7 @@ func (in *interp) replaceHints(c *callSite, k *funcRef) any {
 }
 
 // note writes a one-line note about host code to Options.Stderr.
-func (in *interp) note(pos lang.Pos, format string, args ...any) {
+func (in *evaluator) note(pos lang.Pos, format string, args ...any) {
 	w := in.opts.Stderr
 	if w == nil {
 		w = os.Stderr

@@ -22,7 +22,7 @@ import (
 // default), one "SM" per interpreter worker, and no memory size.
 type Device = cuda.DeviceFacts
 
-func (in *interp) device() Device {
+func (in *evaluator) device() Device {
 	if in.opts.Device != nil {
 		return *in.opts.Device
 	}
@@ -74,7 +74,7 @@ var scriptlibFuncs = map[module][]string{
 type context struct{ name string }
 
 // scriptlibCall runs one of scriptlibFuncs; ok is false when name is not one.
-func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
+func (in *evaluator) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 	if !slices.Contains(scriptlibFuncs[module(mod)], fn) {
 		return nil, false
 	}
@@ -154,7 +154,7 @@ func (in *interp) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 }
 
 // propsAttr is an attribute of get_device_properties' result.
-func (in *interp) propsAttr(pos lang.Pos, p deviceProps, name string) any {
+func (in *evaluator) propsAttr(pos lang.Pos, p deviceProps, name string) any {
 	switch name {
 	case "multi_processor_count":
 		return int64(p.d.SMs)
@@ -175,7 +175,7 @@ func (in *interp) propsAttr(pos lang.Pos, p deviceProps, name string) any {
 }
 
 // parserMethod is parser.add_argument(...) or parser.parse_args().
-func (in *interp) parserMethod(c *callSite, p *argParser, name string) any {
+func (in *evaluator) parserMethod(c *callSite, p *argParser, name string) any {
 	switch name {
 	case "add_argument":
 		var flags []string
@@ -387,7 +387,7 @@ func (sp *argSpec) invocation() string {
 // help is parser.format_help(): what -h prints, laid out as argparse's
 // HelpFormatter lays it out on an 80-column terminal (usage, description,
 // positional arguments, options, epilog).
-func (in *interp) help(p *argParser) string {
+func (in *evaluator) help(p *argParser) string {
 	raw := strings.HasPrefix(p.formatter, "Raw")
 	rawHelp := p.formatter == "RawTextHelpFormatter"
 	type entry struct{ inv, help string }
@@ -448,7 +448,7 @@ func (in *interp) help(p *argParser) string {
 
 // argHelp is an argument's help= with argparse's %(name)s fields filled
 // in, and with ArgumentDefaultsHelpFormatter its default appended.
-func (in *interp) argHelp(p *argParser, sp *argSpec) string {
+func (in *evaluator) argHelp(p *argParser, sp *argSpec) string {
 	h := sp.help
 	if strings.TrimSpace(h) == "" {
 		return ""
@@ -507,7 +507,7 @@ func wrapWords(text string, width int) []string {
 }
 
 // printOut writes script output where print() writes it.
-func (in *interp) printOut(s string) {
+func (in *evaluator) printOut(s string) {
 	if in.opts.Stdout != nil {
 		io.WriteString(in.opts.Stdout, s)
 	}
@@ -520,7 +520,7 @@ type scriptExit struct{}
 
 // parseArgs parses argv as argparse does for the subset: --flag value,
 // --flag=value, store_true/store_false flags, positionals in order.
-func (in *interp) parseArgs(pos lang.Pos, p *argParser, argv []string) namespace {
+func (in *evaluator) parseArgs(pos lang.Pos, p *argParser, argv []string) namespace {
 	ns := namespace{}
 	seen := map[*argSpec]bool{}
 	for _, sp := range p.specs {

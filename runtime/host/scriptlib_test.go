@@ -171,7 +171,7 @@ if __name__ == "__main__":
 		t.Errorf("exp2(-140)/2 without flush: %v, want %v", z, 4*math.Ldexp(1, -141))
 	}
 	// repeatHeads: head h of the result is head h/2 of the input.
-	in := &interp{prog: load(t, "x.py", []byte("x = 1\n"))}
+	in := &evaluator{prog: load(t, "x.py", []byte("x = 1\n"))}
 	kt := runtime.NewTensor(ir.F32, 1, 2, 1, 1)
 	kt.Set(5, 0, 0, 0, 0)
 	kt.Set(7, 0, 1, 0, 0)

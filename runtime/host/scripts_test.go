@@ -10,7 +10,7 @@ import (
 
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
-	tileinterp "github.com/tilec/tilec/runtime/interp"
+	"github.com/tilec/tilec/runtime/interp"
 )
 
 // The examples (examples/*.tile) are plain cuTile scripts: kernels, a host
@@ -69,7 +69,7 @@ func runCheckingScript(t *testing.T, path string) {
 		if _, err := compile.PTX(k.Func, "sm_80"); err != nil {
 			t.Errorf("%s: %v", l.Name, err)
 		}
-		_, err = tileinterp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
+		_, err = interp.CPU{}.Launch(k, l.Args, runtime.LaunchOptions{Grid: l.Grid})
 		return err
 	}}
 	if err := loadScript(t, path, src).RunMain(opts); err != nil {

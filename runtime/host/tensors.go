@@ -57,7 +57,7 @@ var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int
 
 // rng is the driver's random generator: torch.manual_seed(s) restarts it;
 // a run starts as if torch.manual_seed(opts.Seed) had been called.
-func (in *interp) random() *rand.Rand {
+func (in *evaluator) random() *rand.Rand {
 	if in.rng == nil {
 		in.rng = rand.New(rand.NewPCG(in.opts.Seed, in.opts.Seed))
 	}
@@ -68,7 +68,7 @@ func (in *interp) random() *rand.Rand {
 // driver's tensors: called before a result's operands are broadcast or
 // gathered, so that torch.ones(50000, 1) + torch.ones(1, 50000) is an
 // error before gigabytes are allocated, not after.
-func (in *interp) checkElements(pos lang.Pos, what string, shape []int) {
+func (in *evaluator) checkElements(pos lang.Pos, what string, shape []int) {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
@@ -82,7 +82,7 @@ func (in *interp) checkElements(pos lang.Pos, what string, shape []int) {
 }
 
 // newTensor allocates a contiguous tensor for a driver, bounded.
-func (in *interp) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) *runtime.Tensor {
+func (in *evaluator) newTensor(pos lang.Pos, what string, d ir.DType, shape []int) *runtime.Tensor {
 	in.checkElements(pos, what, shape)
 	t, err := runtime.AllocTensor(d, shape...)
 	if err != nil {
@@ -113,7 +113,7 @@ func ints(t *runtime.Tensor) []int64 {
 
 // fromInts makes a tensor of dtype d and shape with the integers xs,
 // wrapped to an integer d, rounded to a float d.
-func (in *interp) fromInts(pos lang.Pos, what string, d ir.DType, shape []int, xs []int64) *runtime.Tensor {
+func (in *evaluator) fromInts(pos lang.Pos, what string, d ir.DType, shape []int, xs []int64) *runtime.Tensor {
 	t := in.newTensor(pos, what, d, shape)
 	i := 0
 	t.ForEachElem(func(e int) {
@@ -130,7 +130,7 @@ func (in *interp) fromInts(pos lang.Pos, what string, d ir.DType, shape []int, x
 // rearranged is a tensor of t's dtype and the given shape whose element i
 // is t's row-major element src[i], copied bit for bit (exact for every
 // dtype).
-func (in *interp) rearranged(pos lang.Pos, what string, t *runtime.Tensor, shape []int, src []int) *runtime.Tensor {
+func (in *evaluator) rearranged(pos lang.Pos, what string, t *runtime.Tensor, shape []int, src []int) *runtime.Tensor {
 	out := in.newTensor(pos, what, t.DType, shape)
 	c := t
 	if !t.IsContiguous() {
@@ -145,7 +145,7 @@ func (in *interp) rearranged(pos lang.Pos, what string, t *runtime.Tensor, shape
 
 // fromValues makes a tensor of dtype d and shape with the values xs,
 // rounded to d.
-func (in *interp) fromValues(pos lang.Pos, what string, d ir.DType, shape []int, xs []float64) *runtime.Tensor {
+func (in *evaluator) fromValues(pos lang.Pos, what string, d ir.DType, shape []int, xs []float64) *runtime.Tensor {
 	t := in.newTensor(pos, what, d, shape)
 	if len(shape) == 0 {
 		t.Set(xs[0])
@@ -189,7 +189,7 @@ func promote(a, b ir.DType) ir.DType {
 
 // broadcastShapes is numpy's broadcast of two shapes (ir's rule), or an
 // error naming them.
-func (in *interp) broadcastShapes(pos lang.Pos, a, b []int) []int {
+func (in *evaluator) broadcastShapes(pos lang.Pos, a, b []int) []int {
 	out, ok := build.BroadcastShapes(a, b)
 	if !ok {
 		in.fail(pos, "the shapes %v and %v do not broadcast", a, b)
@@ -232,7 +232,7 @@ func broadcastValues(t *runtime.Tensor, shape []int) []float64 {
 // tensor of dtype other, and the dtype the number counts as in promotion:
 // other's (f32 for a float with an integer tensor, i64 for an int with a
 // bool tensor).
-func (in *interp) scalarTensor(pos lang.Pos, v any, other ir.DType) (*runtime.Tensor, ir.DType, bool) {
+func (in *evaluator) scalarTensor(pos lang.Pos, v any, other ir.DType) (*runtime.Tensor, ir.DType, bool) {
 	var x float64
 	d := other
 	switch v := num(v).(type) {
@@ -266,7 +266,7 @@ func (in *interp) scalarTensor(pos lang.Pos, v any, other ir.DType) (*runtime.Te
 
 // operands reads two operands of which at least one is a tensor, a
 // number standing for the other, with the dtypes they promote as.
-func (in *interp) operands(pos lang.Pos, what string, x, y any) (tx, ty *runtime.Tensor, dx, dy ir.DType) {
+func (in *evaluator) operands(pos lang.Pos, what string, x, y any) (tx, ty *runtime.Tensor, dx, dy ir.DType) {
 	tx, xt := x.(*runtime.Tensor)
 	ty, yt := y.(*runtime.Tensor)
 	ok := true
@@ -289,7 +289,7 @@ func (in *interp) operands(pos lang.Pos, what string, x, y any) (tx, ty *runtime
 }
 
 // tensorBinop applies op to two operands at least one of which is a tensor.
-func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
+func (in *evaluator) tensorBinop(pos lang.Pos, op string, x, y any) any {
 	if op == "@" {
 		tx, xt := x.(*runtime.Tensor)
 		ty, yt := y.(*runtime.Tensor)
@@ -347,7 +347,7 @@ func (in *interp) tensorBinop(pos lang.Pos, op string, x, y any) any {
 // intBinop is op on integer or bool tensors (d their promoted dtype), in
 // int64 and wrapped to d as torch's integer arithmetic wraps; // and % by
 // zero raise, as torch's do on integers.
-func (in *interp) intBinop(pos lang.Pos, op string, d ir.DType, shape []int, tx, ty *runtime.Tensor) *runtime.Tensor {
+func (in *evaluator) intBinop(pos lang.Pos, op string, d ir.DType, shape []int, tx, ty *runtime.Tensor) *runtime.Tensor {
 	var f func(a, b int64) int64
 	zero := func(b int64) {
 		if b == 0 {
@@ -444,7 +444,7 @@ func elementwise[T int64 | float64](x, y []T, f func(a, b T) T) []T {
 // mapTensor applies f to every element; the result is a float tensor
 // (f32 for an integer input), as torch's unary math is, except abs and
 // relu, which keep an integer dtype (and its exact values) as torch's do.
-func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
+func (in *evaluator) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
 	if t.DType.IsInt() && (name == "abs" || name == "relu") {
 		xs := ints(t)
 		for i, x := range xs {
@@ -469,7 +469,7 @@ func (in *interp) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func
 // tensorLiteral is torch.tensor(data, dtype=): a number, a bool or nested
 // lists (tuples) of them of a rectangular shape; without dtype, bool when
 // every item is, float32 when any is a float, else int64 (torch's rule).
-func (in *interp) tensorLiteral(pos lang.Pos, data, dtype any) *runtime.Tensor {
+func (in *evaluator) tensorLiteral(pos lang.Pos, data, dtype any) *runtime.Tensor {
 	var shape []int
 	var flat []any
 	var walk func(v any, depth int)
@@ -567,7 +567,7 @@ var unaryFuncs = map[string]func(float64) float64{
 // batch dims equal), with float64 sums; a 1-D operand is a row (on the
 // left) or a column (on the right) whose axis the result drops, as in
 // torch.matmul.
-func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runtime.Tensor {
+func (in *evaluator) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runtime.Tensor {
 	if len(a.Shape) == 1 || len(b.Shape) == 1 {
 		va, vb := len(a.Shape) == 1, len(b.Shape) == 1
 		if va {
@@ -650,7 +650,7 @@ func (in *interp) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *runti
 }
 
 // axisArg reads a dim argument (negative from the end) of a tensor of rank r.
-func (in *interp) axisArg(pos lang.Pos, name string, v any, r int) int {
+func (in *evaluator) axisArg(pos lang.Pos, name string, v any, r int) int {
 	n := in.intArg(pos, name, v)
 	if n < -int64(r) || n >= int64(r) {
 		in.fail(pos, "%s: dim %d is out of range for a tensor of rank %d (dims are %d to %d)", name, n, r, -r, r-1)
@@ -664,7 +664,7 @@ func (in *interp) axisArg(pos lang.Pos, name string, v any, r int) int {
 // reduce folds t along dim (every element when dim is nil) with f from
 // init; keepdim keeps the reduced axis as 1. mean divides the sum; argmax
 // returns the index of the first maximum (int64).
-func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) *runtime.Tensor {
+func (in *evaluator) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) *runtime.Tensor {
 	if dims, ok := dim.(Tuple); ok {
 		return in.reduceDims(pos, name, t, dims, keepdim)
 	}
@@ -723,7 +723,7 @@ func (in *interp) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, 
 // reduceDims reduces t over several dims (sum, mean, amax, amin take a
 // tuple): one axis at a time, in float64 for floats so that the result is
 // rounded once.
-func (in *interp) reduceDims(pos lang.Pos, name string, t *runtime.Tensor, dims Tuple, keepdim bool) *runtime.Tensor {
+func (in *evaluator) reduceDims(pos lang.Pos, name string, t *runtime.Tensor, dims Tuple, keepdim bool) *runtime.Tensor {
 	if !slices.Contains([]string{"sum", "mean", "amax", "amin"}, name) {
 		in.fail(pos, "%s takes one dim, got %s", name, describe(dims))
 	}
@@ -808,14 +808,14 @@ func fold[T int64 | float64](xs []T, name string, outer, n, inner int) []T {
 // minMaxDim is torch.max(t, dim) and torch.min(t, dim): the named tuple
 // (values, indices) of the reduction along dim, indices those of the
 // first maximum (minimum), or of the first NaN, which wins as in torch.
-func (in *interp) minMaxDim(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) namedTuple {
+func (in *evaluator) minMaxDim(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) namedTuple {
 	vals := in.reduce(pos, name, t, dim, keepdim)
 	idx := in.reduce(pos, "arg"+name, t, dim, keepdim)
 	return namedTuple{typeName: "torch.return_types." + name, names: []string{"values", "indices"}, items: Tuple{vals, idx}}
 }
 
 // softmax along dim, in float64, rounded to t's dtype.
-func (in *interp) softmax(pos lang.Pos, t *runtime.Tensor, dim any) *runtime.Tensor {
+func (in *evaluator) softmax(pos lang.Pos, t *runtime.Tensor, dim any) *runtime.Tensor {
 	if dim == nil {
 		in.fail(pos, "softmax: give dim= (torch requires it)")
 	}
@@ -855,7 +855,7 @@ func floatDType(d ir.DType) ir.DType {
 
 // normalize is F.layer_norm (rms false) or F.rms_norm over the last
 // len(normShape) dims, with optional weight and bias.
-func (in *interp) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) *runtime.Tensor {
+func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) *runtime.Tensor {
 	var ns []int
 	switch s := num(normShape).(type) {
 	case int64:
@@ -921,7 +921,7 @@ func (in *interp) normalize(pos lang.Pos, name string, t *runtime.Tensor, normSh
 // attention is F.scaled_dot_product_attention over (..., S, D) operands:
 // softmax(Q K^T * scale (+ causal mask)) V, the causal mask aligned to the
 // top left as torch's is_causal.
-func (in *interp) attention(pos lang.Pos, q, k, v *runtime.Tensor, causal bool, scale any) *runtime.Tensor {
+func (in *evaluator) attention(pos lang.Pos, q, k, v *runtime.Tensor, causal bool, scale any) *runtime.Tensor {
 	r := len(q.Shape)
 	if r < 2 || len(k.Shape) != r || len(v.Shape) != r || !slices.Equal(q.Shape[:r-2], k.Shape[:r-2]) ||
 		!slices.Equal(k.Shape, v.Shape) || q.Shape[r-1] != k.Shape[r-1] {
@@ -1001,7 +1001,7 @@ func defaultTolerance(d ir.DType) (rtol, atol float64) {
 // |a - e| <= atol + rtol * |e| elementwise (NaN never close), shapes and
 // (unless check_dtype=False) dtypes equal; the failure says how many
 // elements differ and where the worst one is, as torch does.
-func (in *interp) assertClose(c *callSite) {
+func (in *evaluator) assertClose(c *callSite) {
 	const name = "torch.testing.assert_close"
 	a := c.bind(name, "actual", "expected", "rtol=", "atol=", "check_dtype=", "equal_nan=", "msg=")
 	act, ok1 := a[0].(*runtime.Tensor)
@@ -1103,7 +1103,7 @@ func isClose(x, y, rtol, atol float64, equalNaN bool) bool {
 }
 
 // tensorArg reads argument i of a call as a tensor.
-func (in *interp) tensorArg(c *callSite, name string, i int, v any) *runtime.Tensor {
+func (in *evaluator) tensorArg(c *callSite, name string, i int, v any) *runtime.Tensor {
 	t, ok := v.(*runtime.Tensor)
 	if !ok {
 		in.fail(c.argPos(i), "%s takes a tensor, got %s", name, describe(v))
@@ -1112,7 +1112,7 @@ func (in *interp) tensorArg(c *callSite, name string, i int, v any) *runtime.Ten
 }
 
 // randTensor is torch.randn/torch.rand(*size, dtype=, device=).
-func (in *interp) randTensor(c *callSite, fn string) *runtime.Tensor {
+func (in *evaluator) randTensor(c *callSite, fn string) *runtime.Tensor {
 	name := "torch." + fn
 	dims := c.args
 	if len(dims) == 1 {
@@ -1149,7 +1149,7 @@ func (in *interp) randTensor(c *callSite, fn string) *runtime.Tensor {
 
 // convert is t.to(dtype) and its short forms; a device argument (or
 // .cuda(), .cpu()) leaves the tensor where it is: host tensors serve both.
-func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tensor {
+func (in *evaluator) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tensor {
 	d, ok := v.(dtypeVal)
 	if !ok {
 		switch v.(type) {
@@ -1177,7 +1177,7 @@ func (in *interp) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Tenso
 }
 
 // reshape is t.reshape/t.view(*shape), one dim may be -1.
-func (in *interp) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.Tensor {
+func (in *evaluator) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.Tensor {
 	dims := c.args
 	if len(dims) == 1 {
 		if tup, ok := dims[0].(Tuple); ok {
@@ -1211,7 +1211,7 @@ func (in *interp) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.
 
 // torchCall runs a function of the driver subset of torch,
 // torch.nn.functional or torch.testing.
-func (in *interp) torchCall(c *callSite, mod, fn string) any {
+func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 	name := mod + "." + fn
 	pos := c.e.Pos
 	if v, ok := in.indexCall(c, mod, fn); ok {
@@ -1449,7 +1449,7 @@ func (in *interp) torchCall(c *callSite, mod, fn string) any {
 }
 
 // tensorMethod calls one of tensorMethods.
-func (in *interp) tensorMethod(c *callSite, t *runtime.Tensor, name string) any {
+func (in *evaluator) tensorMethod(c *callSite, t *runtime.Tensor, name string) any {
 	pos := c.e.Pos
 	switch name {
 	case "float", "half", "bfloat16", "double", "long", "int", "bool":
@@ -1646,7 +1646,7 @@ func tensorRepr(t *runtime.Tensor) string {
 
 // repeatHeads repeats t's heads (axis -3) to q's count, each head
 // hq/hk times in a row (repeat_interleave), for enable_gqa.
-func (in *interp) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *runtime.Tensor {
+func (in *evaluator) repeatHeads(pos lang.Pos, name string, q, t *runtime.Tensor) *runtime.Tensor {
 	r := len(t.Shape)
 	if r < 3 || len(q.Shape) != r {
 		in.fail(pos, "%s: enable_gqa takes (..., heads, seq, dim) tensors", name)
@@ -1690,7 +1690,7 @@ func asIndex(v any) any {
 	return num(v)
 }
 
-func (in *interp) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
+func (in *evaluator) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
 	var sp sliceSpec
 	if sl.Lo != nil {
 		sp.lo = asIndex(in.expr(fr, sl.Lo))
@@ -1706,7 +1706,7 @@ func (in *interp) sliceBounds(fr *frame, sl *lang.Slice) sliceSpec {
 
 // indices are the positions a slice selects from a sequence of n items,
 // as Python's range(*slice.indices(n)).
-func (sp sliceSpec) indices(in *interp, pos lang.Pos, n int) []int {
+func (sp sliceSpec) indices(in *evaluator, pos lang.Pos, n int) []int {
 	get := func(v any, what string) (int, bool) {
 		if v == nil {
 			return 0, false
@@ -1756,7 +1756,7 @@ func (sp sliceSpec) indices(in *interp, pos lang.Pos, n int) []int {
 // reshapeTo is t with another shape of the same size: as torch does, a
 // view of t's elements when they are row-major without gaps (so that a
 // kernel writing into `out.reshape(...)` writes into out), else a copy.
-func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
+func (in *evaluator) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runtime.Tensor {
 	if t.IsRowMajor() {
 		if v, err := t.View(shape, runtime.RowMajorStrides(shape)); err == nil {
 			return v
@@ -1768,7 +1768,7 @@ func (in *interp) reshapeTo(pos lang.Pos, t *runtime.Tensor, shape []int) *runti
 // copyAs is a contiguous copy of t's elements, row-major, with shape (of
 // t's size), checked as a driver's tensors are before Tensor.Clone, which
 // panics where the host has no room.
-func (in *interp) copyAs(pos lang.Pos, what string, t *runtime.Tensor, shape []int) *runtime.Tensor {
+func (in *evaluator) copyAs(pos lang.Pos, what string, t *runtime.Tensor, shape []int) *runtime.Tensor {
 	in.checkElements(pos, what, shape)
 	n, err := runtime.ShapeBytes(t.DType, shape)
 	if err == nil {
@@ -1784,7 +1784,7 @@ func (in *interp) copyAs(pos lang.Pos, what string, t *runtime.Tensor, shape []i
 
 // concat joins tensors of one rank along dim (the others equal), the
 // result's dtype promoted across them.
-func (in *interp) concat(pos lang.Pos, name string, parts []*runtime.Tensor, dim int) *runtime.Tensor {
+func (in *evaluator) concat(pos lang.Pos, name string, parts []*runtime.Tensor, dim int) *runtime.Tensor {
 	r := len(parts[0].Shape)
 	d := parts[0].DType
 	total := 0
