@@ -37,10 +37,10 @@ func attnRegisterOp(in *ir.Instr) bool {
 
 // attnLaunchReads are the reads of the launch (the block's place in the
 // grid, an array's strides, a list of arrays) that the attention path
-// does not take inside its loop: register code by the table, but not yet
-// run there on the GPU (consumerLoop maps a block id read in the loop to
-// the persistent tile's; no case exercises it). dim, the extent that a
-// masking step reads, is taken.
+// does not take inside its loop: register code by the table, but a block
+// id there would have to be the persistent tile's, as the GEMM path's
+// kLoop maps it (blockIDs), which the attention loops do not do and no
+// case exercises. dim, the extent that a masking step reads, is taken.
 var attnLaunchReads = map[ir.Op]bool{
 	ir.OpBlockID: true, ir.OpNumBlocks: true, ir.OpStride: true, ir.OpListGet: true, ir.OpListLen: true,
 }

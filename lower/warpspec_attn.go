@@ -328,11 +328,11 @@ func (a *attnSpec) tileLoop(s *seq, pre, post []*ir.Instr, consumer bool) {
 		}
 		var st, ph *ir.Value
 		if consumer {
-			st, ph = a.consumerLoop(b, m, blockIDs{bid, grid}, stage, phase, qSlot)
+			st, ph = a.consumerLoop(b, m, stage, phase, qSlot)
 			b.op(ir.OpMbarArrive, []*ir.Value{a.qEmpty, b.i32(0), b.op(ir.OpConst, nil, boolT, ir.AttrKeyValue, true)}, nil)
 			w.cloneInto(b, post, m, bid, grid)
 		} else {
-			st, ph = a.producerLoop(b, m, blockIDs{bid, grid}, stage, phase)
+			st, ph = a.producerLoop(b, m, stage, phase)
 		}
 		return []*ir.Value{st, ph, b.op(ir.OpXor, []*ir.Value{qPhase, b.i32(1)}, i32T)}
 	})
@@ -360,7 +360,7 @@ func (a *attnSpec) kvLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Va
 
 // producerLoop: per step, wait until the consumers freed the stage, then
 // copy K's and V's tiles into it.
-func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
+func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase *ir.Value) (*ir.Value, *ir.Value) {
 	al, w := a.al, a.warpspec
 	kl, b, p := a.kvLoop(s, m, stage, phase, false)
 	st, ph := p[0], p[1]
@@ -372,7 +372,9 @@ func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 			scalars = append(scalars, in)
 		}
 	}
-	w.cloneInto(b, scalars, m, ids.bid, ids.grid)
+	// (No block id is among them: attnLaunchReads keeps those out of the
+	// attention loop.)
+	w.cloneInto(b, scalars, m, [3]*ir.Value{}, [3]*ir.Value{})
 	w.fillStage(b, m, nil, st, ph, 2*a.kvBytes, []ringLoad{{al.loadK, a.ringK}, {al.loadV, a.ringV}})
 	ns, np := w.advance(b, st, ph)
 	finishLoop(s, kl, b, []*ir.Value{ns, np}, a.f)
@@ -382,7 +384,7 @@ func (a *attnSpec) producerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 // consumerLoop: per step, wait for the stage; the loop's code in order,
 // with Q K^T and P V on wgmma (each waited for before its result is
 // read or its accumulator touched); then free the stage.
-func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage, phase, qSlot *ir.Value) (*ir.Value, *ir.Value) {
+func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, stage, phase, qSlot *ir.Value) (*ir.Value, *ir.Value) {
 	al, w := a.al, a.warpspec
 	kl, b, p := a.kvLoop(s, m, stage, phase, true)
 	st, ph := p[0], p[1]
@@ -393,15 +395,6 @@ func (a *attnSpec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 	old := al.loop.Regions[0]
 	for _, in := range old.Instrs[:len(old.Instrs)-1] {
 		if slices.Contains(al.views, in) {
-			continue
-		}
-		// A block id in the loop's code is the tile's.
-		if in.Op == ir.OpBlockID && ids.bid[in.Axis()] != nil {
-			m[in.Result()] = ids.bid[in.Axis()]
-			continue
-		}
-		if in.Op == ir.OpNumBlocks && ids.grid[in.Axis()] != nil {
-			m[in.Result()] = ids.grid[in.Axis()]
 			continue
 		}
 		switch in {

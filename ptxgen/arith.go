@@ -149,9 +149,10 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			// x - q*y in one rounding (fma): exact whenever q*y fits the
 			// format's significand twice over (|x/y| below 2^24 for f32),
 			// where a product rounded before the subtraction loses the
-			// remainder's low bits. A quotient rounded up to the next
-			// integer leaves r past the divisor's range: one step of y
-			// brings it back (r's sign must be y's; |r| below |y|).
+			// remainder's low bits. Below 2^24 the rounded quotient can
+			// only reach the next integer up (every integer is
+			// representable and rounding is monotonic), which leaves r
+			// with the wrong sign: one y up brings it back.
 			nq := e.newReg(classOf(d))
 			e.emit("neg."+t, nq, fq)
 			r0 := e.newReg(classOf(d))
@@ -166,16 +167,7 @@ func (e *emitter) arith(op ir.Op, a []Reg, d ir.DType) Reg {
 			e.emit("and.pred", wrongSign, differ, nz)
 			up := e.newReg(classOf(d))
 			e.emit("add.rn."+t, up, r0, a[1])
-			r1 := e.newReg(classOf(d))
-			e.emit("selp."+t, r1, up, r0, wrongSign)
-			ar, ay := e.newReg(classOf(d)), e.newReg(classOf(d))
-			e.emit("abs."+t, ar, r1)
-			e.emit("abs."+t, ay, a[1])
-			tooBig := e.newReg(Pred)
-			e.emit("setp.ge."+t, tooBig, ar, ay)
-			down := e.newReg(classOf(d))
-			e.emit("sub.rn."+t, down, r1, a[1])
-			e.emit("selp."+t, r, down, r1, tooBig)
+			e.emit("selp."+t, r, up, r0, wrongSign)
 			// A zero remainder has the dividend's sign, as cuTile's C-style
 			// remainder gives it (fmod(-3, 0.5) is -0; sub.rn makes +0).
 			z := e.newReg(classOf(d))

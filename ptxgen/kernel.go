@@ -124,7 +124,7 @@ func (k *Kernel) FastPathOK(arrays []ArrayArg) bool {
 // float32). The GPU check bounds such sums more loosely
 // (check.CheckOptions.Float8FastSums).
 func (k *Kernel) Float8FastSums() bool {
-	for _, line := range strings.Split(k.PTX, "\n") {
+	for line := range strings.Lines(k.PTX) {
 		if strings.Contains(line, "wgmma.mma_async") && (strings.Contains(line, ".e4m3") || strings.Contains(line, ".e5m2")) {
 			return true
 		}

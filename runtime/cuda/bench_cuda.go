@@ -78,7 +78,7 @@ func (p *Prepared) Run() error {
 // Float8FastSums reports whether the variant the Prepared launches sums
 // float8 products in the tensor cores' reduced-precision accumulator
 // (ptxgen.Kernel.Float8FastSums).
-func (p *Prepared) Float8FastSums() bool { return p.ck.pk.Float8FastSums() }
+func (p *Prepared) Float8FastSums() bool { return p.ck.fastSums }
 
 // Sync waits for all enqueued work and returns its first error.
 func (p *Prepared) Sync() error {

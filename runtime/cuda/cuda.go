@@ -79,6 +79,9 @@ type cudaKernel struct {
 	// clusters' blocks (their blocks wait on each other, so a cluster
 	// that could not start until another finished would stall it).
 	resident int
+	// fastSums is pk.Float8FastSums(), read from the PTX once at load
+	// rather than at every launch.
+	fastSums bool
 }
 
 var _ runtime.Backend = (*GPU)(nil)
@@ -345,7 +348,7 @@ func (c *GPU) load(pk *ptxgen.Kernel, target string, compileTime time.Duration) 
 		return nil, fmt.Errorf("cuda: JIT of %s for %s on %s failed: %w", pk.Name, target, c.Dev.Props.Name, err)
 	}
 	jitTime := time.Since(start)
-	ck := &cudaKernel{pk: pk, mod: mod}
+	ck := &cudaKernel{pk: pk, mod: mod, fastSums: pk.Float8FastSums()}
 	fail := func(err error) (*cudaKernel, error) {
 		mod.Unload()
 		return nil, err
