@@ -200,8 +200,8 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "float8 wgmma sums in a reduced-precision accumulator (about 14 bits): ct.mma(..., use_fast_acc=True) allows it; without it the sums are float32, on mma.sync")
 	case (kb%tmaSlabBytes != 0 && kb != tmaSlabBytes/2) || lp.k > 256:
 		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes %d, or multiples of %d up to 256)", lp.k, slabElems(da)/2, slabElems(da))
-	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
-		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
+	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0 && lp.n != tmaSlabCols/2):
+		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes 32 or multiples of 64 up to 256, or multiples of 8 for B given as (N, K))", lp.n)
 	}
 	for _, in := range body.Instrs {
 		switch in {
@@ -584,7 +584,8 @@ var (
 )
 
 // plan sizes the ring: as many stages of (A, B) as fit the target's shared
-// memory with the barriers, at most Tuning.MaxStages and at least two.
+// memory with the barriers, at most Tuning.MaxStages (ringStages for a
+// small accumulator tile) and at least two.
 func (w *warpspec) plan() bool {
 	lp := w.lp
 	w.stageA = lp.m * lp.k * lp.loadA.Result().Type.Elem().Bytes()
@@ -593,7 +594,8 @@ func (w *warpspec) plan() bool {
 	w.staging = -1
 	// (A K tile of 32 with twice the stages, the same bytes in flight, was
 	// slower on the H100: 0.671 of cuBLAS at 8192 against 0.740 with 4.)
-	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
+	most := w.ringStages(per)
+	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, most) }
 	w.noteStore(lp.store, lp.m, lp.n)
 	if lp.store != nil {
 		if stagedStore(lp.store, lp.m, lp.n) {
@@ -624,6 +626,34 @@ func (w *warpspec) plan() bool {
 	}
 	w.planCluster()
 	return true
+}
+
+// smallTileRing is the largest accumulator tile (rows x columns) whose
+// ring ringStages deepens, and smallTileStages the deepest it goes. Such
+// tiles are what decode-shaped GEMMs (a few rows of A through a large B)
+// are cut into so that there are blocks for every SM; their k-steps are
+// short and the kernel streams B from memory, so its speed is the bytes
+// in flight: on the H100 a 64x64x64 GEMM over (128, 4096, 4096) took
+// 0.0270 ms with 8 stages, 0.0239 with 12 and 16 (docs/perf.md). The
+// kernel is persistent, one block per SM: shared memory the ring does not
+// use is idle. Larger tiles keep Tuning.MaxStages (their k-steps hide the
+// copies; 128x256x32 with 8 stages was slower than with 4).
+const (
+	smallTileRing   = 64 * 128
+	smallTileStages = 16
+)
+
+// ringStages is the most stages the ring may have: the kernel's stages
+// hint, when it has one (lower sets Tuning.MaxStages from it, and every
+// ring must then hold exactly that many), else Tuning.MaxStages, or for a
+// small accumulator tile as many as make 192 KB in flight (the seed
+// GEMM's 4 stages of 48 KB), up to smallTileStages.
+func (w *warpspec) ringStages(per int) int {
+	most := w.t.Tuning.MaxStages
+	if Stages(w.f, w.t) > 0 || w.lp.m*w.lp.n > smallTileRing {
+		return most
+	}
+	return max(most, min(smallTileStages, 192<<10/per))
 }
 
 // planCluster chooses pair mode (Tuning.ClusterPairs) when a load's tile
