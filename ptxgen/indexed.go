@@ -175,7 +175,7 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 		}
 	}
 	if rank0 && used {
-		e.broadcastOwned(regs, dt, *owner)
+		e.broadcastOwned(in, regs, dt, *owner)
 	}
 	if len(in.Results) == 1 {
 		if atomic && used && !rank0 {
@@ -308,8 +308,8 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 // rank-0 tile (regs, one register and its copies) through the scratch
 // region: the owner stores it between two barriers and all threads load
 // it. The owner's old value of an atomic is how the block learns whether
-// it took a lock, so every warp must see the same value.
-func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
+// it took a lock, so every warp must see the same value. in is the atomic.
+func (e *emitter) broadcastOwned(in *ir.Instr, regs []Reg, dt ir.DType, owner Reg) {
 	sc := e.scratch()
 	if dt == ir.Bool {
 		v := e.newReg(B32)
@@ -318,7 +318,7 @@ func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
 	} else {
 		e.emitIf(owner, false, "st.shared."+btypeReg(regs[0].Class), Addr{Base: sc}, regs[0])
 	}
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	x := e.ldShared(Addr{Base: sc}, dt)
 	for i := range regs {
 		regs[i] = x
