@@ -737,6 +737,14 @@ func (w *warpspec) planCluster() {
 		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: this loop's bounds depend on the block id, and the two blocks of a cluster must run the same k-steps"))
 		return
 	}
+	if w.lp.m*w.lp.n <= smallTileRing {
+		// Neighbouring small tiles share A, which is what a cluster would
+		// multicast; but their blocks stream B, which they do not share,
+		// and on the H100 a decode-shaped GEMM (64x32 tiles, 16 rows of A)
+		// ran 0.0305 ms with clusters and 0.0272 without (docs/perf.md).
+		w.missed = append(w.missed, refuse(w.lp.mma, "no 2-CTA clusters: the %dx%d tile streams B, which neighbouring blocks do not share (clusters multicast the A they share, and were slower for small tiles)", w.lp.m, w.lp.n))
+		return
+	}
 	w.split = map[*ir.Instr]string{}
 	for _, ld := range []*ir.Instr{w.lp.loadA, w.lp.loadB} {
 		if sp := pairSplit(ld); sp != "" {
