@@ -6,11 +6,13 @@ package interp
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 // filled fills a new tensor of shape with f(flat index).
@@ -301,4 +303,75 @@ def k(X, Out, XT, T):
 		}
 	}
 	wantFloats(t, "T", T, tt)
+}
+
+// The GPU test kernel runtime/testdata/kernels/array_views.tile (which
+// scripts/gpu-check.sh runs on the GPU against the interpreter) against
+// references computed here, at sizes where the last block is partial.
+func TestArrayViewsKernel(t *testing.T) {
+	k, err := compile.File("../testdata/kernels/array_views.tile", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 300} {
+		const tile = 128
+		grid := (n + tile - 1) / tile
+		r := 4*grid - 1
+		rng := rand.New(rand.NewPCG(uint64(n), 9))
+		X := runtime.RandNormal(rng, ir.F32, n)
+		Y, Z, W, Win := runtime.NewTensor(ir.F32, n), runtime.NewTensor(ir.F32, n), runtime.NewTensor(ir.F32, n), runtime.NewTensor(ir.F32, n)
+		Cnt := runtime.RandNormal(rng, ir.I32, n)
+		Old, Hist := runtime.NewTensor(ir.I32, n), runtime.NewTensor(ir.I32, 64)
+		M, S := runtime.RandNormal(rng, ir.F32, r, 8), runtime.NewTensor(ir.F32, r, 8)
+		cnt := Cnt.Float64s()
+		if _, err := Launch(k, []runtime.Arg{X, Y, Z, W, Win, Cnt, Old, Hist, M, S}, runtime.LaunchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		x := X.Float64s()
+		f32 := func(v float64) float64 { return float64(float32(v)) }
+		y, z, w := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range n {
+			y[i] = 2 * x[n-1-i]
+			z[i] = f32(x[n-1-i] + x[0])
+			w[i] = f32(x[i] + 1)
+		}
+		wantFloats(t, "Y", Y, y)
+		wantFloats(t, "Z", Z, z)
+		wantFloats(t, "W", W, w)
+		win := Win.Float64s()
+		for kk := 0; kk < 4*grid && 2*kk < n; kk++ {
+			s := 0.0
+			for j := 2 * kk; j < 2*kk+4 && j < n; j++ {
+				s += x[j]
+			}
+			if math.Abs(win[kk]-s) > 1e-5*(1+math.Abs(s)) {
+				t.Errorf("n=%d: Win[%d] = %v, want %v", n, kk, win[kk], s)
+			}
+		}
+		wantC, wantOld := make([]int64, n), make([]int64, n)
+		for i, c := range cnt {
+			// add 5 (old c), cas c+5 -> 3c (old c+5), xchg 3c -> c+6 (old 3c).
+			wantC[i] = int64(int32(c + 6))
+			wantOld[i] = int64(int32(c + (c + 5) + 3*c))
+		}
+		wantInts(t, "Cnt", Cnt, wantC...)
+		wantInts(t, "Old", Old, wantOld...)
+		hist := make([]int64, 64)
+		for i := range n {
+			hist[i%32]++
+			hist[32+i%32] = max(hist[32+i%32], int64(i))
+		}
+		for b := range grid {
+			for j := range 8 {
+				hist[(b%7)*4+j]++
+			}
+			hist[31]++
+		}
+		wantInts(t, "Hist", Hist, hist...)
+		m, s := M.Float64s(), make([]float64, r*8)
+		for i := range s {
+			s[i] = max(m[i], -100)
+		}
+		wantFloats(t, "S", S, s)
+	}
 }
