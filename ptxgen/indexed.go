@@ -1,6 +1,9 @@
 package ptxgen
 
-// Indexed accesses: gather, scatter, atomic_rmw and atomic_cas. Every
+// Indexed accesses: gather, scatter, atomic_rmw and atomic_cas, and the
+// element-offset forms of raw memory (load_offset, store_offset,
+// atomic_rmw_offset, atomic_cas_offset: one offset tile, the address
+// A + offset*bytes, no bounds). Every
 // index, value and mask tile shares the layout of the access (lower's
 // layout pass unites them), so each register index r of that layout is one
 // element e: its address is A + sum_d index_d[e]*stride_d*bytes, and it is
