@@ -636,6 +636,12 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpStride:      {prepareAxis, execStride},
 	ir.OpListGet:     {nil, execListGet},
 	ir.OpListLen:     {nil, execListLen},
+
+	ir.OpArraySlice:      {prepareAxis, execArraySlice},
+	ir.OpLoadOffset:      {prepareIndexed, execGather},
+	ir.OpStoreOffset:     {prepareIndexed, execScatter},
+	ir.OpAtomicRMWOffset: {prepareIndexed, execAtomic},
+	ir.OpAtomicCASOffset: {prepareIndexed, execAtomic},
 }
 
 func init() {
