@@ -396,6 +396,7 @@ const (
 	AttrKeyPending     = "pending"      // async_wait, wgmma_wait
 	AttrKeyCount       = "count"        // mbar_init: arrivals per phase
 	AttrKeyBytes       = "bytes"        // mbar_expect
+	AttrKeyTransA      = "trans_a"      // wgmma
 	AttrKeyTransB      = "trans_b"      // wgmma
 	AttrKeyZeroInit    = "zero_init"    // wgmma
 	AttrKeyRegs        = "regs"         // set_max_regs

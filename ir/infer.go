@@ -538,6 +538,11 @@ func inferWGMMA(in *Instr) ([]Type, string) {
 		return fail("wgmma operand %v is not a tile", a[0])
 	}
 	at, bt := a[0].Type, a[1].Type
+	if t, ok := at.(*Tile); ok && t.Rank() == 2 && in.Attrs.Bool(AttrKeyTransA) {
+		// a is the (K, M) tile as loaded (MN-major); the product uses its
+		// transpose.
+		at = TileOf(t.DType, t.Shape[1], t.Shape[0])
+	}
 	if !in.Attrs.Bool(AttrKeyTransB) {
 		// b is the (N, K) tile as loaded; the product uses its transpose.
 		if t, ok := bt.(*Tile); ok && t.Rank() == 2 {

@@ -573,7 +573,7 @@ var opTable = [NumOps]OpInfo{
 	OpMbarExpect: {Name: "mbar_expect", Infer: inferMbarOp, NumArgs: 2, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyBytes, Kind: AttrInt}}},
 	OpTMALoad:    {Name: "tma_load", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 3, LoweredOnly: true, SideEffect: true, Global: GlobalRead},
 	OpWGMMA: {Name: "wgmma", Shared: SharedRead, Infer: inferWGMMA, NumArgs: 3, NumResults: 1, TileResult: true, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{layoutAttr,
-		{Name: AttrKeyTransB, Kind: AttrBool}, {Name: AttrKeyZeroInit, Kind: AttrBool, Optional: true}}},
+		{Name: AttrKeyTransA, Kind: AttrBool, Optional: true}, {Name: AttrKeyTransB, Kind: AttrBool}, {Name: AttrKeyZeroInit, Kind: AttrBool, Optional: true}}},
 	OpWGMMAWait:       {Name: "wgmma_wait", Infer: inferPending, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyPending, Kind: AttrInt}}},
 	OpSetMaxRegs:      {Name: "set_max_regs", Infer: inferSetMaxRegs, NumArgs: 0, LoweredOnly: true, SideEffect: true, Attrs: []AttrSpec{{Name: AttrKeyRegs, Kind: AttrInt}}},
 	OpWarpID:          {Name: "warp_id", Infer: inferI32, NumArgs: 0, NumResults: 1, LoweredOnly: true},

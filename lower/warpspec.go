@@ -86,6 +86,11 @@ type wgmmaLoop struct {
 	// permB is the transpose between loadB and the mma when B is given as
 	// (N, K), K contiguous (matmul_bt); nil when B is loaded (K, N).
 	permB *ir.Instr
+	// permA is the transpose between loadA and the mma when A is loaded
+	// as (K, M), M contiguous (wgmma's MN-major A, trans-a 1): a kernel
+	// that computes C^T = B^T A^T so that few rows of A are the mma's N;
+	// nil when A is loaded (M, K).
+	permA *ir.Instr
 	// views are the reshapes of batched loads (a (1, R, C) tile of a 3-D
 	// array, or (1, 1, R, C) of a 4-D one, seen as (R, C)) between the
 	// loads and the mma.
@@ -113,6 +118,9 @@ func (lp *wgmmaLoop) consumers() int { return lp.m / 64 }
 // transB says whether wgmma reads B as MN-major (trans-b 1): B loaded as
 // (K, N) with N contiguous.
 func (lp *wgmmaLoop) transB() bool { return lp.permB == nil }
+
+// transA says whether wgmma reads A as MN-major (trans-a 1).
+func (lp *wgmmaLoop) transA() bool { return lp.permA != nil }
 
 // findWGMMALoop returns the kernel's GEMM loop when target t runs it on
 // wgmma, or nil and the reason it does not. The shape of the kernel it
@@ -182,8 +190,15 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		}
 		return ld
 	}
-	if lp.loadA = operand(lp.mma.Args[0]); lp.loadA == nil {
-		return nil, refuse(defOr(lp.mma.Args[0], lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop")
+	av := lp.mma.Args[0]
+	if d := av.Def; d != nil && d.Op == ir.OpPermute && d.Block == body && single(av) {
+		lp.permA, av = d, d.Args[0]
+	}
+	if lp.loadA = operand(av); lp.loadA == nil {
+		return nil, refuse(defOr(av, lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop (or its transpose)")
+	}
+	if lp.permA != nil && len(lp.views) > 0 {
+		return nil, refuse(lp.permA, "A is a transposed batched tile")
 	}
 	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
 	bv := lp.mma.Args[1]
@@ -196,6 +211,9 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	if lp.permB != nil && len(lp.views) > 0 {
 		return nil, refuse(lp.permB, "B is a transposed batched tile")
 	}
+	if lp.permA != nil && len(lp.views) > 0 {
+		return nil, refuse(lp.permA, "A is a transposed tile beside a batched one")
+	}
 	da, db := lp.loadA.Result().Type.Elem(), lp.loadB.Result().Type.Elem()
 	oneByte := da.IsFloat8() || da.IsByteInt()
 	// wgmma mixes float8 kinds (e4m3 x e5m2) and int8 signedness (s8 x
@@ -205,6 +223,8 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	}
 	kb := lp.k * da.Bytes()
 	switch {
+	case oneByte && lp.transA():
+		return nil, refuse(lp.mma, "A is (K, M): wgmma reads one-byte (float8, int8) operands K-major only")
 	case oneByte && lp.transB():
 		return nil, refuse(lp.mma, "B is (K, N): wgmma reads one-byte (float8, int8) operands K-major only (give B as (N, K) and multiply by its transpose, as fp8 and int8 GEMMs keep weights)")
 	case da.IsFloat8() && !lp.mma.Attrs.Bool(ir.AttrKeyFastAcc):
@@ -219,7 +239,7 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 	}
 	for _, in := range body.Instrs {
 		switch in {
-		case lp.loadA, lp.loadB, lp.permB, lp.mma, yield:
+		case lp.loadA, lp.loadB, lp.permA, lp.permB, lp.mma, yield:
 			continue
 		}
 		if slices.Contains(lp.views, in) {
@@ -739,10 +759,15 @@ func (w *warpspec) planCluster() {
 	}
 	if w.lp.m*w.lp.n <= smallTileRing {
 		// Neighbouring small tiles share A, which is what a cluster would
-		// multicast; but their blocks stream B, which they do not share,
+		// multicast; but their blocks stream B, which they do not share
+		// (or the other way round when A is B transposed, C^T = B^T A^T),
 		// and on the H100 a decode-shaped GEMM (64x32 tiles, 16 rows of A)
 		// ran 0.0305 ms with clusters and 0.0272 without (docs/perf.md).
-		w.missed = append(w.missed, refuse(w.lp.mma, "no 2-CTA clusters: the %dx%d tile streams B, which neighbouring blocks do not share (clusters multicast the A they share, and were slower for small tiles)", w.lp.m, w.lp.n))
+		w.missed = append(w.missed, refuse(w.lp.mma, "no 2-CTA clusters: the %dx%d tile is small, its blocks stream an operand they do not share (clusters multicast the one they share, and were slower for small tiles)", w.lp.m, w.lp.n))
+		return
+	}
+	if w.lp.transA() {
+		w.missed = append(w.missed, refuse(w.lp.permA, "no 2-CTA clusters: A is transposed (MN-major), which clusters have not been checked with"))
 		return
 	}
 	w.split = map[*ir.Instr]string{}
@@ -1225,7 +1250,7 @@ func (w *warpspec) kLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs, stage,
 	var scalars []*ir.Instr
 	for _, in := range old.Instrs {
 		switch in {
-		case lp.loadA, lp.loadB, lp.permB, lp.mma, old.Instrs[len(old.Instrs)-1]:
+		case lp.loadA, lp.loadB, lp.permA, lp.permB, lp.mma, old.Instrs[len(old.Instrs)-1]:
 			continue
 		}
 		if slices.Contains(lp.views, in) {
@@ -1289,8 +1314,11 @@ func (w *warpspec) consumerLoop(s *seq, m map[*ir.Value]*ir.Value, ids blockIDs,
 	b.op(ir.OpMbarWait, []*ir.Value{w.full, stP, phP}, nil)
 	sa := b.op(ir.OpSmemSlot, []*ir.Value{w.ringA, stP}, tile2D(lp.loadA), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
 	sb := b.op(ir.OpSmemSlot, []*ir.Value{w.ringB, stP}, tile2D(lp.loadB), ir.AttrKeyLayout, &ir.Layout{Kind: ir.LayoutSmem})
-	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type,
-		ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), ir.AttrKeyTransB, lp.transB())
+	attrs := []any{ir.AttrKeyLayout, lp.mma.Attrs.Get(ir.AttrKeyLayout), ir.AttrKeyTransB, lp.transB()}
+	if lp.transA() {
+		attrs = append(attrs, ir.AttrKeyTransA, true)
+	}
+	next := b.op(ir.OpWGMMA, []*ir.Value{sa, sb, accP}, lp.mma.Result().Type, attrs...)
 	b.op(ir.OpWGMMAWait, nil, nil, ir.AttrKeyPending, int64(1))
 	w.release(b, prevP)
 	ns, np := w.advance(b, stP, phP)

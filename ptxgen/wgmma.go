@@ -7,6 +7,7 @@ package ptxgen
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/lower"
@@ -427,9 +428,12 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	acc := e.vals[in.Args[2]]
 	at := in.Args[0].Type.(*ir.Tile)
 	bt := in.Args[1].Type.(*ir.Tile)
-	transB := in.BoolAttr(ir.AttrKeyTransB)
+	transA, transB := in.BoolAttr(ir.AttrKeyTransA), in.BoolAttr(ir.AttrKeyTransB)
 	zeroInit := in.BoolAttr(ir.AttrKeyZeroInit)
 	m, k := at.Shape[0], at.Shape[1]
+	if transA {
+		m, k = k, m // A as loaded: (K, M)
+	}
 	n := bt.Shape[1]
 	if !transB {
 		n = bt.Shape[0]
@@ -441,14 +445,22 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	slabB := b.tile.Attrs.Int(ir.AttrKeySlabBytes)
 	rowsB := b.tile.Attrs.Int(ir.AttrKeyRowBytes)
 	var descA Reg
-	rowsA := 0
+	rowsA, slabA := 0, 0
 	var aRegs [][4]Reg // register-A form: the four b32 fragment registers per k-step
 	if a := av.smem; a != nil {
 		rowsA = a.tile.Attrs.Int(ir.AttrKeyRowBytes)
-		// Warpgroup g's rows of A start g*64 rows into each slab.
+		slabA = a.tile.Attrs.Int(ir.AttrKeySlabBytes)
+		// Warpgroup g's rows of A start g*64 rows into each slab; in an
+		// MN-major A (K, M), its 64 columns of M are slab g.
 		sh := 13 // 64 rows x 128 bytes
 		if rowsA == 64 {
 			sh = 12
+		}
+		if transA {
+			sh = bits.TrailingZeros(uint(slabA))
+			if slabA != 1<<sh {
+				e.fail("internal: MN-major A slabs of %d bytes", slabA)
+			}
 		}
 		g := e.entryOnce(fmt.Sprint("wgrows", sh), func() Reg {
 			r := e.newReg(B32)
@@ -458,7 +470,13 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 		})
 		aAddr := e.newReg(B32)
 		e.emit("add.u32", aAddr, a.base, g)
-		descA = e.descriptor(aAddr, swizzleFields(rowsA)|1<<16)
+		if transA {
+			// As B (K, N): the leading byte offset is the distance
+			// between slabs of M (one warpgroup's A is one slab).
+			descA = e.descriptor(aAddr, swizzleFields(rowsA)|uint64(slabA>>4)<<16)
+		} else {
+			descA = e.descriptor(aAddr, swizzleFields(rowsA)|1<<16)
+		}
 	} else {
 		// A in registers, in the accumulator's layout (16-bit): the pairs
 		// of each 8-column chunk are wgmma's A fragments, chunk 2kk giving
@@ -512,7 +530,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	}
 	shape := fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s", n, kstep, dt, wgmmaType(at.DType), wgmmaType(bt.DType))
 	oneByte := at.DType.Bytes() == 1
-	if oneByte && (transB || aRegs != nil) {
+	if oneByte && (transA || transB || aRegs != nil) {
 		e.fail("internal: one-byte wgmma with a transposed or register operand")
 	}
 	d := make(Vec, len(regs))
@@ -523,10 +541,6 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	tb := 0
 	if transB {
 		tb = 1
-	}
-	slabA := 0
-	if av.smem != nil {
-		slabA = av.smem.tile.Attrs.Int(ir.AttrKeySlabBytes)
 	}
 	for kk := 0; kk < k/kstep; kk++ {
 		var offB int
@@ -550,7 +564,11 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			continue
 		}
 		da := descA
-		if offA := kStepOffset(kk, rowsA, slabA); offA != 0 {
+		offA := kStepOffset(kk, rowsA, slabA)
+		if transA {
+			offA = kk * 16 * rowsA // 16 rows of K
+		}
+		if offA != 0 {
 			da = e.newReg(B64)
 			e.emit("add.s64", da, descA, Imm(offA>>4))
 		}
@@ -562,7 +580,11 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 			e.emit(shape, d, da, db, sc, Imm(1), Imm(1))
 			continue
 		}
-		e.emit(shape, d, da, db, sc, Imm(1), Imm(1), Imm(0), Imm(tb))
+		ta := 0
+		if transA {
+			ta = 1
+		}
+		e.emit(shape, d, da, db, sc, Imm(1), Imm(1), Imm(ta), Imm(tb))
 	}
 	e.emit("wgmma.commit_group.sync.aligned")
 	// In place (the pass gives the input accumulator no other use), or

@@ -32,7 +32,13 @@ type exampleCase struct {
 	ref  func(in map[string]*runtime.Tensor) [][]float64
 	atol float64
 	rtol float64
+	// device is what the host sees as the GPU (nil: the interpreter's
+	// own, capability 8.0): a Hopper one takes a host's sm_90 paths.
+	device *Device
 }
+
+// hopper is an H100 as host code sees it.
+var hopper = &Device{Name: "NVIDIA H100 80GB HBM3", Major: 9, Minor: 0, SMs: 132}
 
 type exampleInput struct {
 	name  string
@@ -105,6 +111,17 @@ var exampleCases = []exampleCase{
 			return [][]float64{out}
 		}, atol: 1e-6, rtol: 1e-6},
 	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F16, 130, 70), in("B", ir.F16, 70, 100)},
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 1e-2, rtol: 2e-3},
+	// matmul.py's Hopper paths: a few tokens (C^T = B^T A^T, 16 and 32 a
+	// tile) and tiles chosen by shape (64x32 for 40 rows).
+	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F16, 13, 70), in("B", ir.F16, 70, 150)}, device: hopper,
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 1e-2, rtol: 2e-3},
+	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.BF16, 27, 130), in("B", ir.BF16, 130, 70)}, device: hopper,
+		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
+		atol: 5e-2, rtol: 1e-2},
+	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F16, 40, 70), in("B", ir.F16, 70, 100)}, device: hopper,
 		ref:  func(t map[string]*runtime.Tensor) [][]float64 { return [][]float64{matmulRef(t["A"], t["B"], 1)} },
 		atol: 1e-2, rtol: 2e-3},
 	{file: "matmul.py", entry: "matmul", inputs: []exampleInput{in("A", ir.F32, 67, 45), in("B", ir.F32, 45, 70)},
@@ -242,7 +259,7 @@ func TestCuTileExamples(t *testing.T) {
 			for k, v := range c.scalars {
 				args[k] = v
 			}
-			res, err := p.Run(c.entry, args, Options{})
+			res, err := p.Run(c.entry, args, Options{Device: c.device})
 			if err != nil {
 				t.Fatal(err)
 			}
