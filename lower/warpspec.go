@@ -182,37 +182,33 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "the tile has %d rows (the wgmma path takes 64 or 128)", lp.m)
 	}
 	uses := Uses(f)
-	single := func(v *ir.Value) bool { return len(uses[v]) == 1 }
-	operand := func(v *ir.Value) *ir.Instr {
+	// operand reads the mma's operand v: a TMA-able load in the loop, or
+	// the transpose of one (perm); name is "A" or "B" for the reasons.
+	operand := func(v *ir.Value, name string) (ld, perm *ir.Instr, why *Reason) {
+		if d := v.Def; d != nil && d.Op == ir.OpPermute && d.Block == body && len(uses[v]) == 1 {
+			perm, v = d, d.Args[0]
+		}
 		ld, view := tmaOperand(v, body, uses)
 		if view != nil {
 			lp.views = append(lp.views, view)
 		}
-		return ld
+		if ld == nil {
+			return nil, nil, refuse(defOr(v, lp.mma), "%s is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop (or its transpose)", name)
+		}
+		return ld, perm, nil
 	}
-	av := lp.mma.Args[0]
-	if d := av.Def; d != nil && d.Op == ir.OpPermute && d.Block == body && single(av) {
-		lp.permA, av = d, d.Args[0]
-	}
-	if lp.loadA = operand(av); lp.loadA == nil {
-		return nil, refuse(defOr(av, lp.mma), "A is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop (or its transpose)")
-	}
-	if lp.permA != nil && len(lp.views) > 0 {
-		return nil, refuse(lp.permA, "A is a transposed batched tile")
+	var why *Reason
+	if lp.loadA, lp.permA, why = operand(lp.mma.Args[0], "A"); why != nil {
+		return nil, why
 	}
 	lp.k = lp.mma.Args[0].Type.(*ir.Tile).Shape[1]
-	bv := lp.mma.Args[1]
-	if d := bv.Def; d != nil && d.Op == ir.OpPermute && d.Block == body && single(bv) {
-		lp.permB, bv = d, d.Args[0]
+	if lp.loadB, lp.permB, why = operand(lp.mma.Args[1], "B"); why != nil {
+		return nil, why
 	}
-	if lp.loadB = operand(bv); lp.loadB == nil {
-		return nil, refuse(defOr(bv, lp.mma), "B is not a zero-padded load of a 2-D f16/bf16/float8/int8 array in the loop (or its transpose)")
-	}
-	if lp.permB != nil && len(lp.views) > 0 {
-		return nil, refuse(lp.permB, "B is a transposed batched tile")
-	}
-	if lp.permA != nil && len(lp.views) > 0 {
-		return nil, refuse(lp.permA, "A is a transposed tile beside a batched one")
+	for _, p := range []*ir.Instr{lp.permA, lp.permB} {
+		if p != nil && len(lp.views) > 0 {
+			return nil, refuse(p, "a transposed operand beside a batched (3-D or 4-D) tile")
+		}
 	}
 	da, db := lp.loadA.Result().Type.Elem(), lp.loadB.Result().Type.Elem()
 	oneByte := da.IsFloat8() || da.IsByteInt()

@@ -76,6 +76,13 @@ func float8MatmulKernel(t *testing.T, kernel string, consts map[string]string) *
 // kernelOfFile builds the named kernel of the file at path.
 func kernelOfFile(t *testing.T, path, kernel string, consts map[string]string) *ir.Func {
 	t.Helper()
+	return kernelOfFileArgs(t, path, kernel, nil, consts)
+}
+
+// kernelOfFileArgs builds the named kernel of the file at path, its
+// unannotated parameters given by args (name -> signature, as --arg).
+func kernelOfFileArgs(t *testing.T, path, kernel string, args, consts map[string]string) *ir.Func {
+	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +91,13 @@ func kernelOfFile(t *testing.T, path, kernel string, consts map[string]string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := build.File(af, build.Options{Kernel: kernel, Consts: consts})
+	sigs := map[string]build.ArgSig{}
+	for name, s := range args {
+		if sigs[name], err = build.ParseArgSig(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := build.File(af, build.Options{Kernel: kernel, Args: sigs, Consts: consts})
 	if err != nil {
 		t.Fatal(err)
 	}

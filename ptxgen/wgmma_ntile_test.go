@@ -1,11 +1,8 @@
 package ptxgen
 
 import (
-	"os"
 	"testing"
 
-	"github.com/tilec/tilec/ir/build"
-	"github.com/tilec/tilec/lang"
 	"github.com/tilec/tilec/lower"
 )
 
@@ -48,26 +45,9 @@ func TestWGMMANTile32(t *testing.T) {
 // leading byte offset, a k-step 16 rows of 128 bytes) and B K-major (the
 // (N, K) tile of A: trans-b 0), N the tokens (16).
 func TestWGMMATransposedA(t *testing.T) {
-	src, err := os.ReadFile("../examples/cutile/matmul.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	af, err := lang.Parse("matmul.py", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := map[string]build.ArgSig{}
-	for name, s := range map[string]string{"A": "f16[M,K]", "B": "f16[K,N]", "C": "f16[M,N]"} {
-		if args[name], err = build.ParseArgSig(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := build.File(af, build.Options{Kernel: "matmul_swapped_kernel", Args: args,
-		Consts: map[string]string{"tm": "16", "tn": "64", "tk": "64"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, k := lowerEmit(t, m.Funcs[0], lower.MustTarget("sm_90a"))
+	f := kernelOfFileArgs(t, "../examples/cutile/matmul.py", "matmul_swapped_kernel",
+		map[string]string{"A": "f16[M,K]", "B": "f16[K,N]", "C": "f16[M,N]"}, map[string]string{"tm": "16", "tn": "64", "tk": "64"})
+	_, k := lowerEmit(t, f, lower.MustTarget("sm_90a"))
 	checkPTXHas(t, "sm_90a", k.PTX, []string{
 		`wgmma\.mma_async\.sync\.aligned\.m64n16k16\.f32\.f16\.f16 \{(%f\d+, ){7}%f\d+\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 1, 0;`,
 		// A: 1<<62 | (1024>>4)<<32 | (8192>>4)<<16; its k-steps 2048 bytes.
