@@ -402,8 +402,8 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 		var targets []Expr
 		if len(g.X.Elems) == 1 && !g.X.Trailing {
 			t := p.expr(g.X.Elems[0])
-			if tup, ok := t.(*Tuple); ok && len(tup.Elems) > 0 {
-				targets = tup.Elems // (a, b) = ... unpacks like a, b = ...
+			if tup, ok := t.(*Tuple); ok && len(tup.Elems) > 1 {
+				targets = tup.Elems // (a, b) = ... unpacks like a, b = ...; (a,) = ... stays a one-item tuple target
 			} else {
 				targets = []Expr{t}
 			}

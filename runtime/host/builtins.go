@@ -81,13 +81,16 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 			return int64(x.DType.Bytes() * x.NumElements())
 		case "T":
 			return x.Transpose()
+		case "grad", "requires_grad", "is_leaf", "grad_fn":
+			v, _ := in.tensorGradAttr(x, name)
+			return v
 		case "size", "dim", "numel", "element_size", "stride", "contiguous", "t", "transpose", "permute":
 			return method{x, name}
 		}
 		if slices.Contains(tensorMethods, name) {
 			return method{x, name}
 		}
-		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute(), and for a script's driver %s())", name, strings.Join(tensorMethods, "(), "))
+		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, grad, requires_grad, is_leaf, grad_fn, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute(), and for a script's driver %s())", name, strings.Join(tensorMethods, "(), "))
 	case dtypeVal:
 		switch name {
 		case "itemsize":
@@ -125,6 +128,12 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 		case "record", "elapsed_time", "synchronize", "query":
 			return method{x, name}
 		}
+	case *classVal:
+		return in.classAttr(pos, x, name)
+	case *instance:
+		return in.instanceAttr(pos, x, name)
+	case *fnCtx:
+		return in.ctxAttr(pos, x, name)
 	case namedTuple:
 		if i := slices.Index(x.names, name); i >= 0 {
 			return x.items[i]
@@ -165,8 +174,12 @@ func (in *evaluator) moduleAttr(pos lang.Pos, m module, name string) any {
 			return d
 		}
 		switch name {
-		case "cuda", "nn", "testing":
+		case "cuda", "nn", "testing", "autograd":
 			return module("torch." + name)
+		}
+	case "torch.autograd":
+		if name == "Function" {
+			return functionBase{}
 		}
 	case "torch.nn":
 		switch name {
@@ -617,6 +630,12 @@ func (in *evaluator) callMethod(c *callSite, m method) any {
 	}
 	if ev, ok := m.recv.(*cudaEvent); ok {
 		return in.eventMethod(c, ev, m.name)
+	}
+	if cls, ok := m.recv.(*classVal); ok {
+		return in.applyFunction(c, cls)
+	}
+	if ctx, ok := m.recv.(*fnCtx); ok {
+		return in.saveForBackward(c, ctx)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

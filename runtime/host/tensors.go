@@ -42,7 +42,8 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm"},
+		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm",
+		"randn_like", "rand_like"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -53,7 +54,7 @@ var scriptFuncs = map[module][]string{
 var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int", "bool", "to", "cuda", "cpu", "clone", "item",
 	"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
 	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_",
-	"argsort", "bincount", "nonzero", "chunk", "index_add_"}
+	"argsort", "bincount", "nonzero", "chunk", "index_add_", "backward", "requires_grad_", "detach"}
 
 // rng is the driver's random generator: torch.manual_seed(s) restarts it;
 // a run starts as if torch.manual_seed(opts.Seed) had been called.
@@ -854,8 +855,9 @@ func floatDType(d ir.DType) ir.DType {
 }
 
 // normalize is F.layer_norm (rms false) or F.rms_norm over the last
-// len(normShape) dims, with optional weight and bias.
-func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) *runtime.Tensor {
+// len(normShape) dims, with optional weight and bias; n is the number of
+// elements of each normalized row.
+func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) (out *runtime.Tensor, n int) {
 	var ns []int
 	switch s := num(normShape).(type) {
 	case int64:
@@ -871,7 +873,7 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 	if len(ns) > r || !slices.Equal(t.Shape[r-len(ns):], ns) {
 		in.fail(pos, "%s: normalized_shape %v is not the last dims of %v", name, ns, t.Shape)
 	}
-	n := 1
+	n = 1
 	for _, s := range ns {
 		n *= s
 	}
@@ -890,20 +892,10 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 	}
 	w, b := vec(weight, "weight"), vec(bias, "bias")
 	xs := values(t)
-	out := make([]float64, len(xs))
+	ys := make([]float64, len(xs))
 	for base := 0; base < len(xs); base += max(n, 1) {
 		row := xs[base : base+n]
-		var mean, sq float64
-		if !rms {
-			for _, x := range row {
-				mean += x
-			}
-			mean /= float64(n)
-		}
-		for _, x := range row {
-			sq += (x - mean) * (x - mean)
-		}
-		rstd := 1 / math.Sqrt(sq/float64(n)+eps)
+		mean, rstd := rowStats(row, eps, !rms)
 		for j, x := range row {
 			y := (x - mean) * rstd
 			if w != nil {
@@ -912,10 +904,26 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 			if b != nil {
 				y += b[j]
 			}
-			out[base+j] = y
+			ys[base+j] = y
 		}
 	}
-	return in.fromValues(pos, name, floatDType(t.DType), t.Shape, out)
+	return in.fromValues(pos, name, floatDType(t.DType), t.Shape, ys), n
+}
+
+// rowStats is one normalized row's mean (0 unless centered: rms_norm
+// does not center) and 1/sqrt(variance about it + eps), in float64.
+func rowStats(row []float64, eps float64, centered bool) (mean, rstd float64) {
+	if centered {
+		for _, x := range row {
+			mean += x
+		}
+		mean /= float64(len(row))
+	}
+	var sq float64
+	for _, x := range row {
+		sq += (x - mean) * (x - mean)
+	}
+	return mean, 1 / math.Sqrt(sq/float64(len(row))+eps)
 }
 
 // attention is F.scaled_dot_product_attention over (..., S, D) operands:
@@ -1220,6 +1228,17 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 	switch {
 	case mod == "torch" && (fn == "randn" || fn == "rand"):
 		return in.randTensor(c, fn)
+	case mod == "torch" && (fn == "randn_like" || fn == "rand_like"):
+		// The shape and dtype of the input (dtype= may change it).
+		a := c.bind(name, "input", "dtype=", "device=", "requires_grad=", "layout=", "memory_format=")
+		t := in.tensorArg(c, name, 0, a[0])
+		kw := map[string]any{}
+		if a[1] != nil {
+			kw["dtype"] = a[1]
+		} else {
+			kw["dtype"] = t.DType
+		}
+		return in.randTensor(&callSite{in: in, e: c.e, args: Tuple{shapeTuple(t.Shape)}, kw: kw}, strings.TrimSuffix(fn, "_like"))
 	case mod == "torch" && fn == "manual_seed":
 		s := in.intArg(c.argPos(0), name, c.bind(name, "seed")[0])
 		in.rng = rand.New(rand.NewPCG(uint64(s), uint64(s)))
@@ -1416,7 +1435,12 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 		if fn == "rms_norm" {
 			bias = nil
 		}
-		return in.normalize(pos, name, in.tensorArg(c, name, 0, a[0]), a[1], a[2], bias, eps, fn == "rms_norm")
+		x := in.tensorArg(c, name, 0, a[0])
+		out, n := in.normalize(pos, name, x, a[1], a[2], bias, eps, fn == "rms_norm")
+		if fn == "layer_norm" {
+			in.recordLayerNorm(pos, out, x, a[2], bias, n, eps)
+		}
+		return out
 	case fn == "scaled_dot_product_attention":
 		a := c.bind(name, "query", "key", "value", "attn_mask=", "dropout_p=", "is_causal=", "scale=", "enable_gqa=")
 		if a[3] != nil {
@@ -1551,6 +1575,22 @@ func (in *evaluator) tensorMethod(c *callSite, t *runtime.Tensor, name string) a
 	if f, ok := unaryFuncs[name]; ok {
 		c.bind("tensor." + name)
 		return in.mapTensor(pos, name, t, f)
+	}
+	switch name {
+	case "backward":
+		return in.backward(c, t)
+	case "requires_grad_":
+		a := c.bind("tensor.requires_grad_", "requires_grad=")
+		in.setRequiresGrad(pos, t, a[0] == nil || in.truth(pos, a[0]))
+		return t
+	case "detach":
+		// A view of t's elements that autograd does not know.
+		c.bind("tensor.detach")
+		v, err := t.View(t.Shape, t.Strides)
+		if err != nil {
+			return in.copyAs(pos, "detach", t, t.Shape)
+		}
+		return v
 	}
 	if slices.Contains(indexMethods, name) {
 		return in.indexMethod(c, t, name, "tensor."+name)
