@@ -7,6 +7,7 @@ package host
 // class of the program, object, or torch.autograd.Function (autograd.go).
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -316,8 +317,17 @@ func (in *evaluator) callMethodDef(c *callSite, m methodVal, recv any) any {
 	return in.callDef(c, m.def)
 }
 
+// qualName is the class's name with its module's, as Python prints
+// it: __main__ for the program's file, a module's file name otherwise.
+func (in *evaluator) qualName(c *classVal) string {
+	if c.prog == in.root {
+		return "__main__." + c.def.Name
+	}
+	return strings.TrimSuffix(filepath.Base(c.prog.src.Name), ".py") + "." + c.def.Name
+}
+
 // instanceStr is str() of an instance: Python's default repr, without
 // the address.
-func instanceStr(o *instance) string {
-	return "<" + o.cls.def.Name + " object>"
+func (in *evaluator) instanceStr(o *instance) string {
+	return "<" + in.qualName(o.cls) + " object>"
 }

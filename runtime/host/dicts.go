@@ -64,7 +64,7 @@ func (in *evaluator) hashKey(pos lang.Pos, v any) string {
 		return "d" + v.String()
 	case device:
 		return "v" + v.kind
-	case *runtime.Tensor, *funcRef, *closure, *record:
+	case *runtime.Tensor, *funcRef, *closure, *record, *instance, *classVal:
 		return fmt.Sprintf("p%p", v)
 	}
 	if d, ok := v.(*pyDict); ok {

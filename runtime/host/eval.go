@@ -658,9 +658,9 @@ func (in *evaluator) str(v any) string {
 	case *record:
 		return in.recordStr(v)
 	case *instance:
-		return instanceStr(v)
+		return in.instanceStr(v)
 	case *classVal:
-		return "<class '" + v.def.Name + "'>"
+		return "<class '" + in.qualName(v) + "'>"
 	case *runtime.Tensor:
 		return tensorRepr(v)
 	case namespace:
