@@ -409,6 +409,18 @@ type FloatLit struct {
 	Text  string
 }
 
+// ImagLit is an imaginary literal, `1j` or `2.5J`: Value is its
+// imaginary part. Host code's complex numbers (NVIDIA's FFT sample makes
+// its twiddle factors with `1j`); kernels have none.
+type ImagLit struct {
+	Pos   Pos
+	Value float64
+	Text  string
+}
+
+func (e *ImagLit) Position() Pos { return e.Pos }
+func (*ImagLit) expr()           {}
+
 // BoolLit is True or False.
 type BoolLit struct {
 	Pos   Pos

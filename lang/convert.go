@@ -844,8 +844,11 @@ func (p *parser) atom(g *gAtom) Expr {
 		return p.intLit(pos, g.Int)
 	case g.Float != "":
 		if last := g.Float[len(g.Float)-1]; last == 'j' || last == 'J' {
-			p.errorf(pos, "complex literals (%s) are not supported", g.Float)
-			return &FloatLit{Pos: pos, Text: g.Float}
+			v, err := strconv.ParseFloat(strings.ReplaceAll(g.Float[:len(g.Float)-1], "_", ""), 64)
+			if err != nil && (v > 1 || v < -1) {
+				p.errorf(pos, "imaginary literal %s out of range", g.Float)
+			}
+			return &ImagLit{Pos: pos, Value: v, Text: g.Float}
 		}
 		v, err := strconv.ParseFloat(strings.ReplaceAll(g.Float, "_", ""), 64)
 		if err != nil && (v > 1 || v < -1) {

@@ -192,6 +192,9 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 	case *FloatLit:
 		v := strconv.FormatFloat(e.Value, 'g', -1, 64)
 		w.line(d, role, "FloatLit %s %s%s", lc(e.Pos), v, text(e.Text, v))
+	case *ImagLit:
+		v := strconv.FormatFloat(e.Value, 'g', -1, 64) + "j"
+		w.line(d, role, "ImagLit %s %s%s", lc(e.Pos), v, text(e.Text, v))
 	case *BoolLit:
 		v := "False"
 		if e.Value {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/cmplx"
 	"slices"
 	"sort"
 	"strconv"
@@ -128,6 +129,18 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 		case "record", "elapsed_time", "synchronize", "query":
 			return method{x, name}
 		}
+	case *cTensor:
+		return in.complexAttr(pos, x, name)
+	case complexDType:
+		switch name {
+		case "itemsize":
+			return int64(2 * x.part.Bytes())
+		case "is_floating_point":
+			return false
+		case "is_complex":
+			return true
+		}
+		in.fail(pos, "dtype.%s is not part of the host subset (dtypes have itemsize, is_floating_point and is_complex)", name)
 	case *classVal:
 		return in.classAttr(pos, x, name)
 	case *instance:
@@ -174,7 +187,11 @@ func (in *evaluator) moduleAttr(pos lang.Pos, m module, name string) any {
 			return d
 		}
 		switch name {
-		case "cuda", "nn", "testing", "autograd":
+		case "complex64", "cfloat":
+			return complexDType{ir.F32}
+		case "complex128", "cdouble":
+			return complexDType{ir.F64}
+		case "cuda", "nn", "testing", "autograd", "fft":
 			return module("torch." + name)
 		}
 	case "torch.autograd":
@@ -285,6 +302,8 @@ func (in *evaluator) callBuiltin(c *callSite, name string) any {
 			return abs64(x)
 		case float64:
 			return math.Abs(x)
+		case complex128:
+			return cmplx.Abs(x)
 		}
 		in.fail(e.Pos, "abs of %s", describe(a[0]))
 	case "int":
@@ -630,6 +649,9 @@ func (in *evaluator) callMethod(c *callSite, m method) any {
 	}
 	if ev, ok := m.recv.(*cudaEvent); ok {
 		return in.eventMethod(c, ev, m.name)
+	}
+	if x, ok := m.recv.(*cTensor); ok {
+		return in.complexMethod(c, x, m.name)
 	}
 	if cls, ok := m.recv.(*classVal); ok {
 		return in.applyFunction(c, cls)

@@ -26,6 +26,9 @@
 //   - in a script's driver, torch autograd as far as NVIDIA's LayerNorm
 //     sample uses it (autograd.go): torch.autograd.Function.apply and
 //     F.layer_norm on a tape, t.backward, .grad;
+//   - complex numbers (complex.go): 1j literals, and in a script's
+//     driver complex tensors, their parts in a float tensor whose last
+//     dim is 2 (torch.view_as_real's layout), and torch.fft.fft;
 //   - statements: assignment and tuple unpacking, augmented assignment,
 //     if/elif/else, for over range(...) or a tuple, assert, return, pass,
 //     calls of other plain defs of the file;

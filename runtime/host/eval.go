@@ -381,6 +381,8 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 		return e.Value
 	case *lang.FloatLit:
 		return e.Value
+	case *lang.ImagLit:
+		return complex(0, e.Value)
 	case *lang.BoolLit:
 		return e.Value
 	case *lang.StringLit:
@@ -445,6 +447,10 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 				r := in.tensorBinop(e.Pos, "*", x, int64(-1))
 				in.untracked(e.Pos, "unary -", r, x)
 				return r
+			case complex128:
+				return -x
+			case *cTensor:
+				return in.complexBinop(e.Pos, "*", x, int64(-1))
 			case int64:
 				if x == math.MinInt64 {
 					in.fail(e.Pos, "integer overflow: -(%d) does not fit 64 bits", x)
@@ -455,7 +461,7 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 			}
 		case "+":
 			switch x := num(x).(type) {
-			case int64, float64:
+			case int64, float64, complex128:
 				return x
 			}
 		case "~":
@@ -604,6 +610,8 @@ func (in *evaluator) truth(pos lang.Pos, v any) bool {
 		return v != 0
 	case float64:
 		return v != 0
+	case complex128:
+		return v != 0
 	case string:
 		return v != ""
 	case none:
@@ -626,6 +634,10 @@ func (in *evaluator) str(v any) string {
 		return strconv.FormatInt(v, 10)
 	case float64:
 		return pyFloat(v)
+	case complex128:
+		return complexStr(v)
+	case complexDType:
+		return "torch." + v.String()
 	case bool:
 		if v {
 			return "True"

@@ -57,6 +57,7 @@ func FuzzScript(f *testing.F) {
 		"n = 3\nf = lambda a, b=n: a * b + n\nn = 4\nprint(f(2), tuple(sorted((3, 1, 2), key=lambda v: -v)), max((1, -5), key=abs), (lambda: lambda: 1)()())",
 		"cfgs = [{'T': 4}, {'T': 8}]\nr = ct.tune.exhaustive_search(cfgs, None, lambda c: (1,), k, lambda c: (torch.ones(8), torch.zeros(8), c['T']), quiet=True)\nprint(r.best.config)",
 		"x = torch.randn(4, requires_grad=True)\ny = Sq.apply(x)\ny.backward(torch.ones(4), retain_graph=True)\nprint(x.grad, y.requires_grad)\nx.grad = None\nz = F.layer_norm(y, (4,))\nz.backward(torch.ones(4))\nprint(x.grad.sum().item())",
+		"z = torch.exp(1j * torch.arange(4))\nr = torch.view_as_real(z)\nr[0, 1] = 2.0\nprint(torch.fft.fft(z, n=6, norm='ortho').dtype, (1+2j)**0.5, z.imag, -z * 2j)\ntorch.testing.assert_close(z, torch.view_as_complex(r.contiguous()))",
 		"b = Box(3)\nb.v += 1\nBox.size = b.get()\nprint(b.get(), Box(1).size, b, Box.make(2).v, {b: 1}[b])",
 	} {
 		f.Add(seed)

@@ -661,6 +661,12 @@ func describe(v any) string {
 		return fmt.Sprintf("int %d", v)
 	case float64:
 		return fmt.Sprintf("float %s", strconv.FormatFloat(v, 'g', -1, 64))
+	case complex128:
+		return "complex " + complexStr(v)
+	case complexDType:
+		return "dtype " + v.String()
+	case *cTensor:
+		return fmt.Sprintf("a tensor %s%v", v.dtype(), v.shape())
 	case bool:
 		if v {
 			return "True"
@@ -733,7 +739,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.autograd", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
+	case "math", "numpy", "torch", "torch.autograd", "torch.fft", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
 		return true
 	}
 	return false

@@ -43,7 +43,8 @@ var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
 		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm",
-		"randn_like", "rand_like"},
+		"randn_like", "rand_like", "view_as_real", "view_as_complex", "meshgrid"},
+	"torch.fft": {"fft"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -1012,19 +1013,35 @@ func defaultTolerance(d ir.DType) (rtol, atol float64) {
 func (in *evaluator) assertClose(c *callSite) {
 	const name = "torch.testing.assert_close"
 	a := c.bind(name, "actual", "expected", "rtol=", "atol=", "check_dtype=", "equal_nan=", "msg=")
-	act, ok1 := a[0].(*runtime.Tensor)
-	exp, ok2 := a[1].(*runtime.Tensor)
-	if !ok1 || !ok2 {
-		in.fail(c.e.Pos, "%s: the driver subset compares two tensors, got %s and %s", name, describe(a[0]), describe(a[1]))
-	}
-	if !slices.Equal(act.Shape, exp.Shape) {
-		in.fail(c.e.Pos, "%s: the shapes differ: %v and %v", name, act.Shape, exp.Shape)
-	}
 	checkDType := a[4] == nil || in.truth(c.e.Pos, a[4])
-	if checkDType && act.DType != exp.DType {
-		in.fail(c.e.Pos, "%s: the dtypes differ: torch.%s and torch.%s (convert one, or pass check_dtype=False)", name, torchName(act.DType), torchName(exp.DType))
+	var shape []int
+	var dtype ir.DType
+	var pairs []closePair
+	if isComplex(a[0]) || isComplex(a[1]) {
+		// Complex tensors: the tolerances of their parts' dtype.
+		shape, dtype, pairs = in.complexClosePairs(c, name, a[0], a[1], checkDType)
+	} else {
+		act, ok1 := a[0].(*runtime.Tensor)
+		exp, ok2 := a[1].(*runtime.Tensor)
+		if !ok1 || !ok2 {
+			in.fail(c.e.Pos, "%s: the driver subset compares two tensors, got %s and %s", name, describe(a[0]), describe(a[1]))
+		}
+		if !slices.Equal(act.Shape, exp.Shape) {
+			in.fail(c.e.Pos, "%s: the shapes differ: %v and %v", name, act.Shape, exp.Shape)
+		}
+		if checkDType && act.DType != exp.DType {
+			in.fail(c.e.Pos, "%s: the dtypes differ: torch.%s and torch.%s (convert one, or pass check_dtype=False)", name, torchName(act.DType), torchName(exp.DType))
+		}
+		av, ev := values(act), values(exp)
+		pairs = make([]closePair, len(av))
+		for i, x := range av {
+			y := ev[i]
+			pairs[i] = closePair{diff: math.Abs(x - y), ref: math.Abs(y), nanA: math.IsNaN(x), nanB: math.IsNaN(y),
+				same: x == y, inf: math.IsInf(x, 0) || math.IsInf(y, 0)}
+		}
+		shape, dtype = act.Shape, promote(act.DType, exp.DType)
 	}
-	rtol, atol := defaultTolerance(promote(act.DType, exp.DType))
+	rtol, atol := defaultTolerance(dtype)
 	if (a[2] == nil) != (a[3] == nil) {
 		in.fail(c.e.Pos, "%s: give both rtol and atol, or neither", name)
 	}
@@ -1038,12 +1055,10 @@ func (in *evaluator) assertClose(c *callSite) {
 		}
 	}
 	equalNaN := a[5] != nil && in.truth(c.e.Pos, a[5])
-	av, ev := values(act), values(exp)
 	bad, worstAbs, worstRel, atAbs, atRel := 0, -1.0, -1.0, 0, 0
-	for i := range av {
-		x, y := av[i], ev[i]
-		if math.IsNaN(x) || math.IsNaN(y) {
-			if equalNaN && math.IsNaN(x) && math.IsNaN(y) {
+	for i, p := range pairs {
+		if p.nanA || p.nanB {
+			if equalNaN && p.nanA && p.nanB {
 				continue
 			}
 			bad++
@@ -1052,14 +1067,14 @@ func (in *evaluator) assertClose(c *callSite) {
 			}
 			continue
 		}
-		diff := math.Abs(x - y)
-		if x == y {
+		diff := p.diff
+		if p.same {
 			diff = 0 // equal infinities
 		}
-		if !isClose(x, y, rtol, atol, equalNaN) {
+		if !p.same && (p.inf || diff > atol+rtol*p.ref) {
 			bad++
 		}
-		rel := diff / math.Abs(y)
+		rel := diff / p.ref
 		if diff == 0 {
 			rel = 0
 		}
@@ -1075,7 +1090,7 @@ func (in *evaluator) assertClose(c *callSite) {
 	}
 	index := func(i int) string {
 		var parts []string
-		for _, x := range runtime.Unravel(i, act.Shape) {
+		for _, x := range runtime.Unravel(i, shape) {
 			parts = append(parts, fmt.Sprint(x))
 		}
 		if len(parts) == 1 {
@@ -1085,12 +1100,21 @@ func (in *evaluator) assertClose(c *callSite) {
 	}
 	msg := fmt.Sprintf("Tensor-likes are not close!\n\nMismatched elements: %d / %d (%.1f%%)\n"+
 		"Greatest absolute difference: %s at index %s (up to %s allowed)\nGreatest relative difference: %s at index %s (up to %s allowed)",
-		bad, len(av), 100*float64(bad)/float64(max(len(av), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
+		bad, len(pairs), 100*float64(bad)/float64(max(len(pairs), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
 		pyFloat(worstRel), index(atRel), pyFloat(rtol))
 	if a[6] != nil {
 		msg = in.str(a[6])
 	}
 	in.fail(c.e.Pos, "%s", msg)
+}
+
+// closePair is one element pair of assert_close: |actual - expected|,
+// |expected|, whether either is NaN, whether they are equal, whether one
+// is infinite.
+type closePair struct {
+	diff, ref        float64
+	nanA, nanB, same bool
+	inf              bool
 }
 
 // isClose is torch's closeness of one element pair (torch.isclose, which
@@ -1119,8 +1143,9 @@ func (in *evaluator) tensorArg(c *callSite, name string, i int, v any) *runtime.
 	return t
 }
 
-// randTensor is torch.randn/torch.rand(*size, dtype=, device=).
-func (in *evaluator) randTensor(c *callSite, fn string) *runtime.Tensor {
+// randTensor is torch.randn/torch.rand(*size, dtype=, device=); a complex
+// dtype makes a complex tensor (complex.go).
+func (in *evaluator) randTensor(c *callSite, fn string) any {
 	name := "torch." + fn
 	dims := c.args
 	if len(dims) == 1 {
@@ -1131,6 +1156,13 @@ func (in *evaluator) randTensor(c *callSite, fn string) *runtime.Tensor {
 	kw := &callSite{in: in, e: c.e, kw: c.kw}
 	a := kw.bind(name, "dtype=", "device=", "requires_grad=", "generator=")
 	d := ir.F32
+	if cd, ok := a[0].(complexDType); ok {
+		shape := make([]int, len(dims))
+		for i, x := range dims {
+			shape[i] = int(in.intArg(c.argPos(i), name, x))
+		}
+		return in.randComplex(c.e.Pos, fn, cd, shape)
+	}
 	if a[0] != nil {
 		dt, ok := a[0].(dtypeVal)
 		if !ok || !dt.IsFloat() {
@@ -1223,6 +1255,9 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 	name := mod + "." + fn
 	pos := c.e.Pos
 	if v, ok := in.indexCall(c, mod, fn); ok {
+		return v
+	}
+	if v, ok := in.complexCall(c, mod, fn); ok {
 		return v
 	}
 	switch {
