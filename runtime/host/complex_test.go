@@ -14,12 +14,14 @@ func TestComplexScalars(t *testing.T) {
 	src := `if __name__ == "__main__":
     print((1+2j)*(3-1j), 1j**2, 2j, -0j, (1.5-0.25j)/2, -2j*3.5, 1e20j, (0.1+0.2j))
     print(1j == 1j, (1+0j) == 1, 2j != 2, abs(3+4j), bool(0j))
+    d = {1: "one", 2j: "i"}
+    print(d[1 + 0j], d[2j], 1.0 + 0j in d, 3j in d)
 `
 	var out bytes.Buffer
 	if err := load(t, "c.py", []byte(src)).RunMain(Options{Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
-	want := "(5+5j) (-1+0j) 2j (-0-0j) (0.75-0.125j) -7j 1e+20j (0.1+0.2j)\nTrue True True 5.0 False\n"
+	want := "(5+5j) (-1+0j) 2j (-0-0j) (0.75-0.125j) -7j 1e+20j (0.1+0.2j)\nTrue True True 5.0 False\none i True False\n"
 	if out.String() != want {
 		t.Errorf("got\n%swant\n%s", out.String(), want)
 	}
