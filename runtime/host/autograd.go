@@ -53,6 +53,14 @@ type gradNode struct {
 // freedMessage is torch's error for a graph used after it was freed.
 const freedMessage = "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward."
 
+// withGradOff runs f with grad mode off, and restores it however f ends
+// (an error that exhaustive_search's configs recover from included).
+func (in *evaluator) withGradOff(f func() any) any {
+	in.grad.off++
+	defer func() { in.grad.off-- }()
+	return f()
+}
+
 func (in *evaluator) gradOf(t *runtime.Tensor) *gradInfo {
 	if t == nil || in.grad.info == nil {
 		return nil
@@ -446,9 +454,9 @@ func (in *evaluator) applyFunction(c *callSite, cls *classVal) any {
 		}
 	}
 	record = record && in.grad.off == 0
-	in.grad.off++
-	out := in.callMethodDef(&callSite{in: in, e: c.e, args: append([]any{ctx}, c.args...), kw: map[string]any{}}, fwd, nil)
-	in.grad.off--
+	out := in.withGradOff(func() any {
+		return in.callMethodDef(&callSite{in: in, e: c.e, args: append([]any{ctx}, c.args...), kw: map[string]any{}}, fwd, nil)
+	})
 	if !record {
 		return out
 	}
@@ -494,9 +502,9 @@ func (in *evaluator) functionBackward(call *lang.Call, cls *classVal, ctx *fnCtx
 	for _, g := range grads {
 		bargs = append(bargs, g)
 	}
-	in.grad.off++
-	r := in.callMethodDef(&callSite{in: in, e: call, args: bargs, kw: map[string]any{}}, bwd, nil)
-	in.grad.off--
+	r := in.withGradOff(func() any {
+		return in.callMethodDef(&callSite{in: in, e: call, args: bargs, kw: map[string]any{}}, bwd, nil)
+	})
 	items, isTuple := r.(Tuple)
 	if !isTuple {
 		items = Tuple{r}

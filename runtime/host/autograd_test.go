@@ -267,3 +267,43 @@ func TestAutogradErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGradModeAfterRecoveredError: a Function's forward that fails inside
+// a config exhaustive_search recovers from leaves grad mode as it was.
+func TestGradModeAfterRecoveredError(t *testing.T) {
+	src := `import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def k(a, b, T: ct.Constant[int]):
+    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(T,)))
+
+
+class Only8(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, t):
+        assert t == 8, "only 8"
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+if __name__ == "__main__":
+    x = torch.ones(8, requires_grad=True)
+    cfgs = [{"T": 4}, {"T": 8}]
+    r = ct.tune.exhaustive_search(cfgs, None, lambda c: (1,), k, lambda c: (Only8.apply(x, c["T"]), torch.zeros(8), c["T"]), quiet=True)
+    failed = len(r.failures)
+    y = Only8.apply(x, 8)
+    recorded = y.requires_grad
+`
+	vars, err := load(t, "g.py", []byte(src)).runMain(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vars["failed"] != int64(1) || vars["recorded"] != true {
+		t.Errorf("failed configs %v, y.requires_grad %v; want 1, True", vars["failed"], vars["recorded"])
+	}
+}

@@ -128,6 +128,7 @@ func (in *evaluator) stmt(fr *frame, s lang.Stmt) *returned {
 		// Grad mode is the contexts' (torch.no_grad() turns it off,
 		// torch.enable_grad() on) for the body, and as it was after.
 		off := in.grad.off
+		defer func() { in.grad.off = off }()
 		for _, it := range s.Items {
 			v := in.expr(fr, it.X)
 			c, ok := v.(context)
@@ -144,9 +145,7 @@ func (in *evaluator) stmt(fr *frame, s lang.Stmt) *returned {
 				in.grad.off = 0
 			}
 		}
-		r := in.stmts(fr, s.Body)
-		in.grad.off = off
-		return r
+		return in.stmts(fr, s.Body)
 	case *lang.BreakStmt:
 		return &returned{brk: true, pos: s.Pos}
 	case *lang.ContinueStmt:
