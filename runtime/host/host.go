@@ -249,6 +249,9 @@ func (p *Program) Entry(name string) ([]Param, error) {
 
 func (p *Program) entry(name string) (*lang.FuncDef, error) {
 	f, ok := p.globals[name].(*funcRef)
+	if r, isClass := p.globals[name].(*classRef); isClass {
+		return nil, p.src.Errorf(r.def.NamePos, "%s is a class: the entry is a host function (a def)", name)
+	}
 	if err, deferred := p.file.Deferred[name]; !ok && deferred {
 		return nil, err
 	}
