@@ -48,6 +48,9 @@ type gradNode struct {
 	// freed is set after a backward without retain_graph: the node's
 	// saved tensors are gone, as torch frees them.
 	freed bool
+	// recorded is set for the operations the tape records (a Function's
+	// apply, layer_norm); not for those that only mark their result.
+	recorded bool
 }
 
 // freedMessage is torch's error for a graph used after it was freed.
@@ -129,6 +132,23 @@ func (in *evaluator) tensorGradAttr(t *runtime.Tensor, name string) (any, bool) 
 		return gradFn{gi.node}, true
 	}
 	return nil, false
+}
+
+// gradRepr adds to a tensor's printed form what torch adds for autograd:
+// requires_grad=True for a leaf, grad_fn=<name> for the output of a
+// recorded Function or layer_norm (an operation the tape does not record
+// has no torch name here, and adds nothing).
+func (in *evaluator) gradRepr(t *runtime.Tensor, s string) string {
+	gi := in.gradOf(t)
+	switch {
+	case gi == nil || !gi.requires:
+		return s
+	case gi.node == nil:
+		return strings.TrimSuffix(s, ")") + ", requires_grad=True)"
+	case gi.node.recorded:
+		return strings.TrimSuffix(s, ")") + ", grad_fn=<" + gi.node.name + ">)"
+	}
+	return s
 }
 
 // gradFn is t.grad_fn as a value (its name, for print and messages).
@@ -475,7 +495,7 @@ func (in *evaluator) applyFunction(c *callSite, cls *classVal) any {
 		}
 		outs = append(outs, t)
 	}
-	n := &gradNode{name: cls.def.Name + "Backward", inputs: inputs, outs: outs}
+	n := &gradNode{name: cls.def.Name + "Backward", inputs: inputs, outs: outs, recorded: true}
 	ctx.node = n
 	args := c.args
 	n.back = func(call *lang.Call, grads []*runtime.Tensor) []*runtime.Tensor {
@@ -562,7 +582,7 @@ func (in *evaluator) recordLayerNorm(pos lang.Pos, out, x *runtime.Tensor, w, b 
 	if wt != nil {
 		ws = values(wt)
 	}
-	node := &gradNode{name: "NativeLayerNormBackward0", inputs: []*runtime.Tensor{x, wt, bt}, outs: []*runtime.Tensor{out}}
+	node := &gradNode{name: "NativeLayerNormBackward0", inputs: []*runtime.Tensor{x, wt, bt}, outs: []*runtime.Tensor{out}, recorded: true}
 	node.back = func(_ *lang.Call, grads []*runtime.Tensor) []*runtime.Tensor {
 		dy := values(grads[0])
 		dx := make([]float64, len(xs))

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -305,5 +306,39 @@ if __name__ == "__main__":
 	}
 	if vars["failed"] != int64(1) || vars["recorded"] != true {
 		t.Errorf("failed configs %v, y.requires_grad %v; want 1, True", vars["failed"], vars["recorded"])
+	}
+}
+
+// TestAutogradRepr: print shows requires_grad=True on a leaf and the
+// grad_fn of a recorded operation, as torch prints them.
+func TestAutogradRepr(t *testing.T) {
+	src := `import torch
+import torch.nn.functional as F
+
+
+class Id(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+if __name__ == "__main__":
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    print(x, w)
+    print(Id.apply(x), F.layer_norm(x, (2,)), x.detach())
+`
+	var out bytes.Buffer
+	if err := load(t, "r.py", []byte(src)).RunMain(Options{Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	want := "tensor([1., 2.], requires_grad=True) tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n" +
+		"tensor([1., 2.], grad_fn=<IdBackward>) tensor([-1.0000,  1.0000], grad_fn=<NativeLayerNormBackward0>) tensor([1., 2.])\n"
+	if out.String() != want {
+		t.Errorf("got\n%swant\n%s", out.String(), want)
 	}
 }

@@ -673,7 +673,7 @@ func (in *evaluator) str(v any) string {
 	case *classVal:
 		return "<class '" + in.qualName(v) + "'>"
 	case *runtime.Tensor:
-		return tensorRepr(v)
+		return in.gradRepr(v, tensorRepr(v))
 	case namespace:
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(v)) {
