@@ -1,6 +1,9 @@
 package lang
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // This file defines the abstract syntax tree that the parser produces and the
 // IR builder consumes. It is the contract between the two: the participle
@@ -32,6 +35,10 @@ type File struct {
 	// `PAD = ct.PaddingMode.ZERO`, `BLOCK = 128`), in source order.
 	Globals []*AssignStmt
 	Funcs   []*FuncDef
+	// Classes are the module's class definitions, host code's (kernels
+	// have none: each class's name is also in Deferred, so that a kernel
+	// using one is told so where it does).
+	Classes []*ClassDef
 	// Broken names what the top-level items with errors would have defined
 	// (a def's name, an assignment's targets, an import's names), each at
 	// its item's first token. Parse drops those items and returns the rest,
@@ -54,9 +61,12 @@ type File struct {
 	// Deferred holds the errors of top-level items that are host code, not
 	// kernels: a def without @ct.kernel or a class, by the name it
 	// defines. A cuTile program's host code may use Python that tilec does
-	// not have (a class, lambda, with); that must not stop its kernels from
-	// compiling. An error is reported where the item is used: a kernel
-	// calling the def (ir), host code calling it or running it (--entry).
+	// not have (a class feature, yield, try); that must not stop its
+	// kernels from compiling. An error is reported where the item is used:
+	// a kernel calling the def (ir), host code calling it or running it
+	// (--entry). A class that parsed is here too, as a *HostOnlyError
+	// (Parse and ParseProgram alike): host code runs it (Classes), and a
+	// kernel that uses its name is told that only host code may.
 	Deferred map[string]error
 }
 
@@ -93,6 +103,32 @@ type FuncDef struct {
 	Decorators []Expr // each an Attr/Name or a Call
 	Params     []*Param
 	Body       []Stmt
+}
+
+// ClassDef is a top-level `class Name(Base):` of host code: its methods
+// (defs, each with its @staticmethod or @classmethod decorator, if any)
+// and its class attributes (assignments in the body), each in source
+// order. Bases has at most one entry (tilec has no multiple
+// inheritance); the parser refuses what else a class body may hold.
+type ClassDef struct {
+	Pos     Pos // of the `class` keyword
+	NamePos Pos
+	Name    string
+	Bases   []Expr
+	Methods []*FuncDef
+	Attrs   []*AssignStmt
+}
+
+// HostOnlyError is File.Deferred's entry for a class that parsed: not a
+// mistake in the class, but in a kernel that uses it (kernels have no
+// classes). Its text follows the name it is reported with.
+type HostOnlyError struct {
+	Name string
+	Pos  Pos // of the class's name
+}
+
+func (e *HostOnlyError) Error() string {
+	return fmt.Sprintf("a class (line %d), which only host code may use: kernels have no classes", e.Pos.Line)
 }
 
 // Param is one parameter: `A: ct.Array[T, (M, K)]`, `tm: ct.Constant[int] = 128`, `x`.
@@ -372,6 +408,18 @@ type FloatLit struct {
 	Value float64
 	Text  string
 }
+
+// ImagLit is an imaginary literal, `1j` or `2.5J`: Value is its
+// imaginary part. Host code's complex numbers (NVIDIA's FFT sample makes
+// its twiddle factors with `1j`); kernels have none.
+type ImagLit struct {
+	Pos   Pos
+	Value float64
+	Text  string
+}
+
+func (e *ImagLit) Position() Pos { return e.Pos }
+func (*ImagLit) expr()           {}
 
 // BoolLit is True or False.
 type BoolLit struct {

@@ -19,6 +19,10 @@ const maxExprDepth = 1000
 func (p *parser) convFile(f *File, g *gFile) {
 	for _, s := range g.Stmts {
 		switch {
+		case s.Decorated != nil && s.Decorated.Class != nil:
+			f.Classes = append(f.Classes, p.convClass(s.Decorated.Class, s.Decorated.Decorators))
+		case s.Class != nil:
+			f.Classes = append(f.Classes, p.convClass(s.Class, nil))
 		case s.Decorated != nil:
 			f.Funcs = append(f.Funcs, p.convDef(s.Decorated.Def, s.Decorated.Decorators))
 		case s.Def != nil:
@@ -118,6 +122,88 @@ func (p *parser) convDef(g *gFuncDef, decos []*gDecorator) *FuncDef {
 	return fd
 }
 
+// convClass converts a top-level class. What host code runs of a class
+// is its methods and class attributes; the rest is refused here, each
+// at its place: decorators on the class, keyword or starred bases, more
+// than one base, method decorators other than @staticmethod and
+// @classmethod, nested classes and other statements in the body.
+func (p *parser) convClass(g *gClassDef, decos []*gDecorator) *ClassDef {
+	cd := &ClassDef{Pos: toPos(g.Pos), NamePos: toPos(g.Name.Pos), Name: g.Name.Name}
+	for _, d := range decos {
+		p.errorf(toPos(d.Pos), "class decorators are not supported")
+	}
+	for i, a := range g.Bases {
+		switch {
+		case a.Keyword != "":
+			p.errorf(toPos(a.Pos), "class keywords (%s=) are not supported", a.Keyword)
+		case a.Star:
+			p.errorf(toPos(a.Pos), "starred bases are not supported")
+		case a.Comp != nil:
+			p.errorf(toPos(a.Comp.Pos), "a generator expression cannot be a base class")
+		case i > 0:
+			p.errorf(toPos(a.Pos), "multiple inheritance is not supported: a class has at most one base")
+		default:
+			cd.Bases = append(cd.Bases, p.expr(a.Value))
+		}
+	}
+	var body []*gStmt
+	if g.Body.Simple != nil {
+		body = []*gStmt{{Pos: g.Body.Simple.Stmts[0].Pos, Simple: g.Body.Simple}}
+	} else {
+		body = g.Body.Block
+	}
+	for _, s := range body {
+		switch {
+		case s.Class != nil || s.Decorated != nil && s.Decorated.Class != nil:
+			p.errorf(toPos(s.Pos), "nested classes are not supported")
+		case s.Def != nil:
+			cd.Methods = append(cd.Methods, p.convDef(s.Def, nil))
+		case s.Decorated != nil:
+			for i, d := range s.Decorated.Decorators {
+				n := atomOf(d.X)
+				switch {
+				case i > 0:
+					p.errorf(toPos(d.Pos), "a method takes one decorator (@staticmethod or @classmethod)")
+				case n == nil || (n.Name != "staticmethod" && n.Name != "classmethod"):
+					p.errorf(toPos(d.X.Pos), "method decorators other than @staticmethod and @classmethod are not supported")
+				}
+			}
+			cd.Methods = append(cd.Methods, p.convDef(s.Decorated.Def, s.Decorated.Decorators))
+		case s.Simple != nil:
+			for _, ss := range s.Simple.Stmts {
+				switch {
+				case ss.Pass, isDocString(ss):
+				case ss.Expr != nil && (ss.Expr.Assign != nil || ss.Expr.Annot != nil):
+					switch a := p.exprStmt(ss.Expr).(type) {
+					case *AssignStmt:
+						for _, t := range a.Targets {
+							if bad := nonNameTarget(t); bad != nil {
+								p.errorf(bad.Position(), "a class attribute must be a name")
+							}
+						}
+						cd.Attrs = append(cd.Attrs, a)
+					}
+				case ss.Expr != nil && ss.Expr.AugOp == "" && isEllipsis(ss.Expr.X):
+				default:
+					p.errorf(toPos(ss.Pos), "a class body holds only methods and attribute assignments")
+				}
+			}
+		default:
+			p.errorf(toPos(s.Pos), "a class body holds only methods and attribute assignments")
+		}
+	}
+	return cd
+}
+
+// isEllipsis reports whether a statement's expression is a lone `...`.
+func isEllipsis(l *gTestList) bool {
+	if len(l.Elems) != 1 || l.Trailing {
+		return false
+	}
+	a := atomOf(l.Elems[0])
+	return a != nil && a.Ellipsis
+}
+
 // checkParams reports what Python refuses in a parameter list: a name
 // twice, and a parameter without a default after one with a default.
 func (p *parser) checkParams(params []*Param) {
@@ -149,6 +235,9 @@ func (p *parser) suite(g *gSuite) []Stmt {
 
 func (p *parser) stmt(s *gStmt) []Stmt {
 	switch {
+	case s.Class != nil || s.Decorated != nil && s.Decorated.Class != nil:
+		p.errorf(toPos(s.Pos), "class definitions are only supported at top level")
+		return nil
 	case s.Decorated != nil || s.Def != nil:
 		p.errorf(toPos(s.Pos), "nested function definitions are not supported")
 		return nil
@@ -282,7 +371,7 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 		op := strings.TrimSuffix(g.AugOp, "=")
 		target := p.testList(g.X)
 		switch target.(type) {
-		case *Name, *Subscript: // x[i] += v: host code's tensors; kernels refuse it (ir/build)
+		case *Name, *Subscript, *Attr: // x[i] += v, x.a += v: host code's; kernels refuse them (ir/build)
 		default:
 			p.errorf(target.Position(), "illegal target for augmented assignment")
 		}
@@ -313,8 +402,8 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 		var targets []Expr
 		if len(g.X.Elems) == 1 && !g.X.Trailing {
 			t := p.expr(g.X.Elems[0])
-			if tup, ok := t.(*Tuple); ok && len(tup.Elems) > 0 {
-				targets = tup.Elems // (a, b) = ... unpacks like a, b = ...
+			if tup, ok := t.(*Tuple); ok && len(tup.Elems) > 1 {
+				targets = tup.Elems // (a, b) = ... unpacks like a, b = ...; (a,) = ... stays a one-item tuple target
 			} else {
 				targets = []Expr{t}
 			}
@@ -341,7 +430,7 @@ func (p *parser) exprStmt(g *gExprStmt) Stmt {
 func (p *parser) checkTarget(t Expr) {
 	what := ""
 	switch t := t.(type) {
-	case *Name, *Subscript: // x[i] = v: host code assigns into tensors; kernels refuse it (ir/build)
+	case *Name, *Subscript, *Attr: // x[i] = v, x.a = v: host code's tensors and objects; kernels refuse them (ir/build)
 		return
 	case *Tuple:
 		if len(t.Elems) == 0 {
@@ -355,8 +444,6 @@ func (p *parser) checkTarget(t Expr) {
 		}
 	case *Call:
 		what = "function call"
-	case *Attr:
-		what = "attribute"
 	case *IntLit, *FloatLit, *StringLit:
 		what = "literal"
 	case *BoolLit:
@@ -757,8 +844,11 @@ func (p *parser) atom(g *gAtom) Expr {
 		return p.intLit(pos, g.Int)
 	case g.Float != "":
 		if last := g.Float[len(g.Float)-1]; last == 'j' || last == 'J' {
-			p.errorf(pos, "complex literals (%s) are not supported", g.Float)
-			return &FloatLit{Pos: pos, Text: g.Float}
+			v, err := strconv.ParseFloat(strings.ReplaceAll(g.Float[:len(g.Float)-1], "_", ""), 64)
+			if err != nil && (v > 1 || v < -1) {
+				p.errorf(pos, "imaginary literal %s out of range", g.Float)
+			}
+			return &ImagLit{Pos: pos, Value: v, Text: g.Float}
 		}
 		v, err := strconv.ParseFloat(strings.ReplaceAll(g.Float, "_", ""), 64)
 		if err != nil && (v > 1 || v < -1) {

@@ -22,7 +22,9 @@
 //     in convert.go.
 //   - convert.go: grammar structs -> AST, plus the checks that are easier to
 //     word precisely there (chained comparisons, assignment targets,
-//     misplaced defs and imports, literal ranges). Docstrings, and any
+//     misplaced defs and imports, literal ranges, what a class may not
+//     hold: a top-level class keeps its methods and class attributes for
+//     host code, and the rest is refused at its place). Docstrings, and any
 //     statement that is a lone string, are dropped; a `...` statement is
 //     a pass.
 //

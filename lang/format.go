@@ -38,6 +38,18 @@ func FormatAST(f *File) string {
 	for _, fd := range f.Funcs {
 		w.funcDef(1, fd)
 	}
+	for _, cd := range f.Classes {
+		w.line(1, "", "ClassDef %s %s name@%s", lc(cd.Pos), cd.Name, lc(cd.NamePos))
+		for _, b := range cd.Bases {
+			w.expr(2, "base", b)
+		}
+		for _, a := range cd.Attrs {
+			w.stmt(2, "attr", a)
+		}
+		for _, m := range cd.Methods {
+			w.funcDef(2, m)
+		}
+	}
 	return w.b.String()
 }
 
@@ -180,6 +192,9 @@ func (w *astWriter) expr(d int, role string, e Expr) {
 	case *FloatLit:
 		v := strconv.FormatFloat(e.Value, 'g', -1, 64)
 		w.line(d, role, "FloatLit %s %s%s", lc(e.Pos), v, text(e.Text, v))
+	case *ImagLit:
+		v := strconv.FormatFloat(e.Value, 'g', -1, 64) + "j"
+		w.line(d, role, "ImagLit %s %s%s", lc(e.Pos), v, text(e.Text, v))
 	case *BoolLit:
 		v := "False"
 		if e.Value {

@@ -177,7 +177,7 @@ func walkFile(f *File, fn func(Node)) {
 	for _, im := range f.Imports {
 		fn(posNode(im.Pos))
 	}
-	for _, fd := range f.Funcs {
+	def := func(fd *FuncDef) {
 		fn(posNode(fd.Pos))
 		fn(posNode(fd.NamePos))
 		for _, d := range fd.Decorators {
@@ -189,6 +189,22 @@ func walkFile(f *File, fn func(Node)) {
 			expr(p.Default)
 		}
 		stmts(fd.Body)
+	}
+	for _, fd := range f.Funcs {
+		def(fd)
+	}
+	for _, cd := range f.Classes {
+		fn(posNode(cd.Pos))
+		fn(posNode(cd.NamePos))
+		for _, b := range cd.Bases {
+			expr(b)
+		}
+		for _, a := range cd.Attrs {
+			stmts([]Stmt{a})
+		}
+		for _, m := range cd.Methods {
+			def(m)
+		}
 	}
 }
 

@@ -31,11 +31,12 @@ type gFile struct {
 	Stmts []*gStmt `parser:"@@*"`
 }
 
-// stmt = decorated | funcDef | forStmt | whileStmt | ifStmt | simpleStmt .
+// stmt = decorated | funcDef | classDef | forStmt | whileStmt | withStmt | ifStmt | simpleStmt .
 type gStmt struct {
 	Pos       lexer.Position
 	Decorated *gDecorated  `parser:"  @@"`
 	Def       *gFuncDef    `parser:"| @@"`
+	Class     *gClassDef   `parser:"| @@"`
 	For       *gFor        `parser:"| @@"`
 	While     *gWhile      `parser:"| @@"`
 	With      *gWith       `parser:"| @@"`
@@ -64,10 +65,23 @@ type gWhile struct {
 	Body *gSuite `parser:"':' @@"`
 }
 
-// decorated = decorator { decorator } funcDef .
+// decorated = decorator { decorator } ( funcDef | classDef ) .
 type gDecorated struct {
 	Decorators []*gDecorator `parser:"@@ @@*"`
-	Def        *gFuncDef     `parser:"@@"`
+	Def        *gFuncDef     `parser:"( @@"`
+	Class      *gClassDef    `parser:"| @@ )"`
+}
+
+// classDef = "class" name [ "(" [ arg { "," arg } [ "," ] ] ")" ] ":" suite .
+//
+// The bases are call arguments so that a keyword (metaclass=) or a
+// starred base parses, for convert.go to refuse with a clear message.
+type gClassDef struct {
+	Pos   lexer.Position
+	Name  *gName  `parser:"'class' @@"`
+	Paren bool    `parser:"( @'('"`
+	Bases []*gArg `parser:"  ( @@ ( ',' @@ )* ','? )? ')' )?"`
+	Body  *gSuite `parser:"':' @@"`
 }
 
 // decorator = "@" test Newline .

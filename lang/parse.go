@@ -143,6 +143,15 @@ func (p *parser) parseFile() (f *File) {
 			f.Imports = append(f.Imports, part.Imports...)
 			f.Globals = append(f.Globals, part.Globals...)
 			f.Funcs = append(f.Funcs, part.Funcs...)
+			for _, cd := range part.Classes {
+				f.Classes = append(f.Classes, cd)
+				if f.Deferred == nil {
+					f.Deferred = map[string]error{}
+				}
+				if _, dup := f.Deferred[cd.Name]; !dup {
+					f.Deferred[cd.Name] = &HostOnlyError{Name: cd.Name, Pos: cd.NamePos}
+				}
+			}
 			continue
 		}
 		// An item with errors (its own, or lexical ones inside it) is
@@ -219,7 +228,7 @@ func definedNames(toks []lexer.Token) (names []string, known bool) {
 		return lexer.Token{Type: tokEOF}
 	}
 	switch t := at(i); {
-	case t.Type == tokKeyword && t.Value == "def":
+	case t.Type == tokKeyword && (t.Value == "def" || t.Value == "class"):
 		if n := at(i + 1); n.Type == tokName {
 			return []string{n.Value}, true
 		}
@@ -504,8 +513,7 @@ func lineStart(toks []lexer.Token, i int) int {
 
 // Keywords that start statements tilec does not support.
 var unsupportedStmts = map[string]bool{
-	"class": true, "try": true,
-	"except": true, "finally": true, "raise": true, "del": true, "global": true,
+	"try": true, "except": true, "finally": true, "raise": true, "del": true, "global": true,
 	"nonlocal": true, "yield": true, "async": true, "await": true,
 }
 
@@ -529,6 +537,8 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 		switch h := toks[start].Value; h {
 		case "def":
 			return err("expected ':' after function signature")
+		case "class":
+			return err("expected ':' after class header")
 		case "for":
 			return err("expected ':' after for header")
 		case "if", "elif":
@@ -552,6 +562,10 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 	case tok.Value == "[" && strings.HasPrefix(expected(expect), ", expected an expression"):
 		return err("lists are not supported; use a tuple")
 	}
+	if start+1 == i && start < len(toks) && toks[start].Value == "class" && (tok.Value == "=" || tok.Value == ",") {
+		// `class = 1`: the keyword is the mistake, not the '='.
+		return p.src.Errorf(toPos(toks[start].Pos), "keyword 'class' cannot be used as a name")
+	}
 	if tok.Type == tokKeyword {
 		atStart := start == i
 		next := ""
@@ -562,7 +576,7 @@ func (p *parser) syntaxError(c chunk, toks []lexer.Token, i int, tok lexer.Token
 		if i > 0 {
 			prev = toks[i-1].Value
 		}
-		inDefHeader := start < len(toks) && toks[start].Value == "def"
+		inDefHeader := start < len(toks) && (toks[start].Value == "def" || toks[start].Value == "class")
 		switch {
 		case atStart && (tok.Value == "else" || tok.Value == "elif"):
 			return err("'%s' without a matching 'if'", tok.Value)
@@ -639,6 +653,8 @@ func headerName(kw string) string {
 	switch kw {
 	case "def":
 		return "function definition"
+	case "class":
+		return "class definition"
 	case "for", "if", "elif", "else":
 		return "'" + kw + "' statement"
 	}
@@ -679,7 +695,7 @@ func expected(expect string) string {
 	if expect == "" {
 		return ""
 	}
-	first := expect
+	first := strings.TrimPrefix(expect, "(")
 	if strings.HasPrefix(first, `"`) {
 		if j := strings.Index(first[1:], `"`); j >= 0 {
 			return fmt.Sprintf(", expected '%s'", first[1:j+1])

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/cmplx"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,13 +82,16 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 			return int64(x.DType.Bytes() * x.NumElements())
 		case "T":
 			return x.Transpose()
+		case "grad", "requires_grad", "is_leaf", "grad_fn":
+			v, _ := in.tensorGradAttr(x, name)
+			return v
 		case "size", "dim", "numel", "element_size", "stride", "contiguous", "t", "transpose", "permute":
 			return method{x, name}
 		}
 		if slices.Contains(tensorMethods, name) {
 			return method{x, name}
 		}
-		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute(), and for a script's driver %s())", name, strings.Join(tensorMethods, "(), "))
+		in.fail(pos, "tensor.%s is not part of the host subset (tensors have shape, dtype, ndim, itemsize, device, T, grad, requires_grad, is_leaf, grad_fn, size(), stride(), numel(), element_size(), contiguous(), t(), transpose(), permute(), and for a script's driver %s())", name, strings.Join(tensorMethods, "(), "))
 	case dtypeVal:
 		switch name {
 		case "itemsize":
@@ -125,6 +129,24 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 		case "record", "elapsed_time", "synchronize", "query":
 			return method{x, name}
 		}
+	case *cTensor:
+		return in.complexAttr(pos, x, name)
+	case complexDType:
+		switch name {
+		case "itemsize":
+			return int64(2 * x.part.Bytes())
+		case "is_floating_point":
+			return false
+		case "is_complex":
+			return true
+		}
+		in.fail(pos, "dtype.%s is not part of the host subset (dtypes have itemsize, is_floating_point and is_complex)", name)
+	case *classVal:
+		return in.classAttr(pos, x, name)
+	case *instance:
+		return in.instanceAttr(pos, x, name)
+	case *fnCtx:
+		return in.ctxAttr(pos, x, name)
 	case namedTuple:
 		if i := slices.Index(x.names, name); i >= 0 {
 			return x.items[i]
@@ -165,8 +187,16 @@ func (in *evaluator) moduleAttr(pos lang.Pos, m module, name string) any {
 			return d
 		}
 		switch name {
-		case "cuda", "nn", "testing":
+		case "complex64", "cfloat":
+			return complexDType{ir.F32}
+		case "complex128", "cdouble":
+			return complexDType{ir.F64}
+		case "cuda", "nn", "testing", "autograd", "fft":
 			return module("torch." + name)
+		}
+	case "torch.autograd":
+		if name == "Function" {
+			return functionBase{}
 		}
 	case "torch.nn":
 		switch name {
@@ -272,6 +302,8 @@ func (in *evaluator) callBuiltin(c *callSite, name string) any {
 			return abs64(x)
 		case float64:
 			return math.Abs(x)
+		case complex128:
+			return cmplx.Abs(x)
 		}
 		in.fail(e.Pos, "abs of %s", describe(a[0]))
 	case "int":
@@ -617,6 +649,15 @@ func (in *evaluator) callMethod(c *callSite, m method) any {
 	}
 	if ev, ok := m.recv.(*cudaEvent); ok {
 		return in.eventMethod(c, ev, m.name)
+	}
+	if x, ok := m.recv.(*cTensor); ok {
+		return in.complexMethod(c, x, m.name)
+	}
+	if cls, ok := m.recv.(*classVal); ok {
+		return in.applyFunction(c, cls)
+	}
+	if ctx, ok := m.recv.(*fnCtx); ok {
+		return in.saveForBackward(c, ctx)
 	}
 	t := m.recv.(*runtime.Tensor)
 	axis := func(v any) int {

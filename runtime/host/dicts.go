@@ -47,6 +47,13 @@ func (in *evaluator) hashKey(pos lang.Pos, v any) string {
 			return "i" + strconv.FormatInt(int64(v), 10)
 		}
 		return "f" + strconv.FormatUint(math.Float64bits(v), 16)
+	case complex128:
+		if imag(v) == 0 {
+			return in.hashKey(pos, real(v)) // 1+0j is the key 1
+		}
+		return "c" + strconv.FormatUint(math.Float64bits(real(v)), 16) + "," + strconv.FormatUint(math.Float64bits(imag(v)), 16)
+	case complexDType:
+		return "d" + v.String()
 	case string:
 		return "s" + v
 	case none:
@@ -64,7 +71,7 @@ func (in *evaluator) hashKey(pos lang.Pos, v any) string {
 		return "d" + v.String()
 	case device:
 		return "v" + v.kind
-	case *runtime.Tensor, *funcRef, *closure, *record:
+	case *runtime.Tensor, *funcRef, *closure, *record, *instance, *classVal:
 		return fmt.Sprintf("p%p", v)
 	}
 	if d, ok := v.(*pyDict); ok {

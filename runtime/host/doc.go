@@ -20,6 +20,15 @@
 //   - arithmetic and comparisons with Python's semantics, and/or/not,
 //     x if c else y, min, max, abs, int, float, bool, len, tuple,
 //     math.ceil/floor/trunc/sqrt/log/log2/exp/isqrt, ct.cdiv;
+//   - classes (classes.go): top-level classes with one base, class
+//     attributes, methods, @staticmethod, @classmethod, __init__, and
+//     obj.a = v on instances, classes and SimpleNamespaces;
+//   - in a script's driver, torch autograd as far as NVIDIA's LayerNorm
+//     sample uses it (autograd.go): torch.autograd.Function.apply and
+//     F.layer_norm on a tape, t.backward, .grad;
+//   - complex numbers (complex.go): 1j literals, and in a script's
+//     driver complex tensors, their parts in a float tensor whose last
+//     dim is 2 (torch.view_as_real's layout), and torch.fft.fft;
 //   - statements: assignment and tuple unpacking, augmented assignment,
 //     if/elif/else, for over range(...) or a tuple, assert, return, pass,
 //     calls of other plain defs of the file;

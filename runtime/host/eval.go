@@ -125,14 +125,24 @@ func (in *evaluator) stmt(fr *frame, s lang.Stmt) *returned {
 			in.fail(s.Pos, "assertion failed")
 		}
 	case *lang.WithStmt:
+		// Grad mode is the contexts' (torch.no_grad() turns it off,
+		// torch.enable_grad() on) for the body, and as it was after.
+		off := in.grad.off
+		defer func() { in.grad.off = off }()
 		for _, it := range s.Items {
 			v := in.expr(fr, it.X)
 			c, ok := v.(context)
 			if !ok {
-				in.fail(it.X.Position(), "with: %s is not a context the host subset knows (it has torch.no_grad(), torch.inference_mode(), sdpa_kernel(...), ct.compiler_timeout(...))", describe(v))
+				in.fail(it.X.Position(), "with: %s is not a context the host subset knows (it has torch.no_grad(), torch.enable_grad(), torch.inference_mode(), sdpa_kernel(...), ct.compiler_timeout(...))", describe(v))
 			}
 			if it.As != "" {
 				fr.vars[it.As] = c
+			}
+			switch c.grad {
+			case gradOff:
+				in.grad.off++
+			case gradOn:
+				in.grad.off = 0
 			}
 		}
 		return in.stmts(fr, s.Body)
@@ -154,8 +164,18 @@ func (in *evaluator) augAssign(fr *frame, s *lang.AugAssignStmt) {
 	switch t := s.Target.(type) {
 	case *lang.Name:
 		x := in.lookup(fr, t)
+		if tn, ok := x.(*runtime.Tensor); ok {
+			in.checkInPlace(s.Pos, tn)
+		}
 		y := in.expr(fr, s.Value)
 		fr.vars[t.Name] = in.inplace(s.Pos, s.Op, x, y)
+	case *lang.Attr:
+		// obj.a op= v: obj is evaluated once; a tensor attribute (a
+		// .grad) changes in place.
+		obj := in.expr(fr, t.X)
+		x := in.attrOf(t.NamePos, obj, t.Name)
+		y := in.expr(fr, s.Value)
+		in.setAttr(t.NamePos, obj, t.Name, in.inplace(s.Pos, s.Op, x, y))
 	case *lang.Subscript:
 		x := in.expr(fr, t.X)
 		if d, isDict := x.(*pyDict); isDict && !d.set {
@@ -171,6 +191,7 @@ func (in *evaluator) augAssign(fr *frame, s *lang.AugAssignStmt) {
 		if !ok {
 			in.fail(t.Pos, "%s does not support item assignment in host code", describe(x))
 		}
+		in.checkInPlace(s.Pos, tn)
 		idx := in.indexItems(fr, t.Index)
 		old := in.tensorIndex(t.Index.Position(), tn, idx)
 		y := in.expr(fr, s.Value)
@@ -277,6 +298,8 @@ func (in *evaluator) assign(fr *frame, target lang.Expr, v any) {
 		}
 	case *lang.Subscript:
 		in.assignIndex(fr, t, v)
+	case *lang.Attr:
+		in.setAttr(t.NamePos, in.expr(fr, t.X), t.Name, v)
 	default:
 		in.fail(target.Position(), "cannot assign to this expression in host code")
 	}
@@ -303,6 +326,9 @@ func (in *evaluator) global(name string, pos lang.Pos) any {
 		}
 		if m, ok := v.(moduleMember); ok {
 			return in.moduleValue(m)
+		}
+		if r, ok := v.(*classRef); ok {
+			return in.class(r)
 		}
 		return v
 	}
@@ -345,6 +371,7 @@ var pyBuiltins = map[string]bool{
 	"min": true, "max": true, "abs": true, "int": true, "float": true, "bool": true, "len": true,
 	"tuple": true, "print": true, "range": true, "str": true, lang.FStringFunc: true, "dict": true, "set": true,
 	"sorted": true, "list": true, "enumerate": true, "zip": true, "any": true, "all": true, "sum": true,
+	"object": true,
 }
 
 func (in *evaluator) expr(fr *frame, e lang.Expr) any {
@@ -353,6 +380,8 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 		return e.Value
 	case *lang.FloatLit:
 		return e.Value
+	case *lang.ImagLit:
+		return complex(0, e.Value)
 	case *lang.BoolLit:
 		return e.Value
 	case *lang.StringLit:
@@ -368,7 +397,12 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 		}
 		return t
 	case *lang.Attr:
-		return in.attrOf(e.NamePos, in.expr(fr, e.X), e.Name)
+		x := in.expr(fr, e.X)
+		r := in.attrOf(e.NamePos, x, e.Name)
+		if e.Name == "T" || e.Name == "mT" {
+			in.untracked(e.NamePos, "tensor."+e.Name, r, x)
+		}
+		return r
 	case *lang.Subscript:
 		return in.index(fr, e)
 	case *lang.Call:
@@ -397,7 +431,10 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 			}
 			return found == (e.Op == "in")
 		}
-		return in.binop(e.OpPos, e.Op, in.expr(fr, e.X), in.expr(fr, e.Y))
+		x, y := in.expr(fr, e.X), in.expr(fr, e.Y)
+		r := in.binop(e.OpPos, e.Op, x, y)
+		in.untracked(e.OpPos, "the operator "+e.Op, r, x, y)
+		return r
 	case *lang.UnaryExpr:
 		x := in.expr(fr, e.X)
 		switch e.Op {
@@ -406,7 +443,13 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 		case "-":
 			switch x := num(x).(type) {
 			case *runtime.Tensor:
-				return in.tensorBinop(e.Pos, "*", x, int64(-1))
+				r := in.tensorBinop(e.Pos, "*", x, int64(-1))
+				in.untracked(e.Pos, "unary -", r, x)
+				return r
+			case complex128:
+				return -x
+			case *cTensor:
+				return in.complexBinop(e.Pos, "*", x, int64(-1))
 			case int64:
 				if x == math.MinInt64 {
 					in.fail(e.Pos, "integer overflow: -(%d) does not fit 64 bits", x)
@@ -417,7 +460,7 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 			}
 		case "+":
 			switch x := num(x).(type) {
-			case int64, float64:
+			case int64, float64, complex128:
 				return x
 			}
 		case "~":
@@ -449,7 +492,9 @@ func (in *evaluator) expr(fr *frame, e lang.Expr) any {
 func (in *evaluator) index(fr *frame, e *lang.Subscript) any {
 	x := in.expr(fr, e.X)
 	if tn, isTensor := x.(*runtime.Tensor); isTensor {
-		return in.tensorIndex(e.Index.Position(), tn, in.indexItems(fr, e.Index))
+		r := in.tensorIndex(e.Index.Position(), tn, in.indexItems(fr, e.Index))
+		in.untracked(e.Index.Position(), "indexing", r, tn)
+		return r
 	}
 	if d, isDict := x.(*pyDict); isDict && !d.set {
 		k := in.expr(fr, e.Index)
@@ -531,6 +576,7 @@ func (in *evaluator) assignIndex(fr *frame, t *lang.Subscript, v any) {
 	x := in.expr(fr, t.X)
 	switch x := x.(type) {
 	case *runtime.Tensor:
+		in.checkInPlace(t.Pos, x)
 		in.setIndex(t.Index.Position(), x, in.indexItems(fr, t.Index), v)
 		return
 	case *pyDict:
@@ -563,6 +609,8 @@ func (in *evaluator) truth(pos lang.Pos, v any) bool {
 		return v != 0
 	case float64:
 		return v != 0
+	case complex128:
+		return v != 0
 	case string:
 		return v != ""
 	case none:
@@ -585,6 +633,10 @@ func (in *evaluator) str(v any) string {
 		return strconv.FormatInt(v, 10)
 	case float64:
 		return pyFloat(v)
+	case complex128:
+		return complexStr(v)
+	case complexDType:
+		return "torch." + v.String()
 	case bool:
 		if v {
 			return "True"
@@ -616,8 +668,12 @@ func (in *evaluator) str(v any) string {
 		return in.dictStr(v)
 	case *record:
 		return in.recordStr(v)
+	case *instance:
+		return in.instanceStr(v)
+	case *classVal:
+		return "<class '" + in.qualName(v) + "'>"
 	case *runtime.Tensor:
-		return tensorRepr(v)
+		return in.gradRepr(v, tensorRepr(v))
 	case namespace:
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -655,7 +711,29 @@ func (in *evaluator) call(fr *frame, e *lang.Call) any {
 		}
 		kw[k.Name] = in.expr(fr, k.Value)
 	}
-	return in.callWith(&callSite{in: in, e: e, args: args, kw: kw}, fn)
+	if m, ok := fn.(method); ok && strings.HasSuffix(m.name, "_") && m.name != "requires_grad_" {
+		if t, ok := m.recv.(*runtime.Tensor); ok {
+			in.checkInPlace(e.Pos, t)
+		}
+	}
+	r := in.callWith(&callSite{in: in, e: e, args: args, kw: kw}, fn)
+	switch f := fn.(type) {
+	case builtin:
+		if rg, ok := kw["requires_grad"]; ok && strings.HasPrefix(string(f), "torch.") {
+			// torch.randn(..., requires_grad=True) and the other factories: a leaf.
+			if t, ok := r.(*runtime.Tensor); ok {
+				in.setRequiresGrad(e.Pos, t, in.truth(e.Pos, rg))
+			}
+		}
+		if in.tracking() {
+			in.untracked(e.Pos, string(f), r, append(args, slices.Collect(maps.Values(kw))...)...)
+		}
+	case method:
+		if t, ok := f.recv.(*runtime.Tensor); ok && in.tracking() {
+			in.untracked(e.Pos, "tensor."+f.name, r, append(args, t)...)
+		}
+	}
+	return r
 }
 
 // callWith calls fn with a call's evaluated arguments.
@@ -668,6 +746,12 @@ func (in *evaluator) callWith(c *callSite, fn any) any {
 		return in.callMethod(c, f)
 	case *closure:
 		return in.callClosure(c, f)
+	case *classVal:
+		return in.construct(c, f)
+	case boundMethod:
+		return in.callMethodDef(c, f.m, f.recv)
+	case methodVal:
+		return in.callMethodDef(c, f, nil)
 	case *funcRef:
 		if f.kernel {
 			in.fail(e.Pos, "cannot call kernel %s: launch it with ct.launch(stream, grid, %s, args)", f.def.Name, f.def.Name)

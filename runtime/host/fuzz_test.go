@@ -8,8 +8,36 @@ import (
 	"github.com/tilec/tilec/lang"
 )
 
+// fuzzClasses are the classes of FuzzScript's prelude: an autograd
+// Function and a plain class, for the fuzzed driver to use.
+const fuzzClasses = `class Sq(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.k = 2
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return ctx.k * x * g
+
+
+class Box:
+    size = 2
+
+    def __init__(self, v):
+        self.v = v
+
+    def get(self):
+        return self.v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v)`
+
 // FuzzScript runs arbitrary __main__ blocks (after a fixed prelude with a
-// kernel and a host function) through the driver subset: any input is a
+// kernel, a host function and classes) through the driver subset: any input is a
 // result or a positioned error, never a panic; launches are refused (the
 // interpreter's own fuzzer covers kernels) and tensors are kept small.
 func FuzzScript(f *testing.F) {
@@ -28,13 +56,16 @@ func FuzzScript(f *testing.F) {
 		"d = {'a': 1, (2, 'b'): {1, 2}}\nsq = {k: k * k for k in range(4) if k not in (1,)}\nprint(2 in sq, 'a' in d, 3 in range(0, 9, 3), 'b' in 'abc', {x % 2 for x in sq})",
 		"n = 3\nf = lambda a, b=n: a * b + n\nn = 4\nprint(f(2), tuple(sorted((3, 1, 2), key=lambda v: -v)), max((1, -5), key=abs), (lambda: lambda: 1)()())",
 		"cfgs = [{'T': 4}, {'T': 8}]\nr = ct.tune.exhaustive_search(cfgs, None, lambda c: (1,), k, lambda c: (torch.ones(8), torch.zeros(8), c['T']), quiet=True)\nprint(r.best.config)",
+		"x = torch.randn(4, requires_grad=True)\ny = Sq.apply(x)\ny.backward(torch.ones(4), retain_graph=True)\nprint(x.grad, y.requires_grad)\nx.grad = None\nz = F.layer_norm(y, (4,))\nz.backward(torch.ones(4))\nprint(x.grad.sum().item())",
+		"z = torch.exp(1j * torch.arange(4))\nr = torch.view_as_real(z)\nr[0, 1] = 2.0\nprint(torch.fft.fft(z, n=6, norm='ortho').dtype, (1+2j)**0.5, z.imag, -z * 2j)\ntorch.testing.assert_close(z, torch.view_as_complex(r.contiguous()))",
+		"b = Box(3)\nb.v += 1\nBox.size = b.get()\nprint(b.get(), Box(1).size, b, Box.make(2).v, {b: 1}[b])",
 	} {
 		f.Add(seed)
 	}
 	old := maxScriptElements
 	maxScriptElements = 1 << 16
 	defer func() { maxScriptElements = old }()
-	const prelude = "import cuda.tile as ct\nimport torch\nimport torch.nn.functional as F\n\n\n@ct.kernel\ndef k(a, b, T: ct.Constant[int]):\n    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(T,)))\n\n\ndef add(a, b):\n    c = torch.empty_like(a)\n    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (a, c, 4))\n    return c + b\n\n\nif __name__ == \"__main__\":\n"
+	const prelude = "import cuda.tile as ct\nimport torch\nimport torch.nn.functional as F\n\n\n@ct.kernel\ndef k(a, b, T: ct.Constant[int]):\n    ct.store(b, index=(0,), tile=ct.load(a, index=(0,), shape=(T,)))\n\n\ndef add(a, b):\n    c = torch.empty_like(a)\n    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (a, c, 4))\n    return c + b\n\n\n" + fuzzClasses + "\n\nif __name__ == \"__main__\":\n"
 	f.Fuzz(func(t *testing.T, body string) {
 		if len(body) > 4096 {
 			return

@@ -32,6 +32,7 @@ type Program struct {
 	busy    map[string]bool                // assignments being evaluated (cycles)
 	params  map[string][]build.KernelParam // kernel name -> its parameters
 	mods    modules                        // the program's own modules loaded so far (modules.go)
+	classes map[string]*classVal           // classes made so far (classes.go)
 }
 
 // Param is one parameter of a host function.
@@ -173,6 +174,9 @@ func Load(file *lang.File) (*Program, error) {
 	for _, def := range file.Funcs {
 		p.globals[def.Name] = &funcRef{def: def, kernel: p.isKernel(def), prog: p}
 	}
+	for _, cd := range file.Classes {
+		p.globals[cd.Name] = &classRef{def: cd, prog: p}
+	}
 	for _, a := range file.Globals {
 		for _, t := range a.Targets {
 			for _, n := range targetNames(t) {
@@ -245,6 +249,9 @@ func (p *Program) Entry(name string) ([]Param, error) {
 
 func (p *Program) entry(name string) (*lang.FuncDef, error) {
 	f, ok := p.globals[name].(*funcRef)
+	if r, isClass := p.globals[name].(*classRef); isClass {
+		return nil, p.src.Errorf(r.def.NamePos, "%s is a class: the entry is a host function (a def)", name)
+	}
 	if err, deferred := p.file.Deferred[name]; !ok && deferred {
 		return nil, err
 	}
@@ -454,6 +461,8 @@ type evaluator struct {
 	mainVars map[string]any
 	// matmulPrecision is torch.set_float32_matmul_precision's last value.
 	matmulPrecision string
+	// grad is autograd's state (autograd.go).
+	grad gradState
 }
 
 type frame struct {
@@ -655,6 +664,12 @@ func describe(v any) string {
 		return fmt.Sprintf("int %d", v)
 	case float64:
 		return fmt.Sprintf("float %s", strconv.FormatFloat(v, 'g', -1, 64))
+	case complex128:
+		return "complex " + complexStr(v)
+	case complexDType:
+		return "dtype " + v.String()
+	case *cTensor:
+		return fmt.Sprintf("a tensor %s%v", v.dtype(), v.shape())
 	case bool:
 		if v {
 			return "True"
@@ -698,6 +713,20 @@ func describe(v any) string {
 		return "a lambda"
 	case *cudaEvent:
 		return "a torch.cuda.Event"
+	case *classVal:
+		return "class " + v.def.Name
+	case *instance:
+		return "a " + v.cls.def.Name + " object"
+	case methodVal:
+		return "function " + v.cls.def.Name + "." + v.def.Name
+	case boundMethod:
+		return "method " + v.m.cls.def.Name + "." + v.m.def.Name
+	case *fnCtx:
+		return "the ctx of " + v.cls.def.Name
+	case functionBase:
+		return "class torch.autograd.Function"
+	case gradFn:
+		return "<" + v.n.name + ">"
 	case *record:
 		return "a " + v.typeName
 	case method:
@@ -713,7 +742,7 @@ func describe(v any) string {
 // knownModule reports whether host code has names from module path.
 func knownModule(path string) bool {
 	switch path {
-	case "math", "numpy", "torch", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
+	case "math", "numpy", "torch", "torch.autograd", "torch.fft", "torch.nn", "torch.nn.functional", "torch.testing", "torch.nn.attention", "argparse", "sys", "types", "ct.tune":
 		return true
 	}
 	return false

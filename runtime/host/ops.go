@@ -16,6 +16,9 @@ func (in *evaluator) binop(pos lang.Pos, op string, x, y any) any {
 	if op == "is" || op == "is not" {
 		return identical(x, y) == (op == "is")
 	}
+	if isComplex(x) || isComplex(y) {
+		return in.complexBinop(pos, op, x, y)
+	}
 	_, xt := x.(*runtime.Tensor)
 	_, yt := y.(*runtime.Tensor)
 	if xt || yt {
@@ -324,6 +327,14 @@ func (in *evaluator) equal(x, y any) bool {
 		return true
 	}
 	a, b := num(x), num(y)
+	if za, ok := a.(complex128); ok {
+		zb, ok := in.complexScalar(b)
+		return ok && za == zb
+	}
+	if zb, ok := b.(complex128); ok {
+		za, ok := in.complexScalar(a)
+		return ok && za == zb
+	}
 	if _, ok := toFloat(a); ok {
 		if _, ok := toFloat(b); ok {
 			return compareNumbers("==", a, b)

@@ -67,11 +67,21 @@ var scriptlibFuncs = map[module][]string{
 	"sys":                {"exit"},
 }
 
-// context is what a with statement of host code may enter: contexts that
-// do not change what tilec computes (no autograd here; SDPA's reference is
-// one algorithm whatever backend is asked; kernels compile without a
-// timeout of cuTile's).
-type context struct{ name string }
+// context is what a with statement of host code may enter: grad mode
+// (torch.no_grad(), torch.inference_mode(), torch.enable_grad(): whether
+// autograd records, autograd.go), and contexts that do not change what
+// tilec computes (SDPA's reference is one algorithm whatever backend is
+// asked; kernels compile without a timeout of cuTile's).
+type context struct {
+	name string
+	grad int // gradOff, gradOn, or 0: grad mode as it is
+}
+
+// A context's effect on grad mode.
+const (
+	gradOff = 1
+	gradOn  = 2
+)
 
 // scriptlibCall runs one of scriptlibFuncs; ok is false when name is not one.
 func (in *evaluator) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
@@ -120,15 +130,24 @@ func (in *evaluator) scriptlibCall(c *callSite, mod, fn string) (any, bool) {
 		// matmul rounds their inputs to tf32 then, as torch on a GPU).
 		in.matmulPrecision = s
 		return none{}, true
-	case "torch.no_grad", "torch.inference_mode", "torch.enable_grad":
-		c.bind(name, "mode=")
-		return context{name}, true
+	case "torch.no_grad", "torch.enable_grad":
+		c.bind(name)
+		if fn == "no_grad" {
+			return context{name: name, grad: gradOff}, true
+		}
+		return context{name: name, grad: gradOn}, true
+	case "torch.inference_mode":
+		a := c.bind(name, "mode=")
+		if a[0] != nil && !in.truth(c.argPos(0), a[0]) {
+			return context{name: name}, true
+		}
+		return context{name: name, grad: gradOff}, true
 	case "torch.nn.attention.sdpa_kernel":
 		c.bind(name, "backends", "set_priority=")
-		return context{name}, true
+		return context{name: name}, true
 	case "ct.compiler_timeout":
 		c.bind(name, "seconds")
-		return context{name}, true
+		return context{name: name}, true
 	case "sys.exit":
 		// Exit status 0 ends the script as its end would; another status
 		// or a message is an error (tilec run exits 1), as Python's.

@@ -42,7 +42,9 @@ var maxScriptElements = 1 << 28 // a var: the fuzzer lowers it
 var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
-		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm"},
+		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm",
+		"randn_like", "rand_like", "view_as_real", "view_as_complex", "meshgrid"},
+	"torch.fft": {"fft"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
 	"torch.testing": {"assert_close"},
@@ -53,7 +55,7 @@ var scriptFuncs = map[module][]string{
 var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int", "bool", "to", "cuda", "cpu", "clone", "item",
 	"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
 	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_",
-	"argsort", "bincount", "nonzero", "chunk", "index_add_"}
+	"argsort", "bincount", "nonzero", "chunk", "index_add_", "backward", "requires_grad_", "detach"}
 
 // rng is the driver's random generator: torch.manual_seed(s) restarts it;
 // a run starts as if torch.manual_seed(opts.Seed) had been called.
@@ -854,8 +856,9 @@ func floatDType(d ir.DType) ir.DType {
 }
 
 // normalize is F.layer_norm (rms false) or F.rms_norm over the last
-// len(normShape) dims, with optional weight and bias.
-func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) *runtime.Tensor {
+// len(normShape) dims, with optional weight and bias; n is the number of
+// elements of each normalized row.
+func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) (out *runtime.Tensor, n int) {
 	var ns []int
 	switch s := num(normShape).(type) {
 	case int64:
@@ -871,7 +874,7 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 	if len(ns) > r || !slices.Equal(t.Shape[r-len(ns):], ns) {
 		in.fail(pos, "%s: normalized_shape %v is not the last dims of %v", name, ns, t.Shape)
 	}
-	n := 1
+	n = 1
 	for _, s := range ns {
 		n *= s
 	}
@@ -890,20 +893,10 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 	}
 	w, b := vec(weight, "weight"), vec(bias, "bias")
 	xs := values(t)
-	out := make([]float64, len(xs))
+	ys := make([]float64, len(xs))
 	for base := 0; base < len(xs); base += max(n, 1) {
 		row := xs[base : base+n]
-		var mean, sq float64
-		if !rms {
-			for _, x := range row {
-				mean += x
-			}
-			mean /= float64(n)
-		}
-		for _, x := range row {
-			sq += (x - mean) * (x - mean)
-		}
-		rstd := 1 / math.Sqrt(sq/float64(n)+eps)
+		mean, rstd := rowStats(row, eps, !rms)
 		for j, x := range row {
 			y := (x - mean) * rstd
 			if w != nil {
@@ -912,10 +905,26 @@ func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, nor
 			if b != nil {
 				y += b[j]
 			}
-			out[base+j] = y
+			ys[base+j] = y
 		}
 	}
-	return in.fromValues(pos, name, floatDType(t.DType), t.Shape, out)
+	return in.fromValues(pos, name, floatDType(t.DType), t.Shape, ys), n
+}
+
+// rowStats is one normalized row's mean (0 unless centered: rms_norm
+// does not center) and 1/sqrt(variance about it + eps), in float64.
+func rowStats(row []float64, eps float64, centered bool) (mean, rstd float64) {
+	if centered {
+		for _, x := range row {
+			mean += x
+		}
+		mean /= float64(len(row))
+	}
+	var sq float64
+	for _, x := range row {
+		sq += (x - mean) * (x - mean)
+	}
+	return mean, 1 / math.Sqrt(sq/float64(len(row))+eps)
 }
 
 // attention is F.scaled_dot_product_attention over (..., S, D) operands:
@@ -1004,19 +1013,35 @@ func defaultTolerance(d ir.DType) (rtol, atol float64) {
 func (in *evaluator) assertClose(c *callSite) {
 	const name = "torch.testing.assert_close"
 	a := c.bind(name, "actual", "expected", "rtol=", "atol=", "check_dtype=", "equal_nan=", "msg=")
-	act, ok1 := a[0].(*runtime.Tensor)
-	exp, ok2 := a[1].(*runtime.Tensor)
-	if !ok1 || !ok2 {
-		in.fail(c.e.Pos, "%s: the driver subset compares two tensors, got %s and %s", name, describe(a[0]), describe(a[1]))
-	}
-	if !slices.Equal(act.Shape, exp.Shape) {
-		in.fail(c.e.Pos, "%s: the shapes differ: %v and %v", name, act.Shape, exp.Shape)
-	}
 	checkDType := a[4] == nil || in.truth(c.e.Pos, a[4])
-	if checkDType && act.DType != exp.DType {
-		in.fail(c.e.Pos, "%s: the dtypes differ: torch.%s and torch.%s (convert one, or pass check_dtype=False)", name, torchName(act.DType), torchName(exp.DType))
+	var shape []int
+	var dtype ir.DType
+	var pairs []closePair
+	if isComplex(a[0]) || isComplex(a[1]) {
+		// Complex tensors: the tolerances of their parts' dtype.
+		shape, dtype, pairs = in.complexClosePairs(c, name, a[0], a[1], checkDType)
+	} else {
+		act, ok1 := a[0].(*runtime.Tensor)
+		exp, ok2 := a[1].(*runtime.Tensor)
+		if !ok1 || !ok2 {
+			in.fail(c.e.Pos, "%s: the driver subset compares two tensors, got %s and %s", name, describe(a[0]), describe(a[1]))
+		}
+		if !slices.Equal(act.Shape, exp.Shape) {
+			in.fail(c.e.Pos, "%s: the shapes differ: %v and %v", name, act.Shape, exp.Shape)
+		}
+		if checkDType && act.DType != exp.DType {
+			in.fail(c.e.Pos, "%s: the dtypes differ: torch.%s and torch.%s (convert one, or pass check_dtype=False)", name, torchName(act.DType), torchName(exp.DType))
+		}
+		av, ev := values(act), values(exp)
+		pairs = make([]closePair, len(av))
+		for i, x := range av {
+			y := ev[i]
+			pairs[i] = closePair{diff: math.Abs(x - y), ref: math.Abs(y), nanA: math.IsNaN(x), nanB: math.IsNaN(y),
+				same: x == y, inf: math.IsInf(x, 0) || math.IsInf(y, 0)}
+		}
+		shape, dtype = act.Shape, promote(act.DType, exp.DType)
 	}
-	rtol, atol := defaultTolerance(promote(act.DType, exp.DType))
+	rtol, atol := defaultTolerance(dtype)
 	if (a[2] == nil) != (a[3] == nil) {
 		in.fail(c.e.Pos, "%s: give both rtol and atol, or neither", name)
 	}
@@ -1030,12 +1055,10 @@ func (in *evaluator) assertClose(c *callSite) {
 		}
 	}
 	equalNaN := a[5] != nil && in.truth(c.e.Pos, a[5])
-	av, ev := values(act), values(exp)
 	bad, worstAbs, worstRel, atAbs, atRel := 0, -1.0, -1.0, 0, 0
-	for i := range av {
-		x, y := av[i], ev[i]
-		if math.IsNaN(x) || math.IsNaN(y) {
-			if equalNaN && math.IsNaN(x) && math.IsNaN(y) {
+	for i, p := range pairs {
+		if p.nanA || p.nanB {
+			if equalNaN && p.nanA && p.nanB {
 				continue
 			}
 			bad++
@@ -1044,14 +1067,14 @@ func (in *evaluator) assertClose(c *callSite) {
 			}
 			continue
 		}
-		diff := math.Abs(x - y)
-		if x == y {
+		diff := p.diff
+		if p.same {
 			diff = 0 // equal infinities
 		}
-		if !isClose(x, y, rtol, atol, equalNaN) {
+		if !p.same && (p.inf || diff > atol+rtol*p.ref) {
 			bad++
 		}
-		rel := diff / math.Abs(y)
+		rel := diff / p.ref
 		if diff == 0 {
 			rel = 0
 		}
@@ -1067,7 +1090,7 @@ func (in *evaluator) assertClose(c *callSite) {
 	}
 	index := func(i int) string {
 		var parts []string
-		for _, x := range runtime.Unravel(i, act.Shape) {
+		for _, x := range runtime.Unravel(i, shape) {
 			parts = append(parts, fmt.Sprint(x))
 		}
 		if len(parts) == 1 {
@@ -1077,12 +1100,21 @@ func (in *evaluator) assertClose(c *callSite) {
 	}
 	msg := fmt.Sprintf("Tensor-likes are not close!\n\nMismatched elements: %d / %d (%.1f%%)\n"+
 		"Greatest absolute difference: %s at index %s (up to %s allowed)\nGreatest relative difference: %s at index %s (up to %s allowed)",
-		bad, len(av), 100*float64(bad)/float64(max(len(av), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
+		bad, len(pairs), 100*float64(bad)/float64(max(len(pairs), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
 		pyFloat(worstRel), index(atRel), pyFloat(rtol))
 	if a[6] != nil {
 		msg = in.str(a[6])
 	}
 	in.fail(c.e.Pos, "%s", msg)
+}
+
+// closePair is one element pair of assert_close: |actual - expected|,
+// |expected|, whether either is NaN, whether they are equal, whether one
+// is infinite.
+type closePair struct {
+	diff, ref        float64
+	nanA, nanB, same bool
+	inf              bool
 }
 
 // isClose is torch's closeness of one element pair (torch.isclose, which
@@ -1111,8 +1143,9 @@ func (in *evaluator) tensorArg(c *callSite, name string, i int, v any) *runtime.
 	return t
 }
 
-// randTensor is torch.randn/torch.rand(*size, dtype=, device=).
-func (in *evaluator) randTensor(c *callSite, fn string) *runtime.Tensor {
+// randTensor is torch.randn/torch.rand(*size, dtype=, device=); a complex
+// dtype makes a complex tensor (complex.go).
+func (in *evaluator) randTensor(c *callSite, fn string) any {
 	name := "torch." + fn
 	dims := c.args
 	if len(dims) == 1 {
@@ -1123,6 +1156,13 @@ func (in *evaluator) randTensor(c *callSite, fn string) *runtime.Tensor {
 	kw := &callSite{in: in, e: c.e, kw: c.kw}
 	a := kw.bind(name, "dtype=", "device=", "requires_grad=", "generator=")
 	d := ir.F32
+	if cd, ok := a[0].(complexDType); ok {
+		shape := make([]int, len(dims))
+		for i, x := range dims {
+			shape[i] = int(in.intArg(c.argPos(i), name, x))
+		}
+		return in.randComplex(c.e.Pos, fn, cd, shape)
+	}
 	if a[0] != nil {
 		dt, ok := a[0].(dtypeVal)
 		if !ok || !dt.IsFloat() {
@@ -1217,9 +1257,23 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 	if v, ok := in.indexCall(c, mod, fn); ok {
 		return v
 	}
+	if v, ok := in.complexCall(c, mod, fn); ok {
+		return v
+	}
 	switch {
 	case mod == "torch" && (fn == "randn" || fn == "rand"):
 		return in.randTensor(c, fn)
+	case mod == "torch" && (fn == "randn_like" || fn == "rand_like"):
+		// The shape and dtype of the input (dtype= may change it).
+		a := c.bind(name, "input", "dtype=", "device=", "requires_grad=", "layout=", "memory_format=")
+		t := in.tensorArg(c, name, 0, a[0])
+		kw := map[string]any{}
+		if a[1] != nil {
+			kw["dtype"] = a[1]
+		} else {
+			kw["dtype"] = t.DType
+		}
+		return in.randTensor(&callSite{in: in, e: c.e, args: Tuple{shapeTuple(t.Shape)}, kw: kw}, strings.TrimSuffix(fn, "_like"))
 	case mod == "torch" && fn == "manual_seed":
 		s := in.intArg(c.argPos(0), name, c.bind(name, "seed")[0])
 		in.rng = rand.New(rand.NewPCG(uint64(s), uint64(s)))
@@ -1416,7 +1470,12 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 		if fn == "rms_norm" {
 			bias = nil
 		}
-		return in.normalize(pos, name, in.tensorArg(c, name, 0, a[0]), a[1], a[2], bias, eps, fn == "rms_norm")
+		x := in.tensorArg(c, name, 0, a[0])
+		out, n := in.normalize(pos, name, x, a[1], a[2], bias, eps, fn == "rms_norm")
+		if fn == "layer_norm" {
+			in.recordLayerNorm(pos, out, x, a[2], bias, n, eps)
+		}
+		return out
 	case fn == "scaled_dot_product_attention":
 		a := c.bind(name, "query", "key", "value", "attn_mask=", "dropout_p=", "is_causal=", "scale=", "enable_gqa=")
 		if a[3] != nil {
@@ -1551,6 +1610,22 @@ func (in *evaluator) tensorMethod(c *callSite, t *runtime.Tensor, name string) a
 	if f, ok := unaryFuncs[name]; ok {
 		c.bind("tensor." + name)
 		return in.mapTensor(pos, name, t, f)
+	}
+	switch name {
+	case "backward":
+		return in.backward(c, t)
+	case "requires_grad_":
+		a := c.bind("tensor.requires_grad_", "requires_grad=")
+		in.setRequiresGrad(pos, t, a[0] == nil || in.truth(pos, a[0]))
+		return t
+	case "detach":
+		// A view of t's elements that autograd does not know.
+		c.bind("tensor.detach")
+		v, err := t.View(t.Shape, t.Strides)
+		if err != nil {
+			return in.copyAs(pos, "detach", t, t.Shape)
+		}
+		return v
 	}
 	if slices.Contains(indexMethods, name) {
 		return in.indexMethod(c, t, name, "tensor."+name)
