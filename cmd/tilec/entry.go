@@ -261,9 +261,12 @@ func (r *entryRun) hostOptions() host.Options {
 	// Host code's torch.cuda queries see the GPU it runs on (the
 	// interpreter's own facts otherwise).
 	var device *host.Device
+	var matmul func(a, b *runtime.Tensor) (*runtime.Tensor, error)
 	if cuda, ok := r.backend.(*cuda.GPU); ok {
 		f := cuda.Facts()
 		device = &f
+		// torch's float16/bfloat16 `A @ B` on the GPU, as under cuTile.
+		matmul = cuda.Matmul
 	}
 	// --timeout bounds the whole run: host code's own work and every launch
 	// after it share one deadline.
@@ -271,7 +274,7 @@ func (r *entryRun) hostOptions() host.Options {
 	if r.timeout > 0 {
 		deadline = time.Now().Add(r.timeout)
 	}
-	return host.Options{Stdout: r.stdout, Device: device, Strict: r.strict, Deadline: deadline, Launch: func(l *host.Launch) error {
+	return host.Options{Stdout: r.stdout, Device: device, Matmul: matmul, Strict: r.strict, Deadline: deadline, Launch: func(l *host.Launch) error {
 		k, err := l.Kernel.Specialize(l.Args)
 		if err != nil {
 			return err

@@ -15,6 +15,7 @@ package cuda
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
@@ -471,4 +472,76 @@ func (c *GPU) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc ui
 // and its version (e.g. 130001), for bench output.
 func (c *GPU) BLASInfo() (path string, version int, err error) {
 	return c.Dev.BLASInfo()
+}
+
+// Matmul computes A @ B for row-major float16 or bfloat16 matrices, or
+// batches of them of one batch shape, with cuBLAS on the device (float32
+// accumulation), as torch does for tensors on a GPU: host code's
+// `A @ B` under `tilec run --backend cuda` (host.Options.Matmul). The
+// result is packed, of A's dtype.
+func (c *GPU) Matmul(a, b *runtime.Tensor) (*runtime.Tensor, error) {
+	r := a.Rank()
+	if r < 2 || r != b.Rank() || a.DType != b.DType || !slices.Equal(a.Shape[:r-2], b.Shape[:r-2]) || a.Shape[r-1] != b.Shape[r-2] {
+		return nil, fmt.Errorf("cuda: matmul of %s%v and %s%v", a.DType, a.Shape, b.DType, b.Shape)
+	}
+	gt, err := gemmType(a.DType)
+	if err != nil {
+		return nil, err
+	}
+	m, k, n := a.Shape[r-2], a.Shape[r-1], b.Shape[r-1]
+	batch := 1
+	for _, s := range a.Shape[:r-2] {
+		batch *= s
+	}
+	out := runtime.NewTensor(a.DType, append(slices.Clone(a.Shape[:r-2]), m, n)...)
+	if out.NumElements() == 0 {
+		return out, nil
+	}
+	ac, bc := a.Clone(), b.Clone() // packed row-major
+	var bufs []cudadrv.DevicePtr
+	defer func() {
+		for _, p := range bufs {
+			c.Dev.Free(p)
+		}
+	}()
+	upload := func(data []byte, bytes int) (cudadrv.DevicePtr, error) {
+		p, err := c.Dev.Alloc(bytes)
+		if err != nil {
+			return 0, err
+		}
+		bufs = append(bufs, p)
+		if data != nil {
+			err = c.Dev.CopyHtoD(p, data)
+		}
+		return p, err
+	}
+	pa, err := upload(ac.Data, len(ac.Data))
+	if err != nil {
+		return nil, err
+	}
+	pb, err := upload(bc.Data, len(bc.Data))
+	if err != nil {
+		return nil, err
+	}
+	pc, err := upload(nil, len(out.Data))
+	if err != nil {
+		return nil, err
+	}
+	if k == 0 {
+		err = c.Dev.Memset(pc, 0, len(out.Data))
+	} else if batch == 1 {
+		err = c.Dev.Gemm(gt, m, n, k, pa, pb, pc)
+	} else {
+		err = c.Dev.GemmStridedBatched(gt, batch, m, n, k, pa, pb, pc)
+	}
+	if err == nil {
+		err = c.Dev.Synchronize()
+	}
+	if err == nil {
+		err = c.Dev.CopyDtoH(out.Data, pc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cuda: matmul %v @ %v: %w", a.Shape, b.Shape, err)
+	}
+	return out, nil
 }

@@ -52,7 +52,8 @@ func (c *GPU) CublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64
 func (c *GPU) TimeCublasGemmBatched(dt ir.DType, batch, m, n, k int, a, b, cc uint64, warmup, iters int) (float64, error) {
 	return 0, ErrNoCUDA
 }
-func (c *GPU) BLASInfo() (path string, version int, err error) { return "", 0, ErrNoCUDA }
+func (c *GPU) BLASInfo() (path string, version int, err error)      { return "", 0, ErrNoCUDA }
+func (c *GPU) Matmul(a, b *runtime.Tensor) (*runtime.Tensor, error) { return nil, ErrNoCUDA }
 
 // Prepared is a kernel bound to device-resident arguments; in this build
 // there are none.

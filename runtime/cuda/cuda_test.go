@@ -10,6 +10,7 @@ package cuda
 //	(cd runtime/cuda && ../../.dev/runtime.test -test.run CUDA -test.v)        (there)
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -324,6 +325,49 @@ func TestCUDAVariants(t *testing.T) {
 		}
 		if info.LocalBytes != 0 {
 			t.Errorf("%s: %s variant has %d bytes of local memory (spills)", tc.name, info.Variant, info.LocalBytes)
+		}
+	}
+}
+
+// TestCUDAHostMatmul: GPU.Matmul (host code's float16/bfloat16 `A @ B`
+// under --backend cuda) agrees with float64 products of the same inputs
+// within float32 sums rounded to the dtype, plain and batched.
+func TestCUDAHostMatmul(t *testing.T) {
+	c := testGPU(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		dt   ir.DType
+		a, b []int
+		rel  float64
+	}{
+		{ir.F16, []int{33, 70}, []int{70, 45}, 2e-3},
+		{ir.BF16, []int{3, 17, 64}, []int{3, 64, 9}, 1e-2},
+	} {
+		a, b := runtime.RandNormal(rng, tc.dt, tc.a...), runtime.RandNormal(rng, tc.dt, tc.b...)
+		got, err := c.Matmul(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := len(tc.a)
+		batch, m, k, n := 1, tc.a[r-2], tc.a[r-1], tc.b[r-1]
+		if r == 3 {
+			batch = tc.a[0]
+		}
+		av, bv, gv := a.Float64s(), b.Float64s(), got.Float64s()
+		for z := range batch {
+			for i := range m {
+				for j := range n {
+					want, scale := 0.0, 0.0
+					for p := range k {
+						x := av[(z*m+i)*k+p] * bv[(z*k+p)*n+j]
+						want += x
+						scale += math.Abs(x)
+					}
+					if g := gv[(z*m+i)*n+j]; math.Abs(g-want) > tc.rel*(math.Abs(want)+1e-3*scale) {
+						t.Fatalf("%s %v @ %v [%d,%d,%d]: %g, want %g", tc.dt, tc.a, tc.b, z, i, j, g, want)
+					}
+				}
+			}
 		}
 	}
 }

@@ -71,6 +71,16 @@ type Options struct {
 	Argv []string
 	// Device is what torch.cuda's queries report; nil: the interpreter's.
 	Device *Device
+	// Matmul, when set, computes the driver's float16 and bfloat16 matrix
+	// products (A (..., M, K) @ B (..., K, N), one batch shape, packed
+	// results of A's dtype) as torch on a GPU does: cuBLAS on the device
+	// the kernels run on. A script that checks its kernel against
+	// `A @ B` then compares two tensor-core sums, as it would under
+	// cuTile, not a tensor-core sum against the driver's sequential
+	// float32 one (their orders differ by a few float32 units, which
+	// torch's float16 tolerance does not allow where the sum cancels).
+	// nil: the driver's own float32 sums.
+	Matmul func(a, b *runtime.Tensor) (*runtime.Tensor, error)
 	// Strict builds the kernels that ct.launch launches in strict mode:
 	// tilec's extensions to cuTile 1.6 are errors (compile.Options).
 	Strict bool

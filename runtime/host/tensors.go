@@ -608,9 +608,17 @@ func (in *evaluator) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *ru
 	if float64(batch)*float64(m)*float64(n)*float64(k) > 1<<36 {
 		in.fail(pos, "%s: %v @ %v is too much work for the CPU reference", name, a.Shape, b.Shape)
 	}
+	d := promote(a.DType, b.DType)
+	if in.opts.Matmul != nil && (d == ir.F16 || d == ir.BF16) && a.DType == d && b.DType == d {
+		// On a GPU backend, as torch on the GPU: the device's cuBLAS.
+		r, err := in.opts.Matmul(a, b)
+		if err != nil {
+			in.fail(pos, "%s: %v", name, err)
+		}
+		return r
+	}
 	av, bv := values(a), values(b)
 	out := make([]float64, batch*m*n)
-	d := promote(a.DType, b.DType)
 	// torch on a GPU accumulates float16, bfloat16 and float32 products in
 	// float32 (cuBLAS; TF32 only when matmul precision allows it): so does
 	// the driver, k ascending, one rounding per step (a float32 fma), which
