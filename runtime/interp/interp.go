@@ -636,6 +636,8 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpStride:      {prepareAxis, execStride},
 	ir.OpListGet:     {nil, execListGet},
 	ir.OpListLen:     {nil, execListLen},
+
+	ir.OpVoteAll: {nil, execVoteAll},
 }
 
 func init() {
