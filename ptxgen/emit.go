@@ -457,6 +457,7 @@ func init() {
 	set((*emitter).emitScan, ir.OpScan)
 	set((*emitter).emitFoldFn, ir.OpReduceFn, ir.OpScanFn)
 	set((*emitter).emitAssert, ir.OpAssert)
+	set((*emitter).emitVoteAll, ir.OpVoteAll)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops
