@@ -169,6 +169,11 @@ const (
 	AttrKeyStageBytes = "stage_bytes"
 	// The sm_90a path (lower's warpspec pass).
 	AttrKeySlabBytes = "slab_bytes"
+	// On the if that splits a warp-specialized kernel into roles: per
+	// region, the threads of its role and the named barrier they
+	// synchronize on (0: the role has none).
+	AttrKeyRoleThreads  = "role_threads"
+	AttrKeyRoleBarriers = "role_barriers"
 )
 
 // LoweredAttrs is the table of lowered attributes. The lower package's
@@ -188,6 +193,14 @@ var LoweredAttrs = []LoweredAttr{
 		"bytes of one copy of a shared tile, a multiple of 1024 (pass smem)"),
 	lowered(AttrKeySlabBytes, AttrInt, []Op{OpSmemAlloc, OpSmemStage},
 		"on a TMA ring, bytes between the 64-column slabs of one copy (each slab rows x 128 bytes, 128-byte swizzled) (pass warpspec)"),
+	lowered(AttrKeyRoleThreads, AttrInts, []Op{OpIf},
+		"on the if that splits a warp-specialized kernel into roles, the threads that run each region (pass warpspec)"),
+	lowered(AttrKeyRoleBarriers, AttrInts, []Op{OpIf},
+		"on that if, the named barrier (bar.sync id, threads) that each region's threads synchronize on, 0 where the role has none (pass warpspec)"),
+	lowered(AttrKeyBarrierID, AttrInt, exchangeOps,
+		"on an op that exchanges elements through the scratch region inside a role, the role's named barrier, which separates its writes from its reads (pass barriers; absent: the block's)"),
+	lowered(AttrKeyThreads, AttrInt, exchangeOps,
+		"with id, the threads of that named barrier (pass barriers)"),
 }
 
 // lowered makes a row of LoweredAttrs; lowered attributes are never required.
@@ -205,6 +218,18 @@ var tileOps = func() []Op {
 			continue // GPU-level ops declare their own attributes
 		}
 		ops = append(ops, o)
+	}
+	return ops
+}()
+
+// exchangeOps are the ops that may move tile elements between threads
+// through the scratch region (the op table's Shared column).
+var exchangeOps = func() []Op {
+	var ops []Op
+	for o := Op(1); o < NumOps; o++ {
+		if opTable[o].Shared == SharedExchange {
+			ops = append(ops, o)
+		}
 	}
 	return ops
 }()

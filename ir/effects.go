@@ -54,7 +54,8 @@ func (a GlobalAccess) String() string {
 // it (zero for scalars and for arrays f never touches), from the op table's
 // Global column: every op whose first operand is the parameter's value. An
 // access to an element of a list of arrays (list_get's result) counts for
-// the list: any element may be the one accessed.
+// the list: any element may be the one accessed; an access to a slice of
+// an array (array_slice's result) counts for the array.
 func ParamAccess(f *Func) []GlobalAccess {
 	access := map[*Value]GlobalAccess{}
 	if f.Body != nil {
@@ -77,10 +78,18 @@ func ParamAccess(f *Func) []GlobalAccess {
 }
 
 // ArrayRoot is the value an array operand comes from: the list parameter
-// of a list_get's result, the array itself otherwise.
+// of a list_get's result, the sliced array's root for an array_slice's
+// (a view of its memory), the array itself otherwise.
 func ArrayRoot(v *Value) *Value {
-	if v != nil && v.Def != nil && v.Def.Op == OpListGet {
-		return v.Def.Args[0]
+	for v != nil && v.Def != nil {
+		switch v.Def.Op {
+		case OpListGet:
+			return v.Def.Args[0]
+		case OpArraySlice:
+			v = v.Def.Args[0]
+			continue
+		}
+		break
 	}
 	return v
 }

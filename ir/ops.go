@@ -199,6 +199,44 @@ const (
 	// %n = list_len %As : i32               the length of a list-of-arrays parameter, fixed at launch
 	OpListLen
 
+	// Views and element offsets of an array (cuTile's Array.slice and
+	// Array.get_raw_memory; ir/rawmem.go).
+
+	// %s = array_slice %A, %start, %stop {axis=0} : array<?x?xf32>
+	// A's elements [start, stop) along the axis, as an array of A's dtype
+	// and rank over A's memory (nothing is copied): its base is element
+	// start along the axis, its extent there stop - start, its strides
+	// A's. start and stop are integer scalars or rank-0 tiles with 0 <=
+	// start <= stop <= A's extent (cuTile leaves others undefined; the
+	// interpreter reports them).
+	OpArraySlice
+	// %v = load_offset %A, %off, %pad {latency=3} : tile<64xf32>
+	// %v = load_offset %A, %off, %pad, %mask : tile<64xf32>
+	// Element e of the result is A's memory at off[e] elements from A's
+	// first element, whatever A's shape and strides (off: an integer tile
+	// of the result's shape; the address wraps as address arithmetic
+	// does, so a negative offset reaches memory before A's first element;
+	// cuTile adds it to the base pointer as unsigned); where the optional bool mask
+	// is false, pad[e] (a tile of the result's type). Nothing is bounds
+	// checked: cuTile leaves an offset outside the array's memory
+	// undefined (the interpreter reports it).
+	OpLoadOffset
+	// store_offset %A, %off, %value
+	// store_offset %A, %off, %value, %mask
+	// A's memory at off[e] elements = value[e] for every element e of the
+	// offset shape where the mask holds, in row-major order of e.
+	OpStoreOffset
+	// %old = atomic_rmw_offset %A, %off, %update {kind=add, memory_order=acq_rel, memory_scope=device} : tile<64xi32>
+	// %old = atomic_rmw_offset %A, %off, %update, %mask {...} : tile<64xi32>
+	// atomic_rmw at element offsets: for each element e where the mask
+	// holds, atomically old[e] = A's memory at off[e]; it becomes old[e]
+	// kind update[e]. Masked-off elements do nothing and give 0.
+	OpAtomicRMWOffset
+	// %old = atomic_cas_offset %A, %off, %expected, %desired {memory_order=acq_rel, memory_scope=device} : tile<64xi32>
+	// %old = atomic_cas_offset %A, %off, %expected, %desired, %mask {...} : tile<64xi32>
+	// atomic_cas at element offsets; masked-off elements give expected[e].
+	OpAtomicCASOffset
+
 	// GPU-level ops: only lower's passes make them (OpInfo.LoweredOnly);
 	// they state the schedule that ptxgen emits one op at a time
 	// (docs/backend.md). Shared tiles are row-major with the XOR swizzle of
@@ -520,6 +558,12 @@ var opTable = [NumOps]OpInfo{
 	OpStride:      {Name: "stride", Infer: inferArrayAxis, NumArgs: 1, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
 	OpListGet:     {Name: "list_get", Infer: inferListGet, NumArgs: 2, NumResults: 1},
 	OpListLen:     {Name: "list_len", Infer: inferListLen, NumArgs: 1, NumResults: 1},
+
+	OpArraySlice:      {Name: "array_slice", Infer: inferArraySlice, NumArgs: 3, NumResults: 1, Attrs: []AttrSpec{axisAttr}},
+	OpLoadOffset:      {Name: "load_offset", Infer: inferOffsetAccess, NumArgs: -1, NumResults: 1, TileResult: true, Global: GlobalRead, Attrs: []AttrSpec{latencyAttr}},
+	OpStoreOffset:     {Name: "store_offset", Infer: inferOffsetAccess, NumArgs: -1, SideEffect: true, Global: GlobalWrite, Attrs: []AttrSpec{latencyAttr}},
+	OpAtomicRMWOffset: {Name: "atomic_rmw_offset", Shared: SharedExchange, Infer: inferOffsetAccess, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: append([]AttrSpec{{Name: AttrKeyKind, Kind: AttrEnum, Enum: AtomicKinds}}, memoryAttrs...)},
+	OpAtomicCASOffset: {Name: "atomic_cas_offset", Shared: SharedExchange, Infer: inferOffsetAccess, NumArgs: -1, NumResults: 1, TileResult: true, SideEffect: true, Global: GlobalAtomic, Attrs: memoryAttrs},
 
 	OpSmemAlloc: {Name: "smem_alloc", Infer: inferSmemAlloc, NumArgs: 0, NumResults: 1, TileResult: true, LoweredOnly: true, Attrs: []AttrSpec{
 		layoutAttr, {Name: AttrKeySmem, Kind: AttrInt}, {Name: AttrKeyStages, Kind: AttrInt},

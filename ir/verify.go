@@ -737,29 +737,37 @@ func verifyIndexed(in *Instr) (Type, string) {
 			return nil, fmt.Sprintf("mask %v has type %v, want %v", m, m.Type, WithElem(want, Bool))
 		}
 	}
-	d := arr.DType
 	switch in.Op {
-	case OpAtomicCAS:
-		if !AtomicDType(d, true) {
-			return nil, fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
-		}
-	case OpAtomicRMW:
-		switch k := in.Attrs.Str(AttrKeyKind); k {
-		case AtomicXchg:
-			if !AtomicDType(d, true) {
-				return nil, fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
-			}
-		case AtomicAdd:
-			if !AtomicDType(d, true) && d != F16 && d != BF16 {
-				return nil, fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
-			}
-		default:
-			if !AtomicDType(d, false) {
-				return nil, fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", k, d)
-			}
+	case OpAtomicCAS, OpAtomicRMW:
+		if msg := atomicDTypeMsg(in.Op == OpAtomicCAS, in.Attrs.Str(AttrKeyKind), arr.DType); msg != "" {
+			return nil, msg
 		}
 	}
 	return want, ""
+}
+
+// atomicDTypeMsg says why an atomic (cas, or rmw of kind) cannot update
+// an array of dtype d, or "" when it can.
+func atomicDTypeMsg(cas bool, kind string, d DType) string {
+	switch {
+	case cas:
+		if !AtomicDType(d, true) {
+			return fmt.Sprintf("atomic_cas on %v, want i32, i64, u32, u64, f32 or f64", d)
+		}
+	case kind == AtomicXchg:
+		if !AtomicDType(d, true) {
+			return fmt.Sprintf("atomic_rmw xchg on %v, want i32, i64, u32, u64, f32 or f64", d)
+		}
+	case kind == AtomicAdd:
+		if !AtomicDType(d, true) && d != F16 && d != BF16 {
+			return fmt.Sprintf("atomic_rmw add on %v, want i32, i64, u32, u64, f16, bf16, f32 or f64", d)
+		}
+	default:
+		if !AtomicDType(d, false) {
+			return fmt.Sprintf("atomic_rmw %s on %v, want i32, i64, u32 or u64", kind, d)
+		}
+	}
+	return ""
 }
 
 // AtomicDType reports whether the atomics support d: 32- and 64-bit

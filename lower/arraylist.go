@@ -5,7 +5,9 @@ package lower
 // from the array's address, extents and strides. An array taken from a
 // list at a run-time index (list_get) is known only inside the kernel, so
 // no tensor map exists for it: a kernel whose mma operands come from one
-// stays on the cp.async paths, and says so in --explain.
+// stays on the cp.async paths, and says so in --explain; so does one whose
+// operands come from a slice of an array (array_slice), whose base is an
+// element of the array known only in the kernel.
 
 import "github.com/tilec/tilec/ir"
 
@@ -15,6 +17,10 @@ func listOperandReason(f *ir.Func) *Reason {
 	var r *Reason
 	f.Body.Walk(func(in *ir.Instr) {
 		if r != nil || in.Op != ir.OpLoad && in.Op != ir.OpStore {
+			return
+		}
+		if ir.Sliced(in.Args[0]) {
+			r = refuse(in, "this %s's array is a slice (array_slice), whose base is known only in the kernel: TMA needs a tensor map of each array when the kernel is launched, so the slice is copied with cp.async", in.Op)
 			return
 		}
 		if get := in.Args[0].Def; get != nil && get.Op == ir.OpListGet {

@@ -145,7 +145,7 @@ func assignLayouts(f *ir.Func, t *Target, warpgroups bool) error {
 					u.union(in.Result(), a)
 				}
 			}
-		case in.Op == ir.OpGather || in.Op == ir.OpScatter || in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS:
+		case ir.ElementAccess(in.Op):
 			// Element e of every index, value and mask tile (and of the
 			// result) is one access: one layout for all of them.
 			var first *ir.Value

@@ -63,7 +63,7 @@ func Check(f *ir.Func, t *Target) error {
 			if d := in.Result().Type.Elem(); d == ir.F64 {
 				err = unsupportedAt(t, in, "%s on f64 is not supported on the GPU yet", in.Op)
 			}
-		case ir.OpAtomicRMW, ir.OpAtomicCAS:
+		case ir.OpAtomicRMW, ir.OpAtomicCAS, ir.OpAtomicRMWOffset, ir.OpAtomicCASOffset:
 			err = checkAtomic(t, in)
 		case ir.OpReduceFn, ir.OpScanFn:
 			if len(in.Results) != 1 {
@@ -154,6 +154,7 @@ func checkErrors(errs []error) error {
 var float8Ops = map[ir.Op]bool{
 	ir.OpLoad: true, ir.OpStore: true, ir.OpConvert: true, ir.OpMMA: true,
 	ir.OpScatter: true, ir.OpGather: true, ir.OpConst: true, ir.OpDim: true, ir.OpStride: true,
+	ir.OpLoadOffset: true, ir.OpStoreOffset: true, ir.OpArraySlice: true,
 	ir.OpSelect: true, ir.OpBroadcast: true, ir.OpReshape: true, ir.OpPermute: true,
 	ir.OpCat: true, ir.OpExtract: true, ir.OpInsert: true, ir.OpSplat: true,
 	ir.OpFor: true, ir.OpIf: true, ir.OpWhile: true, ir.OpYield: true,
@@ -188,7 +189,7 @@ func checkFloat8MMA(t *Target, in *ir.Instr, a, b, c ir.DType) error {
 // target: a bf16 add before sm_90.
 func checkAtomic(t *Target, in *ir.Instr) error {
 	d := in.Args[0].Type.(*ir.Array).DType
-	if in.Op == ir.OpAtomicRMW && in.Kind() == ir.AtomicAdd && d == ir.BF16 && t.CC < 90 {
+	if (in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicRMWOffset) && in.Kind() == ir.AtomicAdd && d == ir.BF16 && t.CC < 90 {
 		return unsupportedAt(t, in, "atomic_rmw add of bf16 needs sm_90 (atom.add.bf16); use f32 or f16 on %s", t)
 	}
 	return nil
@@ -209,7 +210,7 @@ func checkRegisterBudget(f *ir.Func, t *Target) error {
 		if err != nil || len(in.Results) != 1 {
 			return
 		}
-		if (in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS) && len(uses[in.Result()]) > 0 {
+		if in.Op.Info().Global == ir.GlobalAtomic && len(uses[in.Result()]) > 0 {
 			// The owner warp's old values would have to reach the warps
 			// holding copies through shared memory; not done yet.
 			if l, lerr := LayoutOf(in.Result()); lerr == nil && l != nil && l.ReplicatedWarpMask() != 0 {

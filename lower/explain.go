@@ -205,6 +205,9 @@ func noFastVariant(f *ir.Func, t *Target) *Reason {
 		if r == nil && in.Op == ir.OpLoad && InSmem(in) && in.Attrs.Int(ir.AttrKeyStages) > 1 && !zeroPad(in) {
 			r = refuse(in, "this load pads with %s, not zeros: cp.async and TMA fill what lies out of bounds with zeros only", padOf(in))
 		}
+		if r == nil && in.Op == ir.OpLoad && InSmem(in) && ir.Sliced(in.Args[0]) {
+			r = refuse(in, "this load's array is a slice (array_slice): its base is an element of the array, whose alignment the launch cannot check, so the kernel checks it itself")
+		}
 	})
 	return r
 }

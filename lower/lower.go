@@ -67,8 +67,9 @@ var Passes = []Pass{
 	// epilogue.go: stores of mma tiles through shared memory (16-byte
 	// chunks of rows), with the waits and barriers around.
 	{Name: "epilogue", Run: StagedEpilogue},
-	// barriers.go: block barriers where the scratch region's exchanges
-	// and rank-0 atomics need them, from the ops' effects.
+	// barriers.go: barriers where the scratch region's exchanges and
+	// rank-0 atomics need them, from the ops' effects: the block's, or
+	// inside a warp-specialized role the role's named barrier.
 	{Name: "barriers", Run: InsertBarriers},
 	// rescale.go: a loop-carried mma accumulator scaled by a few
 	// registers' broadcast (online softmax's acc * alpha) is multiplied

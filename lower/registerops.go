@@ -43,4 +43,5 @@ func attnRegisterOp(in *ir.Instr) bool {
 // case exercises. dim, the extent that a masking step reads, is taken.
 var attnLaunchReads = map[ir.Op]bool{
 	ir.OpBlockID: true, ir.OpNumBlocks: true, ir.OpStride: true, ir.OpListGet: true, ir.OpListLen: true,
+	ir.OpArraySlice: true,
 }

@@ -71,7 +71,7 @@ func ScratchBytes(in *ir.Instr) (int, error) {
 		return 0, nil
 	}
 	switch in.Op {
-	case ir.OpAtomicRMW, ir.OpAtomicCAS:
+	case ir.OpAtomicRMW, ir.OpAtomicCAS, ir.OpAtomicRMWOffset, ir.OpAtomicCASOffset:
 		// A rank-0 atomic's old value goes from its one owner thread to
 		// the whole block through scratch (ptxgen's broadcastOwned).
 		if rt.Rank() == 0 {

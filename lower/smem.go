@@ -220,10 +220,16 @@ func sortedFors(f *ir.Func, groups map[*ir.Instr][]*ir.Instr) []*ir.Instr {
 
 // pipelinable reports whether a load's tile index can be computed for a
 // later iteration: every index is defined outside the loop, is the
-// induction variable, or is pure scalar arithmetic on those in the body.
+// induction variable, or is pure scalar arithmetic on those in the body;
+// and its array is defined outside the loop (not a slice or list element
+// taken in the body, which the copies for a later iteration would need
+// before it is made).
 func pipelinable(in *ir.Instr) bool {
 	loop := in.Block.Parent
 	body := in.Block
+	if a := in.Args[0]; a.Def != nil && inside(a.Def.Block, loop) {
+		return false
+	}
 	var ok func(v *ir.Value) bool
 	ok = func(v *ir.Value) bool {
 		if v.Block == body {

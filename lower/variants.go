@@ -51,11 +51,15 @@ func fastArrays(f *ir.Func) (arrays []int, ok bool) {
 		index[p.Value] = i
 	}
 	seen := map[int]bool{}
-	piped, allZero := false, true
+	piped, allZero, sliced := false, true, false
 	f.Body.Walk(func(in *ir.Instr) {
 		if in.Op != ir.OpLoad || !InSmem(in) {
 			return
 		}
+		// A slice's base is an element of its array: the launch's check
+		// of the array's alignment does not cover it, so its copies stay
+		// on the general path, which checks alignment in the kernel.
+		sliced = sliced || ir.Sliced(in.Args[0])
 		if l := in.Block.Parent; in.Attrs.Int(ir.AttrKeyStages) > 1 && l != nil && l.Op == ir.OpFor {
 			piped = true
 			if !zeroPad(in) {
@@ -69,7 +73,7 @@ func fastArrays(f *ir.Func) (arrays []int, ok bool) {
 			arrays = append(arrays, i)
 		}
 	})
-	if !piped || !allZero {
+	if !piped || !allZero || sliced {
 		return nil, false
 	}
 	sort.Ints(arrays)

@@ -65,6 +65,20 @@ const (
 	mbarBytes = 8
 )
 
+// The named barriers of a warp-specialized kernel (bar.sync id, threads;
+// id 0 is the whole block's, which only the code before the split into
+// roles may use): each has one job, so that no two sequences of barriers
+// can interleave on one id.
+const (
+	// barrierStaging orders the consumers around the TMA store's staging
+	// buffer (tmaStore).
+	barrierStaging = 1
+	// barrierConsumers is the consumer role's own barrier: the barriers
+	// pass places it around exchanges through the scratch region (a
+	// reduction across the warps of the epilogue).
+	barrierConsumers = 2
+)
+
 // wgmmaLoop is a loop that the sm_90a path runs on TMA and wgmma.
 type wgmmaLoop struct {
 	loop, mma    *ir.Instr
@@ -200,8 +214,8 @@ func findWGMMALoop(f *ir.Func, t *Target) (*wgmmaLoop, *Reason) {
 		return nil, refuse(lp.mma, "float8 wgmma sums in a reduced-precision accumulator (about 14 bits): ct.mma(..., use_fast_acc=True) allows it; without it the sums are float32, on mma.sync")
 	case (kb%tmaSlabBytes != 0 && kb != tmaSlabBytes/2) || lp.k > 256:
 		return nil, refuse(lp.mma, "the K tile is %d (the wgmma path takes %d, or multiples of %d up to 256)", lp.k, slabElems(da)/2, slabElems(da))
-	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0):
-		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes multiples of 64 up to 256, or of 8 for B given as (N, K))", lp.n)
+	case lp.n%8 != 0 || lp.n > 256 || (lp.transB() && lp.n%tmaSlabCols != 0 && lp.n != tmaSlabCols/2):
+		return nil, refuse(lp.mma, "the N tile is %d (the wgmma path takes 32 or multiples of 64 up to 256, or multiples of 8 for B given as (N, K))", lp.n)
 	}
 	for _, in := range body.Instrs {
 		switch in {
@@ -390,13 +404,17 @@ func scalarResults(in *ir.Instr) bool {
 }
 
 // wsStraightOp reports whether in can run in one role's branch as it
-// stands: an op without regions that needs no block barrier, which the op
-// table's effects say (the barriers pass places a block barrier, which
-// the other role never reaches, around exactly these): nothing through
-// the scratch region (a reshape only when it keeps every element in its
-// thread), and no rank-0 atomic (one thread acts for the block between
-// barriers). Register arithmetic and each thread's own global accesses
-// (loads, stores, gathers, scatters, atomics) qualify.
+// stands: an op without regions whose effects (the op table's) a role
+// can meet. Register arithmetic, each thread's own global accesses
+// (loads, stores, gathers, scatters, atomics), a reshape that keeps every
+// element in its thread, and a reduce qualify: where the reduce's axis
+// crosses warps (which only the warpgroup layouts tell) it exchanges
+// partials through the scratch region, and the barriers pass gives it the
+// consumer role's named barrier (producerExchange refuses one that the
+// producer would run). Not a rank-0 atomic (one thread acts for the block
+// between block barriers), nor the other exchanges (cat, extract, insert,
+// scan, a general reshape): they would take the same barrier, but none has
+// been checked in a role yet.
 func wsStraightOp(in *ir.Instr) bool {
 	if len(in.Regions) > 0 {
 		return false
@@ -408,9 +426,8 @@ func wsStraightOp(in *ir.Instr) bool {
 	case ir.SharedNone:
 		return true
 	case ir.SharedExchange:
-		// Only a rank-0 atomic broadcasts its old value through scratch;
-		// a reduce does where its axis crosses warps, which only the
-		// warpgroup layouts tell (wsLayoutsOK checks it on them).
+		// An atomic exchanges through scratch only at rank 0 (refused
+		// above).
 		return in.Op == ir.OpReshape && !GeneralReshape(in) || in.Op.Info().Global == ir.GlobalAtomic || in.Op == ir.OpReduce
 	}
 	return false
@@ -467,6 +484,9 @@ func warpSpecialize(f *ir.Func, t *Target) []*Reason {
 		}
 		w.rewrite(g.Body.Terminator())
 		DeadCode(g)
+		if x := producerExchange(g); x != nil {
+			return []*Reason{refuse(x, "this %s moves elements between warps through shared memory before the mma's loop, and the producer needs its result for its copies: the producer's warps have no barrier of their own", x.Op)}
+		}
 	} else if w, whyNot = warpSpecializeAttention(g, t); whyNot != nil {
 		return []*Reason{whyNot}
 	}
@@ -529,9 +549,11 @@ func relayForWarpgroups(f *ir.Func, t *Target) (*ir.Func, error) {
 
 // wsLayoutsOK checks what the layout and convert passes decided: the
 // accumulator in the warpgroup layout, and nothing before or after the
-// loop in shared memory or exchanged through the scratch region (a reduce
-// whose axis crosses warps, a layout conversion), which would need a
-// barrier of the role's warps; nil, or the reason.
+// loop in shared memory or converted between layouts; nil, or the reason.
+// An exchange through the scratch region (a reduce whose axis crosses
+// warps) may run in the consumers' code, where the barriers pass gives it
+// the consumer role's named barrier; one that the producer would run too
+// is refused after the rewrite (producerExchange).
 func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) *Reason {
 	l, err := LayoutOf(lp.mma.Result())
 	if err != nil || !SameLayout(l, MMALayout(lp.m, lp.n, lp.m/16, 1)) {
@@ -541,18 +563,52 @@ func wsLayoutsOK(f *ir.Func, lp *wgmmaLoop) *Reason {
 	if lp.tiles != nil {
 		blocks = append(blocks, lp.home())
 	}
-	uses := Uses(f)
 	for _, b := range blocks {
 		for _, in := range b.Instrs {
-			switch {
-			case in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)):
+			if in.Op == ir.OpConvertLayout || (in != lp.loop && InSmem(in)) {
 				return refuse(lp.mma, "laid out for warpgroups, the kernel keeps a layout conversion or shared-memory tile outside the mma's loop, which needs the block's barrier")
-			case Exchanges(in, uses):
-				return refuse(in, "laid out for warpgroups, this %s moves elements between warps through shared memory, which needs a barrier of the consumer warpgroups (not placed yet)", in.Op)
 			}
 		}
 	}
 	return nil
+}
+
+// scratchBytes is the scratch region the kernel's exchanges need (the
+// largest; they take turns, separated by barriers): 0 for none.
+func scratchBytes(f *ir.Func) int {
+	n := 0
+	f.Body.Walk(func(in *ir.Instr) {
+		if b, err := ScratchBytes(in); err == nil {
+			n = max(n, b)
+		}
+	})
+	return n
+}
+
+// producerExchange returns an exchange through the scratch region that the
+// rewritten kernel f runs in its producer role (code before the k-loop
+// whose values the copies need), or nil: the producer's warps have no
+// barrier of their own (one thread issues), so it cannot run one.
+func producerExchange(f *ir.Func) *ir.Instr {
+	uses := Uses(f)
+	var found *ir.Instr
+	f.Body.Walk(func(in *ir.Instr) {
+		rs := roles(in)
+		if found != nil || rs == nil {
+			return
+		}
+		for k, r := range in.Regions {
+			if rs[k].id != 0 {
+				continue
+			}
+			r.Walk(func(x *ir.Instr) {
+				if found == nil && Exchanges(x, uses) {
+					found = x
+				}
+			})
+		}
+	})
+	return found
 }
 
 type warpspec struct {
@@ -566,8 +622,11 @@ type warpspec struct {
 	// registers); stagingBytes its size, stageCols the columns of the
 	// result it holds (the store goes out in n/stageCols pieces).
 	staging, stagingBytes, stageCols int
-	ringA, ringB                     *ir.Value
-	full, empty                      *ir.Value
+	// scratch is the bytes of the consumers' scratch region (their
+	// exchanges), after the ring's barriers; 0 for none.
+	scratch      int
+	ringA, ringB *ir.Value
+	full, empty  *ir.Value
 	// cluster is 2 in pair mode (planCluster): the kernel runs in
 	// clusters of two blocks that multicast the copies both need; split
 	// says how each shared load's tile is halved (pairSplit). 0 otherwise.
@@ -584,16 +643,21 @@ var (
 )
 
 // plan sizes the ring: as many stages of (A, B) as fit the target's shared
-// memory with the barriers, at most Tuning.MaxStages and at least two.
+// memory with the barriers, at most Tuning.MaxStages (ringStages for a
+// small accumulator tile) and at least two.
 func (w *warpspec) plan() bool {
 	lp := w.lp
 	w.stageA = lp.m * lp.k * lp.loadA.Result().Type.Elem().Bytes()
 	w.stageB = lp.k * lp.n * lp.loadB.Result().Type.Elem().Bytes()
 	per := w.stageA + w.stageB + 2*mbarBytes
 	w.staging = -1
+	w.scratch = scratchBytes(w.f)
 	// (A K tile of 32 with twice the stages, the same bytes in flight, was
 	// slower on the H100: 0.671 of cuBLAS at 8192 against 0.740 with 4.)
-	fit := func(staging int) int { return min((w.t.KernelSharedBytes()-staging)/per, w.t.Tuning.MaxStages) }
+	most := w.ringStages(per)
+	fit := func(staging int) int {
+		return min((w.t.KernelSharedBytes()-staging-roundUp(w.scratch, 16))/per, most)
+	}
 	w.noteStore(lp.store, lp.m, lp.n)
 	if lp.store != nil {
 		if stagedStore(lp.store, lp.m, lp.n) {
@@ -626,6 +690,34 @@ func (w *warpspec) plan() bool {
 	return true
 }
 
+// smallTileRing is the largest accumulator tile (rows x columns) whose
+// ring ringStages deepens, and smallTileStages the deepest it goes. Such
+// tiles are what decode-shaped GEMMs (a few rows of A through a large B)
+// are cut into so that there are blocks for every SM; their k-steps are
+// short and the kernel streams B from memory, so its speed is the bytes
+// in flight: on the H100 a 64x64x64 GEMM over (128, 4096, 4096) took
+// 0.0270 ms with 8 stages, 0.0239 with 12 and 16 (docs/perf.md). The
+// kernel is persistent, one block per SM: shared memory the ring does not
+// use is idle. Larger tiles keep Tuning.MaxStages (their k-steps hide the
+// copies; 128x256x32 with 8 stages was slower than with 4).
+const (
+	smallTileRing   = 64 * 128
+	smallTileStages = 16
+)
+
+// ringStages is the most stages the ring may have: the kernel's stages
+// hint, when it has one (lower sets Tuning.MaxStages from it, and every
+// ring must then hold exactly that many), else Tuning.MaxStages, or for a
+// small accumulator tile as many as make 192 KB in flight (the seed
+// GEMM's 4 stages of 48 KB), up to smallTileStages.
+func (w *warpspec) ringStages(per int) int {
+	most := w.t.Tuning.MaxStages
+	if Stages(w.f, w.t) > 0 || w.lp.m*w.lp.n > smallTileRing {
+		return most
+	}
+	return max(most, min(smallTileStages, 192<<10/per))
+}
+
 // planCluster chooses pair mode (Tuning.ClusterPairs) when a load's tile
 // can be halved between two blocks and every block runs the same number
 // of k-steps: the two blocks of a cluster wait on each other's empty
@@ -643,6 +735,14 @@ func (w *warpspec) planCluster() {
 	}
 	if dependsOnBid(w.lp.loop.Args[:3]) {
 		w.missed = append(w.missed, refuse(w.lp.loop, "no 2-CTA clusters: this loop's bounds depend on the block id, and the two blocks of a cluster must run the same k-steps"))
+		return
+	}
+	if w.lp.m*w.lp.n <= smallTileRing {
+		// Neighbouring small tiles share A, which is what a cluster would
+		// multicast; but their blocks stream B, which they do not share,
+		// and on the H100 a decode-shaped GEMM (64x32 tiles, 16 rows of A)
+		// ran 0.0305 ms with clusters and 0.0272 without (docs/perf.md).
+		w.missed = append(w.missed, refuse(w.lp.mma, "no 2-CTA clusters: the %dx%d tile streams B, which neighbouring blocks do not share (clusters multicast the A they share, and were slower for small tiles)", w.lp.m, w.lp.n))
 		return
 	}
 	w.split = map[*ir.Instr]string{}
@@ -782,8 +882,11 @@ func (w *warpspec) allocRing(s *seq) {
 // splitRoles appends the barrier after the rings' initialisation and the
 // split of the block into roles: the producer warpgroup (its register
 // budget lowered; one warp issues, via produce) and the consumer
-// warpgroups (their budget raised; consume). Then it makes s, and the
-// return ret, the kernel's body, with smemBytes of shared memory.
+// warpgroups (their budget raised; consume). The split's if names each
+// role's threads and barrier (the producer has none; the consumers
+// barrierConsumers), which the barriers pass reads. Then it makes s, and
+// the return ret, the kernel's body, with smemBytes of shared memory and,
+// when the consumers exchange through it, the scratch region after them.
 func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, consume func(*seq)) {
 	f, consumers := w.f, w.lp.consumers()
 	if w.cluster > 1 {
@@ -799,6 +902,8 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 
 	roles := f.NewInstr(ir.OpIf, []*ir.Value{isProducer})
 	roles.Pos = s.pos.Pos
+	roles.Attrs.Set(ir.AttrKeyRoleThreads, []int{128, 128 * consumers})
+	roles.Attrs.Set(ir.AttrKeyRoleBarriers, []int{0, barrierConsumers})
 	prod := &seq{f: f, pos: s.pos}
 	prod.op(ir.OpSetMaxRegs, nil, nil, ir.AttrKeyRegs, int64(wsProducerRegs))
 	isLead := prod.op(ir.OpCmp, []*ir.Value{warp, firstProducer}, boolT, ir.AttrKeyPred, ir.PredEQ)
@@ -831,8 +936,13 @@ func (w *warpspec) splitRoles(s *seq, ret *ir.Instr, smemBytes int, produce, con
 	f.Facts.BlockThreads = 128 * (consumers + 1)
 	f.Facts.MaxRegs = wsEntryRegs
 	f.Facts.Persistent = true
-	f.Facts.SmemBytes, f.Facts.SmemSized = smemBytes, true
 	f.Facts.Scratch, f.Facts.HasScratch = 0, false
+	if w.scratch > 0 {
+		off := roundUp(smemBytes, 16)
+		f.Facts.Scratch, f.Facts.HasScratch = off, true
+		smemBytes = off + roundUp(w.scratch, 16)
+	}
+	f.Facts.SmemBytes, f.Facts.SmemSized = smemBytes, true
 	f.Body.Instrs = nil
 	for _, in := range append(s.out, ret) {
 		f.Body.Append(in)
@@ -1037,10 +1147,10 @@ func (w *warpspec) cloneInto(s *seq, instrs []*ir.Instr, m map[*ir.Value]*ir.Val
 	}
 }
 
-// consumerBarrier is a named barrier of the consumer warpgroups only (the
-// producer never reaches it).
+// consumerBarrier is the staging buffer's named barrier of the consumer
+// warpgroups only (the producer never reaches it).
 func (w *warpspec) consumerBarrier(s *seq) {
-	s.op(ir.OpBarrier, nil, nil, ir.AttrKeyBarrierID, int64(1), ir.AttrKeyThreads, int64(128*w.lp.consumers()))
+	s.op(ir.OpBarrier, nil, nil, ir.AttrKeyBarrierID, int64(barrierStaging), ir.AttrKeyThreads, int64(128*w.lp.consumers()))
 }
 
 // tmaStore replaces the epilogue's store: for each piece of stageCols

@@ -209,7 +209,9 @@ type attnSpec struct {
 
 // attnLayoutsOK checks what the layout, convert and smem passes decided:
 // both accumulators in the warpgroup layout, no scratch region (a
-// reduction or conversion across warps would need the block's barrier).
+// reduction or conversion across warps: the consumers' named barrier,
+// which the GEMM path gives its epilogue's reductions, is not offered
+// here, where the softmax runs inside the loop between the two mmas).
 func attnLayoutsOK(f *ir.Func, al *attnLoop) bool {
 	if f.Facts.HasScratch {
 		return false

@@ -1,6 +1,9 @@
 package ptxgen
 
-// Indexed accesses: gather, scatter, atomic_rmw and atomic_cas. Every
+// Indexed accesses: gather, scatter, atomic_rmw and atomic_cas, and the
+// element-offset forms of raw memory (load_offset, store_offset,
+// atomic_rmw_offset, atomic_cas_offset: one offset tile, the address
+// A + offset*bytes, no bounds). Every
 // index, value and mask tile shares the layout of the access (lower's
 // layout pass unites them), so each register index r of that layout is one
 // element e: its address is A + sum_d index_d[e]*stride_d*bytes, and it is
@@ -73,16 +76,25 @@ func (e *emitter) index64(x Reg, d ir.DType) Reg {
 	return r
 }
 
-// emitIndexed emits gather, scatter, atomic_rmw and atomic_cas.
+// emitIndexed emits gather, scatter, atomic_rmw and atomic_cas, and their
+// element-offset forms (ir.OffsetAccess: one offset tile in place of the
+// index tiles, the address A + offset*bytes, nothing bounds checked).
 func (e *emitter) emitIndexed(in *ir.Instr) {
 	arrV := in.Args[0]
 	a := e.arrs[arrV]
 	if a == nil {
 		e.fail("%s of a non-parameter array", in.Op)
 	}
+	offset := ir.OffsetAccess(in.Op)
 	rank := len(a.dims)
+	if offset {
+		rank = 1
+	}
 	idx := in.Args[1 : 1+rank]
-	nvals := map[ir.Op]int{ir.OpGather: 1, ir.OpScatter: 1, ir.OpAtomicRMW: 1, ir.OpAtomicCAS: 2}[in.Op]
+	nvals := 1
+	if in.Op == ir.OpAtomicCAS || in.Op == ir.OpAtomicCASOffset {
+		nvals = 2
+	}
 	vals := in.Args[1+rank : 1+rank+nvals]
 	var mask *ir.Value
 	if len(in.Args) > 1+rank+nvals {
@@ -102,14 +114,17 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 	// 64-bit dims, hoisted.
 	dims := make([]Reg, rank)
 	for d := range dims {
+		if offset {
+			break
+		}
 		dims[d] = e.invariant(fmt.Sprintf("dim64/%d/%d", arrV.ID, d), func() Reg {
 			r := e.newReg(B64)
 			e.emit("cvt.s64.s32", r, a.dims[d])
 			return r
 		})
 	}
-	store := in.Op == ir.OpScatter
-	atomic := in.Op == ir.OpAtomicRMW || in.Op == ir.OpAtomicCAS
+	store := in.Op == ir.OpScatter || in.Op == ir.OpStoreOffset
+	atomic := in.Op.Info().Global == ir.GlobalAtomic
 	var owner *Reg
 	if store || atomic {
 		owner = e.ownerPred(lay)
@@ -126,18 +141,29 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 			continue
 		}
 		addr := a.ptr
-		var p Reg
-		for d := 0; d < rank; d++ {
+		// p: the element is accessed (in bounds, where the mask holds);
+		// nil: always.
+		var p *Reg
+		and := func(q Reg) {
+			if p == nil {
+				p = &q
+				return
+			}
+			pq := e.newReg(Pred)
+			e.emit("and.pred", pq, *p, q)
+			p = &pq
+		}
+		if offset {
+			o := e.index64(e.operandReg(idx[0], r), idx[0].Type.Elem())
+			n := e.newReg(B64)
+			e.emit("mad.lo.s64", n, o, Imm(int64(bytes)), addr)
+			addr = n
+		}
+		for d := 0; d < rank && !offset; d++ {
 			i64 := e.index64(e.operandReg(idx[d], r), idx[d].Type.Elem())
 			q := e.newReg(Pred)
 			e.emit("setp.lt.u64", q, i64, dims[d])
-			if d == 0 {
-				p = q
-			} else {
-				pq := e.newReg(Pred)
-				e.emit("and.pred", pq, p, q)
-				p = pq
-			}
+			and(q)
 			s := e.newReg(B64)
 			e.emit("mul.lo.s64", s, i64, a.strides[d])
 			n := e.newReg(B64)
@@ -145,37 +171,38 @@ func (e *emitter) emitIndexed(in *ir.Instr) {
 			addr = n
 		}
 		if mask != nil {
-			q := e.newReg(Pred)
-			e.emit("and.pred", q, p, e.operandReg(mask, r))
-			p = q
+			and(e.operandReg(mask, r))
 		}
 		// pAccess: this thread performs the access (in bounds, and the
 		// owner for stores and updates).
 		pAccess := p
-		if owner != nil {
+		switch {
+		case owner != nil && p == nil:
+			pAccess = owner
+		case owner != nil:
 			q := e.newReg(Pred)
-			e.emit("and.pred", q, p, *owner)
-			pAccess = q
+			e.emit("and.pred", q, *p, *owner)
+			pAccess = &q
 		}
 		switch in.Op {
-		case ir.OpGather:
+		case ir.OpGather, ir.OpLoadOffset:
 			regs[r] = e.gatherElem(dt, addr, p, e.operandReg(vals[0], r))
-		case ir.OpScatter:
+		case ir.OpScatter, ir.OpStoreOffset:
 			x := e.operandReg(vals[0], r)
 			if dt == ir.Bool {
 				h := e.newReg(B16)
 				e.emit("selp.b16", h, Imm(1), Imm(0), x)
 				x = h
 			}
-			e.emitIf(pAccess, false, "st.global."+memType(dt), Addr{Base: addr}, x)
-		case ir.OpAtomicRMW:
+			e.emitMaybe(pAccess, "st.global."+memType(dt), Addr{Base: addr}, x)
+		case ir.OpAtomicRMW, ir.OpAtomicRMWOffset:
 			regs[r] = e.atomicElem(in, dt, addr, pAccess, used, []Reg{e.operandReg(vals[0], r)})
-		case ir.OpAtomicCAS:
+		case ir.OpAtomicCAS, ir.OpAtomicCASOffset:
 			regs[r] = e.atomicElem(in, dt, addr, pAccess, used, []Reg{e.operandReg(vals[0], r), e.operandReg(vals[1], r)})
 		}
 	}
 	if rank0 && used {
-		e.broadcastOwned(regs, dt, *owner)
+		e.broadcastOwned(in, regs, dt, *owner)
 	}
 	if len(in.Results) == 1 {
 		if atomic && used && !rank0 {
@@ -221,20 +248,34 @@ func memType(d ir.DType) string {
 	return btype(d)
 }
 
-// gatherElem loads one element at addr where p holds, else pad.
-func (e *emitter) gatherElem(dt ir.DType, addr, p, pad Reg) Reg {
+// gatherElem loads one element at addr where p holds (always when p is
+// nil), else pad.
+func (e *emitter) gatherElem(dt ir.DType, addr Reg, p *Reg, pad Reg) Reg {
 	if dt == ir.Bool {
 		h := e.newReg(B16)
-		e.emit("selp.b16", h, Imm(1), Imm(0), pad)
-		e.emitIf(p, false, "ld.global.u8", h, Addr{Base: addr})
+		if p != nil {
+			e.emit("selp.b16", h, Imm(1), Imm(0), pad)
+		}
+		e.emitMaybe(p, "ld.global.u8", h, Addr{Base: addr})
 		b := e.newReg(Pred)
 		e.emit("setp.ne.b16", b, h, Imm(0))
 		return b
 	}
 	x := e.newReg(classOf(dt))
-	e.emit("mov."+btypeReg(x.Class), x, pad)
-	e.emitIf(p, false, "ld.global."+memType(dt), x, Addr{Base: addr})
+	if p != nil {
+		e.emit("mov."+btypeReg(x.Class), x, pad)
+	}
+	e.emitMaybe(p, "ld.global."+memType(dt), x, Addr{Base: addr})
 	return x
+}
+
+// emitMaybe emits an instruction guarded by g, or unguarded when g is nil.
+func (e *emitter) emitMaybe(g *Reg, op string, args ...Operand) {
+	if g == nil {
+		e.emit(op, args...)
+		return
+	}
+	e.emitIf(*g, false, op, args...)
 }
 
 // atomicSem is the .sem.scope qualifier of an atomic's memory order and
@@ -251,13 +292,15 @@ func atomicSem(in *ir.Instr) (sem, scope string) {
 	return sem, scope
 }
 
-// atomicElem emits one element's atomic at addr, performed where p holds.
-// The result is the old value (0 where not performed; expected for cas).
-func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, args []Reg) Reg {
+// atomicElem emits one element's atomic at addr, performed where p holds
+// (always when p is nil). The result is the old value (0 where not
+// performed; expected for cas).
+func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr Reg, p *Reg, used bool, args []Reg) Reg {
 	sem, scope := atomicSem(in)
 	var op, typ string
 	bits := fmt.Sprint(8 * dt.Bytes())
-	if in.Op == ir.OpAtomicCAS {
+	cas := in.Op == ir.OpAtomicCAS || in.Op == ir.OpAtomicCASOffset
+	if cas {
 		op, typ = "cas", ".b"+bits
 	} else {
 		switch k := in.Kind(); k {
@@ -286,21 +329,23 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 			e.fail("atomic_rmw %s is not supported", k)
 		}
 	}
-	if !used && in.Op == ir.OpAtomicRMW && op != "exch" && (sem == ".relaxed" || sem == ".release") {
-		e.emitIf(p, false, "red"+sem+scope+".global."+op+typ, Addr{Base: addr}, args[0])
+	if !used && !cas && op != "exch" && (sem == ".relaxed" || sem == ".release") {
+		e.emitMaybe(p, "red"+sem+scope+".global."+op+typ, Addr{Base: addr}, args[0])
 		return Reg{}
 	}
 	old := e.newReg(classOf(dt))
-	if in.Op == ir.OpAtomicCAS {
-		e.emit("mov."+btypeReg(old.Class), old, args[0])
-	} else {
-		e.emit("mov."+btypeReg(old.Class), old, e.zeroImm(dt))
+	if p != nil {
+		if cas {
+			e.emit("mov."+btypeReg(old.Class), old, args[0])
+		} else {
+			e.emit("mov."+btypeReg(old.Class), old, e.zeroImm(dt))
+		}
 	}
 	ops := []Operand{old, Addr{Base: addr}}
 	for _, x := range args {
 		ops = append(ops, x)
 	}
-	e.emitIf(p, false, "atom"+sem+scope+".global."+op+typ, ops...)
+	e.emitMaybe(p, "atom"+sem+scope+".global."+op+typ, ops...)
 	return old
 }
 
@@ -308,8 +353,8 @@ func (e *emitter) atomicElem(in *ir.Instr, dt ir.DType, addr, p Reg, used bool, 
 // rank-0 tile (regs, one register and its copies) through the scratch
 // region: the owner stores it between two barriers and all threads load
 // it. The owner's old value of an atomic is how the block learns whether
-// it took a lock, so every warp must see the same value.
-func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
+// it took a lock, so every warp must see the same value. in is the atomic.
+func (e *emitter) broadcastOwned(in *ir.Instr, regs []Reg, dt ir.DType, owner Reg) {
 	sc := e.scratch()
 	if dt == ir.Bool {
 		v := e.newReg(B32)
@@ -318,7 +363,7 @@ func (e *emitter) broadcastOwned(regs []Reg, dt ir.DType, owner Reg) {
 	} else {
 		e.emitIf(owner, false, "st.shared."+btypeReg(regs[0].Class), Addr{Base: sc}, regs[0])
 	}
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	x := e.ldShared(Addr{Base: sc}, dt)
 	for i := range regs {
 		regs[i] = x

@@ -114,8 +114,8 @@ func (e *emitter) ldShared(addr Addr, d ir.DType) Reg {
 }
 
 // convertLayout moves a register tile of dtype d from layout from to layout
-// to through the scratch region.
-func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) []Reg {
+// to through the scratch region (for exchange in).
+func (e *emitter) convertLayout(in *ir.Instr, regs []Reg, from, to *lower.Layout, d ir.DType) []Reg {
 	if len(from.Shape) != len(to.Shape) {
 		e.fail("internal: layout conversion between ranks %d and %d", len(from.Shape), len(to.Shape))
 	}
@@ -129,7 +129,7 @@ func (e *emitter) convertLayout(regs []Reg, from, to *lower.Layout, d ir.DType) 
 		off := linConst(from.RegCoord(r), from.Shape) * slot
 		e.stShared(Addr{Base: wa, Off: int64(off)}, regs[r], d)
 	}
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	out := make([]Reg, to.NumRegs())
 	for r := range out {
 		if c := to.CanonicalReg(r); c != r {
@@ -165,7 +165,7 @@ func (e *emitter) emitConvertLayout(in *ir.Instr) {
 		e.fail("internal: convert_layout of a tile that is not in registers")
 	}
 	to := e.layout(in.Result())
-	e.vals[in.Result()] = &value{regs: e.convertLayout(src.regs, src.lay, to, in.Result().Type.Elem()), lay: to}
+	e.vals[in.Result()] = &value{regs: e.convertLayout(in, src.regs, src.lay, to, in.Result().Type.Elem()), lay: to}
 }
 
 // emitDerived emits a broadcast, reshape or register permute: the result's
@@ -291,7 +291,7 @@ func (e *emitter) emitReduce(in *ir.Instr) {
 				e.emit("st.shared.b32", Addr{Base: wa, Off: off + int64(vb)}, p.i)
 			}
 		}
-		e.exchangeSync()
+		e.exchangeBarrier(in)
 		for _, o := range outs {
 			off := int64(linConst(S.RegCoord(o), S.Shape) * slot)
 			var cur part

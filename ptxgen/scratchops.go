@@ -3,10 +3,11 @@ package ptxgen
 // Ops that move elements between threads through the scratch region (the
 // smem pass reserves it: lower.ScratchBytes): cat, extract, insert and
 // scan. Each writes its operand tiles row-major into scratch (every thread
-// its elements; copies write the same values), synchronizes the block
-// (exchangeSync), and reads the elements of its result layout back. The
-// barrier before the writes, where earlier users of the scratch may still
-// be reading, is a barrier op that lower's barriers pass placed.
+// its elements; copies write the same values), synchronizes the threads
+// that run it (exchangeBarrier: the block, or a role's named barrier), and
+// reads the elements of its result layout back. The barrier before the
+// writes, where earlier users of the scratch may still be reading, is a
+// barrier op that lower's barriers pass placed.
 //
 // scan reads, for each of its elements, the operand's elements along the
 // axis up to it (from the end when reverse) in a loop over the axis,
@@ -140,7 +141,7 @@ func (e *emitter) emitCat(in *ir.Instr) {
 	off[axis] = tileShape(in.Args[0])[axis]
 	e.tileToScratch(in.Args[0], shape, zero, nil)
 	e.tileToScratch(in.Args[1], shape, off, nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	e.tileFromScratch(in.Result(), shape, zero, nil)
 }
 
@@ -151,7 +152,7 @@ func (e *emitter) emitExtract(in *ir.Instr) {
 	zero := make([]int, len(shape))
 	dyn := e.gridOffset(in.Args[1:], sub, shape, lower.ScratchSlot(in.Result().Type.Elem(), false))
 	e.tileToScratch(in.Args[0], shape, zero, nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	e.tileFromScratch(in.Result(), shape, zero, dyn)
 }
 
@@ -163,9 +164,9 @@ func (e *emitter) emitInsert(in *ir.Instr) {
 	zero := make([]int, len(shape))
 	dyn := e.gridOffset(in.Args[2:], sub, shape, lower.ScratchSlot(in.Result().Type.Elem(), false))
 	e.tileToScratch(in.Args[0], shape, zero, nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	e.tileToScratch(in.Args[1], shape, zero, dyn)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	e.tileFromScratch(in.Result(), shape, zero, nil)
 }
 
@@ -181,7 +182,7 @@ func (e *emitter) emitScan(in *ir.Instr) {
 	acc := lower.ReduceAccType(xt)
 	zero := make([]int, len(shape))
 	e.tileToScratch(x, shape, zero, nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	res := in.Result()
 	lay := e.layout(res)
 	slot := lower.ScratchSlot(xt, false)
@@ -264,7 +265,7 @@ func (e *emitter) emitScan(in *ir.Instr) {
 func (e *emitter) emitGeneralReshape(in *ir.Instr) {
 	src, dst := tileShape(in.Args[0]), tileShape(in.Result())
 	e.tileToScratch(in.Args[0], src, make([]int, len(src)), nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	e.tileFromScratch(in.Result(), dst, make([]int, len(dst)), nil)
 }
 
@@ -285,7 +286,7 @@ func (e *emitter) emitFoldFn(in *ir.Instr) {
 	xt := x.Type.Elem()
 	zero := make([]int, len(shape))
 	e.tileToScratch(x, shape, zero, nil)
-	e.exchangeSync()
+	e.exchangeBarrier(in)
 	res := in.Result()
 	lay := e.layout(res)
 	slot := lower.ScratchSlot(xt, false)

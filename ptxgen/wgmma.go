@@ -418,8 +418,9 @@ func (e *emitter) descriptor(addr Reg, hi uint64) Reg {
 // K-major in slabs of 128-byte rows (the 128-byte swizzle) or, for a K
 // tile of 64 bytes, one slab of rows x 64 bytes (the 64-byte swizzle), +32
 // bytes per k-step inside a slab (kStepOffset); B (K, N) is MN-major
-// (trans-b 1, 16-bit only): 64-column slabs of N (LBO = slab bytes), a
-// k-step 16 rows of 128 bytes further; B (N, K) is K-major like A.
+// (trans-b 1, 16-bit only): 64-column slabs of N (LBO = slab bytes), or
+// for an N tile of 32 one slab of 64-byte rows, a k-step 16 rows further;
+// B (N, K) is K-major like A.
 // Float8 wgmma has no transpose operands (both are K-major).
 func (e *emitter) emitWGMMA(in *ir.Instr) {
 	av, b := e.vals[in.Args[0]], e.vals[in.Args[1]].smem
@@ -477,7 +478,12 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	}
 	var descB Reg
 	if transB {
-		descB = e.descriptor(b.base, descSwizzle128|descSBO1024|uint64(slabB>>4)<<16)
+		// MN-major: the swizzle atom is 8 rows of K by one slab row of N
+		// (64 columns, or 32 for an N tile of 32: the 64-byte swizzle),
+		// so the stride byte offset is 8 slab rows, as for K-major
+		// operands (swizzleFields), and the leading byte offset the
+		// distance between slabs of N.
+		descB = e.descriptor(b.base, swizzleFields(rowsB)|uint64(slabB>>4)<<16)
 	} else {
 		descB = e.descriptor(b.base, swizzleFields(rowsB)|1<<16)
 	}
@@ -525,7 +531,7 @@ func (e *emitter) emitWGMMA(in *ir.Instr) {
 	for kk := 0; kk < k/kstep; kk++ {
 		var offB int
 		if transB {
-			offB = kk * 16 * 128
+			offB = kk * 16 * rowsB // 16 rows of K
 		} else {
 			offB = kStepOffset(kk, rowsB, slabB)
 		}

@@ -80,7 +80,7 @@
 #   BENCHALL_SHAPE default M=1024:16384:x2,N=M; BENCHALL_ARGS extra bench flags (e.g. "-D T=f16")
 #   REFS_PARTS     refs.py parts (default gemm,triton,bmm,addmm,rows,sdpa,decode,fp8,decgemm); REFS_TILEC which
 #                  tilec groups refs runs (default gemm,bmm,addmm,rows,mha,attn,splitk,decode,fp8,decgemm; decgemm:
-#                  examples/cutile/split_k_matmul.py at M=16..256, N=K=4096; mha: testdata/kernels/mha.tile,
+#                  examples/cutile/matmul.py at M=16..256, N=K=4096 and (128, 14336, 4096); mha: testdata/kernels/mha.tile,
 #                  attn: examples/cutile/attention.py, both against SDPA flash; decode:
 #                  examples/cutile/decode_attention.py against SDPA flash with enable_gqa; fp8:
 #                  examples/cutile/fp8_matmul.py against torch._scaled_mm); REFS_GEMM_SIZES
@@ -709,11 +709,15 @@ section_refs() {
 		done
 	fi
 	if refs_want decgemm; then
-		# Decode-shaped GEMMs (16-256 tokens through a 4096 x 4096 layer) through split_k_matmul.py's
-		# host: too few output tiles for the SMs, so K is split (partials + a fixed-order reduce).
+		# Decode-shaped GEMMs (16-256 tokens through a 4096 x 4096 layer, 128 through 4096 -> 14336)
+		# through matmul.py's host, which picks tiles by shape: small ones (64x32 at 16 tokens) so
+		# that C has a block for most SMs, each streaming its columns of B through a deep ring.
 		# shellcheck disable=SC2086
-		refs_bench matmul/f16 split_k_matmul.py $c/split_k_matmul.py --entry split_k_matmul \
+		refs_bench matmul/f16 matmul.py $c/matmul.py --entry matmul \
 			--arg A=f16[M,K] --arg B=f16[K,N] --shape M=16,64,128,256,N=4096,K=4096 $REFS_ENTRY_ARGS
+		# shellcheck disable=SC2086
+		refs_bench matmul/f16 matmul.py $c/matmul.py --entry matmul \
+			--arg A=f16[M,K] --arg B=f16[K,N] --shape M=128,N=14336,K=4096 $REFS_ENTRY_ARGS
 	fi
 	if refs_want fp8; then
 		# examples/cutile/fp8_matmul.py through its host function (W8A8, per-tensor scales, bf16

@@ -62,6 +62,7 @@ cases=(
 	"math_approx|runtime/testdata/kernels/math_approx.tile|"
 	"flush_to_zero|runtime/testdata/kernels/flush_to_zero.tile|"
 	"indexed_atomics|runtime/testdata/kernels/indexed_atomics.tile|"
+	"array_views|runtime/testdata/kernels/array_views.tile|"
 	"reduce_widths|runtime/testdata/kernels/reduce_widths.tile|"
 	"cast_specials|runtime/testdata/kernels/cast_specials.tile|"
 	"nan_rules|runtime/testdata/kernels/nan_rules.tile|"

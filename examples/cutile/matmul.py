@@ -21,11 +21,28 @@ def matmul_kernel(A, B, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
     ct.store(C, index=(i, j), tile=acc.astype(C.dtype))
 
 
+# Hopper's tiles, largest first: the seed post's 128x256 (two consumer
+# warpgroups on wgmma), then smaller ones for a C of few tiles. A
+# decode-shaped GEMM (a few rows of A through a large B) streams B from
+# memory and needs a block on most SMs to do it at full bandwidth; 64 rows
+# is wgmma's smallest tile.
+HOPPER_TILES = ((128, 256), (128, 128), (128, 64), (64, 64), (64, 32))
+
+
+def hopper_tiles(m, n, num_sms):
+    tiles = [(tm, tn) for tm, tn in HOPPER_TILES if m > 64 or tm == 64]
+    for tm, tn in tiles:
+        if ceil(m / tm) * ceil(n / tn) >= num_sms * 4 // 5:
+            return tm, tn
+    return tiles[-1]
+
+
 def matmul(A, B):
     major, _ = torch.cuda.get_device_capability()
     if A.dtype.itemsize == 2 and major >= 9:
-        # Hopper: the seed post's tiles, two consumer warpgroups on wgmma.
-        tm, tn, tk = 128, 256, 64
+        num_sms = torch.cuda.get_device_properties(A.device).multi_processor_count
+        tm, tn = hopper_tiles(A.shape[0], B.shape[1], num_sms)
+        tk = 64
     elif A.dtype.itemsize == 2:
         tm, tn, tk = 128, 128, 32
     else:

@@ -601,23 +601,7 @@ func hasTileIndex(idx []*ir.Value) bool {
 // array axis (both in the array's axis order), of the tile at tile index
 // idx: along axis d, idx[d]*shape[d] + (0, 1, ..., shape[d]-1).
 func (b *builder) elementIndices(pos lang.Pos, idx []*ir.Value, shape []int) []*ir.Value {
-	out := make([]*ir.Value, len(shape))
-	for d, n := range shape {
-		dt := idx[d].Type.Elem()
-		iota := b.convert(pos, b.emit(pos, ir.OpIota, ir.TileOf(ir.I32, n)), dt)
-		var base value = idx[d]
-		if n != 1 {
-			base = b.binop(pos, "*", base, int64(n))
-		}
-		e, ok := b.binop(pos, "+", iota, base).(*ir.Value)
-		if !ok {
-			e = iota // poison: the error is out and the build fails
-		}
-		unit := ones(len(shape))
-		unit[d] = n
-		out[d] = b.broadcastTo(pos, b.reshape(pos, e, unit), shape)
-	}
-	return out
+	return b.stridedIndices(pos, idx, shape, shape)
 }
 
 // gatherAttrs are the attributes of the gather or scatter that stands for

@@ -128,6 +128,10 @@ func (b *builder) call(e *lang.Call) value {
 		return b.callJoin(fn, e, pos, kws)
 	case methodVal:
 		return b.callMethod(fn, e, pos, kws)
+	case arrayMethod:
+		return b.callArrayMethod(fn, e, pos, kws)
+	case viewMethod:
+		return b.callViewMethod(fn, e, pos, kws)
 	case nsVal:
 		if fn == nsByTarget {
 			return b.byTarget(e, pos, kws)

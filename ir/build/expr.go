@@ -194,7 +194,14 @@ func (b *builder) attrOf(x value, e *lang.Attr) value {
 			}
 			return t
 		}
-		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, strides, dtype and ndim)", x.name, e.Name)
+		if m, ok := arrayAttrMethod(x, e.Name); ok {
+			return m
+		}
+		return b.fail(e.NamePos, "array %s has no attribute %s (it has shape, strides, dtype, ndim and the methods slice, tiled_view and get_raw_memory)", x.name, e.Name)
+	case rawMemVal:
+		return b.rawMemAttr(x, e)
+	case *tiledViewVal:
+		return b.tiledViewAttr(x, e)
 	case *ir.Value:
 		switch e.Name {
 		case "dtype":

@@ -343,6 +343,19 @@ func (b *builder) ifStmt(s *lang.IfStmt, live nameSet, last bool) {
 	for _, n := range names {
 		tb, inThen := thenScope[n]
 		eb, inElse := elseScope[n]
+		if n == retName && (!inThen || !inElse) {
+			// A branch that ends without a return returns None, as
+			// Python's falling off the end does (moveAfterReturnsOf left
+			// nothing after an if that returns): where the other returns
+			// None too, so does the helper. Otherwise the helper returns a
+			// value on one path only, an error where the value is used.
+			_, tNone := tb.val.(noneVal)
+			_, eNone := eb.val.(noneVal)
+			if (!inThen || tNone) && (!inElse || eNone) {
+				b.bind(n, noneVal{}, s.Pos)
+				continue
+			}
+		}
 		_, tUndef := tb.val.(undefVal)
 		_, eUndef := eb.val.(undefVal)
 		switch {

@@ -188,6 +188,9 @@ func describe(v value) string {
 	case moduleVal:
 		return "module " + v.m.src.Name
 	}
+	if s, ok := describeView(v); ok {
+		return s
+	}
 	return fmt.Sprintf("%T", v)
 }
 

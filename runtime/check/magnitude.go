@@ -62,7 +62,7 @@ func magnitudeKernel(f *ir.Func) (*ir.Func, string) {
 			if float && in.Kind() == ir.ReduceMin {
 				in.Attrs.Set(ir.AttrKeyKind, ir.ReduceMax)
 			}
-		case ir.OpAtomicRMW:
+		case ir.OpAtomicRMW, ir.OpAtomicRMWOffset:
 			if in.Kind() == ir.AtomicMin && isFloatValue(in.Results[0]) {
 				in.Attrs.Set(ir.AttrKeyKind, ir.AtomicMax)
 			}
@@ -112,7 +112,7 @@ func notPolynomial(f *ir.Func) string {
 			ir.OpCat, ir.OpExtract, ir.OpInsert, ir.OpLoad, ir.OpStore, ir.OpGather, ir.OpScatter,
 			ir.OpFor, ir.OpIf, ir.OpWhile, ir.OpYield, ir.OpReturn, ir.OpConst, ir.OpBlockID,
 			ir.OpNumBlocks, ir.OpDim, ir.OpStride, ir.OpAssert, ir.OpPrintf, ir.OpCmp,
-			ir.OpReduceFn, ir.OpScanFn:
+			ir.OpReduceFn, ir.OpScanFn, ir.OpLoadOffset, ir.OpStoreOffset, ir.OpArraySlice:
 			return
 		case ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpNot, ir.OpShl, ir.OpShr, ir.OpFloorDiv, ir.OpMod:
 			if !floatArg {
@@ -131,7 +131,7 @@ func notPolynomial(f *ir.Func) string {
 			}
 		case ir.OpScan:
 			return // sum or product
-		case ir.OpAtomicRMW:
+		case ir.OpAtomicRMW, ir.OpAtomicRMWOffset:
 			if !isFloatValue(in.Results[0]) {
 				return
 			}
@@ -139,7 +139,7 @@ func notPolynomial(f *ir.Func) string {
 			case ir.AtomicAdd, ir.AtomicMax, ir.AtomicMin, ir.AtomicXchg:
 				return
 			}
-		case ir.OpAtomicCAS:
+		case ir.OpAtomicCAS, ir.OpAtomicCASOffset:
 			if !isFloatValue(in.Results[0]) {
 				return
 			}
@@ -264,7 +264,7 @@ func kernelRoundoff(f *ir.Func) float64 {
 	}
 	f.Body.Walk(func(in *ir.Instr) {
 		switch in.Op {
-		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpMMA, ir.OpReduce, ir.OpScan, ir.OpAtomicRMW,
+		case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpMMA, ir.OpReduce, ir.OpScan, ir.OpAtomicRMW, ir.OpAtomicRMWOffset,
 			ir.OpDiv, ir.OpPow, ir.OpExp, ir.OpExp2, ir.OpLog, ir.OpLog2, ir.OpSqrt, ir.OpRsqrt, ir.OpTanh:
 			if len(in.Results) > 0 && isFloatValue(in.Results[0]) {
 				u = max(u, unitRoundoff(in.Results[0].Type.Elem()))

@@ -28,30 +28,9 @@ func TestCheckComparesEveryWrittenArray(t *testing.T) {
 		runtime.RandNormal(rng, ir.F16, n), runtime.RandNormal(rng, ir.F32, n), runtime.RandNormal(rng, ir.I32, n),
 		runtime.NewTensor(ir.I32, 64), runtime.NewTensor(ir.I64, 64), runtime.RandNormal(rng, ir.I32, n), runtime.RandNormal(rng, ir.I32, n),
 	}
-	PoisonOutputs(k.Func, args)
 	// Y and Pad are written only (scatter, store): poisoned. X, I, H, L,
 	// Old, Hist and Bits are updated atomically: their contents are inputs.
-	for i, want := range []bool{false, false, false, false, true, false, false, false, false, true} {
-		if got := args[i].(*runtime.Tensor).CountPoison() > 0; got != want {
-			t.Errorf("%s poisoned: %v, want %v", k.Func.Params[i].Name, got, want)
-		}
-	}
-	inputs := CloneArgs(args)
-	fakeDevice(t, k, args)
-	res, err := CheckAgainstInterpreter(k, inputs, args, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, r := range res.Outputs {
-		names = append(names, r.Name)
-	}
-	if got := strings.Join(names, " "); got != "X I L H Y Old Hist Bits Pad" {
-		t.Errorf("compared %q", got)
-	}
-	if !res.Pass {
-		t.Fatalf("the interpreter against itself:\n%s", res)
-	}
+	inputs, res := checkOutputsOf(t, k, args, []bool{false, false, false, false, true, false, false, false, false, true}, "X I L H Y Old Hist Bits Pad")
 	if s := res.String(); !strings.Contains(s, "PASS H f16") || !strings.Contains(s, "atomic: any order of up to 3 block updates") {
 		t.Errorf("the atomic f16 output's bound is not stated:\n%s", s)
 	}
@@ -310,4 +289,46 @@ func sameNaNFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// Arrays written through raw memory (store_offset, the *_offset atomics),
+// through a slice (array_slice's result) or through a tiled view are
+// outputs: the write-only ones poisoned, the atomically updated ones kept
+// as inputs, all compared; a wrong element in one written through a slice
+// or by element offsets fails.
+func TestCheckComparesRawMemoryAndSliceWrites(t *testing.T) {
+	k, err := compile.File("../testdata/kernels/array_views.tile", compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, r = 300, 11
+	rng := rand.New(rand.NewPCG(7, 8))
+	args := []runtime.Arg{
+		runtime.RandNormal(rng, ir.F32, n), runtime.RandNormal(rng, ir.F32, n), runtime.RandNormal(rng, ir.F32, n),
+		runtime.RandNormal(rng, ir.F32, n), runtime.RandNormal(rng, ir.F32, n), runtime.RandNormal(rng, ir.I32, n),
+		runtime.RandNormal(rng, ir.I32, n), runtime.NewTensor(ir.I32, 64),
+		runtime.RandNormal(rng, ir.F32, r, 8), runtime.RandNormal(rng, ir.F32, r, 8),
+	}
+	// X and M are read only; Cnt and Hist updated atomically (inputs);
+	// Y, Z, W, Win, Old and S written only.
+	inputs, _ := checkOutputsOf(t, k, args, []bool{false, true, true, true, true, false, true, false, false, true}, "Y Z W Win Cnt Old Hist S")
+	for _, c := range []struct {
+		arg  int
+		name string
+	}{{1, "Y"}, {6, "Old"}, {9, "S"}} {
+		x := args[c.arg].(*runtime.Tensor)
+		if x.DType.IsFloat() {
+			x.SetElemAt(5, x.ElemAt(5)+1)
+		} else {
+			x.SetElemIntAt(5, x.ElemIntAt(5)+1)
+		}
+		if res, _ := CheckAgainstInterpreter(k, inputs, args, CheckOptions{}); res.Pass || !strings.Contains(res.String(), "FAIL "+c.name) {
+			t.Errorf("a wrong element of %s passed:\n%s", c.name, res)
+		}
+		if x.DType.IsFloat() {
+			x.SetElemAt(5, x.ElemAt(5)-1)
+		} else {
+			x.SetElemIntAt(5, x.ElemIntAt(5)-1)
+		}
+	}
 }

@@ -35,6 +35,10 @@ func FuzzCompilePTX(f *testing.F) {
 		f.Add(string(src), "T=f32")
 		f.Add(string(src), "tm=64,tn=128,tk=128,CAUSAL=True")
 	}
+	// Array views and raw memory (element offsets, slices, tiled views).
+	if src, err := os.ReadFile("../testdata/kernels/array_views.tile"); err == nil {
+		f.Add(string(src), "tile=32")
+	}
 	f.Fuzz(func(t *testing.T, src, defs string) {
 		consts := map[string]string{}
 		for _, kv := range strings.Split(defs, ",") {
@@ -77,6 +81,9 @@ func FuzzInterpret(f *testing.F) {
 		}
 		f.Add(string(src), "tm=16,tn=16,tk=16,tile=16,BLOCK=16", []byte{17, 33, 5, 9}, uint64(1))
 		f.Add(string(src), "T=bf16", []byte{0, 1, 2, 3}, uint64(2))
+	}
+	if src, err := os.ReadFile("../testdata/kernels/array_views.tile"); err == nil {
+		f.Add(string(src), "tile=16", []byte{9, 3}, uint64(4))
 	}
 	f.Add("import cuda.tile as ct\n@ct.kernel(grid=(2,))\ndef k(X: ct.Array[ct.int32, (N,)]):\n"+
 		"    x = ct.load(X, index=(ct.bid(0),), shape=(4,))\n    ct.store(X, index=(ct.bid(0),), tile=x // x + x % 3 + x ** 2)\n",

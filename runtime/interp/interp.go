@@ -637,6 +637,12 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpListGet:     {nil, execListGet},
 	ir.OpListLen:     {nil, execListLen},
 
+	ir.OpArraySlice:      {prepareAxis, execArraySlice},
+	ir.OpLoadOffset:      {prepareIndexed, execGather},
+	ir.OpStoreOffset:     {prepareIndexed, execScatter},
+	ir.OpAtomicRMWOffset: {prepareIndexed, execAtomic},
+	ir.OpAtomicCASOffset: {prepareIndexed, execAtomic},
+
 	ir.OpVoteAll: {nil, execVoteAll},
 }
 

@@ -21,17 +21,25 @@ import (
 // ci.axis is the array's rank (the index tiles are args 1..rank), ci.kind
 // the atomic kind, ci.reverse whether a mask follows the value operands,
 // ci.pred whether bounds are checked; the shape is the index shape.
+//
+// The element-offset accesses (ir.OffsetAccess) take the same form with
+// one offset tile in place of the index tiles (ci.axis 1).
 func prepareIndexed(ci *cinstr) {
 	r := ci.in.Args[0].Type.(*ir.Array).Rank
+	if ir.OffsetAccess(ci.op) {
+		r = 1
+	}
 	ci.axis = r
 	ci.kind = ci.in.Attrs.Str(ir.AttrKeyKind)
-	ci.pred = int(b2i(ci.in.BoolAttr(ir.AttrKeyCheckBounds)))
+	if !ir.OffsetAccess(ci.op) {
+		ci.pred = int(b2i(ci.in.BoolAttr(ir.AttrKeyCheckBounds)))
+	}
 	nv := 1
-	if ci.op == ir.OpAtomicCAS {
+	if ci.op == ir.OpAtomicCAS || ci.op == ir.OpAtomicCASOffset {
 		nv = 2
 	}
 	ci.reverse = len(ci.args) > 1+r+nv
-	if ci.op == ir.OpScatter {
+	if ci.op == ir.OpScatter || ci.op == ir.OpStoreOffset {
 		ci.shape, ci.dtype = ci.ashape[1], ci.adt[0]
 		ci.n = numel(ci.shape)
 	}
@@ -42,6 +50,9 @@ func prepareIndexed(ci *cinstr) {
 // is an error (cuTile: undefined behaviour).
 func (fr *frame) elemOffset(c *cinstr, ar *arrayRef, e int) (int, bool, error) {
 	t := ar.t
+	if ir.OffsetAccess(c.op) {
+		return rawOffset(c, ar, fr.regs[c.args[1]].t.i[e])
+	}
 	off := t.Offset
 	for k := 0; k < c.axis; k++ {
 		x := fr.regs[c.args[1+k]].t.i[e]
@@ -147,20 +158,24 @@ func execAtomic(fr *frame, c *cinstr) error {
 	}
 	upd := fr.regs[c.args[1+c.axis]].t
 	var desired *tile
-	if c.op == ir.OpAtomicCAS {
+	if c.op == ir.OpAtomicCAS || c.op == ir.OpAtomicCASOffset {
 		desired = fr.regs[c.args[2+c.axis]].t
 	}
 	mu := atomicLock(t)
 	mu.Lock()
 	defer mu.Unlock()
 	for e := 0; e < c.n; e++ {
-		off, in, err := fr.elemOffset(c, ar, e)
-		if err != nil {
-			return err
+		off, in := 0, false
+		if !fr.masked(c, e) {
+			var err error
+			if off, in, err = fr.elemOffset(c, ar, e); err != nil {
+				return err
+			}
 		}
 		if !in {
 			// cuTile: no operation; atomic_cas gives expected, the others
-			// an implementation-defined value (tilec: 0).
+			// an implementation-defined value (tilec: 0). The same where
+			// a mask (the offset forms') is false.
 			if desired != nil {
 				if fl {
 					out.f[e] = upd.f[e]

@@ -57,8 +57,9 @@ DECODE_SEQS = [4096, 16384]
 # (M, N, K) of the float8 GEMMs: square, and two decode-shaped linear layers
 # (a batch of 128 or 256 tokens through a 4096 -> 7168 projection).
 FP8_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 7168, 4096), (256, 7168, 4096)]
-# M of the decode-shaped f16 GEMMs (tokens through a 4096 x 4096 layer): matmul/f16/16x4096.
-DECODE_GEMM_MS = [16, 64, 128, 256]
+# (M, N, K) of the decode-shaped f16 GEMMs: 16-256 tokens through a 4096 x 4096 layer
+# (matmul/f16/16x4096), and 128 through a 4096 -> 14336 MLP projection.
+DECODE_GEMMS = [(16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (256, 4096, 4096), (128, 14336, 4096)]
 
 
 def shape_label(values):
@@ -116,9 +117,9 @@ def cases(parts, quick=False):
             out.append(dict(key=key("decode", "f16", decode_label(shape["B"], shape["H"], shape["Hkv"], s, shape["D"])),
                             op="decode", dtype="f16", shape=shape, part="decode"))
     if "decgemm" in parts:
-        for m in (DECODE_GEMM_MS[:1] if quick else DECODE_GEMM_MS):
-            out.append(dict(key=key("matmul", "f16", shape_label([m, 4096, 4096])), op="matmul", dtype="f16",
-                            shape=dict(M=m, N=4096, K=4096), part="decgemm"))
+        for m, n, k in (DECODE_GEMMS[:1] if quick else DECODE_GEMMS):
+            out.append(dict(key=key("matmul", "f16", shape_label([m, n, k])), op="matmul", dtype="f16",
+                            shape=dict(M=m, N=n, K=k), part="decgemm"))
     if "fp8" in parts:
         for m, n, k in (FP8_SHAPES[:1] if quick else FP8_SHAPES):
             out.append(dict(key=key("fp8_gemm", "e4m3", shape_label([m, n, k])), op="fp8_gemm", dtype="e4m3",
@@ -524,6 +525,7 @@ def selftest():
             self.assertIn("fp8_gemm/e4m3/128x4096x7168", keys)
             self.assertIn("fp8_gemm/e4m3/8192", keys)
             self.assertIn("matmul/f16/16x4096", keys)
+            self.assertIn("matmul/f16/128x4096x14336", keys)
             self.assertEqual(len(cases({"rows"}, quick=True)), 6)
 
         def test_work(self):
