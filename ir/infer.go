@@ -723,6 +723,15 @@ func inferAssert(in *Instr) ([]Type, string) {
 	return nil, ""
 }
 
+// inferVoteAll: vote_all of a bool tile is a bool scalar (warp-uniform;
+// the verifier restricts where it may go, see warpUniformUses).
+func inferVoteAll(in *Instr) ([]Type, string) {
+	if t, ok := in.Args[0].Type.(*Tile); !ok || t.DType != Bool {
+		return fail("vote_all of %v, want a bool tile", in.Args[0].Type)
+	}
+	return one(ScalarOf(Bool))
+}
+
 // inferBytes: pack_bytes and unpack_bytes, a rank-1 tile of the maker's
 // dtype (u8 for pack_bytes) holding the operand's bytes.
 func inferBytes(in *Instr) ([]Type, string) {

@@ -359,6 +359,26 @@ const (
 	// barrier %slot; elsewhere it copies the whole tile into its own %s.
 	OpTMALoadPair
 
+	// Warp votes: lower's rescale pass (rescale.go) makes them; unlike the
+	// GPU-level ops above, the interpreter runs them, so that a rewritten
+	// kernel can be checked against its source.
+
+	// %all = vote_all %ok : bool
+	// True when every element of the bool tile %ok that a thread holds is
+	// true, in every thread of the thread's warp (PTX's vote.sync.all over
+	// the per-thread and of its elements). The result is warp-uniform, not
+	// block-uniform like every other scalar: two warps of one block may
+	// see different values. So the verifier lets it be only the condition
+	// of an `if` whose results are register tiles and whose arms are
+	// pure: no barrier, no exchange through shared memory, no side effect
+	// (those need the whole block, or would make the warps' different
+	// branches visible). A kernel is correct only where both arms give the
+	// same results for whatever each warp votes (lower's rescale: x and
+	// x*s where every scale is 1, and x*1 == x); the interpreter, which
+	// has no warps, votes over the whole tile, which then gives the
+	// results that any warp's vote gives.
+	OpVoteAll
+
 	NumOps
 )
 
@@ -587,6 +607,11 @@ var opTable = [NumOps]OpInfo{
 	OpClusterSync:     {Name: "cluster_sync", Infer: inferNone, NumArgs: 0, LoweredOnly: true, SideEffect: true},
 	OpTMALoadPair: {Name: "tma_load_pair", Shared: SharedAsync, Infer: inferTMALoad, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 5, LoweredOnly: true, SideEffect: true, Global: GlobalRead, Attrs: []AttrSpec{
 		{Name: AttrKeySplit, Kind: AttrString}}},
+
+	// Every column is written out: the row is one op's whole record.
+	OpVoteAll: {Name: "vote_all", Infer: inferVoteAll, NumArgs: 1, NumResults: 1, NumRegions: 0, Attrs: nil,
+		SideEffect: false, Terminator: false, Elementwise: false, TileResult: false, ArrayIndexed: false, TrailingArgs: 0,
+		Global: 0, Shared: SharedNone, LoweredOnly: false},
 }
 
 // layoutAttr is the layout of a GPU-level op's tile result, its own

@@ -87,6 +87,47 @@ func (v *irVerifier) fn() {
 		return
 	}
 	v.block(f.Body, nil)
+	if v.err == nil {
+		v.warpUniformUses()
+	}
+}
+
+// warpUniformUses checks where the warp-uniform results of vote_all go:
+// only to the condition of an if whose results are register tiles (rank
+// 1 or more: values each thread holds its own part of) and whose arms hold
+// only pure ops and structured control flow. A barrier or an exchange
+// through shared memory in such an arm would wait for warps that took the
+// other arm; a store, an atomic or a scalar result would let a warp's
+// vote be seen beyond the warp.
+func (v *irVerifier) warpUniformUses() {
+	v.f.Body.Walk(func(in *Instr) {
+		for i, a := range in.Args {
+			if v.err != nil || a.Def == nil || a.Def.Op != OpVoteAll {
+				continue
+			}
+			if in.Op != OpIf || i != 0 {
+				v.instrErrorf(in, "%v is warp-uniform (vote_all): only an if may branch on it", a)
+				return
+			}
+			for _, r := range in.Results {
+				if t, ok := r.Type.(*Tile); !ok || len(t.Shape) == 0 {
+					v.instrErrorf(in, "an if on a warp-uniform vote_all yields %v: its results must be tiles of rank 1 or more", r.Type)
+					return
+				}
+			}
+			for _, b := range in.Regions {
+				b.Walk(func(x *Instr) {
+					info := x.Op.Info()
+					switch {
+					case v.err != nil:
+					case x.Op == OpYield || x.Op == OpIf || x.Op == OpFor || x.Op == OpWhile:
+					case info.SideEffect || info.Shared != SharedNone:
+						v.instrErrorf(in, "an arm of an if on a warp-uniform vote_all holds `%s`: only pure ops without shared memory may run in one warp's branch", x)
+					}
+				})
+			}
+		}
+	})
 }
 
 func (v *irVerifier) params() {

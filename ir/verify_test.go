@@ -132,6 +132,19 @@ func TestVerifyRejects(t *testing.T) {
 		{"mbar_alloc result", "%4 = mbar_alloc {count=1, smem=0, stages=1} : tile<4xi32>\nreturn", "result tile<4xi32>, want i32 (the ring's shared address)"},
 		{"gather result", "%4 = iota : tile<16xi32>\n%5 = splat %1 : tile<16xf32>\n%6 = gather %0, %4, %4, %5 {check_bounds=true} : tile<8xf32>\nreturn", "result tile<8xf32>, want tile<16xf32>"},
 		{"cat result", "%4 = splat %1 : tile<4x8xf32>\n%5 = cat %4, %4 {axis=1} : tile<8x8xf32>\nreturn", "result tile<8x8xf32>, want tile<4x16xf32>"},
+		{"vote_all of floats", "%4 = splat %1 : tile<16xf32>\n%5 = vote_all %4 : bool\nreturn", "vote_all of tile<16xf32>, want a bool tile"},
+		{"vote_all of a scalar", "%4 = vote_all %3 : bool\nreturn", "vote_all of bool, want a bool tile"},
+		{"vote_all result", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : tile<16xbool>\nreturn", "want bool"},
+		{"vote_all not a condition", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : bool\n%6 = select %5, %1, %1 : f32\nreturn",
+			"%5 is warp-uniform (vote_all): only an if may branch on it"},
+		{"vote_all if yields a scalar", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : bool\n%6 = if %5 : f32 {\nyield %1\n} else {\nyield %1\n}\nreturn",
+			"its results must be tiles of rank 1 or more"},
+		{"vote_all arm exchanges", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : bool\n%6 = splat %1 : tile<16xf32>\n%7 = if %5 : tile<16xf32> {\nyield %6\n} else {\n%8 = scan %6 {axis=0, kind=sum} : tile<16xf32>\nyield %8\n}\nreturn",
+			"holds `%8 = scan %6 {axis=0, kind=sum} : tile<16xf32>`: only pure ops without shared memory may run in one warp's branch"},
+		{"vote_all arm barrier", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : bool\n%6 = splat %1 : tile<16xf32>\n%7 = if %5 : tile<16xf32> {\nbarrier\nyield %6\n} else {\nyield %6\n}\nreturn",
+			"holds `barrier`"},
+		{"vote_all arm store", "%4 = splat %3 : tile<16xbool>\n%5 = vote_all %4 : bool\n%6 = splat %1 : tile<16x16xf32>\n%7 = if %5 : tile<16x16xf32> {\nyield %6\n} else {\nfor %2, %2, %2 {\n^(%8: i32)\nstore %0[%2, %2], %6\nyield\n}\nyield %6\n}\nreturn",
+			"holds `store %0[%2, %2], %6`"},
 		{"rank-0 layout reg bases", "%4 = splat %1 {layout=blocked<reg=[[]], lane=[], warp=[]>} : tile<f32>\nreturn", "layout of a rank-0 tile has reg bases"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,6 +164,34 @@ func TestVerifyRejects(t *testing.T) {
 				t.Errorf("error %q does not name the kernel", err)
 			}
 		})
+	}
+}
+
+// TestVerifyVoteAll: an if on a vote_all whose arms are pure register
+// code (lower's rescale rewrite: keep x, or multiply it) verifies.
+func TestVerifyVoteAll(t *testing.T) {
+	text := verifyHeader + `%4 = splat %1 : tile<16x1xf32>
+%5 = const {value=1.0} : f32
+%6 = splat %5 : tile<16x1xf32>
+%7 = cmp %4, %6 {pred=eq} : tile<16x1xbool>
+%8 = vote_all %7 : bool
+%9 = broadcast %4 : tile<16x16xf32>
+%10 = splat %1 : tile<16x16xf32>
+%12 = if %8 : tile<16x16xf32> {
+yield %10
+} else {
+%11 = mul %10, %9 : tile<16x16xf32>
+yield %11
+}
+return
+}
+`
+	f, err := ParseFunc(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
 	}
 }
 

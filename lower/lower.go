@@ -71,6 +71,11 @@ var Passes = []Pass{
 	// rank-0 atomics need them, from the ops' effects: the block's, or
 	// inside a warp-specialized role the role's named barrier.
 	{Name: "barriers", Run: InsertBarriers},
+	// rescale.go: a loop-carried mma accumulator scaled by a few
+	// registers' broadcast (online softmax's acc * alpha) is multiplied
+	// only in warps where some scale is not 1: cmp, vote_all and an if.
+	// Last, so that no loop matcher above sees its if.
+	{Name: "rescale", Run: RowRescale},
 }
 
 // Apply runs the pass on f alone: f itself after the pass, or for the

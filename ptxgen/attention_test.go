@@ -44,8 +44,9 @@ func TestAttentionPatterns(t *testing.T) {
 					}
 					// exp2 with flush_to_zero is one ex2.approx.ftz; acc * alpha
 					// multiplies O in place, skipped by a warp whose row
-					// maxima all held (every alpha exactly 1).
-					for _, want := range []string{`ex2\.approx\.ftz\.f32`, `vote\.sync\.all\.pred %p\d+, %p\d+, -1;\n\s*@%p\d+ bra\.uni \$L_rescaled_\d+;\n\s*mul\.rn\.f32 (%f\d+), (%f\d+)`} {
+					// maxima all held (every alpha exactly 1; lower's
+					// rescale pass, TestRowRescalePTX).
+					for _, want := range []string{`ex2\.approx\.ftz\.f32`, `vote\.sync\.all\.pred %p\d+, %p\d+, -1;\n\s*@%p\d+ bra\.uni \$L_endif_\d+;\n\s*mul\.rn\.f32 (%f\d+), (%f\d+)`} {
 						if count(ptx, want) == 0 {
 							t.Errorf("no %s", want)
 						}

@@ -2,7 +2,6 @@ package ptxgen
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tilec/tilec/ir"
@@ -457,6 +456,7 @@ func init() {
 	set((*emitter).emitScan, ir.OpScan)
 	set((*emitter).emitFoldFn, ir.OpReduceFn, ir.OpScanFn)
 	set((*emitter).emitAssert, ir.OpAssert)
+	set((*emitter).emitVoteAll, ir.OpVoteAll)
 	for op := ir.Op(1); op < ir.NumOps; op++ {
 		if opEmitters[op] == nil {
 			opEmitters[op] = (*emitter).emitValue // scalar and element-wise tile ops
@@ -511,9 +511,6 @@ func (e *emitter) emitValue(in *ir.Instr) {
 		e.vals[res] = &value{reg: e.scalarOp(in, nil)}
 	case *ir.Tile:
 		lay := e.layout(res)
-		if e.emitRowRescale(in, lay) {
-			return
-		}
 		regs := make([]Reg, lay.NumRegs())
 		var coords [][]Reg
 		if in.Op == ir.OpIota {
@@ -531,69 +528,6 @@ func (e *emitter) emitValue(in *ir.Instr) {
 	default:
 		e.fail("%s producing %s is not supported", in.Op, res.Type)
 	}
-}
-
-// maxRescaleRegs bounds the distinct scale registers a thread holds for
-// emitRowRescale (a 32-row warp tile holds 4 rows' scales).
-const maxRescaleRegs = 8
-
-// emitRowRescale emits x * s, for a float32 mma accumulator x carried by
-// a loop that dies here and a scale s broadcast from few registers a
-// thread (online softmax's acc * alpha, alpha per row), as multiplications
-// in place in x's registers that the warp skips when every lane's scales
-// are exactly 1 (the row maxima did not change this step, which is most
-// steps once they settle): x * 1 is x, so the result is the same either
-// way. It reports whether it applied. Only a loop-carried accumulator:
-// there the test and the branch, a few instructions a step, stand against
-// many multiplications that most steps skip.
-func (e *emitter) emitRowRescale(in *ir.Instr, lay *lower.Layout) bool {
-	if in.Op != ir.OpMul || in.Result().Type.Elem() != ir.F32 || in.Attrs.Get(ir.AttrKeyFTZ) == true ||
-		lay.Kind != ir.LayoutMMA {
-		return false
-	}
-	for xi := range 2 {
-		x, sc := in.Args[xi], in.Args[1-xi]
-		xv, sv := e.vals[x], e.vals[sc]
-		carried := x.Def == nil && x.Block != nil && x.Block.Parent != nil && x.Block.Parent.Op == ir.OpFor
-		if !carried || sc.Def == nil || sc.Def.Op != ir.OpBroadcast || sv == nil || sv.regs == nil || xv == nil ||
-			x.Type.Elem() != ir.F32 || sc.Type.Elem() != ir.F32 || !e.ownsRegs(x) || e.useCount(x) != 1 ||
-			!lower.SameLayout(xv.lay, lay) || len(xv.regs) != len(sv.regs) {
-			continue
-		}
-		var scales []Reg
-		for _, r := range sv.regs {
-			if !slices.Contains(scales, r) {
-				scales = append(scales, r)
-			}
-		}
-		if len(scales) == 0 || len(scales) > maxRescaleRegs {
-			continue
-		}
-		one := e.newReg(Pred)
-		for i, r := range scales {
-			p := e.newReg(Pred)
-			e.emit("setp.eq.f32", p, r, F32Imm(1))
-			if i > 0 {
-				q := e.newReg(Pred)
-				e.emit("and.pred", q, one, p)
-				p = q
-			}
-			one = p
-		}
-		all := e.newReg(Pred)
-		e.emit("vote.sync.all.pred", all, one, Imm(-1))
-		skip := e.newLabel("rescaled")
-		e.emitIf(all, false, "bra.uni", Label(skip))
-		for r, xr := range xv.regs {
-			if lay.CanonicalReg(r) == r {
-				e.emit("mul.rn.f32", xr, xr, sv.regs[r])
-			}
-		}
-		e.label(skip)
-		e.vals[in.Result()] = &value{regs: slices.Clone(xv.regs), lay: lay}
-		return true
-	}
-	return false
 }
 
 func (e *emitter) layout(v *ir.Value) *lower.Layout {

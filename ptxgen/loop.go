@@ -94,7 +94,12 @@ func (e *emitter) valuesOf(vs []*ir.Value) []*value {
 	return out
 }
 
-// emitIfOp emits an if with a uniform scalar condition.
+// emitIfOp emits an if with a uniform scalar condition (or one uniform
+// within each warp: vote_all's). Each arm ends with the copies of its
+// yielded values into the result registers; an arm that comes to no
+// instructions at all (it passes through values whose registers the
+// results took over) costs no branch of its own: the other arm is skipped
+// with one branch on the condition.
 func (e *emitter) emitIfOp(in *ir.Instr) {
 	c := e.condReg(in.Args[0])
 	if c.Class != Pred {
@@ -109,7 +114,8 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 		if v := e.passedThrough(in, i, inside); v != nil && !shared[v] {
 			// The result takes over the registers of a value a branch
 			// passes through unchanged, so that branch copies nothing
-			// (a mask applied to some loop iterations only).
+			// (a mask applied to some loop iterations only, a rescale
+			// that most steps skip).
 			shared[v] = true
 			res[i] = e.vals[v]
 			continue
@@ -117,35 +123,221 @@ func (e *emitter) emitIfOp(in *ir.Instr) {
 		res[i] = e.allocLike(r)
 	}
 	elseL, endL := e.newLabel("else"), e.newLabel("endif")
-	e.emitIf(c, true, "bra.uni", Label(elseL))
+	var arms [2][]Instr
 	for ri, b := range in.Regions {
-		saved := e.inv
+		saved, savedCur := e.inv, e.cur
 		if e.hoist == nil {
 			// Values computed inside a branch do not dominate later code.
 			e.inv = maps.Clone(saved)
 		}
+		e.cur = &arms[ri]
+		start := e.nreg
 		e.block(b)
 		e.inv = saved
 		y := b.Instrs[len(b.Instrs)-1]
-		e.parallelCopy(res, e.valuesOf(y.Args))
-		if ri == 0 {
-			e.emit("bra.uni", Label(endL))
-			e.label(elseL)
-		}
+		e.armCopy(&arms[ri], start, res, e.valuesOf(y.Args), shared)
+		e.cur = savedCur
 	}
-	e.label(endL)
+	switch {
+	case len(arms[0]) == 0 && len(arms[1]) == 0:
+	case len(arms[0]) == 0:
+		e.emitIf(c, false, "bra.uni", Label(endL))
+		*e.cur = append(*e.cur, arms[1]...)
+		e.label(endL)
+	case len(arms[1]) == 0:
+		e.emitIf(c, true, "bra.uni", Label(endL))
+		*e.cur = append(*e.cur, arms[0]...)
+		e.label(endL)
+	default:
+		e.emitIf(c, true, "bra.uni", Label(elseL))
+		*e.cur = append(*e.cur, arms[0]...)
+		e.emit("bra.uni", Label(endL))
+		e.label(elseL)
+		*e.cur = append(*e.cur, arms[1]...)
+		e.label(endL)
+	}
 	for i, r := range in.Results {
 		e.vals[r] = res[i]
 	}
 }
 
+// armCopy ends an if arm, whose instructions are *arm, with the copy of
+// its yielded values srcs into the result registers dsts. Where a result
+// took over the registers of a loop-carried value the if consumes
+// (shared; see passedThrough), a register that the arm computed
+// (allocated after start) and that goes to one such result register d is
+// renamed d in the arm instead of copied, when d is read nowhere in the
+// arm but by the instruction that computes it (and nowhere by the copy):
+// the arm then updates the value in place, as x = x * s does.
+func (e *emitter) armCopy(arm *[]Instr, start [numClasses]int, dsts, srcs []*value, shared map[*ir.Value]bool) {
+	inPlace := map[Reg]bool{} // result registers taken over from a consumed carried value
+	for v := range shared {
+		if v.Def != nil {
+			// A value computed before the if keeps its copies (its PTX
+			// as it was; ptxas removes them).
+			continue
+		}
+		for _, r := range e.vals[v].regs {
+			inPlace[r] = true
+		}
+	}
+	type mv struct{ d, s Reg }
+	var moves []mv
+	srcCount := map[Reg]int{}
+	for i := range dsts {
+		if dsts[i].regs == nil {
+			moves = append(moves, mv{dsts[i].reg, srcs[i].reg})
+			srcCount[srcs[i].reg]++
+			continue
+		}
+		for r := range dsts[i].regs {
+			if dsts[i].lay.CanonicalReg(r) == r {
+				moves = append(moves, mv{dsts[i].regs[r], srcs[i].regs[r]})
+				srcCount[srcs[i].regs[r]]++
+			}
+		}
+	}
+	var restD, restS []*value
+	for _, m := range moves {
+		// Moves of a register to itself stay in the list: parallelCopy
+		// emits nothing for them but counts their destinations, as it did
+		// before renaming existed.
+		if m.d != m.s && inPlace[m.d] && m.s.Class == m.d.Class && m.s.N > start[m.s.Class] && srcCount[m.s] == 1 &&
+			srcCount[m.d] == 0 && e.renameInArm(*arm, m.s, m.d) {
+			continue
+		}
+		restD = append(restD, &value{reg: m.d})
+		restS = append(restS, &value{reg: m.s})
+	}
+	saved := e.cur
+	e.cur = arm
+	e.parallelCopy(restD, restS)
+	e.cur = saved
+}
+
+// renameInArm renames register s to d in arm, when that is the same
+// program: s is first named as the destination (first operand) of an
+// instruction of arm that runs once, is named nowhere outside arm (not
+// hoisted), and d is named in arm by that instruction alone, if at all
+// (its old value is read there, before the write). It reports whether it
+// renamed.
+func (e *emitter) renameInArm(arm []Instr, s, d Reg) bool {
+	first := -1
+	for i := range arm {
+		if names(&arm[i], s) {
+			first = i
+			break
+		}
+	}
+	if first < 0 || len(arm[first].Args) == 0 || arm[first].Args[0] != Operand(s) {
+		return false
+	}
+	for i := range arm {
+		if i != first && names(&arm[i], d) {
+			return false
+		}
+	}
+	// The write must run once: no branch after it goes back to a label
+	// before it (a loop around it would read d's new value the next time).
+	before := map[Label]bool{}
+	for _, in := range arm[:first] {
+		if in.Label != "" && in.Op == "" {
+			before[Label(in.Label)] = true
+		}
+	}
+	for _, in := range arm[first+1:] {
+		for _, a := range in.Args {
+			if l, ok := a.(Label); ok && before[l] {
+				return false
+			}
+		}
+	}
+	var outside []Instr
+	if e.hoist != nil {
+		outside = *e.hoist
+	}
+	for _, code := range [][]Instr{outside, e.entry} {
+		for i := range code {
+			if names(&code[i], s) {
+				return false
+			}
+		}
+	}
+	for i := range arm[first:] {
+		in := &arm[first+i]
+		if !names(in, s) {
+			continue
+		}
+		if in.Guard != nil && *in.Guard == s {
+			g := d
+			in.Guard = &g
+		}
+		args := make([]Operand, len(in.Args)) // Args may share an array with another instruction's
+		for k, a := range in.Args {
+			args[k] = renameOperand(a, s, d)
+		}
+		in.Args = args
+	}
+	return true
+}
+
+// names reports whether in names register r (as an operand, inside a
+// vector or an address, or as its guard).
+func names(in *Instr, r Reg) bool {
+	if in.Guard != nil && *in.Guard == r {
+		return true
+	}
+	for _, a := range in.Args {
+		if operandNames(a, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func operandNames(a Operand, r Reg) bool {
+	switch x := a.(type) {
+	case Reg:
+		return x == r
+	case Vec:
+		for _, y := range x {
+			if operandNames(y, r) {
+				return true
+			}
+		}
+	case Addr:
+		return operandNames(x.Base, r)
+	}
+	return false
+}
+
+func renameOperand(a Operand, s, d Reg) Operand {
+	switch x := a.(type) {
+	case Reg:
+		if x == s {
+			return d
+		}
+	case Vec:
+		y := make(Vec, len(x))
+		for i, o := range x {
+			y[i] = renameOperand(o, s, d)
+		}
+		return y
+	case Addr:
+		return Addr{Base: renameOperand(x.Base, s, d), Off: x.Off}
+	}
+	return a
+}
+
 // passedThrough returns the tile value that a branch of if yields as its
 // result i, when the result may live in that value's registers: the value
-// is computed just before the if, in its block, owns its registers (no
-// other value shares them), has the result's layout, and is used nowhere
-// but inside the if (inside counts those uses), so nothing reads those
-// registers once the other branch has written its own result into them
-// (at its end, after any read of the value inside it). nil otherwise.
+// is computed just before the if, in its block, or is a tile that the for
+// loop around the if carries (the loop's own registers), owns its
+// registers (no other value shares them), has the result's layout, and is
+// used nowhere but inside the if (inside counts those uses), so nothing
+// reads those registers once the other branch has written its own result
+// into them (at its end, after any read of the value inside it). nil
+// otherwise.
 func (e *emitter) passedThrough(in *ir.Instr, i int, inside map[*ir.Value]int) *ir.Value {
 	for _, b := range in.Regions {
 		y := b.Instrs[len(b.Instrs)-1]
@@ -154,7 +346,9 @@ func (e *emitter) passedThrough(in *ir.Instr, i int, inside map[*ir.Value]int) *
 		}
 		v := y.Args[i]
 		x := e.vals[v]
-		if v.Def == nil || v.Def.Block != in.Block || x == nil || x.regs == nil || !e.ownsRegs(v) {
+		before := v.Def != nil && v.Def.Block == in.Block
+		carried := v.Def == nil && v.Block == in.Block && v.Block.Parent != nil && v.Block.Parent.Op == ir.OpFor
+		if !before && !carried || x == nil || x.regs == nil || !e.ownsRegs(v) {
 			continue
 		}
 		if lay := e.layout(in.Results[i]); lay.Kind == ir.LayoutSmem || !lower.SameLayout(x.lay, lay) {

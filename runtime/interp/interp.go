@@ -642,6 +642,8 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpStoreOffset:     {prepareIndexed, execScatter},
 	ir.OpAtomicRMWOffset: {prepareIndexed, execAtomic},
 	ir.OpAtomicCASOffset: {prepareIndexed, execAtomic},
+
+	ir.OpVoteAll: {nil, execVoteAll},
 }
 
 func init() {

@@ -327,6 +327,25 @@ func copyElem(dst *tile, e int, src *tile, k int) {
 	}
 }
 
+// execVoteAll runs vote_all over the whole tile: true when every element
+// is true, as if the block were one warp. On the GPU each warp votes over
+// the elements its threads hold, so a warp may vote true where the whole
+// tile does not (never the other way round). The IR branches on a vote
+// only where both arms give the same results (the verifier's rules on
+// vote_all; lower's rescale rewrite, whose arms are x and x*1), so taking
+// the arm of the whole tile is a conservative reading, not another answer.
+func execVoteAll(fr *frame, c *cinstr) error {
+	all := int64(1)
+	for _, x := range fr.regs[c.args[0]].t.i {
+		if x == 0 {
+			all = 0
+			break
+		}
+	}
+	fr.regs[c.res[0]] = val{i: all}
+	return nil
+}
+
 func execAssert(fr *frame, c *cinstr) error {
 	v := fr.regs[c.args[0]]
 	bad := -1
