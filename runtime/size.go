@@ -219,6 +219,19 @@ func cgroupFree() int64 {
 	return max(1, limit-read("memory.current"))
 }
 
+// CheckFixedDims reports a fixed dim of a signature (an --arg's, an
+// annotation's) that kernels cannot index: array dims are i32 there. A
+// signature may name any size, and an array generated for it would be
+// allocated and filled (minutes for gigabytes) before a launch refused it.
+func CheckFixedDims(dims []ir.Dim) error {
+	for ax, d := range dims {
+		if d.Sym == "" && d.Size > math.MaxInt32 {
+			return fmt.Errorf("axis %d of its signature is %d, more than %d: array dims are i32 in kernels", ax, d.Size, math.MaxInt32)
+		}
+	}
+	return nil
+}
+
 // CheckHostBytes reports a *SizeError if bytes (of the dtype array of shape,
 // for the message) is more than HostMemory. Before it refuses, it collects
 // the garbage once: memory that host code dropped (a tensor replaced in a

@@ -469,6 +469,9 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 			}
 			var list host.Tuple
 			for j, a := range arrays {
+				if err := runtime.CheckFixedDims(a.Dims); err != nil {
+					return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+				}
 				shape := make([]int, len(a.Dims))
 				for ax, d := range a.Dims {
 					if d.Sym == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/tilec/tilec/ir/build"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -153,6 +154,13 @@ func (a argSigs) Set(s string) error {
 	sig, err := build.ParseArgSig(value)
 	if err != nil {
 		return err
+	}
+	for _, e := range append([]build.ArgSig{sig}, sig.Elems...) {
+		for _, d := range e.Dims {
+			if d.Sym == "" && d.Size > math.MaxInt32 {
+				return fmt.Errorf("%s: dimension %d is more than %d: array dims are i32 in kernels", strings.TrimSpace(value), d.Size, math.MaxInt32)
+			}
+		}
 	}
 	a[name] = sig
 	return nil

@@ -433,6 +433,9 @@ func makeArgs(f *ir.Func, sigs argSigs, shapes, scalars keyValues, ins map[strin
 			continue
 		}
 		for j, pdims := range elems {
+			if err := runtime.CheckFixedDims(pdims); err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", names[j], err)
+			}
 			shape := make([]int, len(pdims))
 			for ax, d := range pdims {
 				if d.Sym == "" {

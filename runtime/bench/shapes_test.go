@@ -5,6 +5,8 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 func sweepString(s *Sweep) string {
@@ -115,5 +117,26 @@ func TestParseSweepBoundsBeforeBuilding(t *testing.T) {
 	s, err := ParseSweep([]string{"N=1:10000:+1"}, "", nil, false)
 	if err != nil || len(s.Points) != 10000 {
 		t.Errorf("10000 values: %v", err)
+	}
+}
+
+// TestMakeArgsRefusesFixedDimsPastI32: an annotation's fixed dim is
+// checked as a swept one is, before the array is allocated and filled.
+func TestMakeArgsRefusesFixedDimsPastI32(t *testing.T) {
+	src := `
+import cuda.tile as ct
+
+@ct.kernel(grid=(1,))
+def big(X: ct.Array[ct.int8, (3000000000,)], Y: ct.Array[ct.float32, (4,)]):
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)).astype(Y.dtype))
+`
+	k, err := compile.Source("big.py", []byte(src), compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = MakeArgs(k.Func, map[string]int64{}, nil, 1, 1)
+	want := "X: axis 0 of its signature is 3000000000, more than 2147483647: array dims are i32 in kernels"
+	if err == nil || err.Error() != want {
+		t.Errorf("MakeArgs = %v, want %q", err, want)
 	}
 }
