@@ -715,7 +715,7 @@ func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.W
 }
 
 // checkOutPaths checks every --out path before the first launch, so that a
-// run of minutes is not lost to a typo at its end: two arrays to one file
+// run of minutes is not lost to a typo at its end: no path, two arrays to one file
 // (one would silently overwrite the other), a missing directory, a
 // directory named as the file, or a directory tilec cannot write in.
 func checkOutPaths(outs keyValues) error {
@@ -727,6 +727,9 @@ func checkOutPaths(outs keyValues) error {
 	byPath := map[string]string{}
 	for _, name := range names {
 		path := outs[name]
+		if strings.TrimSpace(path) == "" {
+			return usagef("--out %s=: name the file: --out %s=FILE.npy", name, name)
+		}
 		// A link is written through (writeOut), so the file it names is
 		// the one that must be new and writable.
 		real := path
