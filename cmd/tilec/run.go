@@ -395,14 +395,6 @@ func makeArgs(f *ir.Func, sigs argSigs, shapes, scalars keyValues, ins map[strin
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 			}
 		}
-		// Kernels index arrays with i32: a file's axis beyond it is the
-		// file's fault, not a --shape the user never gave.
-		for ax, n := range t.Shape {
-			if n > math.MaxInt32 {
-				return nil, nil, usagef("--in %s: axis %d of the file has %d elements, more than the %d kernels index (dims are i32)",
-					p.Name, ax, n, math.MaxInt32)
-			}
-		}
 		if len(t.Shape) == len(p.Dims) {
 			for ax, d := range p.Dims {
 				if _, set := dims[d.Sym]; d.Sym != "" && !set {
