@@ -120,12 +120,19 @@ func (d defines) String() string {
 	return strings.Join(keys, ",")
 }
 
+// Set takes one name=value. A name given twice with two values is an
+// error, as an --in given twice is: which one was meant is not for tilec
+// to guess (the last one silently won).
 func (d defines) Set(s string) error {
 	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	if !ok || name == "" {
 		return fmt.Errorf("want name=value, got %q", s)
 	}
-	d[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	if old, dup := d[name]; dup && old != value {
+		return fmt.Errorf("%s given twice (%s and %s)", name, old, value)
+	}
+	d[name] = value
 	return nil
 }
 
