@@ -161,11 +161,12 @@ func ReadReport(path string) (*Report, error) {
 	return &r, nil
 }
 
-// maxFigure bounds a time (ms) or rate (TFLOP/s, GB/s) that a report read
-// back may hold: no device comes near it, and a plot's axis up to an
-// absurd figure (1e308 beside -1e308 overflowed to an infinite one, on
-// which the plotting library's tick loop never ended) says nothing.
-const maxFigure = 1e12
+// MaxFigure bounds a time (ms) or rate (TFLOP/s, GB/s) that a report read
+// back may hold, and a peak given to bench: no device comes near it, and a
+// plot's axis up to an absurd figure (1e308 beside -1e308 overflowed to an
+// infinite one, on which the plotting library's tick loop never ended)
+// says nothing.
+const MaxFigure = 1e12
 
 // checkFigures refuses what tilec bench cannot have written: more rows
 // than a sweep has shapes, a time or rate that is negative or absurd.
@@ -179,8 +180,8 @@ func (r *Report) checkFigures() error {
 	}
 	check := func(where string, fs ...figure) error {
 		for _, f := range fs {
-			if !(f.v >= 0 && f.v < maxFigure) {
-				return fmt.Errorf("%s: %s is %g (a time or rate in a report is at least 0 and below %g)", where, f.name, f.v, maxFigure)
+			if !(f.v >= 0 && f.v < MaxFigure) {
+				return fmt.Errorf("%s: %s is %g (a time or rate in a report is at least 0 and below %g)", where, f.name, f.v, MaxFigure)
 			}
 		}
 		return nil
