@@ -103,11 +103,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				switch fl.Name {
 				case "backend", "target", "workers", "timeout", "progress", "seed", "strict":
 				default:
-					given = append(given, "-"+fl.Name)
+					given = append(given, "--"+fl.Name)
 				}
 			})
 			if len(given) > 0 {
-				return usagef("%s runs its __main__ block, which makes its own inputs and launches: %s apply to a kernel (--kernel) or a host function (--entry)", srcPath, strings.Join(given, ", "))
+				verb := "applies"
+				if len(given) > 1 {
+					verb = "apply"
+				}
+				return usagef("%s runs its __main__ block, which makes its own inputs and launches: %s %s to a kernel (--kernel) or a host function (--entry)", srcPath, strings.Join(given, ", "), verb)
 			}
 			if *timeout < 0 {
 				return usagef("--timeout %s: want a positive duration", *timeout)
