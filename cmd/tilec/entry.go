@@ -85,6 +85,52 @@ func (s *source) entry(entry string) (*host.Program, []host.Param, error) {
 	return prog, params, nil
 }
 
+// returnsValue reports whether the host function entry of the file may
+// return a value: whether its body has a return statement with one. A
+// function the file does not define itself (or does not parse) may.
+func (s *source) returnsValue(entry string) bool {
+	file, err := s.parse()
+	if err != nil {
+		return true
+	}
+	for _, f := range file.Funcs {
+		if f.Name == entry {
+			return bodyReturnsValue(f.Body)
+		}
+	}
+	return true
+}
+
+// bodyReturnsValue reports whether statements hold a `return e`, in any
+// block (a nested def's returns are its own).
+func bodyReturnsValue(body []lang.Stmt) bool {
+	for _, st := range body {
+		switch st := st.(type) {
+		case *lang.ReturnStmt:
+			if st.Value != nil {
+				return true
+			}
+		case *lang.IfStmt:
+			if bodyReturnsValue(st.Then) || bodyReturnsValue(st.Else) {
+				return true
+			}
+		case *lang.ForStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		case *lang.WhileStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		case *lang.WithStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // loadScript returns the program of a script with a __main__ block (nil
 // for a file without one).
 func loadScript(path string) (*host.Program, error) {
@@ -192,10 +238,15 @@ func runEntry(r *entryRun) error {
 	// Every --out is checked before the first launch: a tensor parameter,
 	// or the result (result.0, result.1 ... of a tuple, which only the run
 	// can tell apart), and a path that can be written.
+	returns := r.src.returnsValue(r.entry)
 	for name := range r.outs {
 		_, isTensor := args[name].(*runtime.Tensor)
-		if !isTensor && name != "result" && !strings.HasPrefix(name, "result.") {
+		isResult := name == "result" || strings.HasPrefix(name, "result.")
+		if !isTensor && !isResult {
 			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+		if !isTensor && !returns {
+			return usagef("--out %s: %s returns nothing (no return statement with a value); --out names its result or a tensor parameter", name, r.entry)
 		}
 	}
 	if err := checkOutPaths(r.outs); err != nil {
