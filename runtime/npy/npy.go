@@ -26,6 +26,10 @@ const (
 	maxBytes = 1 << 40
 )
 
+// streamProbe is how much of an array's data Read takes before it
+// allocates the whole: see read.
+const streamProbe = 1 << 20
+
 var descrs = map[string]ir.DType{
 	"f2": ir.F16, "f4": ir.F32, "f8": ir.F64, "i4": ir.I32, "i8": ir.I64, "b1": ir.Bool,
 	"i1": ir.I8, "i2": ir.I16, "u1": ir.U8, "u2": ir.U16, "u4": ir.U32, "u8": ir.U64,
@@ -250,11 +254,20 @@ func read(r io.Reader, fileBytes int64) (*runtime.Tensor, error) {
 	}
 	// One buffer of the data's size, checked against the host's memory
 	// above: a buffer grown by doubling would need up to twice the array
-	// (a Go "fatal error: out of memory" under an address-space cap), and
-	// pages of it a short stream never fills are never touched.
-	buf := make([]byte, size)
-	if m, err := io.ReadFull(r, buf); err != nil {
+	// (a Go "fatal error: out of memory" under an address-space cap). A
+	// stream of unknown length is read a little first, so that a few
+	// bytes claiming gigabytes fail before the gigabytes are allocated.
+	head := make([]byte, min(size, streamProbe))
+	if m, err := io.ReadFull(r, head); err != nil {
 		return nil, short(int64(m))
+	}
+	buf := head
+	if size > streamProbe {
+		buf = make([]byte, size)
+		copy(buf, head)
+		if m, err := io.ReadFull(r, buf[streamProbe:]); err != nil {
+			return nil, short(streamProbe + int64(m))
+		}
 	}
 	if swap {
 		w := dt.Bytes()
