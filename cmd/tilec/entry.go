@@ -497,6 +497,56 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 		}
 		bound[name] = n
 	}
+	// Every generated array's shape, and their total against the host's
+	// memory, before the first is allocated and filled: arrays that fit
+	// one by one but not together were refused only after the others'
+	// (minutes of) random fill.
+	shapes := map[string][][]int{}
+	var total int64
+	var sizes []string
+	for _, p := range params {
+		sig, hasSig := r.sigs[p.Name]
+		if _, hasIn := r.ins[p.Name]; hasIn || !hasSig {
+			continue
+		}
+		arrays := []build.ArgSig{sig}
+		if sig.IsList() {
+			arrays = sig.Elems
+		}
+		for _, a := range arrays {
+			if err := runtime.CheckFixedDims(a.Dims); err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			}
+			shape := make([]int, len(a.Dims))
+			for ax, d := range a.Dims {
+				if d.Sym == "" {
+					shape[ax] = int(d.Size)
+					continue
+				}
+				if _, ok := bound[d.Sym]; !ok {
+					if batch[d.Sym] {
+						bound[d.Sym] = defaultBatch
+					} else {
+						bound[d.Sym] = defaultDim
+					}
+				}
+				shape[ax] = int(bound[d.Sym])
+			}
+			n, err := runtime.ShapeBytes(a.DType, shape)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			}
+			sizes = append(sizes, fmt.Sprintf("%s %s %v %d", p.Name, a.DType, shape, n))
+			if total += n; total < 0 {
+				return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
+			}
+			shapes[p.Name] = append(shapes[p.Name], shape)
+		}
+	}
+	if limit := runtime.HostMemory(); limit > 0 && total > limit {
+		return nil, nil, fmt.Errorf("tilec: the arrays need %s of host memory (%s), more than the %s available",
+			runtime.FormatBytes(total), strings.Join(sizes, ", "), runtime.FormatBytes(limit))
+	}
 	rng := rand.New(rand.NewPCG(uint64(r.seed), 0))
 	args := map[string]any{}
 	var lines []string
@@ -520,25 +570,7 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 			}
 			var list host.Tuple
 			for j, a := range arrays {
-				if err := runtime.CheckFixedDims(a.Dims); err != nil {
-					return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
-				}
-				shape := make([]int, len(a.Dims))
-				for ax, d := range a.Dims {
-					if d.Sym == "" {
-						shape[ax] = int(d.Size)
-						continue
-					}
-					if _, ok := bound[d.Sym]; !ok {
-						if batch[d.Sym] {
-							bound[d.Sym] = defaultBatch
-						} else {
-							bound[d.Sym] = defaultDim
-						}
-					}
-					shape[ax] = int(bound[d.Sym])
-				}
-				t, err := runtime.AllocTensor(a.DType, shape...)
+				t, err := runtime.AllocTensor(a.DType, shapes[p.Name][j]...)
 				if err != nil {
 					return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
 				}
