@@ -89,16 +89,70 @@ func (s *source) entry(entry string) (*host.Program, []host.Param, error) {
 // return a value: whether its body has a return statement with one. A
 // function the file does not define itself (or does not parse) may.
 func (s *source) returnsValue(entry string) bool {
+	f := s.def(entry)
+	return f == nil || bodyReturnsValue(f.Body)
+}
+
+// def is the file's own def of name (nil if it has none, or does not
+// parse).
+func (s *source) def(name string) *lang.FuncDef {
 	file, err := s.parse()
 	if err != nil {
-		return true
+		return nil
 	}
 	for _, f := range file.Funcs {
-		if f.Name == entry {
-			return bodyReturnsValue(f.Body)
+		if f.Name == name {
+			return f
 		}
 	}
-	return true
+	return nil
+}
+
+// scalarAnnotations are the host function's parameters annotated with a
+// Python scalar type (`eps: float`, `n: int`, `causal: bool`, `name:
+// str`), by name: their --scalar values are read as that type.
+func (s *source) scalarAnnotations(entry string) map[string]string {
+	out := map[string]string{}
+	if f := s.def(entry); f != nil {
+		for _, p := range f.Params {
+			if n, ok := p.Annot.(*lang.Name); ok {
+				switch n.Name {
+				case "float", "int", "bool", "str":
+					out[p.Name] = n.Name
+				}
+			}
+		}
+	}
+	return out
+}
+
+// parseAnnotatedScalar reads a --scalar value as the Python type its
+// parameter is annotated with, as float(), int() and a bool literal would:
+// text that is not one is a usage error before the run, not a string that
+// reaches a ct.launch.
+func parseAnnotatedScalar(typ, s string) (any, error) {
+	switch typ {
+	case "float":
+		if f, ok := parseFloatValue(strings.ReplaceAll(s, "_", "")); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("want a float (1.5, 1e-5, inf, nan)")
+	case "int":
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want an int")
+		}
+		return n, nil
+	case "bool":
+		switch s {
+		case "True", "true":
+			return true, nil
+		case "False", "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("want True or False")
+	}
+	return s, nil
 }
 
 // bodyReturnsValue reports whether statements hold a `return e`, in any
@@ -497,6 +551,22 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 		}
 		bound[name] = n
 	}
+	// The scalars first: a value its annotation refuses is a usage error
+	// before any array is made.
+	annotated := r.src.scalarAnnotations(r.entry)
+	scalarValues := map[string]any{}
+	for name, sv := range r.scalars {
+		typ, ok := annotated[name]
+		if !ok {
+			scalarValues[name] = parseHostScalar(sv)
+			continue
+		}
+		v, err := parseAnnotatedScalar(typ, sv)
+		if err != nil {
+			return nil, nil, usagef("--scalar %s=%s: %s is annotated %s: %v", name, sv, name, typ, err)
+		}
+		scalarValues[name] = v
+	}
 	// Every generated array's shape, and their total against the host's
 	// memory, before the first is allocated and filled: arrays that fit
 	// one by one but not together were refused only after the others'
@@ -587,7 +657,7 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 				args[p.Name] = list
 			}
 		case hasScalar:
-			args[p.Name] = parseHostScalar(sv)
+			args[p.Name] = scalarValues[p.Name]
 			lines = append(lines, fmt.Sprintf("%s = %s", p.Name, sv))
 		}
 	}
