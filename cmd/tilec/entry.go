@@ -96,6 +96,9 @@ func (s *source) returnsValue(entry string) bool {
 // def is the file's own def of name (nil if it has none, or does not
 // parse).
 func (s *source) def(name string) *lang.FuncDef {
+	if s == nil {
+		return nil
+	}
 	file, err := s.parse()
 	if err != nil {
 		return nil
