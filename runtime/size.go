@@ -14,6 +14,8 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	goruntime "runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +123,7 @@ func HostMemory() int64 {
 var hostTotal = sync.OnceValue(func() int64 { return meminfo("MemTotal:") })
 
 func hostAvailable() int64 {
+	retained, released := goHeapReusable()
 	avail := meminfo("MemAvailable:")
 	if lim := cgroupFree(); lim > 0 && (avail == 0 || lim < avail) {
 		avail = lim
@@ -128,10 +131,43 @@ func hostAvailable() int64 {
 	if avail == 0 {
 		avail = hostTotal()
 	}
-	if as := addressSpaceFree(); as > 0 && (avail == 0 || as < avail) {
-		avail = as
+	if avail > 0 {
+		// Pages the Go heap freed but kept are the process's already:
+		// the kernel counts them as used.
+		avail += retained
+	}
+	if as := addressSpaceFree(); as > 0 {
+		// Freed heap pages, kept or returned to the kernel, stay in the
+		// address space and are reused; a new arena is not, and it is
+		// mapped whole even for a small allocation.
+		as = max(1, as+retained+released-goHeapHeadroom)
+		if avail == 0 || as < avail {
+			avail = as
+		}
 	}
 	return avail
+}
+
+// goHeapHeadroom is the address space the Go runtime may map beyond an
+// allocation's own bytes: its heap grows by arenas of 64 MiB (linux/amd64)
+// with their metadata, so an allocation that fits the space left to the
+// byte can need an arena that does not, and that is Go's unrecoverable
+// "fatal error: out of memory".
+const goHeapHeadroom = 96 << 20
+
+// goHeapReusable are the bytes of the Go heap that are free for its next
+// allocations: retained (still resident) and released (returned to the
+// kernel but still mapped).
+func goHeapReusable() (retained, released int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	get := func(x metrics.Sample) int64 {
+		if x.Value.Kind() != metrics.KindUint64 || x.Value.Uint64() > math.MaxInt64/4 {
+			return 0
+		}
+		return int64(x.Value.Uint64())
+	}
+	return get(s[0]), get(s[1])
 }
 
 // meminfo reads a field of /proc/meminfo in bytes (0 if absent).
@@ -183,10 +219,30 @@ func cgroupFree() int64 {
 	return max(1, limit-read("memory.current"))
 }
 
+// CheckFixedDims reports a fixed dim of a signature (an --arg's, an
+// annotation's) that kernels cannot index: array dims are i32 there. A
+// signature may name any size, and an array generated for it would be
+// allocated and filled (minutes for gigabytes) before a launch refused it.
+func CheckFixedDims(dims []ir.Dim) error {
+	for ax, d := range dims {
+		if d.Sym == "" && d.Size > math.MaxInt32 {
+			return fmt.Errorf("axis %d of its signature is %d, more than %d: array dims are i32 in kernels", ax, d.Size, math.MaxInt32)
+		}
+	}
+	return nil
+}
+
 // CheckHostBytes reports a *SizeError if bytes (of the dtype array of shape,
-// for the message) is more than HostMemory.
+// for the message) is more than HostMemory. Before it refuses, it collects
+// the garbage once: memory that host code dropped (a tensor replaced in a
+// loop) is reusable only once the collector has seen it.
 func CheckHostBytes(dtype ir.DType, shape []int, bytes int64) error {
-	if limit := HostMemory(); limit > 0 && bytes > limit {
+	limit := HostMemory()
+	if limit > 0 && bytes > limit && HostMemoryLimit <= 0 {
+		goruntime.GC()
+		limit = HostMemory()
+	}
+	if limit > 0 && bytes > limit {
 		return &SizeError{DType: dtype, Shape: append([]int{}, shape...), Bytes: bytes, Limit: limit, Where: "host"}
 	}
 	return nil

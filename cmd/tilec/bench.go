@@ -67,6 +67,18 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 	if *warmup < 0 {
 		return usagef("--warmup must not be negative")
 	}
+	if err := checkLaunchCounts(*warmup, *iters); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		flag string
+		v    float64
+	}{{"--peak-tflops", *peakTFLOPS}, {"--peak-gbs", *peakGBs}} {
+		// 0 is the flag's default: the table's peak.
+		if p.v != 0 && !(p.v > 0 && p.v < bench.MaxFigure) {
+			return usagef("%s %g: want a rate above 0 and below %g", p.flag, p.v, bench.MaxFigure)
+		}
+	}
 	if err := checkFigure(*figure); err != nil {
 		return err
 	}
@@ -377,4 +389,20 @@ func probeDir(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// maxLaunches bounds --iters and --warmup of bench and tune: a median of
+// more says nothing new, and 2e9 launches are hours and a slice of their
+// times larger than the host's memory.
+const maxLaunches = 100000
+
+// checkLaunchCounts bounds the launches per shape or candidate.
+func checkLaunchCounts(warmup, iters int) error {
+	if iters > maxLaunches {
+		return usagef("--iters %d: at most %d timed launches", iters, maxLaunches)
+	}
+	if warmup > maxLaunches {
+		return usagef("--warmup %d: at most %d launches", warmup, maxLaunches)
+	}
+	return nil
 }

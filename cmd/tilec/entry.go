@@ -85,6 +85,109 @@ func (s *source) entry(entry string) (*host.Program, []host.Param, error) {
 	return prog, params, nil
 }
 
+// returnsValue reports whether the host function entry of the file may
+// return a value: whether its body has a return statement with one. A
+// function the file does not define itself (or does not parse) may.
+func (s *source) returnsValue(entry string) bool {
+	f := s.def(entry)
+	return f == nil || bodyReturnsValue(f.Body)
+}
+
+// def is the file's own def of name (nil if it has none, or does not
+// parse).
+func (s *source) def(name string) *lang.FuncDef {
+	if s == nil {
+		return nil
+	}
+	file, err := s.parse()
+	if err != nil {
+		return nil
+	}
+	for _, f := range file.Funcs {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// scalarAnnotations are the host function's parameters annotated with a
+// Python scalar type (`eps: float`, `n: int`, `causal: bool`, `name:
+// str`), by name: their --scalar values are read as that type.
+func (s *source) scalarAnnotations(entry string) map[string]string {
+	out := map[string]string{}
+	if f := s.def(entry); f != nil {
+		for _, p := range f.Params {
+			if n, ok := p.Annot.(*lang.Name); ok {
+				switch n.Name {
+				case "float", "int", "bool", "str":
+					out[p.Name] = n.Name
+				}
+			}
+		}
+	}
+	return out
+}
+
+// parseAnnotatedScalar reads a --scalar value as the Python type its
+// parameter is annotated with, as float(), int() and a bool literal would:
+// text that is not one is a usage error before the run, not a string that
+// reaches a ct.launch.
+func parseAnnotatedScalar(typ, s string) (any, error) {
+	switch typ {
+	case "float":
+		if f, ok := parseFloatValue(strings.ReplaceAll(s, "_", "")); ok {
+			return f, nil
+		}
+		return nil, fmt.Errorf("want a float (1.5, 1e-5, inf, nan)")
+	case "int":
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want an int")
+		}
+		return n, nil
+	case "bool":
+		switch s {
+		case "True", "true":
+			return true, nil
+		case "False", "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("want True or False")
+	}
+	return s, nil
+}
+
+// bodyReturnsValue reports whether statements hold a `return e`, in any
+// block (a nested def's returns are its own).
+func bodyReturnsValue(body []lang.Stmt) bool {
+	for _, st := range body {
+		switch st := st.(type) {
+		case *lang.ReturnStmt:
+			if st.Value != nil {
+				return true
+			}
+		case *lang.IfStmt:
+			if bodyReturnsValue(st.Then) || bodyReturnsValue(st.Else) {
+				return true
+			}
+		case *lang.ForStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		case *lang.WhileStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		case *lang.WithStmt:
+			if bodyReturnsValue(st.Body) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // loadScript returns the program of a script with a __main__ block (nil
 // for a file without one).
 func loadScript(path string) (*host.Program, error) {
@@ -192,10 +295,15 @@ func runEntry(r *entryRun) error {
 	// Every --out is checked before the first launch: a tensor parameter,
 	// or the result (result.0, result.1 ... of a tuple, which only the run
 	// can tell apart), and a path that can be written.
+	returns := r.src.returnsValue(r.entry)
 	for name := range r.outs {
 		_, isTensor := args[name].(*runtime.Tensor)
-		if !isTensor && name != "result" && !strings.HasPrefix(name, "result.") {
+		isResult := name == "result" || strings.HasPrefix(name, "result.")
+		if !isTensor && !isResult {
 			return usagef("--out %s: neither a tensor parameter of %s nor a tensor it returns (result, or result.0, result.1 ... of a tuple)", name, r.entry)
+		}
+		if !isTensor && !returns {
+			return usagef("--out %s: %s returns nothing (no return statement with a value); --out names its result or a tensor parameter", name, r.entry)
 		}
 	}
 	if err := checkOutPaths(r.outs); err != nil {
@@ -449,6 +557,72 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 		}
 		bound[name] = n
 	}
+	// The scalars first: a value its annotation refuses is a usage error
+	// before any array is made.
+	annotated := r.src.scalarAnnotations(r.entry)
+	scalarValues := map[string]any{}
+	for name, sv := range r.scalars {
+		typ, ok := annotated[name]
+		if !ok {
+			scalarValues[name] = parseHostScalar(sv)
+			continue
+		}
+		v, err := parseAnnotatedScalar(typ, sv)
+		if err != nil {
+			return nil, nil, usagef("--scalar %s=%s: %s is annotated %s: %v", name, sv, name, typ, err)
+		}
+		scalarValues[name] = v
+	}
+	// Every generated array's shape, and their total against the host's
+	// memory, before the first is allocated and filled: arrays that fit
+	// one by one but not together were refused only after the others'
+	// (minutes of) random fill.
+	shapes := map[string][][]int{}
+	var total int64
+	var sizes []string
+	for _, p := range params {
+		sig, hasSig := r.sigs[p.Name]
+		if _, hasIn := r.ins[p.Name]; hasIn || !hasSig {
+			continue
+		}
+		arrays := []build.ArgSig{sig}
+		if sig.IsList() {
+			arrays = sig.Elems
+		}
+		for _, a := range arrays {
+			if err := runtime.CheckFixedDims(a.Dims); err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			}
+			shape := make([]int, len(a.Dims))
+			for ax, d := range a.Dims {
+				if d.Sym == "" {
+					shape[ax] = int(d.Size)
+					continue
+				}
+				if _, ok := bound[d.Sym]; !ok {
+					if batch[d.Sym] {
+						bound[d.Sym] = defaultBatch
+					} else {
+						bound[d.Sym] = defaultDim
+					}
+				}
+				shape[ax] = int(bound[d.Sym])
+			}
+			n, err := runtime.ShapeBytes(a.DType, shape)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
+			}
+			sizes = append(sizes, fmt.Sprintf("%s %s %v %d", p.Name, a.DType, shape, n))
+			if total += n; total < 0 {
+				return nil, nil, fmt.Errorf("tilec: the arrays' total size in bytes overflows 64 bits (%s)", strings.Join(sizes, ", "))
+			}
+			shapes[p.Name] = append(shapes[p.Name], shape)
+		}
+	}
+	if limit := runtime.HostMemory(); limit > 0 && total > limit {
+		return nil, nil, fmt.Errorf("tilec: the arrays need %s of host memory (%s), more than the %s available",
+			runtime.FormatBytes(total), strings.Join(sizes, ", "), runtime.FormatBytes(limit))
+	}
 	rng := rand.New(rand.NewPCG(uint64(r.seed), 0))
 	args := map[string]any{}
 	var lines []string
@@ -472,22 +646,7 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 			}
 			var list host.Tuple
 			for j, a := range arrays {
-				shape := make([]int, len(a.Dims))
-				for ax, d := range a.Dims {
-					if d.Sym == "" {
-						shape[ax] = int(d.Size)
-						continue
-					}
-					if _, ok := bound[d.Sym]; !ok {
-						if batch[d.Sym] {
-							bound[d.Sym] = defaultBatch
-						} else {
-							bound[d.Sym] = defaultDim
-						}
-					}
-					shape[ax] = int(bound[d.Sym])
-				}
-				t, err := runtime.AllocTensor(a.DType, shape...)
+				t, err := runtime.AllocTensor(a.DType, shapes[p.Name][j]...)
 				if err != nil {
 					return nil, nil, fmt.Errorf("tilec: %s: %v", p.Name, err)
 				}
@@ -504,7 +663,7 @@ func (r *entryRun) entryArgs(params []host.Param) (map[string]any, []string, err
 				args[p.Name] = list
 			}
 		case hasScalar:
-			args[p.Name] = parseHostScalar(sv)
+			args[p.Name] = scalarValues[p.Name]
 			lines = append(lines, fmt.Sprintf("%s = %s", p.Name, sv))
 		}
 	}

@@ -412,7 +412,11 @@ func runHostCase(path string, flags []string, opts host.Options) error {
 	if err := fs.Parse(flags); err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("flags %q: only --entry, --arg, --scalar and --shape go with a host function here (%v)", strings.Join(flags, " "), err)
 	}
-	r := &entryRun{path: path, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars, seed: 1}
+	src, err := readSource(path)
+	if err != nil {
+		return err
+	}
+	r := &entryRun{path: path, src: src, entry: *entry, sigs: sigs, shapes: shapes, scalars: scalars, seed: 1}
 	prog, params, err := loadEntry(path, *entry)
 	if err != nil {
 		return err

@@ -136,15 +136,31 @@ func (h *helpFlag) Set(s string) error {
 }
 
 // newFlagSet returns subcommand name's flag set: a mistake prints the
-// error and the help to stderr; --help prints the help to stdout.
+// error, the command's usage lines and where its help is to stderr (the
+// whole help, 50 lines, would scroll the mistake out of view); --help
+// prints the help to stdout.
 func newFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	h := &helpFlag{print: func() { printCommandHelp(stdout, fs) }}
 	fs.Var(h, "help", "print this help, with examples, and exit")
 	fs.Var(h, "h", "the same as --help")
-	fs.Usage = func() { printCommandHelp(fs.Output(), fs) }
+	fs.Usage = func() { printCommandUsage(fs.Output(), fs) }
 	return fs
+}
+
+// printCommandUsage prints a command's usage lines and where its help is.
+func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
+	h := commandHelps[fs.Name()]
+	if h == nil {
+		printCommandHelp(w, fs)
+		return
+	}
+	fmt.Fprintln(w, "usage:")
+	for _, u := range h.usage {
+		fmt.Fprintln(w, "  "+u)
+	}
+	fmt.Fprintf(w, "Run \"tilec %s --help\" for its flags and examples.\n", fs.Name())
 }
 
 // helpAsked prints fs's help if --help was given and says whether it was.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/tilec/tilec/ir/build"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -119,12 +120,19 @@ func (d defines) String() string {
 	return strings.Join(keys, ",")
 }
 
+// Set takes one name=value. A name given twice with two values is an
+// error, as an --in given twice is: which one was meant is not for tilec
+// to guess (the last one silently won).
 func (d defines) Set(s string) error {
 	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	if !ok || name == "" {
 		return fmt.Errorf("want name=value, got %q", s)
 	}
-	d[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	if old, dup := d[name]; dup && old != value {
+		return fmt.Errorf("%s given twice (%s and %s)", name, old, value)
+	}
+	d[name] = value
 	return nil
 }
 
@@ -153,6 +161,13 @@ func (a argSigs) Set(s string) error {
 	sig, err := build.ParseArgSig(value)
 	if err != nil {
 		return err
+	}
+	for _, e := range append([]build.ArgSig{sig}, sig.Elems...) {
+		for _, d := range e.Dims {
+			if d.Sym == "" && d.Size > math.MaxInt32 {
+				return fmt.Errorf("%s: dimension %d is more than %d: array dims are i32 in kernels", strings.TrimSpace(value), d.Size, math.MaxInt32)
+			}
+		}
 	}
 	a[name] = sig
 	return nil

@@ -103,11 +103,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				switch fl.Name {
 				case "backend", "target", "workers", "timeout", "progress", "seed", "strict":
 				default:
-					given = append(given, "-"+fl.Name)
+					given = append(given, "--"+fl.Name)
 				}
 			})
 			if len(given) > 0 {
-				return usagef("%s runs its __main__ block, which makes its own inputs and launches: %s apply to a kernel (--kernel) or a host function (--entry)", srcPath, strings.Join(given, ", "))
+				verb := "applies"
+				if len(given) > 1 {
+					verb = "apply"
+				}
+				return usagef("%s runs its __main__ block, which makes its own inputs and launches: %s %s to a kernel (--kernel) or a host function (--entry)", srcPath, strings.Join(given, ", "), verb)
 			}
 			if *timeout < 0 {
 				return usagef("--timeout %s: want a positive duration", *timeout)
@@ -395,14 +399,6 @@ func makeArgs(f *ir.Func, sigs argSigs, shapes, scalars keyValues, ins map[strin
 				return nil, nil, fmt.Errorf("--in %s: %v", p.Name, err)
 			}
 		}
-		// Kernels index arrays with i32: a file's axis beyond it is the
-		// file's fault, not a --shape the user never gave.
-		for ax, n := range t.Shape {
-			if n > math.MaxInt32 {
-				return nil, nil, usagef("--in %s: axis %d of the file has %d elements, more than the %d kernels index (dims are i32)",
-					p.Name, ax, n, math.MaxInt32)
-			}
-		}
 		if len(t.Shape) == len(p.Dims) {
 			for ax, d := range p.Dims {
 				if _, set := dims[d.Sym]; d.Sym != "" && !set {
@@ -433,6 +429,9 @@ func makeArgs(f *ir.Func, sigs argSigs, shapes, scalars keyValues, ins map[strin
 			continue
 		}
 		for j, pdims := range elems {
+			if err := runtime.CheckFixedDims(pdims); err != nil {
+				return nil, nil, fmt.Errorf("tilec: %s: %v", names[j], err)
+			}
 			shape := make([]int, len(pdims))
 			for ax, d := range pdims {
 				if d.Sym == "" {
@@ -712,7 +711,7 @@ func progressReporter(opts *runtime.LaunchOptions, flagValue string, stderr io.W
 }
 
 // checkOutPaths checks every --out path before the first launch, so that a
-// run of minutes is not lost to a typo at its end: two arrays to one file
+// run of minutes is not lost to a typo at its end: no path, two arrays to one file
 // (one would silently overwrite the other), a missing directory, a
 // directory named as the file, or a directory tilec cannot write in.
 func checkOutPaths(outs keyValues) error {
@@ -724,6 +723,9 @@ func checkOutPaths(outs keyValues) error {
 	byPath := map[string]string{}
 	for _, name := range names {
 		path := outs[name]
+		if strings.TrimSpace(path) == "" {
+			return usagef("--out %s=: name the file: --out %s=FILE.npy", name, name)
+		}
 		// A link is written through (writeOut), so the file it names is
 		// the one that must be new and writable.
 		real := path

@@ -32,9 +32,10 @@ func TestRunInputAxisBeyondI32(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	rc := runCommand([]string{"run", filepath.Join(dir, "k.tile"), "--in", "X=" + filepath.Join(dir, "big.npy")}, &stdout, &stderr)
-	want := "tilec: --in X: axis 0 of the file has 3000000000 elements, more than the 2147483647 kernels index (dims are i32)\n"
-	if rc != 2 || stderr.String() != want || strings.Contains(stderr.String(), "--shape") {
-		t.Errorf("exit %d, stderr %q; want 2 and %q", rc, stderr.String(), want)
+	// The file's fault, found in its header before its 12 GB are read.
+	want := "--in X: " + filepath.Join(dir, "big.npy") + ": npy: axis 0 has 3000000000 elements, more than the 2147483647 kernels index (array dims are i32)\n"
+	if rc != 1 || stderr.String() != want || strings.Contains(stderr.String(), "--shape") {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", rc, stderr.String(), want)
 	}
 }
 
@@ -60,5 +61,29 @@ func TestRunInputIntegersRangeChecked(t *testing.T) {
 	rc := runCommand([]string{"run", filepath.Join(dir, "k.tile"), "--in", "X=" + filepath.Join(dir, "u.npy")}, &stdout, &stderr)
 	if want := "18446744073709551615, which does not fit the kernel's i64"; rc == 0 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, stderr %q; want a failure naming %q", rc, stderr.String(), want)
+	}
+}
+
+// A host function's generated arrays are checked together against the
+// host's memory before the first is made, as a kernel's are: two that fit
+// one by one but not together were refused only after the first one's
+// random fill.
+func TestEntryArraysCheckedTogether(t *testing.T) {
+	old := runtime.HostMemoryLimit
+	runtime.HostMemoryLimit = 100 << 20
+	defer func() { runtime.HostMemoryLimit = old }()
+	dir := t.TempDir()
+	src := "import cuda.tile as ct\nimport torch\n\n@ct.kernel\ndef cp(X, Y):\n" +
+		"    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)))\n\n" +
+		"def pair(X, Y):\n    ct.launch(torch.cuda.current_stream(), (1,), cp, (X, Y))\n"
+	if err := os.WriteFile(filepath.Join(dir, "k.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	rc := runCommand([]string{"run", filepath.Join(dir, "k.py"), "--entry", "pair", "--arg", "X=f32[N]", "--arg", "Y=f32[N]",
+		"--shape", "N=15000000"}, &stdout, &stderr)
+	want := "tilec: the arrays need 120000000 bytes (114.4 MiB) of host memory (X f32 [15000000] 60000000, Y f32 [15000000] 60000000), more than the 104857600 bytes (100.0 MiB) available\n"
+	if rc != 1 || stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", rc, stdout.String(), stderr.String(), want)
 	}
 }

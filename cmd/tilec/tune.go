@@ -42,6 +42,9 @@ func cmdTune(args []string, stdout, stderr io.Writer) error {
 	if *iters < 5 || *warmup < 0 {
 		return usagef("--iters must be at least 5 and --warmup not negative")
 	}
+	if err := checkLaunchCounts(*warmup, *iters); err != nil {
+		return err
+	}
 	base, err := loadKernel(srcPath, *kernel, consts, sigs, false)
 	if err != nil {
 		return err

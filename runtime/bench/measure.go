@@ -89,6 +89,9 @@ func MakeArgs(f *ir.Func, dims map[string]int64, scalars map[string]string, seed
 		if !ok {
 			continue
 		}
+		if err := runtime.CheckFixedDims(p.Dims); err != nil {
+			return nil, fmt.Errorf("%s: %v", p.Name, err)
+		}
 		shape := make([]int, len(p.Dims))
 		for ax, d := range p.Dims {
 			if d.Sym == "" {

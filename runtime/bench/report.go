@@ -155,5 +155,47 @@ func ReadReport(path string) (*Report, error) {
 	if r.Kernel == "" || (r.Metric != "tflops" && r.Metric != "gbs") {
 		return nil, fmt.Errorf("%s: not a tilec bench --json report (no kernel or metric)", path)
 	}
+	if err := r.checkFigures(); err != nil {
+		return nil, fmt.Errorf("%s: not a tilec bench --json report: %v", path, err)
+	}
 	return &r, nil
+}
+
+// MaxFigure bounds a time (ms) or rate (TFLOP/s, GB/s) that a report read
+// back may hold, and a peak given to bench: no device comes near it, and a
+// plot's axis up to an absurd figure (1e308 beside -1e308 overflowed to an
+// infinite one, on which the plotting library's tick loop never ended)
+// says nothing.
+const MaxFigure = 1e12
+
+// checkFigures refuses what tilec bench cannot have written: more rows
+// than a sweep has shapes, a time or rate that is negative or absurd.
+func (r *Report) checkFigures() error {
+	if len(r.Rows) > maxSweepValues {
+		return fmt.Errorf("%d rows, more than the %d shapes a sweep has", len(r.Rows), maxSweepValues)
+	}
+	type figure struct {
+		name string
+		v    float64
+	}
+	check := func(where string, fs ...figure) error {
+		for _, f := range fs {
+			if !(f.v >= 0 && f.v < MaxFigure) {
+				return fmt.Errorf("%s: %s is %g (a time or rate in a report is at least 0 and below %g)", where, f.name, f.v, MaxFigure)
+			}
+		}
+		return nil
+	}
+	if p := r.Peak; p != nil {
+		if err := check("peak", figure{"f16_tflops", p.F16}, figure{"tf32_tflops", p.TF32}, figure{"f32_tflops", p.F32}, figure{"gbs", p.GBs}); err != nil {
+			return err
+		}
+	}
+	for i, row := range r.Rows {
+		if err := check(fmt.Sprintf("row %d", i), figure{"tilec_ms", row.MS}, figure{"tilec_tflops", row.TFLOPS}, figure{"tilec_gbs", row.GBs},
+			figure{"cublas_ms", row.CublasMS}, figure{"cublas_tflops", row.CublasTFLOPS}, figure{"ratio", row.Ratio}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -59,6 +59,9 @@ func ParseSweep(specs []string, sizes string, dims []string, product bool) (*Swe
 					return nil, fmt.Errorf("--shape %s: %v", cur.name, err)
 				}
 				cur.values = append(cur.values, vs...)
+				if err := checkSweepValues(cur.name, cur.values); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			name, val = strings.TrimSpace(name), strings.TrimSpace(val)
@@ -90,6 +93,9 @@ func ParseSweep(specs []string, sizes string, dims []string, product bool) (*Swe
 				return nil, fmt.Errorf("--sizes: %v", err)
 			}
 			vs = append(vs, v)
+		}
+		if len(vs) > maxSweepValues {
+			return nil, fmt.Errorf("--sizes: %d values, more than the %d a sweep may have", len(vs), maxSweepValues)
 		}
 		var lead *dimSpec
 		for _, d := range dims {
@@ -129,8 +135,8 @@ func ParseSweep(specs []string, sizes string, dims []string, product bool) (*Swe
 	if product {
 		for _, d := range swept {
 			n *= len(d.values)
-			if n > 10000 {
-				return nil, fmt.Errorf("--shape: more than 10000 shapes")
+			if n > maxSweepValues {
+				return nil, fmt.Errorf("--shape: more than %d shapes", maxSweepValues)
 			}
 		}
 	} else if len(swept) > 0 {
@@ -235,16 +241,29 @@ func parseValues(s string) ([]int64, error) {
 		if err != nil || d < 1 {
 			return nil, fmt.Errorf("%q: the step of an arithmetic range is a positive integer", s)
 		}
+		// Counted before it is built: 0:2147483647:+1 is 2^31 values.
+		if n := (hi-lo)/d + 1; n > maxSweepValues {
+			return nil, fmt.Errorf("%q: %d values, more than the %d a sweep may have", s, n, maxSweepValues)
+		}
 		for v := lo; v <= hi; v += d {
 			out = append(out, v)
 		}
 	default:
 		return nil, fmt.Errorf("%q: the step is xF (geometric) or +S (arithmetic)", s)
 	}
-	if len(out) > 10000 {
-		return nil, fmt.Errorf("%q: more than 10000 values", s)
-	}
 	return out, nil
+}
+
+// maxSweepValues bounds the values of one dim, and the shapes of a sweep:
+// a sweep that long is a mistake, and its points are built in memory.
+const maxSweepValues = 10000
+
+// checkSweepValues bounds the values a dim has so far, over all its items.
+func checkSweepValues(name string, vs []int64) error {
+	if len(vs) > maxSweepValues {
+		return fmt.Errorf("--shape %s: %d values, more than the %d a sweep may have", name, len(vs), maxSweepValues)
+	}
+	return nil
 }
 
 // parseSize parses a dim: a non-negative integer that fits the i32 kernels

@@ -2,8 +2,11 @@ package bench
 
 import (
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
+
+	"github.com/tilec/tilec/runtime/compile"
 )
 
 func sweepString(s *Sweep) string {
@@ -84,5 +87,56 @@ func TestPointLabel(t *testing.T) {
 		if got := PointLabel(c.names, pt); got != c.want {
 			t.Errorf("%v: %q, want %q", c.names, got, c.want)
 		}
+	}
+}
+
+// TestParseSweepBoundsBeforeBuilding: a sweep's values are counted before
+// they are built, per range and per dim over all its items, so that
+// N=0:2147483647:+1 is the error at once, not 2^31 values in memory
+// (Go's fatal out-of-memory) before the count is checked.
+func TestParseSweepBoundsBeforeBuilding(t *testing.T) {
+	for _, c := range []struct {
+		spec, want string
+	}{
+		{"N=1:20000000:+1", `--shape N=1:20000000:+1: "1:20000000:+1": 20000000 values, more than the 10000 a sweep may have`},
+		{"N=0:9999:+1,10000:19999:+1", "--shape N: 20000 values, more than the 10000 a sweep may have"},
+		{"N=0:2147483647:+1", "2147483648 values, more than the 10000"},
+	} {
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		_, err := ParseSweep([]string{c.spec}, "", nil, false)
+		goruntime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.spec, err, c.want)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("%q: allocated %d bytes before the error", c.spec, got)
+		}
+	}
+	// The bound itself is a sweep.
+	s, err := ParseSweep([]string{"N=1:10000:+1"}, "", nil, false)
+	if err != nil || len(s.Points) != 10000 {
+		t.Errorf("10000 values: %v", err)
+	}
+}
+
+// TestMakeArgsRefusesFixedDimsPastI32: an annotation's fixed dim is
+// checked as a swept one is, before the array is allocated and filled.
+func TestMakeArgsRefusesFixedDimsPastI32(t *testing.T) {
+	src := `
+import cuda.tile as ct
+
+@ct.kernel(grid=(1,))
+def big(X: ct.Array[ct.int8, (3000000000,)], Y: ct.Array[ct.float32, (4,)]):
+    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)).astype(Y.dtype))
+`
+	k, err := compile.Source("big.py", []byte(src), compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = MakeArgs(k.Func, map[string]int64{}, nil, 1, 1)
+	want := "X: axis 0 of its signature is 3000000000, more than 2147483647: array dims are i32 in kernels"
+	if err == nil || err.Error() != want {
+		t.Errorf("MakeArgs = %v, want %q", err, want)
 	}
 }

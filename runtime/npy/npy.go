@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -24,6 +25,10 @@ const (
 	// ask for an absurd amount of memory.
 	maxBytes = 1 << 40
 )
+
+// streamProbe is how much of an array's data Read takes before it
+// allocates the whole: see read.
+const streamProbe = 1 << 20
 
 var descrs = map[string]ir.DType{
 	"f2": ir.F16, "f4": ir.F32, "f8": ir.F64, "i4": ir.I32, "i8": ir.I64, "b1": ir.Bool,
@@ -132,7 +137,11 @@ func ReadFile(name string) (*runtime.Tensor, error) {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := Read(bufio.NewReader(f))
+	dataLeft := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		dataLeft = fi.Size()
+	}
+	t, err := read(bufio.NewReader(f), dataLeft)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -148,7 +157,12 @@ type Header struct {
 
 // Read reads one array in .npy format from r. Trailing data after the array
 // is not consumed beyond what the array needs.
-func Read(r io.Reader) (*runtime.Tensor, error) {
+func Read(r io.Reader) (*runtime.Tensor, error) { return read(r, -1) }
+
+// read is Read of a file of fileBytes bytes (-1: unknown, a pipe): a
+// file too short for the header's shape is refused before its data is
+// allocated or read.
+func read(r io.Reader, fileBytes int64) (*runtime.Tensor, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
 		return nil, fmt.Errorf("npy: reading magic: %w", noEOF(err))
@@ -165,6 +179,7 @@ func Read(r io.Reader) (*runtime.Tensor, error) {
 			return nil, fmt.Errorf("npy: reading header length: %w", noEOF(err))
 		}
 		hlen = int(binary.LittleEndian.Uint16(l[:]))
+		fileBytes -= 10
 	case 2, 3:
 		var l [4]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
@@ -175,6 +190,7 @@ func Read(r io.Reader) (*runtime.Tensor, error) {
 			return nil, fmt.Errorf("npy: header of %d bytes is too long", n)
 		}
 		hlen = int(n)
+		fileBytes -= 12
 	default:
 		return nil, fmt.Errorf("npy: unsupported format version %d.%d", major, minor)
 	}
@@ -210,9 +226,13 @@ func Read(r io.Reader) (*runtime.Tensor, error) {
 		return nil, fmt.Errorf("npy: unsupported dtype %q", descr)
 	}
 	n := int64(1)
-	for _, d := range h.Shape {
+	for ax, d := range h.Shape {
 		if d < 0 {
 			return nil, fmt.Errorf("npy: negative dimension in shape %v", h.Shape)
+		}
+		// Every tensor of tilec's is a kernel's array or could be one.
+		if d > math.MaxInt32 {
+			return nil, fmt.Errorf("npy: axis %d has %d elements, more than the %d kernels index (array dims are i32)", ax, d, math.MaxInt32)
 		}
 		if d > 0 && n > maxBytes/int64(d) {
 			return nil, fmt.Errorf("npy: shape %v is too large", h.Shape)
@@ -226,13 +246,29 @@ func Read(r io.Reader) (*runtime.Tensor, error) {
 	if err := runtime.CheckHostBytes(dt, h.Shape, size); err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
 	}
-	// Read without trusting the header's size for the allocation: a short
-	// file fails after reading what is there.
-	var data bytes.Buffer
-	if m, err := io.CopyN(&data, r, size); err != nil {
-		return nil, fmt.Errorf("npy: %d bytes of data, shape %v of %s needs %d", m, h.Shape, descr, size)
+	short := func(have int64) error {
+		return fmt.Errorf("npy: the file has %d bytes of data; shape %v of %s needs %d", have, h.Shape, descr, size)
 	}
-	buf := data.Bytes()
+	if fileBytes >= 0 && fileBytes-int64(hlen) < size {
+		return nil, short(max(0, fileBytes-int64(hlen)))
+	}
+	// One buffer of the data's size, checked against the host's memory
+	// above: a buffer grown by doubling would need up to twice the array
+	// (a Go "fatal error: out of memory" under an address-space cap). A
+	// stream of unknown length is read a little first, so that a few
+	// bytes claiming gigabytes fail before the gigabytes are allocated.
+	head := make([]byte, min(size, streamProbe))
+	if m, err := io.ReadFull(r, head); err != nil {
+		return nil, short(int64(m))
+	}
+	buf := head
+	if size > streamProbe {
+		buf = make([]byte, size)
+		copy(buf, head)
+		if m, err := io.ReadFull(r, buf[streamProbe:]); err != nil {
+			return nil, short(streamProbe + int64(m))
+		}
+	}
 	if swap {
 		w := dt.Bytes()
 		for i := 0; i+w <= len(buf); i += w {
@@ -452,16 +488,30 @@ func Convert(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error
 	if err != nil {
 		return nil, err
 	}
-	if d.IsFloat() {
-		i := 0
-		t.ForEachElem(func(e int) {
-			out.SetElemAt(i, t.ElemAt(e))
-			i++
-		})
-		return out, nil
-	}
 	i := 0
 	var bad error
+	if d.IsFloat() {
+		// Rounding to a narrower float is the conversion; a finite value
+		// beyond its range (an infinity, or e4m3's NaN) is not a value the
+		// file holds.
+		t.ForEachElem(func(e int) {
+			if bad != nil {
+				return
+			}
+			v := t.ElemAt(e)
+			out.SetElemAt(i, v)
+			finite := !math.IsInf(v, 0) && !math.IsNaN(v)
+			if r := out.ElemAt(i); finite && (math.IsInf(r, 0) || math.IsNaN(r) || (float8Overflow[d] > 0 && math.Abs(v) >= float8Overflow[d])) {
+				bad = fmt.Errorf("element %s[%s] of the file is %v, beyond the range of the kernel's %s",
+					name, joinInts(runtime.Unravel(i, t.Shape)), v, d)
+			}
+			i++
+		})
+		if bad != nil {
+			return nil, bad
+		}
+		return out, nil
+	}
 	t.ForEachElem(func(e int) {
 		if bad != nil {
 			return
@@ -484,6 +534,13 @@ func Convert(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error
 	}
 	return out, nil
 }
+
+// float8Overflow is, for the float8 dtypes, the magnitude from which a
+// value rounds (to nearest even) past the largest finite one: half an ulp
+// above 448 (e4m3fn) and 57344 (e5m2). Their conversion saturates there
+// (cvt.rn.satfinite) instead of giving an infinity, so Convert cannot see
+// the overflow in the result. Other dtypes are absent (0: no bound here).
+var float8Overflow = map[ir.DType]float64{ir.F8E4M3: 464, ir.F8E5M2: 61440}
 
 // intFits reports whether the value v of the integer or bool dtype from
 // (u64 values from 2^63 held as negative int64 patterns) is a value of the

@@ -252,6 +252,43 @@ func (s Space) CheckNames(base *ir.Func, fixed map[string]string) error {
 		if v, ok := fixed[p.Name]; ok {
 			return fmt.Errorf("%s is fixed by -D %s=%s and also in the search space", p.Name, p.Name, v)
 		}
+		for _, v := range p.Values {
+			if err := checkConstValue(base, p.Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkConstValue reports a value that constant name of base cannot take:
+// text that is not an int for an int constant, not a number for a float
+// one, not a bool for a bool one, read as -D reads them. A typo is then an
+// error with the space, not a candidate pruned at compile time whose
+// reason only the search's table shows. Dtype constants are left to the
+// build.
+func checkConstValue(base *ir.Func, name, v string) error {
+	for _, c := range base.Consts {
+		if c.Name != name {
+			continue
+		}
+		s := strings.TrimSpace(v)
+		switch c.Value.(type) {
+		case int64:
+			if _, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64); err != nil {
+				return fmt.Errorf("%s=%s: %s is an int constant; want an int", name, v, name)
+			}
+		case float64:
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				return fmt.Errorf("%s=%s: %s is a float constant; want a number", name, v, name)
+			}
+		case bool:
+			switch s {
+			case "True", "true", "1", "False", "false", "0":
+			default:
+				return fmt.Errorf("%s=%s: %s is a bool constant; want True or False", name, v, name)
+			}
+		}
 	}
 	return nil
 }
