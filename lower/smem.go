@@ -112,19 +112,7 @@ func AllocShared(f *ir.Func, t *Target) error {
 	// Scratch for reductions across warps and layout conversions: one
 	// region after the mma tiles, sized for the largest user (known before
 	// the rings, which the occupancy budget below bounds together with it).
-	scratch := 0
-	var serr error
-	f.Body.Walk(func(in *ir.Instr) {
-		if serr != nil {
-			return
-		}
-		n, err := ScratchBytes(in)
-		if err != nil {
-			serr = unsupported(t, "%v", err)
-			return
-		}
-		scratch = max(scratch, n)
-	})
+	scratch, serr := kernelScratchBytes(f, t)
 	if serr != nil {
 		return serr
 	}
@@ -298,4 +286,23 @@ func occupancyRingBudget(f *ir.Func, t *Target, scratch int) int {
 		perBlock -= roundUp(scratch, 16)
 	}
 	return perBlock
+}
+
+// kernelScratchBytes is the scratch region kernel f's exchanges need: the
+// largest of them (they take turns, separated by barriers), 0 for none.
+func kernelScratchBytes(f *ir.Func, t *Target) (int, error) {
+	scratch := 0
+	var serr error
+	f.Body.Walk(func(in *ir.Instr) {
+		if serr != nil {
+			return
+		}
+		n, err := ScratchBytes(in)
+		if err != nil {
+			serr = unsupported(t, "%v", err)
+			return
+		}
+		scratch = max(scratch, n)
+	})
+	return scratch, serr
 }

@@ -76,7 +76,9 @@ type Tuning struct {
 	// accumulator in 2x4 warps of 64x64).
 	MaxMMAWarps int
 	// MaxStages bounds the depth of a pipelined loop's shared-memory ring;
-	// the smem pass uses fewer where SharedBytes does not hold them.
+	// the smem pass uses fewer where SharedBytes does not hold them. The
+	// warp-specialized GEMM ring of a small accumulator tile may go deeper
+	// (warpspec's ringStages), unless the kernel's stages hint set it.
 	MaxStages int
 	// StagedEpilogue stores mma-layout results through shared memory with
 	// 16-byte global stores (false: straight from the mma fragments).

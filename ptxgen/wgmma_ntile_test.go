@@ -1,6 +1,8 @@
 package ptxgen
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tilec/tilec/lower"
@@ -24,6 +26,7 @@ func TestWGMMANTile32(t *testing.T) {
 			`or\.b64 %rd\d+, %rd\d+, -9223371899399045120;`,
 			`add\.s64 %rd\d+, %rd\d+, 64;`,
 			`cp\.async\.bulk\.tensor\.2d`,
+			`p_B_tmap_64x32`, // boxes of 64 rows of K by 32 columns
 		}, []string{`mma\.sync`, `-9223371899415822336;`}},
 		{"64", []string{
 			`wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 `,
@@ -56,4 +59,30 @@ func TestWGMMATransposedA(t *testing.T) {
 	}, []string{`mma\.sync`, `, 1, 1, 0, 0;`})
 	// The general variant multiplies the same transposes on mma.sync.
 	checkPTXHas(t, "sm_90a general", k.General.PTX, []string{`mma\.sync\.aligned\.m16n8k16`}, []string{`wgmma`})
+}
+
+// A transposed A with B given as (K, N) (both operands MN-major) stays on
+// mma.sync until the combination has run on a GPU.
+func TestWGMMATransposedABothMNMajorRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.py")
+	src := `import cuda.tile as ct
+
+
+@ct.kernel
+def k(AT, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(AT, axis=0, shape=(tk, tm))):
+        a = ct.load(AT, index=(k, ct.bid(0)), shape=(tk, tm), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(ct.transpose(a), b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc.astype(C.dtype))
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := kernelOfFileArgs(t, path, "k", map[string]string{"AT": "f16[K,M]", "B": "f16[K,N]", "C": "f16[M,N]"},
+		map[string]string{"tm": "64", "tn": "64", "tk": "64"})
+	_, k := lowerEmit(t, f, lower.MustTarget("sm_90a"))
+	checkPTXHas(t, "sm_90a", k.PTX, []string{`mma\.sync\.aligned\.m16n8k16`}, []string{`wgmma`})
 }

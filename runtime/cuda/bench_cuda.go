@@ -494,8 +494,8 @@ func (c *GPU) Matmul(a, b *runtime.Tensor) (*runtime.Tensor, error) {
 		batch *= s
 	}
 	out := runtime.NewTensor(a.DType, append(slices.Clone(a.Shape[:r-2]), m, n)...)
-	if out.NumElements() == 0 {
-		return out, nil
+	if out.NumElements() == 0 || k == 0 {
+		return out, nil // empty, or sums of no products: zeros
 	}
 	ac, bc := a.Clone(), b.Clone() // packed row-major
 	var bufs []cudadrv.DevicePtr
@@ -515,32 +515,33 @@ func (c *GPU) Matmul(a, b *runtime.Tensor) (*runtime.Tensor, error) {
 		}
 		return p, err
 	}
-	pa, err := upload(ac.Data, len(ac.Data))
-	if err != nil {
-		return nil, err
+	multiply := func() error {
+		pa, err := upload(ac.Data, len(ac.Data))
+		if err != nil {
+			return err
+		}
+		pb, err := upload(bc.Data, len(bc.Data))
+		if err != nil {
+			return err
+		}
+		pc, err := upload(nil, len(out.Data))
+		if err != nil {
+			return err
+		}
+		if batch == 1 {
+			err = c.Dev.Gemm(gt, m, n, k, pa, pb, pc)
+		} else {
+			err = c.Dev.GemmStridedBatched(gt, batch, m, n, k, pa, pb, pc)
+		}
+		if err == nil {
+			err = c.Dev.Synchronize()
+		}
+		if err == nil {
+			err = c.Dev.CopyDtoH(out.Data, pc)
+		}
+		return err
 	}
-	pb, err := upload(bc.Data, len(bc.Data))
-	if err != nil {
-		return nil, err
-	}
-	pc, err := upload(nil, len(out.Data))
-	if err != nil {
-		return nil, err
-	}
-	if k == 0 {
-		err = c.Dev.Memset(pc, 0, len(out.Data))
-	} else if batch == 1 {
-		err = c.Dev.Gemm(gt, m, n, k, pa, pb, pc)
-	} else {
-		err = c.Dev.GemmStridedBatched(gt, batch, m, n, k, pa, pb, pc)
-	}
-	if err == nil {
-		err = c.Dev.Synchronize()
-	}
-	if err == nil {
-		err = c.Dev.CopyDtoH(out.Data, pc)
-	}
-	if err != nil {
+	if err := multiply(); err != nil {
 		return nil, fmt.Errorf("cuda: matmul %v @ %v: %w", a.Shape, b.Shape, err)
 	}
 	return out, nil

@@ -605,17 +605,18 @@ func (in *evaluator) matmul(pos lang.Pos, name string, a, b *runtime.Tensor) *ru
 	}
 	shape := append(slices.Clone(a.Shape[:ra-2]), m, n)
 	in.checkElements(pos, name, shape)
-	if float64(batch)*float64(m)*float64(n)*float64(k) > 1<<36 {
-		in.fail(pos, "%s: %v @ %v is too much work for the CPU reference", name, a.Shape, b.Shape)
-	}
 	d := promote(a.DType, b.DType)
 	if in.opts.Matmul != nil && (d == ir.F16 || d == ir.BF16) && a.DType == d && b.DType == d {
-		// On a GPU backend, as torch on the GPU: the device's cuBLAS.
+		// On a GPU backend, as torch on the GPU: the device's cuBLAS
+		// (no CPU work bound: the device does the work).
 		r, err := in.opts.Matmul(a, b)
 		if err != nil {
 			in.fail(pos, "%s: %v", name, err)
 		}
 		return r
+	}
+	if float64(batch)*float64(m)*float64(n)*float64(k) > 1<<36 {
+		in.fail(pos, "%s: %v @ %v is too much work for the CPU reference", name, a.Shape, b.Shape)
 	}
 	av, bv := values(a), values(b)
 	out := make([]float64, batch*m*n)

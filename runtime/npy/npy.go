@@ -535,12 +535,16 @@ func Convert(t *runtime.Tensor, d ir.DType, name string) (*runtime.Tensor, error
 	return out, nil
 }
 
-// float8Overflow is, for the float8 dtypes, the magnitude from which a
-// value rounds (to nearest even) past the largest finite one: half an ulp
-// above 448 (e4m3fn) and 57344 (e5m2). Their conversion saturates there
-// (cvt.rn.satfinite) instead of giving an infinity, so Convert cannot see
-// the overflow in the result. Other dtypes are absent (0: no bound here).
-var float8Overflow = map[ir.DType]float64{ir.F8E4M3: 464, ir.F8E5M2: 61440}
+// float8Overflow is, for the float8 dtypes, the smallest magnitude that
+// rounds (to nearest even) past the largest finite value. Half an ulp
+// above it is a tie: e4m3fn's 464 lies between 448 (mantissa 110, even)
+// and 480 (111, its NaN), so it rounds to 448 and only magnitudes above
+// it overflow; e5m2's 61440 lies between 57344 (mantissa 11, odd) and
+// 65536 (the infinity), so it rounds up and overflows itself. Their
+// conversion saturates there (cvt.rn.satfinite) instead of giving an
+// infinity, so Convert cannot see the overflow in the result. Other
+// dtypes are absent (0: no bound here).
+var float8Overflow = map[ir.DType]float64{ir.F8E4M3: math.Nextafter(464, math.Inf(1)), ir.F8E5M2: 61440}
 
 // intFits reports whether the value v of the integer or bool dtype from
 // (u64 values from 2^63 held as negative int64 patterns) is a value of the
