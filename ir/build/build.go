@@ -625,6 +625,21 @@ func coerceConst(kind string, v value) (value, bool) {
 	return v, false
 }
 
+// fixedDimError says why n cannot be a fixed dim of an array annotation,
+// or "" if it can. A dim of 0 is an empty array, as a symbolic dim bound
+// to 0 is (the launch then has no work, and an empty grid is a launch
+// error); a dim past 2^31-1 cannot be indexed by the i32 that kernels
+// index arrays with, as --arg and --shape refuse it too.
+func fixedDimError(n int64) string {
+	switch {
+	case n < 0:
+		return "is negative"
+	case n > math.MaxInt32:
+		return fmt.Sprintf("is more than %d: array dims are i32 in kernels", math.MaxInt32)
+	}
+	return ""
+}
+
 // arrayParam binds `A: ct.Array[dtype, (d0, d1, ...)]`.
 func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 	idx, ok := s.Index.(*lang.Tuple)
@@ -658,8 +673,8 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 	for i, de := range dimExprs {
 		switch de := de.(type) {
 		case *lang.IntLit:
-			if de.Value <= 0 {
-				b.errorf(de.Pos, "array dimension must be positive, got %d", de.Value)
+			if msg := fixedDimError(de.Value); msg != "" {
+				b.errorf(de.Pos, "array dimension %d %s", de.Value, msg)
 				bad = true
 			}
 			dims[i] = ir.Dim{Size: de.Value}
@@ -667,8 +682,8 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 			if bd, ok := b.fn.scope[de.Name]; ok {
 				switch v := bd.val.(type) {
 				case int64:
-					if v <= 0 {
-						b.errorf(de.Pos, "array dimension must be positive, got %s = %d", de.Name, v)
+					if msg := fixedDimError(v); msg != "" {
+						b.errorf(de.Pos, "array dimension %s = %d %s", de.Name, v, msg)
 						bad = true
 					}
 					dims[i] = ir.Dim{Size: v}
