@@ -640,6 +640,24 @@ func fixedDimError(n int64) string {
 	return ""
 }
 
+// poisonArray binds an array parameter whose annotation failed, and the
+// symbolic dims it names that nothing has bound, to poison: their uses
+// (the grid, M in the body) follow from the error already reported (a bad
+// -D T=f99 of the dtype) and are not reported again, so that the cause is
+// the only error shown.
+func (b *builder) poisonArray(p *lang.Param, dims []lang.Expr) {
+	b.bind(p.Name, poison{}, p.Pos)
+	for _, de := range dims {
+		n, ok := de.(*lang.Name)
+		if !ok {
+			continue
+		}
+		if _, bound := b.fn.scope[n.Name]; !bound && !b.reservedName(n.Name) && !b.paramNamed(n.Name) {
+			b.bind(n.Name, poison{}, n.Pos)
+		}
+	}
+}
+
 // arrayParam binds `A: ct.Array[dtype, (d0, d1, ...)]`.
 func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 	idx, ok := s.Index.(*lang.Tuple)
@@ -648,20 +666,20 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		b.bind(p.Name, poison{}, p.Pos)
 		return
 	}
+	var dimExprs []lang.Expr
+	if t, ok := idx.Elems[1].(*lang.Tuple); ok {
+		dimExprs = t.Elems
+	} else {
+		dimExprs = []lang.Expr{idx.Elems[1]}
+	}
 	dtv := b.expr(idx.Elems[0])
 	dt, isDT := dtv.(ir.DType)
 	if !isDT {
 		if !isPoison(dtv) {
 			b.errorf(idx.Elems[0].Position(), "ct.Array's dtype must be a dtype such as ct.float16, got %s", describe(dtv))
 		}
-		b.bind(p.Name, poison{}, p.Pos)
+		b.poisonArray(p, dimExprs)
 		return
-	}
-	var dimExprs []lang.Expr
-	if t, ok := idx.Elems[1].(*lang.Tuple); ok {
-		dimExprs = t.Elems
-	} else {
-		dimExprs = []lang.Expr{idx.Elems[1]}
 	}
 	if len(dimExprs) == 0 {
 		b.errorf(idx.Elems[1].Position(), "array %s needs at least one dimension", p.Name)
@@ -716,7 +734,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		}
 	}
 	if bad {
-		b.bind(p.Name, poison{}, p.Pos)
+		b.poisonArray(p, dimExprs)
 		return
 	}
 	prm := b.f.AddParam(p.Name, ir.ArrayOf(dt, len(dims)), dims)
