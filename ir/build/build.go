@@ -45,6 +45,22 @@ const (
 	maxInstrs      = 1 << 18 // instructions of one kernel
 )
 
+// noKernelNamed is the message for a --kernel (Options.Kernel) that names
+// no kernel of the file: it lists the kernels there are, so that a typo
+// or a helper's name is fixed without reading the file.
+func (b *builder) noKernelNamed(name string) string {
+	var names []string
+	for _, d := range b.order {
+		if b.kernels[d] {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no kernel named %s: the file has no kernel (a def decorated with @ct.kernel)", name)
+	}
+	return fmt.Sprintf("no kernel named %s: the file's kernels: %s", name, strings.Join(names, ", "))
+}
+
 // File turns the kernels of a parsed file into IR. The error, when not
 // nil, is a sorted lang.ErrorList holding every error found.
 func File(file *lang.File, opts Options) (*ir.Module, error) {
@@ -60,7 +76,7 @@ func File(file *lang.File, opts Options) (*ir.Module, error) {
 		}
 	}
 	if _, broken := file.Broken[opts.Kernel]; opts.Kernel != "" && len(kernels) == 0 && !broken {
-		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
+		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "%s", b.noKernelNamed(opts.Kernel))
 	}
 	b.checkConstNames(kernels)
 	b.checkArgNames(kernels)

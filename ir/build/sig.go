@@ -300,7 +300,7 @@ func KernelLaunchParams(file *lang.File, kernel string) (string, []LaunchParam, 
 	pos := lang.Pos{File: b.src.Name, Line: 1, Col: 1}
 	switch {
 	case n == 0 && kernel != "":
-		b.errorf(pos, "no kernel named %s", kernel)
+		b.errorf(pos, "%s", b.noKernelNamed(kernel))
 	case n == 0:
 		b.errorf(pos, "no kernel (a def decorated with @ct.kernel)")
 	case n > 1:
