@@ -20,7 +20,12 @@ import (
 //   - The indentation of a logical line is compared with a stack of
 //     indentation widths: deeper pushes and emits INDENT, shallower pops and
 //     emits one DEDENT per level and must land exactly on an outer level.
-//   - Tabs in indentation are an error (use spaces); elsewhere a tab is
+//   - Tabs in indentation are Python 3's: a line's indentation is measured
+//     twice, with tabs to the next multiple of 8 and with tabs as 1 column,
+//     and both measures must order the line against the stack alike (deeper
+//     in both, or equal in both); otherwise the meaning depends on the tab
+//     size, and it is Python's TabError ("inconsistent use of tabs and
+//     spaces in indentation"). A form feed resets both. Elsewhere a tab is
 //     ordinary white space. Columns count bytes.
 //
 // NEWLINE is positioned just after the last token of its logical line (where
@@ -121,7 +126,7 @@ type scanner struct {
 		ok         bool
 	}
 
-	indents     []int
+	indents     []indent
 	brackets    []openBracket
 	lineStart   bool // at the start of a physical line outside brackets
 	lineHasToks bool // the current logical line has tokens
@@ -141,7 +146,7 @@ type lexError struct {
 // ending with EOF (layout balanced), plus every lexical error it found; the
 // parser skips the parts of the file that contain lexical errors.
 func lex(file, src string) ([]lexer.Token, []*lexError) {
-	s := &scanner{src: loneCRToLF(src), file: file, line: 1, col: 1, indents: []int{0}, lineStart: true}
+	s := &scanner{src: loneCRToLF(src), file: file, line: 1, col: 1, indents: []indent{{}}, lineStart: true}
 	if strings.HasPrefix(src, "\xef\xbb\xbf") {
 		// A UTF-8 byte order mark, as some editors write, is skipped as
 		// Python skips it (columns count bytes, so line 1 starts at col 4).
@@ -299,23 +304,30 @@ func (s *scanner) token(c byte) {
 	}
 }
 
+// indent is one level of the indentation stack: its width with tabs to
+// the next multiple of 8 (col, which orders the levels) and with tabs as
+// one column (alt, which must order them alike: Python 3's tab rule).
+type indent struct{ col, alt int }
+
+// tabError is Python 3's TabError.
+const tabError = "inconsistent use of tabs and spaces in indentation"
+
 // indentation measures the indentation of a physical line at the start of a
 // logical line. It returns false when the line is blank or a comment (it
 // has then consumed the line up to its newline).
 func (s *scanner) indentation() bool {
-	width := 0
-	tabbed := false
+	var w indent
 	for s.off < len(s.src) {
 		switch s.src[s.off] {
 		case ' ':
-			width++
+			w.col++
+			w.alt++
 		case '\t':
-			if !tabbed {
-				s.errorf(s.pos(), "indentation contains a tab; use spaces")
-				tabbed = true
-			}
-			width = (width/8 + 1) * 8
-		case '\r', '\f':
+			w.col = (w.col/8 + 1) * 8
+			w.alt++
+		case '\f':
+			w = indent{}
+		case '\r':
 		default:
 			goto measured
 		}
@@ -337,19 +349,29 @@ measured:
 	p := s.pos()
 	top := s.indents[len(s.indents)-1]
 	switch {
-	case width > top:
+	case w.col == top.col:
+		if w.alt != top.alt {
+			s.errorf(p, tabError)
+		}
+	case w.col > top.col:
+		if w.alt <= top.alt {
+			s.errorf(p, tabError)
+		}
 		if len(s.indents) > maxIndent {
 			s.errorf(p, "too many levels of indentation")
 		}
-		s.indents = append(s.indents, width)
+		s.indents = append(s.indents, w)
 		s.toks = append(s.toks, lexer.Token{Type: tokIndent, Value: indentValue, Pos: p})
-	case width < top:
-		for len(s.indents) > 1 && s.indents[len(s.indents)-1] > width {
+	default:
+		for len(s.indents) > 1 && s.indents[len(s.indents)-1].col > w.col {
 			s.indents = s.indents[:len(s.indents)-1]
 			s.toks = append(s.toks, lexer.Token{Type: tokDedent, Value: dedentValue, Pos: p})
 		}
-		if s.indents[len(s.indents)-1] != width {
+		switch top := s.indents[len(s.indents)-1]; {
+		case top.col != w.col:
 			s.errorf(p, "unindent does not match any outer indentation level")
+		case top.alt != w.alt:
+			s.errorf(p, tabError)
 		}
 	}
 	return true

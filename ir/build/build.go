@@ -45,6 +45,22 @@ const (
 	maxInstrs      = 1 << 18 // instructions of one kernel
 )
 
+// noKernelNamed is the message for a --kernel (Options.Kernel) that names
+// no kernel of the file: it lists the kernels there are, so that a typo
+// or a helper's name is fixed without reading the file.
+func (b *builder) noKernelNamed(name string) string {
+	var names []string
+	for _, d := range b.order {
+		if b.kernels[d] {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no kernel named %s: the file has no kernel (a def decorated with @ct.kernel)", name)
+	}
+	return fmt.Sprintf("no kernel named %s: the file's kernels: %s", name, strings.Join(names, ", "))
+}
+
 // File turns the kernels of a parsed file into IR. The error, when not
 // nil, is a sorted lang.ErrorList holding every error found.
 func File(file *lang.File, opts Options) (*ir.Module, error) {
@@ -60,7 +76,7 @@ func File(file *lang.File, opts Options) (*ir.Module, error) {
 		}
 	}
 	if _, broken := file.Broken[opts.Kernel]; opts.Kernel != "" && len(kernels) == 0 && !broken {
-		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", opts.Kernel)
+		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "%s", b.noKernelNamed(opts.Kernel))
 	}
 	b.checkConstNames(kernels)
 	b.checkArgNames(kernels)
@@ -625,6 +641,39 @@ func coerceConst(kind string, v value) (value, bool) {
 	return v, false
 }
 
+// fixedDimError says why n cannot be a fixed dim of an array annotation,
+// or "" if it can. A dim of 0 is an empty array, as a symbolic dim bound
+// to 0 is (the launch then has no work, and an empty grid is a launch
+// error); a dim past 2^31-1 cannot be indexed by the i32 that kernels
+// index arrays with, as --arg and --shape refuse it too.
+func fixedDimError(n int64) string {
+	switch {
+	case n < 0:
+		return "is negative"
+	case n > math.MaxInt32:
+		return fmt.Sprintf("is more than %d: array dims are i32 in kernels", math.MaxInt32)
+	}
+	return ""
+}
+
+// poisonArray binds an array parameter whose annotation failed, and the
+// symbolic dims it names that nothing has bound, to poison: their uses
+// (the grid, M in the body) follow from the error already reported (a bad
+// -D T=f99 of the dtype) and are not reported again, so that the cause is
+// the only error shown.
+func (b *builder) poisonArray(p *lang.Param, dims []lang.Expr) {
+	b.bind(p.Name, poison{}, p.Pos)
+	for _, de := range dims {
+		n, ok := de.(*lang.Name)
+		if !ok {
+			continue
+		}
+		if _, bound := b.fn.scope[n.Name]; !bound && !b.reservedName(n.Name) && !b.paramNamed(n.Name) {
+			b.bind(n.Name, poison{}, n.Pos)
+		}
+	}
+}
+
 // arrayParam binds `A: ct.Array[dtype, (d0, d1, ...)]`.
 func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 	idx, ok := s.Index.(*lang.Tuple)
@@ -633,20 +682,20 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		b.bind(p.Name, poison{}, p.Pos)
 		return
 	}
+	var dimExprs []lang.Expr
+	if t, ok := idx.Elems[1].(*lang.Tuple); ok {
+		dimExprs = t.Elems
+	} else {
+		dimExprs = []lang.Expr{idx.Elems[1]}
+	}
 	dtv := b.expr(idx.Elems[0])
 	dt, isDT := dtv.(ir.DType)
 	if !isDT {
 		if !isPoison(dtv) {
 			b.errorf(idx.Elems[0].Position(), "ct.Array's dtype must be a dtype such as ct.float16, got %s", describe(dtv))
 		}
-		b.bind(p.Name, poison{}, p.Pos)
+		b.poisonArray(p, dimExprs)
 		return
-	}
-	var dimExprs []lang.Expr
-	if t, ok := idx.Elems[1].(*lang.Tuple); ok {
-		dimExprs = t.Elems
-	} else {
-		dimExprs = []lang.Expr{idx.Elems[1]}
 	}
 	if len(dimExprs) == 0 {
 		b.errorf(idx.Elems[1].Position(), "array %s needs at least one dimension", p.Name)
@@ -658,8 +707,8 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 	for i, de := range dimExprs {
 		switch de := de.(type) {
 		case *lang.IntLit:
-			if de.Value <= 0 {
-				b.errorf(de.Pos, "array dimension must be positive, got %d", de.Value)
+			if msg := fixedDimError(de.Value); msg != "" {
+				b.errorf(de.Pos, "array dimension %d %s", de.Value, msg)
 				bad = true
 			}
 			dims[i] = ir.Dim{Size: de.Value}
@@ -667,8 +716,8 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 			if bd, ok := b.fn.scope[de.Name]; ok {
 				switch v := bd.val.(type) {
 				case int64:
-					if v <= 0 {
-						b.errorf(de.Pos, "array dimension must be positive, got %s = %d", de.Name, v)
+					if msg := fixedDimError(v); msg != "" {
+						b.errorf(de.Pos, "array dimension %s = %d %s", de.Name, v, msg)
 						bad = true
 					}
 					dims[i] = ir.Dim{Size: v}
@@ -701,7 +750,7 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 		}
 	}
 	if bad {
-		b.bind(p.Name, poison{}, p.Pos)
+		b.poisonArray(p, dimExprs)
 		return
 	}
 	prm := b.f.AddParam(p.Name, ir.ArrayOf(dt, len(dims)), dims)

@@ -199,7 +199,10 @@ func (b *builder) loopResults(in *ir.Instr, first int, carried, assigned []strin
 		isCarried[n] = true
 	}
 	for _, n := range assigned {
-		if !isCarried[n] {
+		// A name the body left poisoned (its error is out: an mma of an
+		// accumulator whose shape was refused) stays poisoned, so that its
+		// uses after the loop are not reported again.
+		if !isCarried[n] && !isPoison(b.fn.scope[n].val) {
 			b.bind(n, undefVal{msg: n + " is not defined on every path (it is assigned only inside a loop)"}, pos)
 		}
 	}

@@ -52,7 +52,7 @@ func KernelParams(file *lang.File, kernel string) ([]KernelParam, error) {
 		}
 	}
 	if def == nil {
-		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "no kernel named %s", kernel)
+		b.errorf(lang.Pos{File: b.src.Name, Line: 1, Col: 1}, "%s", b.noKernelNamed(kernel))
 		return nil, b.errs
 	}
 	var out []KernelParam

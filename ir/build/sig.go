@@ -84,18 +84,18 @@ func ParseArgSig(s string) (ArgSig, error) {
 		d = strings.TrimSpace(d)
 		var n int64
 		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && fmt.Sprint(n) == d {
-			if n <= 0 {
-				return ArgSig{}, fmt.Errorf("%q: dimension %d is not positive", s, n)
+			if n < 0 {
+				return ArgSig{}, fmt.Errorf("%q: dimension %d is negative", s, n)
 			}
 			sig.Dims = append(sig.Dims, ir.Dim{Size: n})
 			continue
 		}
 		if !isIdent(d) {
-			return ArgSig{}, fmt.Errorf("%q: dimension %q is neither a name nor a positive int", s, d)
+			return ArgSig{}, fmt.Errorf("%q: dimension %q is neither a name nor a non-negative int", s, d)
 		}
 		sig.Dims = append(sig.Dims, ir.Dim{Sym: d})
 	}
-	if len(sig.Dims) == 0 || len(sig.Dims) == 1 && sig.Dims[0] == (ir.Dim{}) {
+	if len(sig.Dims) == 0 {
 		return ArgSig{}, fmt.Errorf("%q: an array needs at least one dimension", s)
 	}
 	return sig, nil
@@ -300,7 +300,7 @@ func KernelLaunchParams(file *lang.File, kernel string) (string, []LaunchParam, 
 	pos := lang.Pos{File: b.src.Name, Line: 1, Col: 1}
 	switch {
 	case n == 0 && kernel != "":
-		b.errorf(pos, "no kernel named %s", kernel)
+		b.errorf(pos, "%s", b.noKernelNamed(kernel))
 	case n == 0:
 		b.errorf(pos, "no kernel (a def decorated with @ct.kernel)")
 	case n > 1:

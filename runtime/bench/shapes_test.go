@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime/compile"
+	"github.com/tilec/tilec/runtime/internal/irtest"
 )
 
 func sweepString(s *Sweep) string {
@@ -120,8 +122,9 @@ func TestParseSweepBoundsBeforeBuilding(t *testing.T) {
 	}
 }
 
-// TestMakeArgsRefusesFixedDimsPastI32: an annotation's fixed dim is
-// checked as a swept one is, before the array is allocated and filled.
+// TestMakeArgsRefusesFixedDimsPastI32: a fixed dim past i32 is refused
+// before the array is allocated and filled: in source, by the compiler at
+// the annotation; in IR built otherwise, by MakeArgs as a swept dim is.
 func TestMakeArgsRefusesFixedDimsPastI32(t *testing.T) {
 	src := `
 import cuda.tile as ct
@@ -130,11 +133,15 @@ import cuda.tile as ct
 def big(X: ct.Array[ct.int8, (3000000000,)], Y: ct.Array[ct.float32, (4,)]):
     ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(4,)).astype(Y.dtype))
 `
-	k, err := compile.Source("big.py", []byte(src), compile.Options{})
-	if err != nil {
-		t.Fatal(err)
+	_, err := compile.Source("big.py", []byte(src), compile.Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "big.py:5:31: array dimension 3000000000 is more than 2147483647") {
+		t.Errorf("compile = %v, want the annotation's positioned error", err)
 	}
-	_, err = MakeArgs(k.Func, map[string]int64{}, nil, 1, 1)
+	k := irtest.NewBuilder("big")
+	k.Array("X", ir.I8, 3000000000)
+	k.Array("Y", ir.F32, 4)
+	k.F.Grid[0] = irtest.HConst(1)
+	_, err = MakeArgs(k.Ret(), map[string]int64{}, nil, 1, 1)
 	want := "X: axis 0 of its signature is 3000000000, more than 2147483647: array dims are i32 in kernels"
 	if err == nil || err.Error() != want {
 		t.Errorf("MakeArgs = %v, want %q", err, want)

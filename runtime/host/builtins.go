@@ -157,8 +157,9 @@ func (in *evaluator) attrOf(pos lang.Pos, x any, name string) any {
 	return nil
 }
 
-func shapeTuple(shape []int) Tuple {
-	t := make(Tuple, len(shape))
+// shapeTuple is shape as a torch.Size (x.shape, x.size()).
+func shapeTuple(shape []int) sizeTuple {
+	t := make(sizeTuple, len(shape))
 	for i, d := range shape {
 		t[i] = int64(d)
 	}
@@ -343,7 +344,7 @@ func (in *evaluator) callBuiltin(c *callSite, name string) any {
 		return in.truth(e.Pos, a[0])
 	case "len":
 		a := c.bind(name, "x")
-		switch x := a[0].(type) {
+		switch x := plainTuple(a[0]).(type) {
 		case Tuple:
 			return int64(len(x))
 		case namedTuple:
@@ -364,7 +365,7 @@ func (in *evaluator) callBuiltin(c *callSite, name string) any {
 		return in.str(a[0])
 	case "tuple":
 		a := c.bind(name, "x")
-		if t, ok := a[0].(Tuple); ok {
+		if t, ok := plainTuple(a[0]).(Tuple); ok {
 			return t
 		}
 		if d, ok := a[0].(*pyDict); ok {
@@ -553,7 +554,7 @@ func (in *evaluator) alloc(c *callSite, lib module, fn string) any {
 		// torch.empty(m, n, dtype=...) or torch.empty((m, n), dtype=...)
 		var dims []any
 		if len(c.args) == 1 {
-			if t, ok := c.args[0].(Tuple); ok {
+			if t, ok := plainTuple(c.args[0]).(Tuple); ok {
 				dims = t
 			}
 		}
@@ -573,7 +574,7 @@ func (in *evaluator) alloc(c *callSite, lib module, fn string) any {
 		defDT = src.DType
 	} else {
 		var dims Tuple
-		switch s := num(shapeArg).(type) {
+		switch s := num(plainTuple(shapeArg)).(type) {
 		case int64:
 			dims = Tuple{s}
 		case Tuple:
@@ -679,6 +680,9 @@ func (in *evaluator) callMethod(c *callSite, m method) any {
 			vals = t.Strides
 		}
 		if a[0] == nil {
+			if m.name == "stride" {
+				return Tuple(shapeTuple(vals)) // x.stride() is a plain tuple
+			}
 			return shapeTuple(vals)
 		}
 		return int64(vals[axis(a[0])])
@@ -715,7 +719,7 @@ func (in *evaluator) callMethod(c *callSite, m method) any {
 	case "permute":
 		dims := c.args
 		if len(dims) == 1 {
-			if tup, ok := dims[0].(Tuple); ok {
+			if tup, ok := plainTuple(dims[0]).(Tuple); ok {
 				dims = tup
 			}
 		}

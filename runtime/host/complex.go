@@ -354,7 +354,7 @@ func (in *evaluator) meshgrid(c *callSite, name string) Tuple {
 	var ts []*runtime.Tensor
 	args := c.args
 	if len(args) == 1 {
-		if t, ok := args[0].(Tuple); ok {
+		if t, ok := plainTuple(args[0]).(Tuple); ok {
 			args = t
 		}
 	}

@@ -129,7 +129,7 @@ if __name__ == "__main__":
 	}
 	complexClose(t, "z", complexVar(t, vars, "z"), []complex128{7i, 2.5i, -1}, 0)
 	complexClose(t, "z * (1+1j)", complexVar(t, vars, "both"), []complex128{-7 + 7i, -2.5 + 2.5i, -1 - 1i}, 0)
-	if got := (&evaluator{}).str(vars["info"]); got != "(torch.complex64, torch.float32, (3,), torch.complex64, torch.complex128)" {
+	if got := (&evaluator{}).str(vars["info"]); got != "(torch.complex64, torch.float32, torch.Size([3]), torch.complex64, torch.complex128)" {
 		t.Errorf("info %s", got)
 	}
 }

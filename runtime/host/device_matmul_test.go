@@ -38,7 +38,7 @@ if __name__ == "__main__":
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{"(2, 4) 7.0\n", "(5, 2, 4)\n", "\n3.0\n"} {
+	for _, want := range []string{"torch.Size([2, 4]) 7.0\n", "torch.Size([5, 2, 4])\n", "\n3.0\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output %q lacks %q", got, want)
 		}

@@ -58,7 +58,7 @@ func (in *evaluator) hashKey(pos lang.Pos, v any) string {
 		return "s" + v
 	case none:
 		return "n"
-	case Tuple, namedTuple:
+	case Tuple, sizeTuple, namedTuple:
 		items, _ := asTuple(v)
 		var b strings.Builder
 		b.WriteString("t")

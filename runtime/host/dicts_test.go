@@ -18,7 +18,7 @@ func TestDictsAndSets(t *testing.T) {
 		{d + "print(d.setdefault('a', 9), d.setdefault('c', 9), d['c'])", "1 9 9"},
 		{d + "c = d.copy()\nc['a'] = 0\nd.update(z=3)\nprint(d['a'], c['a'], d['z'], len(c))", "1 0 3 2"},
 		{"print(dict(a=1) == dict((('a', 1),)), dict(a=1) == dict(a=2), dict(x=(1, 2)))", "True False {'x': (1, 2)}"},
-		{"k = dict()\nk[(1, 'a')] = torch.float16\nk[torch.float32] = x.shape\nprint(k[(1, 'a')], k[torch.float32], len(k))", "torch.float16 (2, 3) 2"},
+		{"k = dict()\nk[(1, 'a')] = torch.float16\nk[torch.float32] = x.shape\nprint(k[(1, 'a')], k[torch.float32], len(k))", "torch.float16 torch.Size([2, 3]) 2"},
 		{"s = set()\ns.add(3)\ns.add(3.0)\ns.add('x')\nprint(s, len(s), set((1, 2, 2)), set())", "{3, 'x'} 2 {1, 2} set()"},
 		{"s = set((1, 2, 3))\ns.discard(5)\ns.remove(2)\ns.update((7, 1))\nprint(s, tuple(s), set((1, 3, 7)) == s)", "{1, 3, 7} (1, 3, 7) True"},
 		// Containers show their items' repr, as Python's do: strings quoted.

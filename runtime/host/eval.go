@@ -513,6 +513,9 @@ func (in *evaluator) index(fr *frame, e *lang.Subscript) any {
 		for _, i := range in.sliceBounds(fr, sl).indices(in, sl.Pos, len(t)) {
 			out = append(out, t[i])
 		}
+		if _, ok := x.(sizeTuple); ok {
+			return sizeTuple(out) // x.shape[1:] is a torch.Size
+		}
 		return out
 	}
 	i, ok := asIndex(in.expr(fr, e.Index)).(int64)
@@ -617,6 +620,8 @@ func (in *evaluator) truth(pos lang.Pos, v any) bool {
 		return false
 	case Tuple:
 		return len(v) > 0
+	case sizeTuple:
+		return len(v) > 0
 	case *pyDict:
 		return len(v.keys) > 0
 	case *runtime.Tensor:
@@ -650,6 +655,12 @@ func (in *evaluator) str(v any) string {
 			parts[i] = v.names[i] + "=" + in.str(x)
 		}
 		return v.typeName + "(\n" + strings.Join(parts, ",\n") + ")"
+	case sizeTuple:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = in.repr(x)
+		}
+		return "torch.Size([" + strings.Join(parts, ", ") + "])"
 	case Tuple:
 		s := "("
 		for i, x := range v {

@@ -412,11 +412,28 @@ type namedTuple struct {
 	items    Tuple
 }
 
-// asTuple is v's items when v is a tuple or a named tuple.
+// sizeTuple is torch.Size, the type of x.shape and x.size(): a tuple of
+// ints for every operation (indexing, len, unpacking, ==, iteration; + and
+// * with a Size on the left and slicing keep the type, as torch's do), but
+// printed as torch prints it, torch.Size([5000000]), not as (5000000,).
+type sizeTuple Tuple
+
+// plainTuple is v with a torch.Size made a plain tuple, for the operations
+// that treat the two alike; other values are returned as they are.
+func plainTuple(v any) any {
+	if s, ok := v.(sizeTuple); ok {
+		return Tuple(s)
+	}
+	return v
+}
+
+// asTuple is v's items when v is a tuple, a torch.Size or a named tuple.
 func asTuple(v any) (Tuple, bool) {
 	switch v := v.(type) {
 	case Tuple:
 		return v, true
+	case sizeTuple:
+		return Tuple(v), true
 	case namedTuple:
 		return v.items, true
 	}
@@ -499,7 +516,7 @@ func (in *evaluator) launch(call *lang.Call, grid any, k *funcRef, args any, arg
 		}
 		prog.params[k.def.Name] = params
 	}
-	tup, ok := args.(Tuple)
+	tup, ok := plainTuple(args).(Tuple)
 	if !ok {
 		in.fail(argPos, "ct.launch: the kernel's arguments are a tuple, got %s", describe(args))
 	}
@@ -589,7 +606,7 @@ func (in *evaluator) grid(call *lang.Call, v any) [3]int {
 	if len(call.Args) > 1 {
 		pos = call.Args[1].Position()
 	}
-	t, ok := v.(Tuple)
+	t, ok := plainTuple(v).(Tuple)
 	if !ok {
 		in.fail(pos, "ct.launch: the grid is a tuple of 1 to 3 ints, got %s", describe(v))
 	}
@@ -691,6 +708,8 @@ func describe(v any) string {
 		return "None"
 	case Tuple:
 		return fmt.Sprintf("a tuple of %d", len(v))
+	case sizeTuple:
+		return fmt.Sprintf("a torch.Size of %d", len(v))
 	case namedTuple:
 		return v.typeName
 	case *pyDict:

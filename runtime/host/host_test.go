@@ -138,7 +138,7 @@ def f(A, flag: bool = False):
 		t.Fatal(err)
 	}
 	got := (&evaluator{}).str(res)
-	want := "((3, -4, 2, 3.5, 1024, 0.5, 2, 2), (2, 3, 4, 3, 2, 3.0, 2, 2), (4, 4, 2, 8, 5, 6, 30), (True, True, True, True, 5, 6), 1000, ((5, 6), torch.int32, torch.float32, torch.float64), ((6, 5), (1, 6), (5, 1), (6, 5), (6, 5)), 256, 3, 512)"
+	want := "((3, -4, 2, 3.5, 1024, 0.5, 2, 2), (2, 3, 4, 3, 2, 3.0, 2, 2), (4, 4, 2, 8, 5, 6, 30), (True, True, True, True, 5, 6), 1000, (torch.Size([5, 6]), torch.int32, torch.float32, torch.float64), (torch.Size([6, 5]), (1, 6), (5, 1), torch.Size([6, 5]), torch.Size([6, 5])), 256, 3, 512)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -101,8 +101,8 @@ func TestTensorShapeErrors(t *testing.T) {
 	expectPrinted(t, []numericCase{
 		{"torch.ones(4, 4).squeeze(-3)", "error: squeeze: dim -3 is out of range for a tensor of rank 2 (dims are -2 to 1)"},
 		{"torch.ones(4, 4).squeeze(2)", "error: squeeze: dim 2 is out of range"},
-		{"torch.ones(4, 4).squeeze(0).shape", "(4, 4)"},
-		{"torch.ones(4, 1).squeeze(-1).shape", "(4,)"},
+		{"torch.ones(4, 4).squeeze(0).shape", "torch.Size([4, 4])"},
+		{"torch.ones(4, 1).squeeze(-1).shape", "torch.Size([4])"},
 		{"torch.ones(4, 1).sum(dim=-3)", "error: sum: dim -3 is out of range for a tensor of rank 2 (dims are -2 to 1)"},
 		// Sizes are checked before operands are broadcast or gathered:
 		// 2.5e9 elements would be 20 GB of float64.
@@ -134,7 +134,7 @@ func TestTorchMaxMin(t *testing.T) {
 		{"torch.max(x), torch.min(x)", "tensor(2.5000) tensor(-2.5000)"},
 		{"torch.max(torch.full((2,), 2**53, dtype=torch.int64) + torch.arange(2))", "tensor(9007199254740993)"},
 		{"torch.max(x, dim=1)", "torch.return_types.max(\nvalues=tensor([-0.5000,  2.5000]),\nindices=tensor([2, 2]))"},
-		{"torch.min(x, dim=0).indices, torch.min(x, 1, keepdim=True).values.shape", "tensor([0, 0, 0]) (2, 1)"},
+		{"torch.min(x, dim=0).indices, torch.min(x, 1, keepdim=True).values.shape", "tensor([0, 0, 0]) torch.Size([2, 1])"},
 		{"x.max(dim=-1)[0], len(x.min(dim=1))", "tensor([-0.5000,  2.5000]) 2"},
 		// The first of equal maxima, the first NaN (which wins, as in torch).
 		{"torch.max(torch.ones(2, 3), dim=1).indices", "tensor([0, 0])"},

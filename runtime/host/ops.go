@@ -29,6 +29,13 @@ func (in *evaluator) binop(pos lang.Pos, op string, x, y any) any {
 		eq := in.equal(x, y)
 		return eq == (op == "==")
 	}
+	if sx, ok := x.(sizeTuple); ok && (op == "+" || op == "*") {
+		// torch.Size + tuple and torch.Size * n are torch.Sizes.
+		if t, ok := in.binop(pos, op, Tuple(sx), plainTuple(y)).(Tuple); ok {
+			return sizeTuple(t)
+		}
+	}
+	x, y = plainTuple(x), plainTuple(y)
 	if tx, ok := x.(Tuple); ok {
 		switch op {
 		case "+":
@@ -314,6 +321,7 @@ func (in *evaluator) equal(x, y any) bool {
 		ry, ok := y.(*record)
 		return ok && in.recordsEqual(rx, ry)
 	}
+	x, y = plainTuple(x), plainTuple(y)
 	if tx, ok := x.(Tuple); ok {
 		ty, ok := y.(Tuple)
 		if !ok || len(tx) != len(ty) {
@@ -361,6 +369,7 @@ func (in *evaluator) compareTuples(pos lang.Pos, op string, a, b Tuple) bool {
 // compares), tensors and other objects by identity, tuples only when both
 // are empty.
 func identical(x, y any) bool {
+	x, y = plainTuple(x), plainTuple(y)
 	switch x := x.(type) {
 	case Tuple:
 		t, ok := y.(Tuple)

@@ -7,8 +7,8 @@ import "testing"
 // torch does.
 func TestTorchTensorLiteral(t *testing.T) {
 	expectScripts(t, []scriptCase{
-		{"print(torch.tensor(1.0), torch.tensor(3), torch.tensor(True), torch.tensor([[1, 2], [3, 4]]).shape)", "tensor(1.) tensor(3) tensor(True) (2, 2)"},
-		{"print(torch.tensor([1, 2.5]).dtype, torch.tensor([], dtype=torch.int32).shape, torch.tensor([[1], [2]], dtype=torch.float16).dtype)", "torch.float32 (0,) torch.float16"},
+		{"print(torch.tensor(1.0), torch.tensor(3), torch.tensor(True), torch.tensor([[1, 2], [3, 4]]).shape)", "tensor(1.) tensor(3) tensor(True) torch.Size([2, 2])"},
+		{"print(torch.tensor([1, 2.5]).dtype, torch.tensor([], dtype=torch.int32).shape, torch.tensor([[1], [2]], dtype=torch.float16).dtype)", "torch.float32 torch.Size([0]) torch.float16"},
 		{"print(torch.tensor([True, False]), torch.tensor([2**53 + 1]), torch.tensor([0.5, 0], dtype=torch.bool))", "tensor([ True, False]) tensor([9007199254740993]) tensor([ True, False])"},
 		{"print(torch.tensor([[1, 2], [3]]))", "error: torch.tensor: expected a list of length 2 at dim 1 (got 1)"},
 		{"print(torch.tensor([1, 'a']))", "error: torch.tensor takes numbers, bools and nested lists of them, got \"a\""},

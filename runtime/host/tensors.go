@@ -676,7 +676,7 @@ func (in *evaluator) axisArg(pos lang.Pos, name string, v any, r int) int {
 // init; keepdim keeps the reduced axis as 1. mean divides the sum; argmax
 // returns the index of the first maximum (int64).
 func (in *evaluator) reduce(pos lang.Pos, name string, t *runtime.Tensor, dim any, keepdim bool) *runtime.Tensor {
-	if dims, ok := dim.(Tuple); ok {
+	if dims, ok := plainTuple(dim).(Tuple); ok {
 		return in.reduceDims(pos, name, t, dims, keepdim)
 	}
 	xs := values(t)
@@ -869,7 +869,7 @@ func floatDType(d ir.DType) ir.DType {
 // elements of each normalized row.
 func (in *evaluator) normalize(pos lang.Pos, name string, t *runtime.Tensor, normShape, weight, bias any, eps float64, rms bool) (out *runtime.Tensor, n int) {
 	var ns []int
-	switch s := num(normShape).(type) {
+	switch s := num(plainTuple(normShape)).(type) {
 	case int64:
 		ns = []int{int(s)}
 	case Tuple:
@@ -1064,35 +1064,27 @@ func (in *evaluator) assertClose(c *callSite) {
 		}
 	}
 	equalNaN := a[5] != nil && in.truth(c.e.Pos, a[5])
-	bad, worstAbs, worstRel, atAbs, atRel := 0, -1.0, -1.0, 0, 0
+	// torch's diagnostics: |a - e| and |a - e| / |e| of the mismatched
+	// elements (matched ones count 0), each maximum the first NaN if there
+	// is one (5 against inf is inf / inf: nan), else the first largest.
+	bad, worstAbs, worstRel, atAbs, atRel := 0, 0.0, 0.0, 0, 0
+	worst := func(w *float64, at *int, x float64, i int) {
+		if !math.IsNaN(*w) && (math.IsNaN(x) || x > *w) {
+			*w, *at = x, i
+		}
+	}
 	for i, p := range pairs {
-		if p.nanA || p.nanB {
+		switch {
+		case p.nanA || p.nanB:
 			if equalNaN && p.nanA && p.nanB {
 				continue
 			}
-			bad++
-			if worstAbs < math.Inf(1) {
-				worstAbs, atAbs, worstRel, atRel = math.NaN(), i, math.NaN(), i
-			}
+		case p.same, !p.inf && p.diff <= atol+rtol*p.ref:
 			continue
 		}
-		diff := p.diff
-		if p.same {
-			diff = 0 // equal infinities
-		}
-		if !p.same && (p.inf || diff > atol+rtol*p.ref) {
-			bad++
-		}
-		rel := diff / p.ref
-		if diff == 0 {
-			rel = 0
-		}
-		if !math.IsNaN(worstAbs) && diff > worstAbs {
-			worstAbs, atAbs = diff, i
-		}
-		if !math.IsNaN(worstRel) && rel > worstRel {
-			worstRel, atRel = rel, i
-		}
+		bad++
+		worst(&worstAbs, &atAbs, p.diff, i)
+		worst(&worstRel, &atRel, p.diff/p.ref, i)
 	}
 	if bad == 0 {
 		return
@@ -1107,10 +1099,21 @@ func (in *evaluator) assertClose(c *callSite) {
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	}
-	msg := fmt.Sprintf("Tensor-likes are not close!\n\nMismatched elements: %d / %d (%.1f%%)\n"+
-		"Greatest absolute difference: %s at index %s (up to %s allowed)\nGreatest relative difference: %s at index %s (up to %s allowed)",
-		bad, len(pairs), 100*float64(bad)/float64(max(len(pairs), 1)), pyFloat(worstAbs), index(atAbs), pyFloat(atol),
-		pyFloat(worstRel), index(atRel), pyFloat(rtol))
+	// Integer tensors are compared in int64: their absolute difference
+	// prints as an int, the relative one (a true division) as a float.
+	absText := pyFloat(worstAbs)
+	if !dtype.IsFloat() { // complex pairs carry their parts' float dtype
+		absText = strconv.FormatFloat(worstAbs, 'f', -1, 64)
+	}
+	// With rtol = atol = 0 torch says "equal" and gives no tolerances.
+	verb, absTol, relTol := "close", fmt.Sprintf(" (up to %s allowed)", pyFloat(atol)), fmt.Sprintf(" (up to %s allowed)", pyFloat(rtol))
+	if rtol == 0 && atol == 0 {
+		verb, absTol, relTol = "equal", "", ""
+	}
+	msg := fmt.Sprintf("Tensor-likes are not %s!\n\nMismatched elements: %d / %d (%.1f%%)\n"+
+		"Greatest absolute difference: %s at index %s%s\nGreatest relative difference: %s at index %s%s",
+		verb, bad, len(pairs), 100*float64(bad)/float64(max(len(pairs), 1)), absText, index(atAbs), absTol,
+		pyFloat(worstRel), index(atRel), relTol)
 	if a[6] != nil {
 		msg = in.str(a[6])
 	}
@@ -1158,7 +1161,7 @@ func (in *evaluator) randTensor(c *callSite, fn string) any {
 	name := "torch." + fn
 	dims := c.args
 	if len(dims) == 1 {
-		if t, ok := dims[0].(Tuple); ok {
+		if t, ok := plainTuple(dims[0]).(Tuple); ok {
 			dims = t
 		}
 	}
@@ -1229,7 +1232,7 @@ func (in *evaluator) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Te
 func (in *evaluator) reshape(c *callSite, t *runtime.Tensor, name string) *runtime.Tensor {
 	dims := c.args
 	if len(dims) == 1 {
-		if tup, ok := dims[0].(Tuple); ok {
+		if tup, ok := plainTuple(dims[0]).(Tuple); ok {
 			dims = tup
 		}
 	}

@@ -249,6 +249,29 @@ Greatest relative difference: 0.2857142857142857 at index (1, 2) (up to 1.3e-06 
 		{"assert torch.allclose(torch.ones(2) * 5, torch.ones(2) / 0)", "drv.py:7:"},
 		{"assert torch.allclose(x * float('nan'), x * float('nan'))", "drv.py:7:"},
 		{"r = torch.allclose(x, x, rtol='a')", "rtol is a number"},
+		// torch's diagnostics, not only its verdict: matched elements count
+		// 0, NaN is the greatest difference (5 against inf is inf / inf),
+		// ints print their absolute difference as an int, and rtol = atol
+		// = 0 is "not equal" without tolerances.
+		{"torch.testing.assert_close(torch.ones(4) * 5, torch.ones(4) / 0)", `Mismatched elements: 4 / 4 (100.0%)
+Greatest absolute difference: inf at index (0,) (up to 1e-05 allowed)
+Greatest relative difference: nan at index (0,) (up to 1.3e-06 allowed)`},
+		{"torch.testing.assert_close(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.5, float('nan')]))", `Mismatched elements: 2 / 3 (66.7%)
+Greatest absolute difference: nan at index (2,) (up to 1e-05 allowed)
+Greatest relative difference: nan at index (2,) (up to 1.3e-06 allowed)`},
+		{"torch.testing.assert_close(torch.tensor([1e-6, 2.0, 3.0]), torch.tensor([0.0, 2.5, 3.0]))", `Mismatched elements: 1 / 3 (33.3%)
+Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)
+Greatest relative difference: 0.2 at index (1,) (up to 1.3e-06 allowed)`},
+		{"torch.testing.assert_close(torch.tensor([1, 2, 3]), torch.tensor([1, 4, 0]))", `Tensor-likes are not equal!
+
+Mismatched elements: 2 / 3 (66.7%)
+Greatest absolute difference: 3 at index (2,)
+Greatest relative difference: inf at index (2,)`},
+		{"torch.testing.assert_close(x, x + 1, rtol=0, atol=0)", `Tensor-likes are not equal!
+
+Mismatched elements: 6 / 6 (100.0%)
+Greatest absolute difference: 1.0 at index (0, 0)
+Greatest relative difference: 2.0 at index (0, 1)`},
 	}
 	expectDriverErrors(t, cases)
 	if _, err := runDriver(t, `torch.testing.assert_close(torch.ones(2) / 0, torch.ones(2) / 0)

@@ -284,6 +284,9 @@ func execCombiner(fr *frame, c *cinstr) error {
 				}
 			}
 			for step := 0; step < length; step++ {
+				if fr.stopped() {
+					return errStopped // up to 2^24 region runs: --timeout ends them
+				}
 				l := step
 				if c.reverse {
 					l = length - 1 - step

@@ -204,14 +204,18 @@ func execMMA(fr *frame, c *cinstr) error {
 	M, K, N := as[r-2], as[r-1], bs[r-1]
 	ad, bd, cd := c.adt[0], c.adt[1], c.dtype
 	out := &tile{}
+	var err error
 	switch {
 	case cd == ir.I32:
-		out.i = mmaInt32(a.i, b.i, acc.i, batch, M, K, N)
+		out.i = append([]int64(nil), acc.i...)
+		err = fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
+			mmaInt32(a.i[p*M*K+i0*K:p*M*K+i1*K], b.i[p*K*N:(p+1)*K*N], out.i[p*M*N+i0*N:p*M*N+i1*N], i1-i0, K, N)
+		})
 	case cd == ir.F64 && ad == ir.F64 && bd == ir.F64:
 		out.f = append([]float64(nil), acc.f...)
-		for p := 0; p < batch; p++ {
+		err = fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
 			A, B, C := a.f[p*M*K:(p+1)*M*K], b.f[p*K*N:(p+1)*K*N], out.f[p*M*N:(p+1)*M*N]
-			for i := 0; i < M; i++ {
+			for i := i0; i < i1; i++ {
 				crow := C[i*N : (i+1)*N]
 				for k := 0; k < K; k++ {
 					av := A[i*K+k]
@@ -222,7 +226,7 @@ func execMMA(fr *frame, c *cinstr) error {
 					}
 				}
 			}
-		}
+		})
 	case (cd == ir.F32 || cd == ir.TF32) && ad != ir.F64 && bd != ir.F64:
 		A, B := mmaInput(ad, a.f), mmaInput(bd, b.f)
 		C := make([]float32, len(acc.f))
@@ -233,9 +237,9 @@ func execMMA(fr *frame, c *cinstr) error {
 		if ad == ir.F32 || bd == ir.F32 {
 			mm = mmaF32FMA
 		}
-		for p := 0; p < batch; p++ {
-			mm(A[p*M*K:(p+1)*M*K], B[p*K*N:(p+1)*K*N], C[p*M*N:(p+1)*M*N], M, K, N)
-		}
+		err = fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
+			mm(A[p*M*K+i0*K:p*M*K+i1*K], B[p*K*N:(p+1)*K*N], C[p*M*N+i0*N:p*M*N+i1*N], i1-i0, K, N)
+		})
 		out.f = make([]float64, len(C))
 		for i, v := range C {
 			out.f[i] = float64(v)
@@ -254,8 +258,8 @@ func execMMA(fr *frame, c *cinstr) error {
 		}
 		A, B := conv(ad, a.f), conv(bd, b.f)
 		out.f = append([]float64(nil), acc.f...)
-		for p := 0; p < batch; p++ {
-			for i := 0; i < M; i++ {
+		err = fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
+			for i := i0; i < i1; i++ {
 				for k := 0; k < K; k++ {
 					av := A[p*M*K+i*K+k]
 					for j := 0; j < N; j++ {
@@ -264,38 +268,61 @@ func execMMA(fr *frame, c *cinstr) error {
 					}
 				}
 			}
-		}
+		})
+	}
+	if err != nil {
+		return err
 	}
 	fr.regs[c.res[0]] = val{t: out}
 	return nil
 }
 
-// mmaInt32 is acc + a@b for int8 and uint8 inputs (held as their values,
-// uint8 as 0..255) into an int32 accumulator: each element's sum is exact
-// in int64 (a K of 2^30 products of at most 2^16 each cannot overflow it)
-// and wrapped to int32 once, which is the same as wrapping after every
-// addition: integer mma.sync without .satfinite adds modulo 2^32, so the
-// order of the sum does not matter either.
-func mmaInt32(a, b, acc []int64, batch, M, K, N int) []int64 {
-	out := make([]int64, len(acc))
+// mmaStepsPerCheck bounds the multiply-adds an mma does between two reads
+// of the launch's stop flag: one mma of 4096x4096x4096 is 2^36 of them,
+// minutes on the interpreter, and --timeout must end it, while a common
+// 128x64x256 tile reads the flag a few times only.
+const mmaStepsPerCheck = 1 << 20
+
+// mmaRows calls rows(p, i0, i1) over the batch and row ranges of an
+// MxKxN mma, each range about mmaStepsPerCheck multiply-adds (at least
+// one row), and returns errStopped without finishing when the launch's
+// context is done.
+func (fr *frame) mmaRows(batch, M, K, N int, rows func(p, i0, i1 int)) error {
+	step := max(1, mmaStepsPerCheck/max(1, K*N))
 	for p := 0; p < batch; p++ {
-		A, B := a[p*M*K:(p+1)*M*K], b[p*K*N:(p+1)*K*N]
-		C, D := acc[p*M*N:(p+1)*M*N], out[p*M*N:(p+1)*M*N]
-		copy(D, C)
-		for i := 0; i < M; i++ {
-			drow := D[i*N : (i+1)*N]
-			for k, av := range A[i*K : (i+1)*K] {
-				brow := B[k*N : (k+1)*N][:len(drow)]
-				for j := range drow {
-					drow[j] += av * brow[j]
-				}
+		for i0 := 0; i0 < M; i0 += step {
+			if fr.stopped() {
+				return errStopped
 			}
-			for j, x := range drow {
-				drow[j] = scalar.Wrap(32, x)
-			}
+			rows(p, i0, min(M, i0+step))
 		}
 	}
-	return out
+	return nil
+}
+
+// stopped reports whether the launch's context is done (blocks, loops and
+// long tile ops stop).
+func (fr *frame) stopped() bool { return fr.stop != nil && fr.stop.Load() }
+
+// mmaInt32 adds a(MxK) @ b(KxN) to d(MxN) for int8 and uint8 inputs (held
+// as their values, uint8 as 0..255) into an int32 accumulator: each
+// element's sum is exact in int64 (a K of 2^30 products of at most 2^16
+// each cannot overflow it) and wrapped to int32 once, which is the same as
+// wrapping after every addition: integer mma.sync without .satfinite adds
+// modulo 2^32, so the order of the sum does not matter either.
+func mmaInt32(A, B, D []int64, M, K, N int) {
+	for i := 0; i < M; i++ {
+		drow := D[i*N : (i+1)*N]
+		for k, av := range A[i*K : (i+1)*K] {
+			brow := B[k*N : (k+1)*N][:len(drow)]
+			for j := range drow {
+				drow[j] += av * brow[j]
+			}
+		}
+		for j, x := range drow {
+			drow[j] = scalar.Wrap(32, x)
+		}
+	}
 }
 
 // mmaF32 adds A(MxK) @ B(KxN) to C(MxN) in float32, k ascending for every
@@ -556,7 +583,7 @@ func execFor(fr *frame, c *cinstr) error {
 	}
 	ivd := c.adt[0]
 	for iv := lo; (step > 0 && iv < hi) || (step < 0 && iv > hi); iv += step {
-		if fr.stop != nil && fr.stop.Load() {
+		if fr.stopped() {
 			return errStopped
 		}
 		fr.regs[body.params[0]] = val{i: ir.WrapInt(ivd, iv)}
@@ -592,7 +619,7 @@ func execWhile(fr *frame, c *cinstr) error {
 		fr.regs[cond.params[j]] = fr.regs[c.args[j]]
 	}
 	for {
-		if fr.stop != nil && fr.stop.Load() {
+		if fr.stopped() {
 			return errStopped
 		}
 		term, err := fr.run(cond)
