@@ -52,6 +52,7 @@ func init() {
 		}
 		return b.biMMA(c)
 	})
+	def("mma_scaled(x, x_scale, y, y_scale, acc)", (*builder).biMMAScaled)
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
 	for name, op := range map[string]ir.Op{"log": ir.OpLog, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
@@ -726,6 +727,9 @@ func (b *builder) biAstype(c *callCtx) value {
 		return b.constant(c.pos, x, dt)
 	case *ir.Value:
 		if isRuntime(x) {
+			if dt == ir.F8E8M0 && x.Type.Elem() != dt {
+				return b.fail(c.pos, "astype: conversion from %s to float8_e8m0fnu is not supported yet (cuTile rounds it toward zero or up, rounding_mode=RZ or RP, and tilec has only RN)", x.Type.Elem())
+			}
 			return b.convert(c.pos, x, dt)
 		}
 	}
@@ -934,6 +938,9 @@ func (b *builder) mathOp(pos lang.Pos, name string, op ir.Op, x value) value {
 	}
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
+	}
+	if b.scaleOperand(pos, name, x) {
+		return poison{}
 	}
 	v := x.(*ir.Value)
 	dt := v.Type.Elem()
@@ -1596,6 +1603,9 @@ func (b *builder) floatUnary(pos lang.Pos, name string, op ir.Op, x value) value
 	}
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
+	}
+	if b.scaleOperand(pos, name, x) {
+		return poison{}
 	}
 	v := x.(*ir.Value)
 	if !v.Type.Elem().IsFloat() {
