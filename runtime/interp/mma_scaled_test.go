@@ -216,3 +216,40 @@ def widen(S: ct.Array[ct.float8_e8m0fnu, (256,)], F: ct.Array[ct.float32, (256,)
 		t.Errorf("e8m0 conversions:\n%s", strings.Join(bad, "\n"))
 	}
 }
+
+// TestE8M0Constants: float8_e8m0fnu constants round as cuTile encodes
+// them: 3.0 (1.5 * 2) up to 4, 0.0 to the smallest value 2^-127, 2^127
+// exactly, inf to NaN.
+func TestE8M0Constants(t *testing.T) {
+	src := `import cuda.tile as ct
+
+
+@ct.kernel
+def consts(F: ct.Array[ct.float32, (4,)]):
+    a = ct.cat((ct.full((1,), 3.0, dtype=ct.float8_e8m0fnu), ct.full((1,), 0.0, dtype=ct.float8_e8m0fnu)), 0)
+    b = ct.cat((ct.full((1,), 2.0 ** 127, dtype=ct.float8_e8m0fnu), ct.full((1,), float("inf"), dtype=ct.float8_e8m0fnu)), 0)
+    ct.store(F, index=(0,), tile=ct.astype(ct.cat((a, b), 0), ct.float32))
+`
+	path := filepath.Join(t.TempDir(), "consts.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k, err := compile.File(path, compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	F := runtime.NewTensor(ir.F32, 4)
+	if _, err := (CPU{}).Launch(k, []runtime.Arg{F}, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	got := F.Float64s()
+	want := []float64{4, math.Ldexp(1, -127), math.Ldexp(1, 127)}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("constant %d = %g, want %g", i, got[i], w)
+		}
+	}
+	if !math.IsNaN(got[3]) {
+		t.Errorf("inf as float8_e8m0fnu = %g, want NaN", got[3])
+	}
+}
