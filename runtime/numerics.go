@@ -126,3 +126,6 @@ func E8M0Bits(x float64) uint8 {
 	}
 	return h
 }
+
+// F8E8M0Float is the value of float8_e8m0fnu bits h (ir/scalar.E8M0Value).
+func F8E8M0Float(h uint8) float64 { return scalar.E8M0Value(h) }

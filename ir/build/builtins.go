@@ -1027,7 +1027,7 @@ func (b *builder) biWhere(c *callCtx) value {
 
 func (b *builder) biReduce(c *callCtx, kind string) value {
 	x, t, ok := b.tileArg(c, 0, "x")
-	if !ok {
+	if !ok || b.scaleOperand(c.argPos(0), c.name, x) {
 		return poison{}
 	}
 	keep := false
@@ -1652,7 +1652,7 @@ func (b *builder) biIsNaN(c *callCtx) value {
 
 func (b *builder) biScan(c *callCtx, kind string) value {
 	x, t, ok := b.tileArg(c, 0, "x")
-	if !ok || !b.plainNumerics(c, 3, 4) {
+	if !ok || b.scaleOperand(c.argPos(0), c.name, x) || !b.plainNumerics(c, 3, 4) {
 		return poison{}
 	}
 	if t.Rank() == 0 {

@@ -172,16 +172,18 @@ func TestMMAScaledSpecials(t *testing.T) {
 
 // TestE8M0Convert: a float8_e8m0fnu tile converted to float32 holds 2^e
 // exactly (2^-127 as a float32 subnormal), NaN for 0xff; storing it back
-// keeps every encoding.
+// and bitcasting it to uint8 keep every encoding.
 func TestE8M0Convert(t *testing.T) {
 	src := `import cuda.tile as ct
 
 
 @ct.kernel
-def widen(S: ct.Array[ct.float8_e8m0fnu, (256,)], F: ct.Array[ct.float32, (256,)], T: ct.Array[ct.float8_e8m0fnu, (256,)]):
+def widen(S: ct.Array[ct.float8_e8m0fnu, (256,)], F: ct.Array[ct.float32, (256,)], T: ct.Array[ct.float8_e8m0fnu, (256,)],
+          U: ct.Array[ct.uint8, (256,)]):
     s = ct.load(S, index=(0,), shape=(256,))
     ct.store(F, index=(0,), tile=ct.astype(s, ct.float32))
     ct.store(T, index=(0,), tile=s.reshape((16, 16)).permute((1, 0)).permute((1, 0)).reshape((256,)))
+    ct.store(U, index=(0,), tile=ct.bitcast(s, ct.uint8))
 `
 	path := filepath.Join(t.TempDir(), "widen.py")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
@@ -195,8 +197,8 @@ def widen(S: ct.Array[ct.float8_e8m0fnu, (256,)], F: ct.Array[ct.float32, (256,)
 	for i := range S.Data {
 		S.Data[i] = byte(i)
 	}
-	F, T := runtime.NewTensor(ir.F32, 256), runtime.NewTensor(ir.F8E8M0, 256)
-	if _, err := (CPU{}).Launch(k, []runtime.Arg{S, F, T}, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}}); err != nil {
+	F, T, U := runtime.NewTensor(ir.F32, 256), runtime.NewTensor(ir.F8E8M0, 256), runtime.NewTensor(ir.U8, 256)
+	if _, err := (CPU{}).Launch(k, []runtime.Arg{S, F, T, U}, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}}); err != nil {
 		t.Fatal(err)
 	}
 	var bad []string
@@ -208,8 +210,8 @@ def widen(S: ct.Array[ct.float8_e8m0fnu, (256,)], F: ct.Array[ct.float32, (256,)
 		if !(got == want || math.IsNaN(want) && math.IsNaN(got)) {
 			bad = append(bad, fmt.Sprintf("%#x: %g, want %g", i, got, want))
 		}
-		if T.Data[i] != byte(i) {
-			bad = append(bad, fmt.Sprintf("stored %#x as %#x", i, T.Data[i]))
+		if T.Data[i] != byte(i) || U.Data[i] != byte(i) {
+			bad = append(bad, fmt.Sprintf("stored %#x as %#x, bitcast to %#x", i, T.Data[i], U.Data[i]))
 		}
 	}
 	if len(bad) > 0 {
