@@ -35,6 +35,11 @@ func execMMAScaled(fr *frame, c *cinstr) error {
 		Ap, Bp := A[p*M*K:(p+1)*M*K], B[p*K*N:(p+1)*K*N]
 		Cp, Dp := acc.f[p*M*N:(p+1)*M*N], out.f[p*M*N:(p+1)*M*N]
 		for i := 0; i < M; i++ {
+			if fr.stop != nil && fr.stop.Load() {
+				// One row is at most N*K steps: a launch's --timeout
+				// stops a large mma_scaled within it.
+				return errStopped
+			}
 			for j := 0; j < N; j++ {
 				s := float64(float32(Cp[i*N+j]))
 				for k := 0; k < K; k++ {

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tilec/tilec/ir"
 	"github.com/tilec/tilec/runtime"
@@ -253,5 +256,39 @@ def consts(F: ct.Array[ct.float32, (4,)]):
 	}
 	if !math.IsNaN(got[3]) {
 		t.Errorf("inf as float8_e8m0fnu = %g, want NaN", got[3])
+	}
+}
+
+// TestMMAScaledTimeout: one 1024x1024x1024 mma_scaled (about 10^9 steps)
+// stops within its launch's deadline, row by row, with a *StoppedError.
+func TestMMAScaledTimeout(t *testing.T) {
+	src := `import cuda.tile as ct
+
+
+@ct.kernel
+def big(A: ct.Array[ct.float8_e4m3fn, (1024, 1024)], S: ct.Array[ct.float8_e8m0fnu, (1024, 32)], C: ct.Array[ct.float32, (1024, 1024)]):
+    a = ct.load(A, index=(0, 0), shape=(1024, 1024))
+    s = ct.load(S, index=(0, 0), shape=(1024, 32))
+    ct.store(C, index=(0, 0), tile=ct.mma_scaled(a, s, a, ct.transpose(s), ct.zeros((1024, 1024), dtype=ct.float32)))
+`
+	path := filepath.Join(t.TempDir(), "big.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k, err := compile.File(path, compile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	A, S, C := runtime.NewTensor(ir.F8E4M3, 1024, 1024), runtime.NewTensor(ir.F8E8M0, 1024, 32), runtime.NewTensor(ir.F32, 1024, 1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = (CPU{}).Launch(k, []runtime.Arg{A, S, C}, runtime.LaunchOptions{Grid: [3]int{1, 1, 1}, Context: ctx})
+	var se *StoppedError
+	if !errors.As(err, &se) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a *StoppedError wrapping the deadline", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("stopping took %s", d)
 	}
 }
