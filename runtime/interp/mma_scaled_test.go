@@ -13,39 +13,20 @@ import (
 	"time"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/lower"
 	"github.com/tilec/tilec/runtime"
 	"github.com/tilec/tilec/runtime/compile"
 )
 
-// scaledMatmulSrc is a block-scaled GEMM as cuTile's BlockScaledMatMul
-// sample writes it (2-D scales): tiles of 32x32 over K tiles of 64, so
-// two scale blocks per K tile, zero-padded at the edges.
-const scaledMatmulSrc = `import cuda.tile as ct
-
-ConstInt = ct.Constant[int]
-
-
-@ct.kernel
-def scaled_mm(A, A_scale, B, B_scale, C, tm: ConstInt, tn: ConstInt, tk: ConstInt):
-    tks = tk // 32
-    acc = ct.full((tm, tn), 0, dtype=ct.float32)
-    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
-        a = ct.load(A, index=(ct.bid(0), k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO)
-        sa = ct.load(A_scale, index=(ct.bid(0), k), shape=(tm, tks), padding_mode=ct.PaddingMode.ZERO)
-        b = ct.load(B, index=(k, ct.bid(1)), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO)
-        sb = ct.load(B_scale, index=(k, ct.bid(1)), shape=(tks, tn), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma_scaled(a, sa, b, sb, acc)
-    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc)
-`
-
-// runScaledMatmul compiles scaledMatmulSrc and runs it over A (M,K), its
-// scales (M,K/32), B (K,N) and its scales (K/32,N), returning C.
-func runScaledMatmul(t *testing.T, A, AS, B, BS *runtime.Tensor) *runtime.Tensor {
+// runScaledMatmul compiles runtime/testdata/kernels/mma_scaled.tile (tiles of
+// 32x32 over K tiles of 64: two scale blocks per K tile) and runs it over A (M,K), its
+// scales (M,K/32), B (K,N) and its scales (K/32,N), returning C. With
+// expanded it runs the kernel as lower's scaled pass rewrites it for the
+// GPU (one float8 mma per scale block), so that the rewrite's arithmetic is
+// checked here too.
+func runScaledMatmul(t *testing.T, A, AS, B, BS *runtime.Tensor, expanded bool) *runtime.Tensor {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "scaled_mm.py")
-	if err := os.WriteFile(path, []byte(scaledMatmulSrc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := "../testdata/kernels/mma_scaled.tile"
 	M, N := A.Shape[0], B.Shape[1]
 	k, err := compile.File(path, compile.Options{Kernel: "scaled_mm",
 		Consts: map[string]string{"tm": "32", "tn": "32", "tk": "64"}})
@@ -53,8 +34,25 @@ func runScaledMatmul(t *testing.T, A, AS, B, BS *runtime.Tensor) *runtime.Tensor
 		t.Fatal(err)
 	}
 	C := runtime.NewTensor(ir.F32, M, N)
+	args := []runtime.Arg{A, AS, B, BS, C}
+	if expanded {
+		if k, err = k.Specialize(args); err != nil {
+			t.Fatal(err)
+		}
+		vs, err := lower.LowerVariants(k.Func, lower.MustTarget("sm_80"), lower.Options{StopAfter: "scaled", Verify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := vs[0].Func
+		g.Body.Walk(func(in *ir.Instr) {
+			if in.Op == ir.OpMMAScaled {
+				t.Fatalf("mma_scaled left after the scaled pass:\n%s", ir.Print(g))
+			}
+		})
+		k = runtime.NewKernel(g)
+	}
 	grid := [3]int{(M + 31) / 32, (N + 31) / 32, 1}
-	if _, err := (CPU{}).Launch(k, []runtime.Arg{A, AS, B, BS, C}, runtime.LaunchOptions{Grid: grid}); err != nil {
+	if _, err := (CPU{}).Launch(k, args, runtime.LaunchOptions{Grid: grid}); err != nil {
 		t.Fatal(err)
 	}
 	return C
@@ -95,16 +93,26 @@ func e8m0Tensor(shape []int, exp func(i int) int) *runtime.Tensor {
 
 // TestMMAScaledRandom: float8 operands with scales from 2^-60 to 2^60
 // (powers of two far from 1), M, N, K not multiples of the tiles, against
-// the float64 reference within float32 accumulation's bound K*u*sum|p|.
+// the float64 reference within float32 accumulation's bound K*u*sum|p|,
+// on the interpreter and through lower's scaled rewrite (partial sums of
+// 32 products, then scaled: within the same bound).
 func TestMMAScaledRandom(t *testing.T) {
-	for _, dt := range []ir.DType{ir.F8E4M3, ir.F8E5M2} {
-		t.Run(dt.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		dt       ir.DType
+		expanded bool
+	}{{ir.F8E4M3, false}, {ir.F8E5M2, false}, {ir.F8E4M3, true}, {ir.F8E5M2, true}} {
+		dt := c.dt
+		name := dt.String()
+		if c.expanded {
+			name += "/expanded"
+		}
+		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(23, uint64(dt)))
 			M, K, N := 45, 160, 37
 			A, B := runtime.RandNormal(rng, dt, M, K), runtime.RandNormal(rng, dt, K, N)
 			AS := e8m0Tensor([]int{M, K / 32}, func(int) int { return rng.IntN(121) - 60 })
 			BS := e8m0Tensor([]int{K / 32, N}, func(int) int { return rng.IntN(121) - 60 })
-			got := runScaledMatmul(t, A, AS, B, BS).Float64s()
+			got := runScaledMatmul(t, A, AS, B, BS, c.expanded).Float64s()
 			want, mag := scaledRef(A, AS, B, BS)
 			bad := 0
 			for i := range want {
@@ -124,7 +132,8 @@ func TestMMAScaledRandom(t *testing.T) {
 }
 
 // TestMMAScaledSpecials: exact sums at the ends of the scale range, the
-// NaN scale encoding, float32 overflow and underflow of scaled products.
+// NaN scale encoding, float32 overflow and underflow of scaled products;
+// the same on the interpreter and through lower's scaled rewrite.
 func TestMMAScaledSpecials(t *testing.T) {
 	M, K, N := 32, 64, 32
 	ones := func(d ir.DType, r, c int) *runtime.Tensor {
@@ -163,12 +172,14 @@ func TestMMAScaledSpecials(t *testing.T) {
 		}
 		return r.b1
 	})
-	C := runScaledMatmul(t, A, AS, B, BS).Float64s()
-	for i := 0; i < len(rows); i++ {
-		r := rows[i]
-		got := C[i*N+i]
-		if !(got == r.want || math.IsNaN(r.want) && math.IsNaN(got)) {
-			t.Errorf("%s: C[%d,%d] = %g, want %g", r.name, i, i, got, r.want)
+	for _, expanded := range []bool{false, true} {
+		C := runScaledMatmul(t, A, AS, B, BS, expanded).Float64s()
+		for i := 0; i < len(rows); i++ {
+			r := rows[i]
+			got := C[i*N+i]
+			if !(got == r.want || math.IsNaN(r.want) && math.IsNaN(got)) {
+				t.Errorf("%s (expanded %v): C[%d,%d] = %g, want %g", r.name, expanded, i, i, got, r.want)
+			}
 		}
 	}
 }
