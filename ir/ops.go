@@ -78,6 +78,13 @@ const (
 	OpReduce
 	// %v = mma %a, %b, %acc : tile<128x256xf32>  acc + a@b, products and sums in acc's dtype
 	OpMMA
+	// %v = mma_scaled %a, %sa, %b, %sb, %acc : tile<64x64xf32>
+	// Block-scaled acc + (a*sa)@(b*sb) (cuTile's mma_scaled): a (M,K) and
+	// b (K,N) are float8 (e4m3fn or e5m2, one dtype), sa (M,K/32) and sb
+	// (K/32,N) float8_e8m0fnu scale factors, one per 32 consecutive
+	// elements along K; each product of the two scaled elements is exact,
+	// summed in the f32 accumulator (MMAScaledBlock, inferMMAScaled).
+	OpMMAScaled
 
 	// %v = load %A[%i, %j] {pad=zero} : tile<128x64xf16>
 	// Reads the tile at tile index (i, j), i.e. elements [i*128, (i+1)*128) x [j*64, ...);
@@ -515,6 +522,7 @@ var opTable = [NumOps]OpInfo{
 	OpPermute:   {Name: "permute", Infer: inferPermute, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{{Name: AttrKeyPerm, Kind: AttrInts}}},
 	OpReduce:    {Name: "reduce", Shared: SharedExchange, Infer: inferReduce, NumArgs: 1, NumResults: 1, TileResult: true, Attrs: []AttrSpec{axisAttr, {Name: AttrKeyKind, Kind: AttrEnum, Enum: []string{ReduceSum, ReduceMax, ReduceMin, ReduceArgmax, ReduceArgmin, ReduceProd}}, propagateNaNAttr}},
 	OpMMA:       {Name: "mma", Infer: inferMMA, NumArgs: 3, NumResults: 1, TileResult: true, Attrs: []AttrSpec{fastAccAttr}},
+	OpMMAScaled: {Name: "mma_scaled", Infer: inferMMAScaled, NumArgs: 5, NumResults: 1, TileResult: true},
 
 	OpLoad:  {Name: "load", Infer: inferLoad, NumArgs: -1, NumResults: 1, TileResult: true, ArrayIndexed: true, Global: GlobalRead, Attrs: append([]AttrSpec{padAttr}, memHintAttrs...)},
 	OpStore: {Name: "store", Infer: inferStore, NumArgs: -1, ArrayIndexed: true, TrailingArgs: 1, SideEffect: true, Global: GlobalWrite, Attrs: memHintAttrs},

@@ -27,6 +27,10 @@ const (
 	U64
 	F8E4M3 // float8_e4m3fn: 4 exponent bits (bias 7), 3 mantissa bits, no infinities, max 448
 	F8E5M2 // float8_e5m2: 5 exponent bits (bias 15), 2 mantissa bits, IEEE infinities and NaN
+	// F8E8M0 is float8_e8m0fnu, the scale factors of block-scaled mma
+	// (mma_scaled): no sign, 8 exponent bits (bias 127), no mantissa, so
+	// 2^-127..2^127 and NaN (0xff); no zero, no infinity (ir/scalar.E8M0Bits).
+	F8E8M0
 	numDTypes
 )
 
@@ -51,6 +55,7 @@ var dtypeInfo = [numDTypes]struct {
 	U64:          {"u64", 8},
 	F8E4M3:       {"f8e4m3", 1},
 	F8E5M2:       {"f8e5m2", 1},
+	F8E8M0:       {"f8e8m0", 1},
 }
 
 func (d DType) String() string {
@@ -74,7 +79,7 @@ func (d DType) Bits() int { return 8 * d.Bytes() }
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool {
 	switch d {
-	case F16, BF16, F32, TF32, F64, F8E4M3, F8E5M2:
+	case F16, BF16, F32, TF32, F64, F8E4M3, F8E5M2, F8E8M0:
 		return true
 	}
 	return false

@@ -22,6 +22,9 @@ func Check(f *ir.Func, t *Target) error {
 				errs = append(errs, err)
 			}
 		}()
+		if err = checkScaled(t, in); err != nil {
+			return
+		}
 		for _, v := range append(append([]*ir.Value(nil), in.Args...), in.Results...) {
 			d := v.Type.Elem()
 			if d.IsFloat8() {

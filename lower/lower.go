@@ -28,6 +28,9 @@ var Passes = []Pass{
 	// fold.go: constant integer scalar arithmetic and dead pure code go
 	// first, so that check and layout see the kernel that will run.
 	{Name: "fold", Run: func(f *ir.Func, _ *Target) error { return Fold(f) }},
+	// mma_scaled.go: a 2-D block-scaled mma runs as one float8 mma per
+	// scale block, scaled into the accumulator.
+	{Name: "scaled", Run: ExpandScaled},
 	// mmapad.go: an mma tile smaller than the instruction's runs as the
 	// smallest one, on zero-padded operands.
 	{Name: "pad", Run: PadMMA},

@@ -448,6 +448,9 @@ func (e *emitter) convert(x Reg, from, to ir.DType) Reg {
 	if from.IsFloat8() || to.IsFloat8() {
 		return e.convertFloat8(x, from, to)
 	}
+	if from == ir.F8E8M0 || to == ir.F8E8M0 {
+		return e.convertE8M0(x, from, to)
+	}
 	r := e.newReg(classOf(to))
 	switch {
 	case from == ir.Bool:

@@ -665,7 +665,7 @@ func (e *emitter) scalarOp(in *ir.Instr, subst map[*ir.Value]Reg) Reg {
 
 func (e *emitter) constReg(v any, d ir.DType) Reg {
 	r := e.newReg(classOf(d))
-	if d.IsFloat8() {
+	if d.IsFloat8() || d == ir.F8E8M0 {
 		// A float8 value is its bit pattern in the low byte of a 32-bit
 		// register; the constant's is rounded here once, as the
 		// interpreter rounds it.
@@ -679,6 +679,10 @@ func (e *emitter) constReg(v any, d ir.DType) Reg {
 			x = float64(boolInt(c))
 		default:
 			e.fail("constant %v (%T) is not supported", v, v)
+		}
+		if d == ir.F8E8M0 {
+			e.emit("mov.b32", r, Imm(e8m0Bits(x)))
+			return r
 		}
 		e.emit("mov.b32", r, Imm(int64(scalar.Float8Bits(d == ir.F8E5M2, x))))
 		return r

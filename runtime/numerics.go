@@ -104,6 +104,8 @@ func RoundTo(d ir.DType, x float64) float64 {
 		return float64(float32(x))
 	case ir.F8E4M3, ir.F8E5M2:
 		return F8Float(d, F8Bits(d, x))
+	case ir.F8E8M0:
+		return scalar.E8M0Value(E8M0Bits(x))
 	case ir.F64:
 		return x
 	}
@@ -112,3 +114,18 @@ func RoundTo(d ir.DType, x float64) float64 {
 	}
 	return x
 }
+
+// E8M0Bits rounds x to float8_e8m0fnu as ir/scalar.E8M0Bits does (cuTile's
+// constant rule); a negative x, which the format cannot hold and which only
+// host data can bring here (a kernel's e8m0 values are the format's own),
+// gives NaN.
+func E8M0Bits(x float64) uint8 {
+	h, ok := scalar.E8M0Bits(x)
+	if !ok {
+		return scalar.E8M0NaN
+	}
+	return h
+}
+
+// F8E8M0Float is the value of float8_e8m0fnu bits h (ir/scalar.E8M0Value).
+func F8E8M0Float(h uint8) float64 { return scalar.E8M0Value(h) }

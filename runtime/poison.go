@@ -4,13 +4,16 @@ package runtime
 // before a launch so that an element no launch wrote shows as unwritten,
 // and front ends (cmd/tilec, runtime/host) read it back from results.
 
-import "github.com/tilec/tilec/ir"
+import (
+	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
+)
 
 // poisonBits is the pattern an output element holds before a launch, as
 // the little-endian value of its d.Bytes() bytes: for floats a quiet NaN
 // whose payload no arithmetic produces (so an element still holding it was
 // not written, while a NaN a kernel computed is another NaN), for fp8 e5m2
-// a NaN other than the one conversions make, for e4m3fn its only NaN; for
+// a NaN other than the one conversions make, for e4m3fn and e8m0fnu their only NaN; for
 // integers and bool the bytes 0xA5.
 func poisonBits(d ir.DType) uint64 {
 	switch d {
@@ -26,6 +29,8 @@ func poisonBits(d ir.DType) uint64 {
 		return 0x7d
 	case ir.F8E4M3:
 		return 0x7f
+	case ir.F8E8M0:
+		return scalar.E8M0NaN
 	}
 	return 0xa5a5a5a5a5a5a5a5 >> (64 - 8*d.Bytes())
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tilec/tilec/ir"
+	"github.com/tilec/tilec/ir/scalar"
 )
 
 // Tensor is a host array: little-endian element storage in Data, and a
@@ -150,6 +151,8 @@ func (t *Tensor) ElemAt(e int) float64 {
 		return 0
 	case ir.F8E4M3, ir.F8E5M2:
 		return F8Float(t.DType, d[e])
+	case ir.F8E8M0:
+		return scalar.E8M0Value(d[e])
 	}
 	if t.DType.IsInt() {
 		return ir.IntToFloat(t.DType, t.ElemIntAt(e))
@@ -207,6 +210,8 @@ func (t *Tensor) SetElemAt(e int, x float64) {
 		}
 	case ir.F8E4M3, ir.F8E5M2:
 		d[e] = F8Bits(t.DType, x)
+	case ir.F8E8M0:
+		d[e] = E8M0Bits(x)
 	default:
 		if !t.DType.IsInt() {
 			panic("runtime.Tensor: invalid dtype " + t.DType.String())
@@ -429,6 +434,9 @@ func (t *Tensor) FillRandNormal(rng *rand.Rand) {
 			} else {
 				x = 0
 			}
+		case ir.F8E8M0:
+			// Scale factors: powers of two from about 2^-8 to 2^8.
+			x = math.Ldexp(1, int(math.Round(3*x)))
 		}
 		t.SetElemAt(e, x)
 	})

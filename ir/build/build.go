@@ -936,6 +936,8 @@ func (b *builder) constant(pos lang.Pos, v value, dt ir.DType) *ir.Value {
 		val = toFloat(v)
 		if f := val.(float64); math.IsNaN(f) {
 			val = math.NaN()
+		} else if dt == ir.F8E8M0 && math.Signbit(f) {
+			b.errorf(pos, "negative values cannot be represented in float8_e8m0fnu (got %v)", f)
 		}
 	}
 	key := constKey{dt, val}

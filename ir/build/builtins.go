@@ -52,6 +52,7 @@ func init() {
 		}
 		return b.biMMA(c)
 	})
+	def("mma_scaled(x, x_scale, y, y_scale, acc)", (*builder).biMMAScaled)
 	def("matmul(a, b)", func(b *builder, c *callCtx) value { return b.matmul(c.pos, "matmul", c.args[0].v, c.args[1].v) })
 	for name, op := range map[string]ir.Op{"log": ir.OpLog, "abs": ir.OpAbs} {
 		def(name+"(x)", func(b *builder, c *callCtx) value { return b.mathOp(c.pos, c.name, op, c.args[0].v) })
@@ -726,6 +727,9 @@ func (b *builder) biAstype(c *callCtx) value {
 		return b.constant(c.pos, x, dt)
 	case *ir.Value:
 		if isRuntime(x) {
+			if dt == ir.F8E8M0 && x.Type.Elem() != dt {
+				return b.fail(c.pos, "astype: conversion from %s to float8_e8m0fnu is not supported yet (cuTile rounds it toward zero or up, rounding_mode=RZ or RP, and tilec has only RN)", x.Type.Elem())
+			}
 			return b.convert(c.pos, x, dt)
 		}
 	}
@@ -935,6 +939,9 @@ func (b *builder) mathOp(pos lang.Pos, name string, op ir.Op, x value) value {
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
 	}
+	if b.scaleOperand(pos, name, x) {
+		return poison{}
+	}
 	v := x.(*ir.Value)
 	dt := v.Type.Elem()
 	if op == ir.OpAbs {
@@ -1020,7 +1027,7 @@ func (b *builder) biWhere(c *callCtx) value {
 
 func (b *builder) biReduce(c *callCtx, kind string) value {
 	x, t, ok := b.tileArg(c, 0, "x")
-	if !ok {
+	if !ok || b.scaleOperand(c.argPos(0), c.name, x) {
 		return poison{}
 	}
 	keep := false
@@ -1597,6 +1604,9 @@ func (b *builder) floatUnary(pos lang.Pos, name string, op ir.Op, x value) value
 	if !isRuntime(x) {
 		return b.fail(pos, "%s: x must be a number or a tile, got %s", name, describe(x))
 	}
+	if b.scaleOperand(pos, name, x) {
+		return poison{}
+	}
 	v := x.(*ir.Value)
 	if !v.Type.Elem().IsFloat() {
 		v = b.convert(pos, v, ir.F32)
@@ -1642,7 +1652,7 @@ func (b *builder) biIsNaN(c *callCtx) value {
 
 func (b *builder) biScan(c *callCtx, kind string) value {
 	x, t, ok := b.tileArg(c, 0, "x")
-	if !ok || !b.plainNumerics(c, 3, 4) {
+	if !ok || b.scaleOperand(c.argPos(0), c.name, x) || !b.plainNumerics(c, 3, 4) {
 		return poison{}
 	}
 	if t.Rank() == 0 {

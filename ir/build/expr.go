@@ -426,6 +426,9 @@ func (b *builder) binop(pos lang.Pos, op string, x, y value) value {
 		}
 		return same == (op == "is")
 	}
+	if b.scaleOperand(pos, op, x, y) {
+		return poison{}
+	}
 	if isConstVal(x) && isConstVal(y) {
 		v, err := foldBinary(op, x, y)
 		if err != nil {
@@ -697,6 +700,9 @@ func (b *builder) unop(pos lang.Pos, op string, x value) value {
 	}
 	if !isRuntime(x) {
 		return b.fail(pos, "unsupported operand type for unary %s: %s", op, describe(x))
+	}
+	if b.scaleOperand(pos, op, x) {
+		return poison{}
 	}
 	v := x.(*ir.Value)
 	dt := v.Type.Elem()

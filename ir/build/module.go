@@ -45,7 +45,7 @@ var hostDTypes = map[string]string{
 	"int8": "int8", "int16": "int16", "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
 	"uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
 	"bool": "bool_", "bool_": "bool_",
-	"float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+	"float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2", "float8_e8m0fnu": "float8_e8m0fnu",
 }
 
 var mathConsts = map[string]float64{

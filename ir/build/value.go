@@ -379,6 +379,9 @@ var ctDTypes = map[string]ir.DType{
 
 	"float8_e4m3fn": ir.F8E4M3,
 	"float8_e5m2":   ir.F8E5M2,
+	// Scale factors of block-scaled mma (mma_scaled): loads, stores,
+	// reshapes and conversions to other floats; no arithmetic.
+	"float8_e8m0fnu": ir.F8E8M0,
 }
 
 // parseDTypeName reads a dtype given on the command line: a ct name

@@ -528,8 +528,8 @@ func PoisonOutputs(f *ir.Func, args []runtime.Arg) {
 
 // PoisonFloatOutputs is PoisonOutputs for a launch inside a host program,
 // whose later code sees what the kernel left in its outputs: it poisons the
-// float arrays f only writes (except fp8 e4m3fn, whose only NaN a kernel
-// may write; and arrays that share storage with another argument) and
+// float arrays f only writes (except fp8 e4m3fn and e8m0fnu, whose only
+// NaN a kernel may write; and arrays that share storage with another argument) and
 // returns a function that puts the old contents back where the launch
 // wrote nothing. Float poison is a NaN no arithmetic makes, so that undoing
 // it is exact.
@@ -540,7 +540,7 @@ func PoisonFloatOutputs(f *ir.Func, args []runtime.Arg) (restore func()) {
 			continue
 		}
 		for _, t := range runtime.ArgTensors(args[i]) {
-			if t == nil || !t.DType.IsFloat() || t.DType == ir.F8E4M3 || len(t.Data) == 0 || sharesStorage(t, args) {
+			if t == nil || !t.DType.IsFloat() || t.DType == ir.F8E4M3 || t.DType == ir.F8E8M0 || len(t.Data) == 0 || sharesStorage(t, args) {
 				continue
 			}
 			ts, origs = append(ts, t), append(origs, t.Clone())

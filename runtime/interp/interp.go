@@ -595,6 +595,7 @@ var interpOps = [ir.NumOps]opHandler{
 	ir.OpPermute:   {preparePermute, execPermute},
 	ir.OpReduce:    {prepareReduce, execReduce},
 	ir.OpMMA:       {nil, execMMA},
+	ir.OpMMAScaled: {nil, execMMAScaled},
 
 	ir.OpLoad:  {prepareLoad, execLoad},
 	ir.OpStore: {prepareStore, execStore},

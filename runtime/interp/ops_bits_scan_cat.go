@@ -40,6 +40,8 @@ func elemBits(d ir.DType, f float64, i int64) uint64 {
 		return math.Float64bits(f)
 	case ir.F8E4M3, ir.F8E5M2:
 		return uint64(runtime.F8Bits(d, f))
+	case ir.F8E8M0:
+		return uint64(runtime.E8M0Bits(f))
 	}
 	return uint64(i) & (math.MaxUint64 >> uint(64-d.Bits()))
 }
@@ -57,6 +59,8 @@ func fromBits(d ir.DType, b uint64) (float64, int64) {
 		return math.Float64frombits(b), 0
 	case ir.F8E4M3, ir.F8E5M2:
 		return runtime.F8Float(d, uint8(b)), 0
+	case ir.F8E8M0:
+		return runtime.F8E8M0Float(uint8(b)), 0
 	}
 	return 0, ir.WrapInt(d, int64(b))
 }

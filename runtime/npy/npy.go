@@ -39,7 +39,7 @@ func descrOf(d ir.DType) (string, error) {
 	switch d {
 	case ir.F16:
 		return "<f2", nil
-	case ir.F32, ir.TF32, ir.BF16, ir.F8E4M3, ir.F8E5M2:
+	case ir.F32, ir.TF32, ir.BF16, ir.F8E4M3, ir.F8E5M2, ir.F8E8M0:
 		return "<f4", nil
 	case ir.I8:
 		return "|i1", nil
@@ -72,7 +72,7 @@ func Write(w io.Writer, t *runtime.Tensor) error {
 	if err != nil {
 		return err
 	}
-	if t.DType == ir.BF16 || t.DType == ir.TF32 || t.DType.IsFloat8() {
+	if t.DType == ir.BF16 || t.DType == ir.TF32 || t.DType.IsFloat8() || t.DType == ir.F8E8M0 {
 		t = runtime.FromFloat64(ir.F32, t.Shape, t.Float64s())
 	} else if !t.IsContiguous() {
 		t = t.Clone()
