@@ -24,6 +24,7 @@ var torchDTypes = map[string]ir.DType{
 	"int64": ir.I64, "long": ir.I64, "uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
 	"float16": ir.F16, "half": ir.F16, "bfloat16": ir.BF16, "float32": ir.F32, "float": ir.F32,
 	"float64": ir.F64, "double": ir.F64, "float8_e4m3fn": ir.F8E4M3, "float8_e5m2": ir.F8E5M2,
+	"float8_e8m0fnu": ir.F8E8M0,
 }
 
 var numpyDTypes = map[string]ir.DType{

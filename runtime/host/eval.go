@@ -846,6 +846,10 @@ func (c *callSite) argPos(i int) lang.Pos {
 	return c.e.Pos
 }
 
+// numpyArgAliases are the NumPy spellings torch's argument parser takes
+// for its own keyword names (torch.max(x, axis=1, keepdims=True)).
+var numpyArgAliases = map[string]string{"keepdims": "keepdim", "axis": "dim"}
+
 // bind matches the call's arguments to the named parameters (a trailing
 // "=" marks an optional one); absent optional ones are nil.
 func (c *callSite) bind(name string, params ...string) []any {
@@ -867,6 +871,9 @@ func (c *callSite) bind(name string, params ...string) []any {
 	for _, kwe := range c.e.Kwargs {
 		k, v := kwe.Name, c.kw[kwe.Name]
 		found := false
+		if alias, ok := numpyArgAliases[k]; ok && !slices.Contains(names, k) && slices.Contains(names, alias) {
+			k = alias
+		}
 		for i, n := range names {
 			if n == k {
 				if i < len(c.args) {

@@ -59,6 +59,7 @@ func FuzzScript(f *testing.F) {
 		"x = torch.randn(4, requires_grad=True)\ny = Sq.apply(x)\ny.backward(torch.ones(4), retain_graph=True)\nprint(x.grad, y.requires_grad)\nx.grad = None\nz = F.layer_norm(y, (4,))\nz.backward(torch.ones(4))\nprint(x.grad.sum().item())",
 		"z = torch.exp(1j * torch.arange(4))\nr = torch.view_as_real(z)\nr[0, 1] = 2.0\nprint(torch.fft.fft(z, n=6, norm='ortho').dtype, (1+2j)**0.5, z.imag, -z * 2j)\ntorch.testing.assert_close(z, torch.view_as_complex(r.contiguous()))",
 		"b = Box(3)\nb.v += 1\nBox.size = b.get()\nprint(b.get(), Box(1).size, b, Box.make(2).v, {b: 1}[b])",
+		"x = torch.rand(4, 64).reshape(4, 2, 32)\ns = torch.max(x.abs(), dim=-1, keepdims=True)[0]\ns = torch.pow(2.0, torch.ceil(torch.log2(torch.clamp(s / torch.finfo(torch.float8_e4m3fn).max, min=1e-12))))\nq = (x / s).to(torch.float8_e4m3fn)\ne = s.to(torch.float8_e8m0fnu).squeeze(-1)\nprint(torch.repeat_interleave(e, 32, dim=1).to(torch.float32) * q.reshape(4, 64).float())",
 	} {
 		f.Add(seed)
 	}

@@ -43,7 +43,8 @@ var scriptFuncs = map[module][]string{
 	"torch": {"randn", "rand", "randperm", "stack", "cat", "manual_seed", "arange", "matmul", "bmm", "where", "maximum", "minimum",
 		"exp", "log", "abs", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "softmax", "sum", "mean", "amax",
 		"amin", "max", "min", "argmax", "argmin", "allclose", "float_power", "argsort", "bincount", "nonzero", "tensor", "_scaled_mm",
-		"randn_like", "rand_like", "view_as_real", "view_as_complex", "meshgrid"},
+		"randn_like", "rand_like", "view_as_real", "view_as_complex", "meshgrid",
+		"finfo", "clamp", "pow", "log2", "ceil", "repeat_interleave"},
 	"torch.fft": {"fft"},
 	"torch.nn.functional": {"relu", "silu", "gelu", "sigmoid", "softmax", "layer_norm", "rms_norm", "one_hot",
 		"scaled_dot_product_attention"},
@@ -55,7 +56,8 @@ var scriptFuncs = map[module][]string{
 var tensorMethods = []string{"float", "half", "bfloat16", "double", "long", "int", "bool", "to", "cuda", "cpu", "clone", "item",
 	"sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "abs", "exp", "sqrt", "relu", "sigmoid", "tanh",
 	"softmax", "reshape", "view", "unsqueeze", "squeeze", "fill_", "normal_", "uniform_",
-	"argsort", "bincount", "nonzero", "chunk", "index_add_", "backward", "requires_grad_", "detach"}
+	"argsort", "bincount", "nonzero", "chunk", "index_add_", "backward", "requires_grad_", "detach",
+	"clamp", "pow", "log2", "ceil", "repeat_interleave"}
 
 // rng is the driver's random generator: torch.manual_seed(s) restarts it;
 // a run starts as if torch.manual_seed(opts.Seed) had been called.
@@ -300,6 +302,7 @@ func (in *evaluator) tensorBinop(pos lang.Pos, op string, x, y any) any {
 		}
 		return in.matmul(pos, "@", tx, ty)
 	}
+	in.refuseE8M0(pos, op, x, y)
 	tx, ty, dx, dy := in.operands(pos, op, x, y)
 	d := promote(dx, dy)
 	shape := in.broadcastShapes(pos, tx.Shape, ty.Shape)
@@ -447,6 +450,7 @@ func elementwise[T int64 | float64](x, y []T, f func(a, b T) T) []T {
 // (f32 for an integer input), as torch's unary math is, except abs and
 // relu, which keep an integer dtype (and its exact values) as torch's do.
 func (in *evaluator) mapTensor(pos lang.Pos, name string, t *runtime.Tensor, f func(float64) float64) *runtime.Tensor {
+	in.refuseE8M0(pos, name, t)
 	if t.DType.IsInt() && (name == "abs" || name == "relu") {
 		xs := ints(t)
 		for i, x := range xs {
@@ -1213,6 +1217,9 @@ func (in *evaluator) convert(pos lang.Pos, t *runtime.Tensor, v any) *runtime.Te
 	if d == t.DType {
 		return t
 	}
+	if d == ir.F8E8M0 {
+		return in.toE8M0(pos, t)
+	}
 	if exactDType(t.DType) {
 		return in.fromInts(pos, "to", d, t.Shape, ints(t))
 	}
@@ -1267,6 +1274,9 @@ func (in *evaluator) torchCall(c *callSite, mod, fn string) any {
 	name := mod + "." + fn
 	pos := c.e.Pos
 	if v, ok := in.indexCall(c, mod, fn); ok {
+		return v
+	}
+	if v, ok := in.scaleCall(c, mod, fn); ok {
 		return v
 	}
 	if v, ok := in.complexCall(c, mod, fn); ok {
@@ -1641,6 +1651,9 @@ func (in *evaluator) tensorMethod(c *callSite, t *runtime.Tensor, name string) a
 	}
 	if slices.Contains(indexMethods, name) {
 		return in.indexMethod(c, t, name, "tensor."+name)
+	}
+	if slices.Contains(scaleMethods, name) {
+		return in.scaleMethod(c, t, name, "tensor."+name)
 	}
 	in.fail(pos, "tensor.%s() is not part of the host subset", name)
 	return nil
