@@ -262,6 +262,26 @@ func (b *builder) callJoin(j strJoin, e *lang.Call, pos []arg, kws []kwArg) valu
 
 // nsAttr resolves an attribute of a namespace: ct.float16, ct.load,
 // ct.PaddingMode.ZERO, cuda.tile.
+// tileMember reports whether name is a member of the tile module that
+// kernels may use (what nsAttr resolves under cuda.tile).
+func tileMember(name string) bool {
+	if _, ok := ctDTypes[name]; ok {
+		return true
+	}
+	if _, ok := ctBuiltins[name]; ok {
+		return true
+	}
+	if name == "PaddingMode" || slices.Contains(tileNamespaces, name) {
+		return true
+	}
+	_, ok := ctEnums[nsVal(name)]
+	return ok
+}
+
+// tileNamespaces are the tile module's members that are namespaces of
+// their own (ct.Array[...], ct.Constant[...], @ct.kernel, ...).
+var tileNamespaces = []string{"Array", "Constant", "Scalar", "DType", "kernel", "ByTarget"}
+
 func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 	switch ns {
 	case nsTile:
@@ -274,7 +294,8 @@ func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 		switch e.Name {
 		case "PaddingMode":
 			return nsPaddingMode
-		case "Array", "Constant", "Scalar", "DType", "kernel", "ByTarget":
+		}
+		if slices.Contains(tileNamespaces, e.Name) {
 			return nsVal(e.Name)
 		}
 		if _, ok := ctEnums[nsVal(e.Name)]; ok {
