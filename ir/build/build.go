@@ -733,6 +733,17 @@ func (b *builder) arrayParam(p *lang.Param, s *lang.Subscript) {
 				bad = true
 				continue
 			}
+			if v, ok := b.globals[de.Name].(int64); ok {
+				// A module-level int (N0 = 64) is its value, as Python
+				// evaluates the annotation: a fixed dim, not a symbol the
+				// launch binds.
+				if msg := fixedDimError(v); msg != "" {
+					b.errorf(de.Pos, "array dimension %s = %d %s", de.Name, v, msg)
+					bad = true
+				}
+				dims[i] = ir.Dim{Size: v}
+				continue
+			}
 			if b.reservedName(de.Name) {
 				b.errorf(de.Pos, "cannot use %s as a dimension name: it is a builtin", de.Name)
 				bad = true
