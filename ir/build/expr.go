@@ -262,20 +262,23 @@ func (b *builder) callJoin(j strJoin, e *lang.Call, pos []arg, kws []kwArg) valu
 
 // nsAttr resolves an attribute of a namespace: ct.float16, ct.load,
 // ct.PaddingMode.ZERO, cuda.tile.
-// tileMember reports whether name is a member of the tile module that
-// kernels may use (what nsAttr resolves under cuda.tile).
-func tileMember(name string) bool {
-	if _, ok := ctDTypes[name]; ok {
-		return true
+// tileAttr resolves a member of the tile module that kernels may use
+// (a dtype, a builtin, a namespace such as ct.Array, an enum); ok is false
+// for any other name.
+func tileAttr(name string) (v value, ok bool) {
+	if d, ok := ctDTypes[name]; ok {
+		return d, true
 	}
 	if _, ok := ctBuiltins[name]; ok {
-		return true
+		return builtinVal{name: name}, true
 	}
-	if name == "PaddingMode" || slices.Contains(tileNamespaces, name) {
-		return true
+	if name == "PaddingMode" {
+		return nsPaddingMode, true
 	}
-	_, ok := ctEnums[nsVal(name)]
-	return ok
+	if _, ok := ctEnums[nsVal(name)]; ok || slices.Contains(tileNamespaces, name) {
+		return nsVal(name), true
+	}
+	return nil, false
 }
 
 // tileNamespaces are the tile module's members that are namespaces of
@@ -285,21 +288,8 @@ var tileNamespaces = []string{"Array", "Constant", "Scalar", "DType", "kernel", 
 func (b *builder) nsAttr(ns nsVal, e *lang.Attr) value {
 	switch ns {
 	case nsTile:
-		if d, ok := ctDTypes[e.Name]; ok {
-			return d
-		}
-		if _, ok := ctBuiltins[e.Name]; ok {
-			return builtinVal{name: e.Name}
-		}
-		switch e.Name {
-		case "PaddingMode":
-			return nsPaddingMode
-		}
-		if slices.Contains(tileNamespaces, e.Name) {
-			return nsVal(e.Name)
-		}
-		if _, ok := ctEnums[nsVal(e.Name)]; ok {
-			return nsVal(e.Name)
+		if v, ok := tileAttr(e.Name); ok {
+			return v
 		}
 		return b.fail(e.Pos, "%s.%s is not a tile builtin", exprText(e.X), e.Name)
 	case nsMath, nsNumpy, nsTorch:

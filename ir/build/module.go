@@ -115,15 +115,13 @@ func (b *builder) moduleImport(imp *lang.Import) bool {
 		// cuda.tile._numeric_semantics import RoundingMode as RMd): its
 		// members are the tile module's.
 		if mod, member, ok := cutLast(imp.Path); ok && imp.From && strings.HasPrefix(mod, "cuda.tile._") {
-			if !tileMember(member) {
+			if v, ok := tileAttr(member); ok {
+				bindAs(member, v)
+			} else {
 				// cuTile's private helpers for host code
 				// (get_compute_capability, BytecodeVersion, ...): the
 				// driver's to use, an error only where a kernel does.
 				bindAs(member, hostOnlyVal{why: fmt.Sprintf("is %s.%s, which tilec leaves to host code (it is not a tile builtin)", mod, member)})
-				return false
-			}
-			if v := b.nsAttr(nsTile, &lang.Attr{Pos: imp.Pos, X: &lang.Name{Pos: imp.Pos, Name: "ct"}, Name: member, NamePos: imp.Pos}); !isPoison(v) {
-				bindAs(member, v)
 			}
 			return false
 		}

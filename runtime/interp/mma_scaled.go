@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/tilec/tilec/ir"
-	"github.com/tilec/tilec/ir/scalar"
 )
 
 // execMMAScaled runs mma_scaled %a, %sa, %b, %sb, %acc: acc + (a*sa) @
@@ -20,34 +19,15 @@ func execMMAScaled(fr *frame, c *cinstr) error {
 	a, sa := fr.regs[c.args[0]].t, fr.regs[c.args[1]].t
 	b, sb := fr.regs[c.args[2]].t, fr.regs[c.args[3]].t
 	acc := fr.regs[c.args[4]].t
-	as, bs := c.ashape[0], c.ashape[2]
-	r := len(as)
-	batch := 1
-	if r == 3 {
-		batch = as[0]
-	}
-	M, K, N := as[r-2], as[r-1], bs[r-1]
+	batch, M, K, N := mmaDims(c.ashape[0], c.ashape[2])
 	KS := K / ir.MMAScaledBlock
 	A := dequantizeRows(a.f, sa.f, batch, M, K, KS)
 	B := dequantizeCols(b.f, sb.f, batch, K, N, KS)
-	out := &tile{f: make([]float64, len(acc.f))}
-	for p := 0; p < batch; p++ {
-		Ap, Bp := A[p*M*K:(p+1)*M*K], B[p*K*N:(p+1)*K*N]
-		Cp, Dp := acc.f[p*M*N:(p+1)*M*N], out.f[p*M*N:(p+1)*M*N]
-		for i := 0; i < M; i++ {
-			if fr.stop != nil && fr.stop.Load() {
-				// One row is at most N*K steps: a launch's --timeout
-				// stops a large mma_scaled within it.
-				return errStopped
-			}
-			for j := 0; j < N; j++ {
-				s := float64(float32(Cp[i*N+j]))
-				for k := 0; k < K; k++ {
-					s = float64(float32(scalar.SumRoundOdd(Ap[i*K+k]*Bp[k*N+j], s)))
-				}
-				Dp[i*N+j] = s
-			}
-		}
+	// The float32 accumulator's values, summed as the plain float8 mma's
+	// (the dequantized products are exact in float64, not in float32).
+	out := &tile{f: append([]float64(nil), acc.f...)}
+	if err := fr.mmaRounded(ir.F32, batch, M, K, N, A, B, out.f); err != nil {
+		return err
 	}
 	fr.regs[c.res[0]] = val{t: out}
 	return nil

@@ -195,13 +195,7 @@ func mmaInput(d ir.DType, x []float64) []float32 {
 // (formed with scalar.SumRoundOdd) once to f16; f64 is fma-free f64.
 func execMMA(fr *frame, c *cinstr) error {
 	a, b, acc := fr.regs[c.args[0]].t, fr.regs[c.args[1]].t, fr.regs[c.args[2]].t
-	as, bs := c.ashape[0], c.ashape[1]
-	r := len(as)
-	batch := 1
-	if r == 3 {
-		batch = as[0]
-	}
-	M, K, N := as[r-2], as[r-1], bs[r-1]
+	batch, M, K, N := mmaDims(c.ashape[0], c.ashape[1])
 	ad, bd, cd := c.adt[0], c.adt[1], c.dtype
 	out := &tile{}
 	var err error
@@ -256,25 +250,43 @@ func execMMA(fr *frame, c *cinstr) error {
 			}
 			return o
 		}
-		A, B := conv(ad, a.f), conv(bd, b.f)
 		out.f = append([]float64(nil), acc.f...)
-		err = fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
-			for i := i0; i < i1; i++ {
-				for k := 0; k < K; k++ {
-					av := A[p*M*K+i*K+k]
-					for j := 0; j < N; j++ {
-						e := p*M*N + i*N + j
-						out.f[e] = runtime.RoundTo(cd, scalar.SumRoundOdd(float64(av*B[p*K*N+k*N+j]), out.f[e]))
-					}
-				}
-			}
-		})
+		err = fr.mmaRounded(cd, batch, M, K, N, conv(ad, a.f), conv(bd, b.f), out.f)
 	}
 	if err != nil {
 		return err
 	}
 	fr.regs[c.res[0]] = val{t: out}
 	return nil
+}
+
+// mmaDims reads an mma's batch and M, K, N from its operands' shapes
+// ((M, K) and (K, N), or with a leading batch axis).
+func mmaDims(as, bs []int) (batch, M, K, N int) {
+	r := len(as)
+	batch = 1
+	if r == 3 {
+		batch = as[0]
+	}
+	return batch, as[r-2], as[r-1], bs[r-1]
+}
+
+// mmaRounded adds A (batch, M, K) times B (batch, K, N) into out (the
+// accumulator's values), k ascending, each exact float64 product added
+// with one rounding to dtype cd (scalar.SumRoundOdd keeps the float64 sum
+// from rounding twice).
+func (fr *frame) mmaRounded(cd ir.DType, batch, M, K, N int, A, B, out []float64) error {
+	return fr.mmaRows(batch, M, K, N, func(p, i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			for k := 0; k < K; k++ {
+				av := A[p*M*K+i*K+k]
+				for j := 0; j < N; j++ {
+					e := p*M*N + i*N + j
+					out[e] = runtime.RoundTo(cd, scalar.SumRoundOdd(float64(av*B[p*K*N+k*N+j]), out[e]))
+				}
+			}
+		}
+	})
 }
 
 // mmaStepsPerCheck bounds the multiply-adds an mma does between two reads
